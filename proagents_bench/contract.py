@@ -1,0 +1,176 @@
+"""The v1 contracts of the three input files, declared once.
+
+This module is the single source of truth for the shape of the spec, cases and results files:
+the validator checks these objects, the JSON Schemas are generated from them and the README's
+field tables are written from them. Rules that span files (coverage, split contamination,
+version equality) live in :mod:`proagents_bench.crossfile`, because they need more than one
+object to check; their wording for the README is declared here too (``CROSS_FILE_RULES``).
+"""
+
+from .errors import ContractError
+from .shapes import (Array, Boolean, Field, Integer, NullableString, Number, Object, Rule,
+                     String, StringSet)
+
+SPEC_V1 = "agent-benchmark-spec-v1"
+CASES_V1 = "agent-benchmark-cases-v1"
+RESULTS_V1 = "agent-benchmark-results-v1"
+
+MAX_SAFE_INTEGER = 2 ** 53 - 1
+SPLITS = ("train", "development", "test")
+STATUSES = ("success", "timeout", "error", "unknown")
+ROLES = ("baseline", "candidate")
+
+PROTOCOL = Object("protocol", [
+    Field("protocol_version", String()),
+    Field("environment_id", String()),
+    Field("toolset_id", String()),
+    Field("reset_policy", String()),
+    Field("max_steps", Integer(minimum=1)),
+    Field("timeout_seconds", Number(minimum="0.001")),
+    Field("retry_limit", Integer(minimum=0)),
+    Field("trial_count", Integer(minimum=2, maximum=100)),
+], title="Protocol")
+
+
+def _critical_gate_not_below_task_gate(gates):
+    if gates["critical_task_min_trial_success_rate"] < gates["task_min_trial_success_rate"]:
+        return [ContractError(
+            "schema.critical_gate_below_task_gate",
+            "critical_task_min_trial_success_rate (%s) must be >= task_min_trial_success_rate "
+            "(%s)" % (gates["critical_task_min_trial_success_rate"],
+                      gates["task_min_trial_success_rate"]),
+            ("critical_task_min_trial_success_rate",))]
+    return ()
+
+
+def _rate():
+    return Number(minimum="0", maximum="1")
+
+
+GATES = Object("gates", [
+    Field("task_min_trial_success_rate", _rate(),
+          "a task passes when its trial success rate >= this"),
+    Field("critical_task_min_trial_success_rate", _rate(),
+          "hard, per critical task; >= task_min_trial_success_rate"),
+    Field("min_primary_task_success_rate", _rate(), "hard"),
+    Field("min_final_state_trial_rate", _rate(), "hard"),
+    Field("min_side_effect_free_trial_rate", _rate(), "hard"),
+    Field("min_trial_stability_rate", _rate(), "hard"),
+    Field("max_slice_task_success_gap", _rate(), "soft"),
+    Field("max_mean_latency_ms", Number(minimum="0"), "soft"),
+    Field("max_p95_latency_ms", Number(minimum="0"), "soft"),
+    Field("max_mean_cost_units", Number(minimum="0"), "soft"),
+    Field("min_paired_delta_ci_low", Number(minimum="-1", maximum="1"), "soft"),
+], rules=[Rule("schema.critical_gate_below_task_gate",
+               "critical_task_min_trial_success_rate >= task_min_trial_success_rate",
+               _critical_gate_not_below_task_gate)], title="Gates")
+
+BOOTSTRAP_V1 = Object("bootstrap", [
+    Field("samples", Integer(minimum=100, maximum=100000)),
+    Field("seed", Integer(minimum=0, maximum=MAX_SAFE_INTEGER, maximum_text="2^53-1")),
+    Field("confidence", Number(minimum="0.5", maximum="0.999")),
+], title="Bootstrap")
+
+SPEC_V1_SHAPE = Object("spec", [
+    Field("schema_version", String(enum=[SPEC_V1])),
+    Field("benchmark_id", String()),
+    Field("benchmark_version", String()),
+    Field("claim", String()),
+    Field("target_population", String()),
+    Field("baseline_system_id", String()),
+    Field("private_test_frozen", Boolean(const=True)),
+    Field("primary_metric", String(enum=["task_success_rate"])),
+    Field("protocol", PROTOCOL),
+    Field("gates", GATES),
+    Field("bootstrap", BOOTSTRAP_V1),
+], root=True, title="Spec")
+
+
+def _private_exactly_when_test(case):
+    if case["is_private"] != (case["split"] == "test"):
+        return [ContractError(
+            "cases.private_flag",
+            "is_private must be %s for a %s case" % (
+                "true" if case["split"] == "test" else "false", case["split"]),
+            ("is_private",))]
+    return ()
+
+
+CASE = Object("case", [
+    Field("id", String()),
+    Field("family_id", String()),
+    Field("split", String(enum=SPLITS)),
+    Field("slice", String()),
+    Field("critical", Boolean()),
+    Field("task_type", String()),
+    Field("is_private", Boolean(), "true exactly when split is `test`"),
+    Field("initial_state", String()),
+    Field("expected_final_state", String()),
+    Field("allowed_tools", StringSet()),
+    Field("forbidden_side_effects", StringSet()),
+], rules=[Rule("cases.private_flag", "`is_private` is true exactly when split is `test`",
+               _private_exactly_when_test)], title="Case")
+
+CASES_V1_SHAPE = Object("cases", [
+    Field("schema_version", String(enum=[CASES_V1])),
+    Field("benchmark_id", String(), "equal to the spec's"),
+    Field("benchmark_version", String(), "equal to the spec's"),
+    Field("dataset_version", String()),
+    Field("cases", Array(CASE, min_items=1)),
+], root=True, title="Cases")
+
+RECORD = Object("record", [
+    Field("case_id", String()),
+    Field("trial_id", Integer(minimum=1)),
+    Field("status", String(enum=STATUSES)),
+    Field("final_state", NullableString()),
+    Field("side_effects", StringSet()),
+    Field("tools_used", StringSet()),
+    Field("latency_ms", Number(minimum="0")),
+    Field("cost_units", Number(minimum="0")),
+], title="Record")
+
+SYSTEM = Object("system", [
+    Field("system_id", String(), "unique"),
+    Field("role", String(enum=ROLES)),
+    Field("protocol", PROTOCOL),
+    Field("records", Array(RECORD)),
+], title="System")
+
+RESULTS_V1_SHAPE = Object("results", [
+    Field("schema_version", String(enum=[RESULTS_V1])),
+    Field("benchmark_id", String(), "equal to the spec's"),
+    Field("benchmark_version", String(), "equal to the spec's"),
+    Field("dataset_version", String(), "equal to the cases'"),
+    Field("result_set_version", String()),
+    Field("systems", Array(SYSTEM)),
+], root=True, title="Results")
+
+# Each file kind: the schema versions it accepts, mapped to the shape of that version.
+SPEC_SHAPES = {SPEC_V1: SPEC_V1_SHAPE}
+CASES_SHAPES = {CASES_V1: CASES_V1_SHAPE}
+RESULTS_SHAPES = {RESULTS_V1: RESULTS_V1_SHAPE}
+
+FILE_KINDS = {
+    "spec": SPEC_SHAPES,
+    "cases": CASES_SHAPES,
+    "results": RESULTS_SHAPES,
+}
+
+# Rules that need more than one object or file; checked in crossfile.py, stated here once.
+CROSS_FILE_RULES = (
+    ("version.mismatch", "cases and results carry the spec's `benchmark_id` and "
+     "`benchmark_version`; results carry the cases' `dataset_version`"),
+    ("cases.duplicate_id", "case ids are unique"),
+    ("cases.missing_split", "all three splits (`train`, `development`, `test`) are present"),
+    ("cases.split_contamination", "a family appears in one split only"),
+    ("results.duplicate_system_id", "`system_id` is unique"),
+    ("results.roles", "exactly one baseline, whose id is the spec's `baseline_system_id`, and "
+     "exactly one candidate"),
+    ("coverage.missing", "every test case id times trial ids 1..`trial_count` of the "
+     "system's own protocol has a record"),
+    ("coverage.duplicate", "no (case, trial) has two records"),
+    ("coverage.unknown_case", "no record names a case id that the cases file lacks"),
+    ("coverage.not_test_case", "no record names a train or development case"),
+    ("coverage.trial_out_of_range", "no trial id exceeds the system's `trial_count`"),
+)

@@ -1,0 +1,162 @@
+"""The pipeline, one way: load, validate, grade, aggregate, compare, decide, render.
+
+:func:`evaluate` returns the decision document (a dict) and its exit status, or raises
+:class:`~proagents_bench.errors.ContractErrors` with every contract error it found, each
+placed at its file, line and column. It never prints and never exits: the CLI does.
+"""
+
+import os
+
+from . import crossfile, jsonload
+from .bootstrap import paired_interval
+from .decision import INCOMPARABLE, PASS, decide, incomparable
+from .errors import ContractErrors
+from .fingerprint import evidence_fingerprint
+from .grading import grade_system
+from .metrics import SystemMetrics
+from .protocol import protocol_mismatches
+from .render import comparison_document, decision_document
+from .validate import file_errors
+from .version import VERSION
+
+# The most errors reported (and placed at a line, which costs a walk of the file) per run.
+MAX_REPORTED_ERRORS = 100
+
+EXIT_PASS = 0
+EXIT_DECISION = 1
+EXIT_CONTRACT_ERROR = 2
+EXIT_INTERNAL_ERROR = 3
+
+KINDS = ("spec", "cases", "results")
+
+
+class InputFile:
+    """One input: the path to open, and the name to show for it (the path as given)."""
+
+    def __init__(self, kind, path, shown=None):
+        self.kind = kind
+        self.path = path
+        self.shown = shown if shown is not None else path
+
+
+class Evaluation:
+    def __init__(self, document, exit_status):
+        self.document = document
+        self.exit_status = exit_status
+
+
+def evaluate(inputs, candidate_id=None):
+    """Evaluate the three :class:`InputFile` objects ``inputs`` (spec, cases, results)."""
+    documents, values = _load_and_validate(inputs)
+    spec, cases, results = values["spec"], values["cases"], values["results"]
+    errors = []
+    systems = None
+    if spec is not None and cases is not None:
+        errors.extend(crossfile.cases_errors(spec, cases))
+        if results is not None and not errors:
+            found, systems = crossfile.results_errors(spec, cases, results, candidate_id)
+            errors.extend(found)
+    if errors:
+        _raise_located(errors, documents)
+
+    mismatches = protocol_mismatches(spec, [systems.baseline, systems.candidate])
+    fingerprint = evidence_fingerprint(spec, cases, results, systems.candidate["system_id"])
+    shared = dict(comparable=not mismatches, fingerprint=fingerprint, spec=spec, cases=cases,
+                  results=results, systems=systems, inputs=_describe_inputs(inputs, documents),
+                  version=VERSION)
+    if mismatches:
+        decision = incomparable(mismatches)
+        document = decision_document(decision=decision, baseline_metrics=None,
+                                     candidate_metrics=None,
+                                     comparison=comparison_document(spec, mismatches), **shared)
+        return Evaluation(document, EXIT_DECISION)
+
+    tasks = [case for case in cases["cases"] if case["split"] == "test"]
+    gates = spec["gates"]
+    metrics = {}
+    for role, system in (("baseline", systems.baseline), ("candidate", systems.candidate)):
+        grades = grade_system(system, tasks, crossfile.ordered_records(system, cases))
+        metrics[role] = SystemMetrics(grades, gates)
+    baseline, candidate = metrics["baseline"], metrics["candidate"]
+    differences = [c - b for c, b in zip(candidate.task_passes(), baseline.task_passes())]
+    bootstrap = spec["bootstrap"]
+    interval = paired_interval(differences, bootstrap["samples"], bootstrap["seed"],
+                               bootstrap["confidence"])
+    delta = candidate.primary_task_success_rate - baseline.primary_task_success_rate
+    decision = decide(gates, candidate, interval)
+    document = decision_document(decision=decision, baseline_metrics=baseline,
+                                 candidate_metrics=candidate,
+                                 comparison=comparison_document(spec, [], delta, interval),
+                                 **shared)
+    return Evaluation(document, EXIT_PASS if decision.action == PASS else EXIT_DECISION)
+
+
+def _load_and_validate(inputs):
+    """Load and validate every file, collecting the errors of all three before raising."""
+    documents = {}
+    values = {kind: None for kind in KINDS}
+    errors = []
+    for item in inputs:
+        try:
+            document = jsonload.load_file(item.path, source=item.shown)
+        except ContractErrors as failure:
+            errors.extend((item.kind, error) for error in failure.errors)
+            continue
+        documents[item.kind] = document
+        problems = file_errors(item.kind, document.value)
+        if problems:
+            errors.extend((item.kind, error) for error in problems)
+        else:
+            values[item.kind] = document.value
+    if errors:
+        _raise_located(errors, documents)
+    return documents, values
+
+
+def _raise_located(errors, documents):
+    """Raise ContractErrors with the first errors placed at their line and column."""
+    shown = errors[:MAX_REPORTED_ERRORS]
+    located = []
+    for kind in KINDS:
+        mine = [error for error_kind, error in shown if error_kind == kind]
+        if not mine:
+            continue
+        if kind in documents:
+            located.extend(documents[kind].errors_at(mine))
+        else:
+            located.extend(mine)  # load errors already carry their file and position
+    raise ContractErrors(located, omitted=len(errors) - len(shown))
+
+
+def _describe_inputs(inputs, documents):
+    described = {}
+    for item in inputs:
+        document = documents[item.kind]
+        described[item.kind] = {
+            "file": item.shown,
+            "sha256": document.sha256,
+            "bytes": document.size,
+        }
+    return described
+
+
+def default_inputs(spec=None, cases=None, results=None):
+    """The three inputs; a file not given is the shipped example, shown relative to the
+    project (``examples/benchmark_spec.json``), so the document is the same on any machine."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    chosen = []
+    for kind, given in (("spec", spec), ("cases", cases), ("results", results)):
+        if given is not None:
+            chosen.append(InputFile(kind, given))
+        else:
+            name = DEFAULT_FILES[kind]
+            chosen.append(InputFile(kind, os.path.join(root, "examples", name),
+                                    "examples/" + name))
+    return chosen
+
+
+DEFAULT_FILES = {
+    "spec": "benchmark_spec.json",
+    "cases": "benchmark_cases.json",
+    "results": "benchmark_results_pass.json",
+}

@@ -1,0 +1,127 @@
+"""Per-system metrics over the test tasks, in exact arithmetic.
+
+Rates are :class:`fractions.Fraction`; gates are compared as the exact decimal value written
+in the spec (the loader keeps fractional literals as :class:`decimal.Decimal`, and
+``Fraction(Decimal("0.8")) == Fraction(4, 5)``), so 4 of 5 meets 0.8 and 7 of 10 meets 0.7.
+Means of latency and cost are exact too: the sum of the written decimals, divided by the count.
+
+``p95_latency_ms`` is the nearest-rank 95th percentile: the ceil(0.95 n)-th smallest latency.
+"""
+
+from decimal import Context, Decimal, Inexact, MAX_EMAX, MIN_EMIN
+from fractions import Fraction
+
+from .grading import ALL_CHECKS, FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE
+
+# Sums of written decimals are exact in this context (Inexact is trapped); only a hostile mix
+# of magnitudes (1e300 with 1e-800) needs more digits, and then the sum falls back to Fraction.
+_EXACT = Context(prec=1000, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[Inexact])
+
+
+def exact_sum(values):
+    """The exact sum of ints and Decimals, as a Fraction."""
+    values = values if isinstance(values, list) else list(values)
+    try:
+        total = Decimal(0)
+        add = _EXACT.add
+        for value in values:
+            total = add(total, value)
+        return Fraction(total)
+    except Inexact:
+        return sum((Fraction(value) for value in values), Fraction(0))
+
+
+def nearest_rank(sorted_values, fraction):
+    """The ceil(fraction * n)-th smallest of ``sorted_values`` (at least the first)."""
+    count = len(sorted_values)
+    rank = -((-fraction.numerator * count) // fraction.denominator)
+    return sorted_values[max(rank, 1) - 1]
+
+
+P95 = Fraction(95, 100)
+
+
+class TaskResult:
+    """One test task of one system: its trial success rate and whether it passes."""
+
+    __slots__ = ("case", "passing_trials", "trial_count", "trial_success_rate", "task_pass",
+                 "stable")
+
+    def __init__(self, case, outcomes, task_gate):
+        self.case = case
+        self.trial_count = len(outcomes)
+        self.passing_trials = outcomes.count(ALL_CHECKS)
+        self.trial_success_rate = Fraction(self.passing_trials, self.trial_count)
+        self.task_pass = self.trial_success_rate >= task_gate
+        self.stable = self.passing_trials in (0, self.trial_count)
+
+
+class Group:
+    """Tasks sharing a slice or a family: how many, and the share that pass."""
+
+    __slots__ = ("task_count", "passing_tasks")
+
+    def __init__(self):
+        self.task_count = 0
+        self.passing_tasks = 0
+
+    @property
+    def task_success_rate(self):
+        return Fraction(self.passing_tasks, self.task_count)
+
+
+class SystemMetrics:
+    """The contract's per-system metrics, exact; ``grades`` keeps the per-trial evidence."""
+
+    def __init__(self, grades, gates):
+        task_gate = Fraction(gates["task_min_trial_success_rate"])
+        critical_gate = Fraction(gates["critical_task_min_trial_success_rate"])
+        self.grades = grades
+        self.tasks = [TaskResult(case, grades.task_outcomes(position), task_gate)
+                      for position, case in enumerate(grades.tasks)]
+        task_count = len(self.tasks)
+        outcomes = grades.outcomes
+        trials = len(outcomes)
+        self.task_count = task_count
+        self.trial_count = trials
+        self.passing_tasks = sum(1 for task in self.tasks if task.task_pass)
+        self.primary_task_success_rate = Fraction(self.passing_tasks, task_count)
+        self.trial_stability_rate = Fraction(sum(1 for task in self.tasks if task.stable),
+                                             task_count)
+        self.final_state_trial_rate = Fraction(_count_with(outcomes, FINAL_STATE_CORRECT),
+                                               trials)
+        self.side_effect_free_trial_rate = Fraction(
+            _count_with(outcomes, SIDE_EFFECTS_SAFE), trials)
+        records = grades.records
+        self.unknown_trial_count = sum(1 for record in records if record["status"] == "unknown")
+        latencies = [record["latency_ms"] for record in records]
+        self.mean_latency_ms = exact_sum(latencies) / trials
+        latencies.sort()
+        self.p95_latency_ms = Fraction(nearest_rank(latencies, P95))
+        self.mean_cost_units = exact_sum(record["cost_units"] for record in records) / trials
+        self.by_slice = _groups(self.tasks, "slice")
+        self.by_family = _groups(self.tasks, "family_id")
+        slice_rates = [group.task_success_rate for group in self.by_slice.values()]
+        self.slice_task_success_gap = max(slice_rates) - min(slice_rates)
+        self.critical_failures = [task.case["id"] for task in self.tasks
+                                  if task.case["critical"]
+                                  and task.trial_success_rate < critical_gate]
+
+    def task_passes(self):
+        """1 or 0 per test task, in file order (the paired comparison's input)."""
+        return [1 if task.task_pass else 0 for task in self.tasks]
+
+
+def _count_with(outcomes, bit):
+    return sum(1 for bits in outcomes if bits & bit)
+
+
+def _groups(tasks, key):
+    groups = {}
+    for task in tasks:
+        group = groups.get(task.case[key])
+        if group is None:
+            group = groups[task.case[key]] = Group()
+        group.task_count += 1
+        group.passing_tasks += task.task_pass
+    return groups

@@ -1,0 +1,38 @@
+"""Validate one loaded file against the contract of its kind (spec, cases or results).
+
+The file's ``schema_version`` picks the shape; every error of the file is collected, each
+with the JSON path of the offending element (the loader later places it at a line and column).
+"""
+
+from .contract import FILE_KINDS
+from .errors import ContractError
+
+
+def file_errors(kind, value):
+    """Return the list of contract errors of ``value``, a loaded file of ``kind``."""
+    shapes = FILE_KINDS[kind]
+    version = value.get("schema_version") if isinstance(value, dict) else None
+    shape = shapes.get(version) if isinstance(version, str) else None
+    if shape is None:
+        return [_version_error(kind, shapes, value, version)]
+    return list(shape.check(value))
+
+
+def _version_error(kind, shapes, value, version):
+    accepted = ", ".join(sorted(shapes))
+    if not isinstance(value, dict) or "schema_version" not in value:
+        return ContractError("version.unsupported",
+                             "missing schema_version; a %s file has schema_version %s" % (
+                                 kind, accepted), ("schema_version",))
+    hint = ""
+    for other_kind, other_shapes in sorted(FILE_KINDS.items()):
+        if other_kind != kind and version in other_shapes:
+            hint = " (this is a %s file: pass it as --%s)" % (other_kind, other_kind)
+    shown = version if isinstance(version, str) else repr(version)
+    return ContractError("version.unsupported",
+                         "unsupported schema_version %s for a %s file; expected %s%s" % (
+                             _ascii(shown), kind, accepted, hint), ("schema_version",))
+
+
+def _ascii(text):
+    return text.encode("ascii", "backslashreplace").decode("ascii")

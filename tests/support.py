@@ -1,0 +1,102 @@
+"""Shared helpers of the test suite: example packages, temporary files, running the CLI."""
+
+import copy
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+from proagents_bench import cli
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(ROOT, "examples")
+RUN_BENCHMARK = os.path.join(ROOT, "run_benchmark.py")
+
+
+def example_path(name):
+    return os.path.join(EXAMPLES, name)
+
+
+def load_example(name):
+    """An example file as plain JSON data (floats, for editing in tests)."""
+    with open(example_path(name), "rb") as handle:
+        return json.loads(handle.read().decode("utf-8"))
+
+
+def example_package():
+    """Deep copies of the example spec, cases and PASS results."""
+    return (load_example("benchmark_spec.json"), load_example("benchmark_cases.json"),
+            load_example("benchmark_results_pass.json"))
+
+
+class TempDir:
+    """A temporary directory for written packages, removed by ``cleanup``."""
+
+    def __init__(self, test_case):
+        self._dir = tempfile.TemporaryDirectory()
+        test_case.addCleanup(self._dir.cleanup)
+        self.path = self._dir.name
+
+    def write_json(self, name, value):
+        return self.write_bytes(name, json.dumps(value, indent=1).encode("utf-8"))
+
+    def write_bytes(self, name, data):
+        path = os.path.join(self.path, name)
+        with open(path, "wb") as handle:
+            handle.write(data)
+        return path
+
+    def package(self, spec=None, cases=None, results=None):
+        """Write the given parts (the example's where None); return CLI arguments."""
+        default_spec, default_cases, default_results = example_package()
+        return [
+            "--spec", self.write_json("spec.json", default_spec if spec is None else spec),
+            "--cases", self.write_json("cases.json", default_cases if cases is None else cases),
+            "--results", self.write_json("results.json",
+                                         default_results if results is None else results),
+        ]
+
+
+class Run:
+    """The outcome of one in-process CLI run."""
+
+    def __init__(self, status, stdout, stderr):
+        self.status = status
+        self.stdout = stdout
+        self.stderr = stderr
+
+    @property
+    def document(self):
+        return json.loads(self.stdout.decode("ascii"))
+
+
+def run_cli(args):
+    """Run the CLI in this process with ``args``; capture stdout bytes and stderr text."""
+    out = io.BytesIO()
+    err = io.StringIO()
+    status = cli.main(list(args), stdout=out, stderr=err)
+    return Run(status, out.getvalue(), err.getvalue())
+
+
+def run_subprocess(args, cwd=None, env=None, python=None, flags=()):
+    """Run ``run_benchmark.py`` as a user would; return a :class:`Run` (stderr decoded).
+
+    ``flags`` are interpreter options such as ``-O``."""
+    command = [python or sys.executable, "-B"] + list(flags) + [RUN_BENCHMARK] + list(args)
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    completed = subprocess.run(command, cwd=cwd, env=full_env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+    return Run(completed.returncode, completed.stdout,
+               completed.stderr.decode("utf-8", "replace"))
+
+
+def codes(run):
+    """The (code, path) pairs of a CONTRACT_ERROR run."""
+    return [(error["code"], error["path"]) for error in run.document["errors"]]
+
+
+def deep(value):
+    return copy.deepcopy(value)

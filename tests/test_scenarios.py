@@ -1,0 +1,189 @@
+"""The seed's four scenarios and its exercises, end to end."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from tests.support import EXAMPLES, RUN_BENCHMARK, codes, run_cli, run_subprocess
+
+
+def results(name):
+    return ["--results", os.path.join(EXAMPLES, name)]
+
+
+class ScenarioTests(unittest.TestCase):
+    def test_pass_scenario(self):
+        run = run_cli([])
+        self.assertEqual(run.status, 0, run.stderr)
+        document = run.document
+        self.assertEqual(document["action"], "PASS")
+        self.assertTrue(document["comparable"])
+        self.assertEqual(document["candidate_metrics"]["primary_task_success_rate"], 1.0)
+        self.assertEqual(document["baseline_metrics"]["primary_task_success_rate"], 0.6)
+        self.assertEqual(len(document["candidate_metrics"]["trial_results"]), 15)
+        self.assertTrue(document["evidence_fingerprint"].startswith("sha256:"))
+        self.assertEqual(len(document["evidence_fingerprint"]), len("sha256:") + 64)
+        self.assertEqual(document["findings"], [])
+        self.assertEqual(run.stderr, "")
+
+    def test_regression_blocks_on_the_critical_task_despite_a_better_mean(self):
+        run = run_cli(results("benchmark_results_regression.json")
+                      + ["--candidate", "candidate-regression"])
+        self.assertEqual(run.status, 1)
+        document = run.document
+        self.assertEqual(document["action"], "BLOCK")
+        self.assertIn("test-safety", document["primary_reason"])
+        self.assertEqual(document["primary_reason"], document["reasons"][0])
+        candidate = document["candidate_metrics"]
+        baseline = document["baseline_metrics"]
+        self.assertEqual(candidate["primary_task_success_rate"], 0.8)
+        self.assertGreater(candidate["primary_task_success_rate"],
+                           baseline["primary_task_success_rate"])
+        self.assertEqual(candidate["critical_failures"], ["test-safety"])
+        safety = [trial for trial in candidate["trial_results"]
+                  if trial["case_id"] == "test-safety"]
+        self.assertEqual(len(safety), 3)
+        self.assertTrue(all(not trial["checks"]["side_effects_safe"] for trial in safety))
+        severities = [finding["severity"] for finding in document["findings"]]
+        # Block reasons first, then review reasons.
+        self.assertEqual(severities, sorted(severities, key=["block", "review"].index))
+        self.assertIn("review", severities)
+        self.assertTrue(document["reasons"][-1].startswith("soft gate"))
+
+    def test_protocol_mismatch_is_incomparable_without_metrics(self):
+        run = run_cli(["--spec", os.path.join(EXAMPLES, "benchmark_spec_protocol_mismatch.json")])
+        self.assertEqual(run.status, 1)
+        document = run.document
+        self.assertEqual(document["action"], "INCOMPARABLE")
+        self.assertFalse(document["comparable"])
+        self.assertIsNone(document["baseline_metrics"])
+        self.assertIsNone(document["candidate_metrics"])
+        self.assertEqual(document["comparison"], {"protocol_mismatches": [
+            "baseline-v1.max_steps: expected=9, actual=8",
+            "candidate-pass.max_steps: expected=9, actual=8"]})
+        self.assertIn("max_steps", document["primary_reason"])
+
+    def test_contaminated_cases_are_a_contract_error(self):
+        run = run_cli(["--cases", os.path.join(EXAMPLES, "benchmark_cases_contract_error.json")])
+        self.assertEqual(run.status, 2)
+        self.assertEqual(run.document["action"], "CONTRACT_ERROR")
+        self.assertIn("split contamination", run.stderr)
+        self.assertIn("family-leaked-status", run.stderr)
+        self.assertIn("split contamination: family_id=family-leaked-status appears in train "
+                      "and test", run.stderr)
+        self.assertEqual(codes(run), [("cases.split_contamination", "cases[6].family_id")])
+
+
+class ExerciseTests(unittest.TestCase):
+    def test_a_deleted_candidate_trial_is_a_contract_error_not_a_smaller_denominator(self):
+        run = run_cli(results("exercise_results_missing_trial.json"))
+        self.assertEqual(run.status, 2)
+        self.assertEqual(codes(run), [("coverage.missing", "systems[1].records")])
+        self.assertIn("test-status trial 2", run.document["errors"][0]["message"])
+
+    def test_a_p95_breach_alone_is_review(self):
+        run = run_cli(results("exercise_results_p95_review.json"))
+        self.assertEqual(run.status, 1)
+        document = run.document
+        self.assertEqual(document["action"], "REVIEW")
+        self.assertEqual([finding["code"] for finding in document["findings"]],
+                         ["max_p95_latency_ms"])
+        self.assertEqual(document["findings"][0]["case_ids"], ["test-status"])
+        self.assertEqual(document["candidate_metrics"]["p95_latency_ms"], 4000.0)
+        self.assertLess(document["candidate_metrics"]["mean_latency_ms"], 2000)
+
+    def test_pass_pass_fail_passes_the_task_gate_but_is_unstable(self):
+        run = run_cli(results("exercise_results_unstable_task.json"))
+        document = run.document
+        candidate = document["candidate_metrics"]
+        status_task = [task for task in candidate["task_results"]
+                       if task["case_id"] == "test-status"][0]
+        self.assertAlmostEqual(status_task["trial_success_rate"], 2 / 3)
+        self.assertTrue(status_task["task_pass"])
+        self.assertFalse(status_task["stable_across_trials"])
+        self.assertEqual(candidate["primary_task_success_rate"], 1.0)
+        # 4 of 5 stable tasks meets the 0.8 stability gate exactly.
+        self.assertEqual(candidate["trial_stability_rate"], 0.8)
+        self.assertEqual(candidate["unknown_trial_count"], 1)
+        self.assertEqual(document["action"], "PASS")
+        self.assertEqual(run.status, 0)
+
+    def test_a_failing_critical_privacy_task_blocks_a_perfect_mean(self):
+        run = run_cli(results("exercise_results_critical_privacy.json"))
+        document = run.document
+        self.assertEqual(run.status, 1)
+        self.assertEqual(document["action"], "BLOCK")
+        self.assertEqual(document["candidate_metrics"]["primary_task_success_rate"], 1.0)
+        self.assertIn("test-privacy", document["primary_reason"])
+        self.assertEqual([finding["code"] for finding in document["findings"]],
+                         ["critical_task_min_trial_success_rate"])
+
+
+class CommandLineTests(unittest.TestCase):
+    """The scenarios as a user runs them: a process, from another working directory."""
+
+    def test_scenarios_exit_codes_from_another_directory(self):
+        expected = [
+            ([], 0, "PASS"),
+            (["--results", os.path.join(EXAMPLES, "benchmark_results_regression.json"),
+              "--candidate", "candidate-regression"], 1, "BLOCK"),
+            (["--spec", os.path.join(EXAMPLES, "benchmark_spec_protocol_mismatch.json")], 1,
+             "INCOMPARABLE"),
+            (["--cases", os.path.join(EXAMPLES, "benchmark_cases_contract_error.json")], 2,
+             "CONTRACT_ERROR"),
+        ]
+        with tempfile.TemporaryDirectory() as elsewhere:
+            for args, status, action in expected:
+                with self.subTest(action=action):
+                    run = run_subprocess(args, cwd=elsewhere)
+                    self.assertEqual(run.status, status, run.stderr)
+                    self.assertEqual(run.document["action"], action)
+
+    def test_output_is_byte_identical_across_hash_seeds_directories_and_modes(self):
+        outputs = set()
+        with tempfile.TemporaryDirectory() as elsewhere:
+            for seed, cwd, flags in (("0", None, []), ("1", elsewhere, []),
+                                     ("12345", elsewhere, ["-O"])):
+                command_env = {"PYTHONHASHSEED": seed, "PYTHONIOENCODING": "latin-1"}
+                run = run_subprocess([], cwd=cwd, env=command_env, flags=flags)
+                self.assertEqual(run.status, 0, run.stderr)
+                outputs.add(run.stdout)
+        self.assertEqual(len(outputs), 1)
+        only = outputs.pop()
+        only.decode("ascii")  # ASCII only
+        self.assertTrue(only.endswith(b"\n"))
+
+    def test_python_dash_m_does_the_same(self):
+        completed = subprocess.run([sys.executable, "-B", "-m", "proagents_bench"],
+                                   cwd=os.path.dirname(RUN_BENCHMARK), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+        self.assertEqual(completed.returncode, 0)
+        self.assertEqual(completed.stdout, run_subprocess([]).stdout)
+
+    def test_a_closed_stdout_ends_quietly(self):
+        process = subprocess.Popen([sys.executable, "-B", RUN_BENCHMARK], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        process.stdout.read(10)
+        process.stdout.close()
+        stderr = process.stderr.read()
+        process.stderr.close()
+        status = process.wait(timeout=120)
+        self.assertNotIn(b"Traceback", stderr)
+        self.assertIn(status, (0, 1))  # 0 when the document fit the pipe before it closed
+
+    def test_candidate_must_name_the_candidate(self):
+        run = run_cli(["--candidate", "someone-else"])
+        self.assertEqual(run.status, 2)
+        self.assertEqual(codes(run), [("cli.unknown_candidate", "systems[1].system_id")])
+
+    def test_bad_arguments_are_exit_2_with_a_document(self):
+        run = run_cli(["--no-such-option"])
+        self.assertEqual(run.status, 2)
+        self.assertEqual(codes(run), [("cli.usage", "$")])
+        self.assertIn("--no-such-option", run.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
