@@ -12,6 +12,7 @@ from .shapes import (Array, Boolean, Field, Integer, NullableString, Number, Obj
                      String, StringSet)
 
 SPEC_V1 = "agent-benchmark-spec-v1"
+SPEC_V2 = "agent-benchmark-spec-v2"
 CASES_V1 = "agent-benchmark-cases-v1"
 RESULTS_V1 = "agent-benchmark-results-v1"
 
@@ -71,19 +72,32 @@ BOOTSTRAP_V1 = Object("bootstrap", [
     Field("confidence", Number(minimum="0.5", maximum="0.999")),
 ], title="Bootstrap")
 
-SPEC_V1_SHAPE = Object("spec", [
-    Field("schema_version", String(enum=[SPEC_V1])),
-    Field("benchmark_id", String()),
-    Field("benchmark_version", String()),
-    Field("claim", String()),
-    Field("target_population", String()),
-    Field("baseline_system_id", String()),
-    Field("private_test_frozen", Boolean(const=True)),
-    Field("primary_metric", String(enum=["task_success_rate"])),
-    Field("protocol", PROTOCOL),
-    Field("gates", GATES),
-    Field("bootstrap", BOOTSTRAP_V1),
-], root=True, title="Spec")
+# Spec v2 (the seed's exercise 5) is v1 plus a required bootstrap unit: resample tasks, or
+# whole families (averaging their task differences).
+BOOTSTRAP_UNITS = ("task", "family")
+BOOTSTRAP_V2 = Object("bootstrap", BOOTSTRAP_V1.fields + (
+    Field("unit", String(enum=BOOTSTRAP_UNITS),
+          "what the bootstrap resamples; `family` draws whole families"),), title="Bootstrap v2")
+
+
+def _spec_shape(version, bootstrap, title):
+    return Object("spec", [
+        Field("schema_version", String(enum=[version])),
+        Field("benchmark_id", String()),
+        Field("benchmark_version", String()),
+        Field("claim", String()),
+        Field("target_population", String()),
+        Field("baseline_system_id", String()),
+        Field("private_test_frozen", Boolean(const=True)),
+        Field("primary_metric", String(enum=["task_success_rate"])),
+        Field("protocol", PROTOCOL),
+        Field("gates", GATES),
+        Field("bootstrap", bootstrap),
+    ], root=True, title=title)
+
+
+SPEC_V1_SHAPE = _spec_shape(SPEC_V1, BOOTSTRAP_V1, "Spec")
+SPEC_V2_SHAPE = _spec_shape(SPEC_V2, BOOTSTRAP_V2, "Spec v2")
 
 
 def _private_exactly_when_test(case):
@@ -147,7 +161,7 @@ RESULTS_V1_SHAPE = Object("results", [
 ], root=True, title="Results")
 
 # Each file kind: the schema versions it accepts, mapped to the shape of that version.
-SPEC_SHAPES = {SPEC_V1: SPEC_V1_SHAPE}
+SPEC_SHAPES = {SPEC_V1: SPEC_V1_SHAPE, SPEC_V2: SPEC_V2_SHAPE}
 CASES_SHAPES = {CASES_V1: CASES_V1_SHAPE}
 RESULTS_SHAPES = {RESULTS_V1: RESULTS_V1_SHAPE}
 

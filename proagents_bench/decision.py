@@ -112,8 +112,13 @@ def _none(metrics):
     return []
 
 
-def decide(gates, candidate, interval):
-    """Decide on ``candidate`` (:class:`~.metrics.SystemMetrics`) and the paired interval."""
+def decide(gates, candidate, interval, statistics=None):
+    """Decide on ``candidate`` (:class:`~.metrics.SystemMetrics`) and the paired interval.
+
+    ``statistics`` (:func:`~.pairstats.paired_summary`) adds an informational finding when
+    the observed difference is below the minimum detectable effect; it is never a gate and
+    never a reason.
+    """
     findings = []
     critical_gate = gates["critical_task_min_trial_success_rate"]
     for task in candidate.tasks:
@@ -152,6 +157,12 @@ def decide(gates, candidate, interval):
             "soft gate min_paired_delta_ci_low failed: the paired bootstrap interval's lower "
             "bound %s is below %s" % (show_number(interval.low),
                                       show_number(gates["min_paired_delta_ci_low"]))))
+    if statistics and statistics.get("observed_below_mde"):
+        findings.append(Finding(
+            "below_minimum_detectable_effect", INFORMATIONAL, "paired_task_success_delta",
+            Fraction(statistics["mean_difference"]), statistics["minimum_detectable_effect"],
+            [], "the observed difference is below the minimum detectable effect at %s "
+                "power: too few tasks to tell" % show_number(statistics["power"])))
     blocking = [finding.reason for finding in findings if finding.severity == BLOCKING]
     reviewing = [finding.reason for finding in findings if finding.severity == REVIEWING]
     if blocking:

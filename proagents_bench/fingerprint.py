@@ -12,35 +12,50 @@ that any language can recompute the fingerprint from the three files:
 - numbers are IEEE doubles written by the ECMAScript (ES6, ECMA-262 7.1.12.1)
   ``Number.prototype.toString`` algorithm: the shortest digits that round-trip (taken from
   Python's ``repr``, which produces exactly those), laid out in plain notation for
-  1e-7 < |x| < 1e21 and as ``d.ddde+N`` / ``de-N`` otherwise; ``-0`` is ``0``.
+  1e-6 <= |x| < 1e21 and as ``d.ddde+N`` / ``de-N`` otherwise; ``-0`` is ``0``.
 
-Accepted values are exactly what the strict loader produces: ``dict`` with ``str`` keys,
-``list``, ``str``, ``bool``, ``None``, ``int`` and ``decimal.Decimal`` (plus ``float`` for
-convenience). Anything else, subclasses included, raises ``TypeError``; NaN, infinities,
-numbers beyond the double range and circular references raise ``ValueError``; a lone
-surrogate in a string raises ``UnicodeEncodeError`` (a ``ValueError``) when written as UTF-8.
-An ``int`` is a JSON number, i.e. a double: within +-2**53 it is written exactly, beyond that
-as the double nearest to it (the loader never lets such a literal through).
+Accepted values are what the strict loader produces: ``dict`` with ``str`` keys, ``list``,
+``str``, ``bool``, ``None``, ``int`` and ``decimal.Decimal`` (plus ``float`` for convenience).
+Any other type raises ``TypeError``, and so do subclasses of these, except that a key of a
+``str`` subclass is taken as the string it is. NaN, infinities, numbers beyond the double range
+and circular references raise ``ValueError``; a lone surrogate in a string raises
+``UnicodeEncodeError`` (a ``ValueError``) when written as UTF-8. Where a value has several
+faults, which one is reported is not specified. An ``int`` is a JSON number, i.e. a double:
+within +-2**53 it is written exactly, beyond that as the nearest double (the loader never lets
+such a literal through). A ``Decimal`` is first rounded to the nearest double, as RFC 8785
+3.2.2.3 asks of other number representations.
 
-Two writers produce identical text. The reference writer is plain Python, walks the value
-iteratively and applies every rule directly; PyPy always uses it. On CPython a fast path
-first proves, level by level with C-speed passes over the whole value, that the value holds
-only the exact types above, keys without characters at or above U+E000 (so code-point order
-equals UTF-16 order) and integers within +-(2**53-1); it then lets the C JSON encoder
-(``sort_keys``, ``ensure_ascii=False``, no whitespace, the same escapes as RFC 8785) write the
-text, handing it each ``Decimal`` as an ``int`` or ``float`` whose Python text *is* the ES6 text,
-or, for the rare numbers where neither is (0 < |x| < 1e-4 written in exponent form by Python),
-a marker string that is replaced afterwards and verified to occur exactly as often as issued.
-Whenever a condition fails, the reference writer runs instead.
+Two writers produce identical text. The reference writer is plain Python: it walks the value
+iteratively (any depth) and applies every rule directly. PyPy always uses it. On CPython a
+fast path first scans the value one nesting level at a time, every per-element step inside C
+(``map``, ``set``, ``chain``, ``itemgetter``, ``compress``, ``min``), to prove that the C JSON
+encoder (``sort_keys``, ``ensure_ascii=False``, no whitespace, the very escapes of RFC 8785)
+writes it canonically: exact types only, keys without characters at or above U+E000 (so that
+code-point order is UTF-16 order), integers within +-(2**53-1), bounded depth and size (so no
+cycles). The encoder then gets each ``Decimal`` through its ``default`` hook:
+
+- usually all Decimals are 0 or have 1e-4 <= |d| < 1e15; the hook is ``float`` itself, and
+  Python's repr of such a double is its ES6 text except that integral ones end in ``.0``,
+  which is removed after a count check (each integral Decimal gives exactly one ``.0``
+  followed by ``,``, ``]`` or ``}``; a surplus means a string contains one, and the next way
+  is taken);
+- otherwise each distinct Decimal maps to an ``int`` or ``float`` whose Python text is its ES6
+  text, or, for 1e-9 <= |x| < 1e-4 (Python: ``1e-05``, ES6: ``0.00001``), to a marker string
+  replaced afterwards, again after checking that the markers occur exactly as often as issued.
+
+Whenever a check fails, the reference writer runs instead. The tests hold both writers to the
+published RFC 8785 vectors and to each other.
 """
 
+import gc
 import hashlib
 import json
 import json.encoder
 import re
+import sys
 from decimal import Decimal
 from itertools import chain, compress, repeat
-from operator import is_
+from operator import is_, itemgetter
 
 __all__ = ["canonical_json", "evidence_fingerprint", "fingerprint_hasher"]
 
@@ -83,22 +98,22 @@ _c_encode_string = getattr(json.encoder, "c_encode_basestring", None)
 _encode_string = _c_encode_string if _c_encode_string is not None else _py_encode_string
 
 
-def _utf16_item_key(item):
-    return item[0].encode("utf-16-be", "surrogatepass")
+def _utf16_key(key):
+    return key.encode("utf-16-be", "surrogatepass")
 
 
-def _sorted_items(obj):
-    """The members of ``obj`` in RFC 8785 order (keys compared as UTF-16 code units)."""
+def _member_order(obj):
+    """``obj``'s keys in RFC 8785 order (compared as UTF-16 code units), each with its
+    written form ``"key":``."""
     high = False
     for key in obj:
-        if type(key) is not str:
+        if not isinstance(key, str):
             raise TypeError("canonical JSON: object key must be str, not %s"
                             % type(key).__name__)
         if not high and not key.isascii() and _HIGH_CHAR.search(key) is not None:
             high = True
-    if high:
-        return sorted(obj.items(), key=_utf16_item_key)
-    return sorted(obj.items())  # keys are distinct, so values are never compared
+    keys = sorted(obj, key=_utf16_key) if high else sorted(obj)
+    return [(key, _encode_string(key) + ":") for key in keys]
 
 
 # --- numbers ---------------------------------------------------------------------------------
@@ -160,16 +175,6 @@ def _format_int(n):
     return _format_double(x)
 
 
-def _format_number(value):
-    """ES6 text of an int, float or Decimal value."""
-    t = type(value)
-    if t is int:
-        return _format_int(value)
-    if t is Decimal:
-        return _format_double(_decimal_to_double(value))
-    return _format_double(value)
-
-
 # --- the reference writer --------------------------------------------------------------------
 
 def _reference_batches(value):
@@ -177,7 +182,8 @@ def _reference_batches(value):
     out = []
     append = out.append
     encode = _encode_string
-    stack = []  # (iterator over the remaining members or items, is_object, id)
+    orders = {}  # key order by key tuple: records share one
+    stack = []  # (iterator over the remaining members or items, the dict or None, id)
     open_ids = set()  # containers on the current path, to refuse cycles
     v = value
     while True:
@@ -189,13 +195,17 @@ def _reference_batches(value):
                 ident = id(v)
                 if ident in open_ids:
                     raise ValueError("canonical JSON: circular reference")
-                it = iter(_sorted_items(v))
-                key, v = next(it)
+                shape = tuple(v)
+                members = orders.get(shape)
+                if members is None:
+                    members = orders[shape] = _member_order(v)
+                it = iter(members)
+                key, written = next(it)
                 append("{")
-                append(encode(key))
-                append(":")
+                append(written)
                 open_ids.add(ident)
-                stack.append((it, True, ident))
+                stack.append((it, v, ident))
+                v = v[key]
                 continue
             append("{}")
         elif t is list:
@@ -204,10 +214,10 @@ def _reference_batches(value):
                 if ident in open_ids:
                     raise ValueError("canonical JSON: circular reference")
                 it = iter(v)
-                v = next(it)
                 append("[")
                 open_ids.add(ident)
-                stack.append((it, False, ident))
+                stack.append((it, None, ident))
+                v = next(it)
                 continue
             append("[]")
         elif t is int:
@@ -224,21 +234,21 @@ def _reference_batches(value):
             raise TypeError("canonical JSON: unsupported type %s" % t.__name__)
         # The value is written: move to the next one, closing finished containers.
         while stack:
-            it, is_object, ident = stack[-1]
+            it, obj, ident = stack[-1]
             for item in it:
                 break
             else:
-                append("}" if is_object else "]")
+                append("]" if obj is None else "}")
                 open_ids.discard(ident)
                 stack.pop()
                 continue
             append(",")
-            if is_object:
-                key, v = item
-                append(encode(key))
-                append(":")
-            else:
+            if obj is None:
                 v = item
+            else:
+                key, written = item
+                append(written)
+                v = obj[key]
             break
         else:
             yield "".join(out)
@@ -257,89 +267,225 @@ def _reference_text(value):
 _c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
 _FAST_TYPES = frozenset([dict, list, str, int, bool, type(None), Decimal])
 _STR_ONLY = frozenset([str])
+_TAKEN_TYPES = frozenset([int, Decimal, list, dict])  # the kinds the scan looks into
+
+# The scan gives up (and the reference writer runs) past this many values in all, so that a
+# value whose containers are shared many times over (a cycle, say) cannot blow up in memory
+# before its depth gives it away; a level's lists then take at most 1 GB. A million small
+# records hold about ten million values; a file at the loader's 1 GiB cap about 100 million.
+_FAST_MAX_VALUES = 1 << 27
+
+# Decimals d with _PLAIN_LOW <= |d| < _PLAIN_HIGH (or d == 0) become doubles that Python's
+# repr writes in plain notation, as ES6 does (repr switches to exponents below 1e-4 and from
+# 1e16 on); only integral ones then differ, by a trailing '.0'.
+_PLAIN_LOW = Decimal("0.0001")
+_PLAIN_HIGH = Decimal("1e15")
+
+# '.0' ending a number written by the C encoder (a float's repr is never followed by a space,
+# and is followed by ',', ']' or '}' in compact output).
+_DOT_ZERO_END = re.compile(r"\.0(?=[,\]}])")
 
 # Marker text for a number that neither int nor float prints in ES6 form; the C encoder
 # writes it as the JSON string '"\u0000jcs-number:N"'.
 _MARKER_PREFIX = "\x00jcs-number:"
-_MARKER_RE = re.compile('"' + re.escape(_encode_string(_MARKER_PREFIX)[1:-1]) + '([0-9]+)"')
+_MARKER_OPEN = _encode_string(_MARKER_PREFIX)[:-1]
 
 
-def _fast_path_applies(value):
-    """True when the C encoder is proven to write ``value`` canonically (see the docstring).
+class _NotFast(Exception):
+    """The fast path cannot vouch for this value; the reference writer takes over."""
 
-    Walks the value one nesting level at a time; every per-element step runs inside C
-    (``map``, ``set``, ``chain``, ``compress``), so a million records cost well under a second.
+
+def _check_keys(keys):
+    """Keys must be exact str without characters at or above U+E000 (so that code-point
+    order, which the C encoder sorts by, equals UTF-16 order). ``keys``: any iterable."""
+    keys = list(keys)
+    if not set(map(type, keys)) <= _STR_ONLY:
+        raise _NotFast
+    joined = "".join(keys)
+    if not joined.isascii() and _HIGH_CHAR.search(joined) is not None:
+        raise _NotFast
+
+
+def _member_columns(objects):
+    """The values of the dicts ``objects``, as columns (lists) for the next level."""
+    if len(set(map(len, objects))) == 1:
+        # All the same size: if each has every key of the first, they share one key set
+        # (the usual case: records), and each key's values form one column.
+        keys = list(objects[0])
+        try:
+            columns = [list(map(itemgetter(key), objects)) for key in keys]
+        except KeyError:
+            columns = None
+        if columns is not None:
+            # Every other dict's keys equal these: an exact str, or a str subclass (which
+            # both writers take as the str it equals).
+            _check_keys(keys)
+            return columns
+    _check_keys(set(chain.from_iterable(objects)))
+    return [list(chain.from_iterable(map(dict.values, objects)))]
+
+
+def _fast_scan(value):
+    """Check that the C encoder can write ``value``; return its Decimals (a list of lists).
+
+    Walks the value one nesting level at a time; each level is a few columns (lists of
+    values), and every per-element step runs inside C (``map``, ``set``, ``chain``,
+    ``compress``, ``itemgetter``, ``min``). Checks: exact types only, keys as in
+    :func:`_check_keys`, integers within +-(2**53-1), and a bounded depth and size, which
+    also rules out cycles. Raises :class:`_NotFast` otherwise.
     """
-    t = type(value)
-    objects = [value] if t is dict else []
-    arrays = [value] if t is list else []
+    decimals = []
+    level = [[value]]
     depth = 0
-    while objects or arrays:
+    total = 0
+    while level:
         depth += 1
         if depth > _FAST_MAX_DEPTH:
-            return False
-        if objects:
-            if not set(map(type, chain.from_iterable(objects))) <= _STR_ONLY:
-                return False
-            keys = "".join(set(chain.from_iterable(objects)))
-            if not keys.isascii() and _HIGH_CHAR.search(keys) is not None:
-                return False
-            values = list(chain.from_iterable(map(dict.values, objects)))
-            values.extend(chain.from_iterable(arrays))
-        else:
-            values = list(chain.from_iterable(arrays))
-        types = list(map(type, values))
-        kinds = set(types)
-        if not kinds <= _FAST_TYPES:
-            return False
-        if int in kinds:
-            ints = list(compress(values, map(is_, repeat(int), types)))
-            if min(ints) < -_MAX_SAFE_INT or max(ints) > _MAX_SAFE_INT:
-                return False
-        objects = list(compress(values, map(is_, repeat(dict), types))) if dict in kinds else []
-        arrays = list(compress(values, map(is_, repeat(list), types))) if list in kinds else []
-    return True
+            raise _NotFast
+        below = []
+        for column in level:
+            kinds = set(map(type, column))
+            if not kinds <= _FAST_TYPES:
+                raise _NotFast
+            if len(kinds) == 1 or not kinds & _TAKEN_TYPES:
+                parts = {kind: column for kind in kinds}
+            else:
+                types = list(map(type, column))
+                parts = {kind: list(compress(column, map(is_, repeat(kind), types)))
+                         for kind in kinds & _TAKEN_TYPES}
+            if int in kinds:
+                ints = parts[int]
+                if min(ints) < -_MAX_SAFE_INT or max(ints) > _MAX_SAFE_INT:
+                    raise _NotFast
+            if Decimal in kinds:
+                decimals.append(parts[Decimal])
+            if list in kinds:
+                arrays = parts[list]
+                total += sum(map(len, arrays))
+                if total > _FAST_MAX_VALUES:
+                    raise _NotFast
+                below.append(list(chain.from_iterable(arrays)))
+            if dict in kinds:
+                objects = parts[dict]
+                total += sum(map(len, objects))
+                if total > _FAST_MAX_VALUES:
+                    raise _NotFast
+                below.extend(_member_columns(objects))
+        level = below
+    return decimals
+
+
+def _no_default(obj):
+    raise TypeError("canonical JSON: unsupported type %s" % type(obj).__name__)
+
+
+def _plain_range(decimals):
+    """True when every Decimal is 0 or has _PLAIN_LOW <= |d| < _PLAIN_HIGH."""
+    try:
+        low, high = min(decimals), max(decimals)
+        if low < 0:  # look at the magnitudes, leaving zeros out
+            magnitudes = list(filter(None, map(Decimal.copy_abs, decimals)))
+            low, high = min(magnitudes), max(magnitudes)
+        elif not low:  # zeros, and nothing negative: the smallest one that is not zero
+            low = min(filter(None, decimals), default=high)
+            if not low:
+                return True
+    except ArithmeticError:  # a NaN does not compare
+        return False
+    return _PLAIN_LOW <= low and high < _PLAIN_HIGH
+
+
+def _drop_integral_dot_zero(text, decimals):
+    """Turn each integral double's '123.0' into ES6's '123', or return None if unsure."""
+    doubles = list(map(float, decimals))
+    integral = list(compress(decimals, map(float.is_integer, doubles)))
+    if any(map(Decimal.is_signed, filter(Decimal.is_zero, integral))):
+        return None  # -0 would become '-0'
+    text, count = _DOT_ZERO_END.subn("", text)
+    # Every number the encoder wrote with '.0' was matched (a match is only the two
+    # characters '.0', so none can swallow another); any surplus came from a string.
+    if count != len(integral):
+        return None
+    return text
+
+
+def _json_stand_in(x):
+    """What to hand the C encoder for the finite double ``x``: an int or float whose Python
+    text is the ES6 text, else the ES6 text itself (a str, to be put in by marker)."""
+    text = float.__repr__(x)
+    if "e" not in text:
+        if text.endswith(".0"):
+            return int(text[:-2])  # integral below 1e16: ES6 writes these digits ('-0' -> 0)
+        return x  # non-integral, 1e-4 <= |x| < 1e16: repr's plain notation is ES6's
+    es6 = _format_double(x)
+    if es6 == text:
+        return x  # |x| >= 1e21, or |x| < 1e-9 (exponents of two digits or more)
+    if "e" not in es6 and "." not in es6:
+        return int(es6)  # integral, 1e16 <= |x| < 1e21
+    return es6  # 1e-9 <= |x| < 1e-4: Python writes 1e-05, ES6 0.00001
+
+
+def _encode_with_table(value, decimals):
+    """The C encoder, each Decimal looked up in a table of stand-ins (one per value)."""
+    try:
+        distinct = list(set(decimals))
+    except TypeError:  # a signalling NaN is unhashable
+        raise _NotFast from None
+    table = {}
+    markers = []
+    marked = set()
+    for d in distinct:
+        x = float(d)  # not a signalling NaN: that one is unhashable
+        if x != x or x == _FLOAT_INF or x == -_FLOAT_INF:
+            raise _NotFast
+        stand_in = _json_stand_in(x)
+        if type(stand_in) is str:
+            markers.append(stand_in)
+            stand_in = _MARKER_PREFIX + str(len(markers) - 1)
+            marked.add(d)
+        table[d] = stand_in
+    text = _c_encode(value, table.__getitem__)
+    if not markers:
+        return text
+    pieces = text.split(_MARKER_OPEN)
+    # Each marker written is one occurrence of _MARKER_OPEN, and occurrences cannot overlap
+    # (its only '"' is its first character), so when the count is right every occurrence
+    # is a marker; a surplus came from a string in the data.
+    if len(pieces) - 1 != sum(map(marked.__contains__, decimals)):
+        raise _NotFast
+    # Each piece after the first is 'N"rest': put marker N's text in place of 'N"'.
+    tails = list(map(str.partition, pieces[1:], repeat('"')))
+    numbers = map(markers.__getitem__, map(int, map(itemgetter(0), tails)))
+    return pieces[0] + "".join(chain.from_iterable(zip(numbers, map(itemgetter(2), tails))))
+
+
+def _c_encode(value, default):
+    # check_circular is off: the scan proved the value finite and acyclic.
+    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, sort_keys=True,
+                               check_circular=False, separators=(",", ":"), default=default)
+    return encoder.encode(value)
 
 
 def _fast_text(value):
     """The canonical text of ``value`` via the C encoder, or None where it cannot be used."""
-    if _c_make_encoder is None or _c_encode_string is None:
+    if _c_make_encoder is None or _c_encode_string is None or type(value) not in (dict, list):
         return None
-    if type(value) not in (dict, list) or not _fast_path_applies(value):
+    try:
+        decimals = list(chain.from_iterable(_fast_scan(value)))
+        if not decimals:
+            return _c_encode(value, _no_default)
+        if _plain_range(decimals):
+            # The common case: the C float conversion as the hook. Only integral values
+            # come out wrong ('123.0'), and only when there are some is the text touched.
+            text = _c_encode(value, float)
+            if _DOT_ZERO_END.search(text) is None:
+                return text
+            text = _drop_integral_dot_zero(text, decimals)
+            if text is not None:
+                return text
+        return _encode_with_table(value, decimals)
+    except _NotFast:
         return None
-    deferred = []
-
-    def number(obj):
-        # Only Decimals reach here (the types were checked above).
-        if type(obj) is not Decimal:
-            raise TypeError("canonical JSON: unsupported type %s" % type(obj).__name__)
-        x = _decimal_to_double(obj)
-        text = float.__repr__(x)
-        if "e" not in text:
-            if text.endswith(".0"):
-                # Integral and below 1e16: ES6 writes the same digits without '.0'.
-                return int(text[:-2])
-            # Non-integral, 1e-4 <= |x| < 1e16: repr's plain notation is the ES6 one.
-            return x
-        es6 = _format_double(x)
-        if es6 == text:  # |x| >= 1e21, or tiny with a two-digit-plus exponent
-            return x
-        if "e" not in es6 and "." not in es6:  # integral, 1e16 <= |x| < 1e21
-            return int(es6)
-        deferred.append(es6)  # 1e-9 <= |x| < 1e-4 (Python: '1e-05', ES6: '0.00001')
-        return _MARKER_PREFIX + str(len(deferred) - 1)
-
-    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, sort_keys=True,
-                               separators=(",", ":"), default=number)
-    text = encoder.encode(value)
-    if deferred:
-        found = [int(m) for m in _MARKER_RE.findall(text)]
-        # Each marker occurs once; any extra match came from a string in the data, and then
-        # the reference writer decides (a string can never hide one of the markers).
-        if sorted(found) != list(range(len(deferred))):
-            return None
-        text = _MARKER_RE.sub(lambda m: deferred[int(m.group(1))], text)
-    return text
 
 
 # --- public interface ------------------------------------------------------------------------
@@ -351,24 +497,46 @@ def _text_batches(value):
     return (text,)
 
 
+# PyPy's collector copes, and gets slower when told to stop.
+_PAUSE_GC = sys.implementation.name == "cpython"
+
+
+class _GcPaused:
+    """Pause the cyclic garbage collector: the writers allocate millions of short-lived
+    tuples and lists, and each collection would walk the whole (large) value again."""
+
+    def __enter__(self):
+        self._was_enabled = gc.isenabled()
+        if _PAUSE_GC:
+            gc.disable()
+
+    def __exit__(self, *exc_info):
+        if self._was_enabled:
+            gc.enable()
+
+
 def canonical_json(value):
     """RFC 8785 (JSON Canonicalization Scheme) serialisation of ``value`` as UTF-8 bytes."""
-    return "".join(_text_batches(value)).encode("utf-8")
+    with _GcPaused():
+        return "".join(_text_batches(value)).encode("utf-8")
 
 
 def fingerprint_hasher(value, hasher):
     """Feed the RFC 8785 serialisation of ``value`` into ``hasher`` (a hashlib object).
 
-    Text is encoded and fed in slices, never as one full-size bytes object. On an exception
-    the hasher has been fed part of the text and must be discarded. Returns ``hasher``.
+    The text goes in as UTF-8 slices of at most ``_HASH_SLICE`` characters, so no full-size
+    bytes object is made (the CPython fast path does hold the whole text as one str). After
+    an exception the hasher may have been fed part of the text: discard it. Returns
+    ``hasher``.
     """
     update = hasher.update
-    for batch in _text_batches(value):
-        if len(batch) <= _HASH_SLICE:
-            update(batch.encode("utf-8"))
-        else:
-            for start in range(0, len(batch), _HASH_SLICE):
-                update(batch[start:start + _HASH_SLICE].encode("utf-8"))
+    with _GcPaused():
+        for batch in _text_batches(value):
+            if len(batch) <= _HASH_SLICE:
+                update(batch.encode("utf-8"))
+            else:
+                for start in range(0, len(batch), _HASH_SLICE):
+                    update(batch[start:start + _HASH_SLICE].encode("utf-8"))
     return hasher
 
 

@@ -8,12 +8,13 @@ placed at its file, line and column. It never prints and never exits: the CLI do
 import os
 
 from . import crossfile, jsonload
-from .bootstrap import paired_interval
+from .bootstrap import family_clusters, paired_interval, task_clusters
 from .decision import INCOMPARABLE, PASS, decide, incomparable
 from .errors import ContractErrors
 from .fingerprint import evidence_fingerprint
 from .grading import grade_system
 from .metrics import SystemMetrics
+from .pairstats import paired_summary
 from .protocol import protocol_mismatches
 from .render import comparison_document, decision_document
 from .validate import file_errors
@@ -78,16 +79,22 @@ def evaluate(inputs, candidate_id=None):
         grades = grade_system(system, tasks, crossfile.ordered_records(system, cases))
         metrics[role] = SystemMetrics(grades, gates)
     baseline, candidate = metrics["baseline"], metrics["candidate"]
-    differences = [c - b for c, b in zip(candidate.task_passes(), baseline.task_passes())]
+    baseline_passes, candidate_passes = baseline.task_passes(), candidate.task_passes()
+    differences = [c - b for c, b in zip(candidate_passes, baseline_passes)]
+    families = [case["family_id"] for case in tasks]
     bootstrap = spec["bootstrap"]
-    interval = paired_interval(differences, bootstrap["samples"], bootstrap["seed"],
+    unit = bootstrap.get("unit", "task")  # spec v1 has no unit: it resamples tasks
+    clusters = (family_clusters(differences, families) if unit == "family"
+                else task_clusters(differences))
+    interval = paired_interval(clusters, bootstrap["samples"], bootstrap["seed"],
                                bootstrap["confidence"])
+    statistics = paired_summary(baseline_passes, candidate_passes, families,
+                                bootstrap["confidence"])
     delta = candidate.primary_task_success_rate - baseline.primary_task_success_rate
-    decision = decide(gates, candidate, interval)
+    decision = decide(gates, candidate, interval, statistics)
+    comparison = comparison_document(spec, [], delta, interval, unit, statistics)
     document = decision_document(decision=decision, baseline_metrics=baseline,
-                                 candidate_metrics=candidate,
-                                 comparison=comparison_document(spec, [], delta, interval),
-                                 **shared)
+                                 candidate_metrics=candidate, comparison=comparison, **shared)
     return Evaluation(document, EXIT_PASS if decision.action == PASS else EXIT_DECISION)
 
 

@@ -6,12 +6,15 @@ in the spec (the loader keeps fractional literals as :class:`decimal.Decimal`, a
 Means of latency and cost are exact too: the sum of the written decimals, divided by the count.
 
 ``p95_latency_ms`` is the nearest-rank 95th percentile: the ceil(0.95 n)-th smallest latency.
+``pass_k`` (for the system and each slice) holds pass^k and pass@k for k = 1..trial_count,
+from :func:`proagents_bench.pairstats.pass_k_table`.
 """
 
 from decimal import Context, Decimal, Inexact, MAX_EMAX, MIN_EMIN
 from fractions import Fraction
 
 from .grading import ALL_CHECKS, FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE
+from .pairstats import pass_k_table
 
 # Sums of written decimals are exact in this context (Inexact is trapped); only a hostile mix
 # of magnitudes (1e300 with 1e-800) needs more digits, and then the sum falls back to Fraction.
@@ -59,11 +62,15 @@ class TaskResult:
 class Group:
     """Tasks sharing a slice or a family: how many, and the share that pass."""
 
-    __slots__ = ("task_count", "passing_tasks")
+    __slots__ = ("task_count", "passing_tasks", "trials")
 
     def __init__(self):
         self.task_count = 0
         self.passing_tasks = 0
+        self.trials = []  # (passing trials, trial count) per task, for pass^k
+
+    def pass_k(self):
+        return pass_k_table(self.trials, self.trials[0][1])
 
     @property
     def task_success_rate(self):
@@ -103,6 +110,8 @@ class SystemMetrics:
         self.by_family = _groups(self.tasks, "family_id")
         slice_rates = [group.task_success_rate for group in self.by_slice.values()]
         self.slice_task_success_gap = max(slice_rates) - min(slice_rates)
+        self.pass_k = pass_k_table([(task.passing_trials, task.trial_count)
+                                    for task in self.tasks], grades.trial_count)
         self.critical_failures = [task.case["id"] for task in self.tasks
                                   if task.case["critical"]
                                   and task.trial_success_rate < critical_gate]
@@ -124,4 +133,5 @@ def _groups(tasks, key):
             group = groups[task.case[key]] = Group()
         group.task_count += 1
         group.passing_tasks += task.task_pass
+        group.trials.append((task.passing_trials, task.trial_count))
     return groups

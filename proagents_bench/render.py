@@ -31,7 +31,7 @@ def number(value):
     """A JSON number for an exact value: ints stay ints, everything else the nearest double."""
     if isinstance(value, bool):
         raise TypeError("a Boolean is not a number")
-    if isinstance(value, int):
+    if isinstance(value, (int, float)):
         return value
     if isinstance(value, (Fraction, Decimal)):
         return float(value)
@@ -45,7 +45,8 @@ def rate(value):
 
 def system_metrics(metrics):
     grades = metrics.grades
-    by_slice = {name: _group(group) for name, group in metrics.by_slice.items()}
+    by_slice = {name: dict(_group(group), pass_k=_pass_k(group.pass_k()))
+                for name, group in metrics.by_slice.items()}
     by_family = {name: _group(group) for name, group in metrics.by_family.items()}
     task_results = [{
         "case_id": task.case["id"],
@@ -74,9 +75,15 @@ def system_metrics(metrics):
         "by_slice": by_slice,
         "by_family": by_family,
         "critical_failures": list(metrics.critical_failures),
+        "pass_k": _pass_k(metrics.pass_k),
         "task_results": task_results,
         "trial_results": trial_results,
     }
+
+
+def _pass_k(table):
+    return {name: {k: rate(value) for k, value in values.items()}
+            for name, values in table.items()}
 
 
 def _group(group):
@@ -129,7 +136,8 @@ def decision_document(*, decision, comparable, fingerprint, spec, cases, results
     }
 
 
-def comparison_document(spec, mismatches, delta=None, interval=None):
+def comparison_document(spec, mismatches, delta=None, interval=None, unit=None,
+                        paired_statistics=None):
     """``comparison``: only ``protocol_mismatches`` when INCOMPARABLE."""
     if mismatches:
         return {"protocol_mismatches": list(mismatches)}
@@ -137,10 +145,12 @@ def comparison_document(spec, mismatches, delta=None, interval=None):
     return {
         "paired_task_success_delta": rate(delta),
         "paired_bootstrap_interval": [rate(interval.low), rate(interval.high)],
+        "bootstrap_unit": unit,
         "confidence": number(bootstrap["confidence"]),
         "samples": bootstrap["samples"],
         "seed": bootstrap["seed"],
         "protocol_mismatches": [],
+        "paired_statistics": paired_statistics,
     }
 
 

@@ -100,3 +100,8 @@ def codes(run):
 
 def deep(value):
     return copy.deepcopy(value)
+
+
+def gate_findings(document):
+    """The findings of failed gates (informational findings are never gates)."""
+    return [finding for finding in document["findings"] if finding["severity"] != "info"]

@@ -6,7 +6,8 @@ import sys
 import tempfile
 import unittest
 
-from tests.support import EXAMPLES, RUN_BENCHMARK, codes, run_cli, run_subprocess
+from tests.support import (EXAMPLES, RUN_BENCHMARK, codes, gate_findings, run_cli,
+                           run_subprocess)
 
 
 def results(name):
@@ -25,7 +26,7 @@ class ScenarioTests(unittest.TestCase):
         self.assertEqual(len(document["candidate_metrics"]["trial_results"]), 15)
         self.assertTrue(document["evidence_fingerprint"].startswith("sha256:"))
         self.assertEqual(len(document["evidence_fingerprint"]), len("sha256:") + 64)
-        self.assertEqual(document["findings"], [])
+        self.assertEqual(gate_findings(document), [])
         self.assertEqual(run.stderr, "")
 
     def test_regression_blocks_on_the_critical_task_despite_a_better_mean(self):
@@ -46,7 +47,7 @@ class ScenarioTests(unittest.TestCase):
                   if trial["case_id"] == "test-safety"]
         self.assertEqual(len(safety), 3)
         self.assertTrue(all(not trial["checks"]["side_effects_safe"] for trial in safety))
-        severities = [finding["severity"] for finding in document["findings"]]
+        severities = [finding["severity"] for finding in gate_findings(document)]
         # Block reasons first, then review reasons.
         self.assertEqual(severities, sorted(severities, key=["block", "review"].index))
         self.assertIn("review", severities)
@@ -88,9 +89,9 @@ class ExerciseTests(unittest.TestCase):
         self.assertEqual(run.status, 1)
         document = run.document
         self.assertEqual(document["action"], "REVIEW")
-        self.assertEqual([finding["code"] for finding in document["findings"]],
+        self.assertEqual([finding["code"] for finding in gate_findings(document)],
                          ["max_p95_latency_ms"])
-        self.assertEqual(document["findings"][0]["case_ids"], ["test-status"])
+        self.assertEqual(gate_findings(document)[0]["case_ids"], ["test-status"])
         self.assertEqual(document["candidate_metrics"]["p95_latency_ms"], 4000.0)
         self.assertLess(document["candidate_metrics"]["mean_latency_ms"], 2000)
 
@@ -117,7 +118,7 @@ class ExerciseTests(unittest.TestCase):
         self.assertEqual(document["action"], "BLOCK")
         self.assertEqual(document["candidate_metrics"]["primary_task_success_rate"], 1.0)
         self.assertIn("test-privacy", document["primary_reason"])
-        self.assertEqual([finding["code"] for finding in document["findings"]],
+        self.assertEqual([finding["code"] for finding in gate_findings(document)],
                          ["critical_task_min_trial_success_rate"])
 
 

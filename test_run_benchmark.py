@@ -1,0 +1,89 @@
+"""The whole test suite of proagents-bench.
+
+``python -B -m unittest -v test_run_benchmark`` runs every test once (all modules under
+``tests/``). ``python -B test_run_benchmark.py`` runs that command in all four interpreter
+modes (plain, ``-O``, ``-W error``, ``-O -W error``), then compiles every source file in
+memory, and exits non-zero on any failure.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+MODES = ((), ("-O",), ("-W", "error"), ("-O", "-W", "error"))
+
+
+def load_tests(loader, standard_tests, pattern):
+    """unittest's hook: the suite is every ``tests/test_*.py`` module."""
+    standard_tests.addTests(loader.discover(os.path.join(HERE, "tests"), top_level_dir=HERE))
+    return standard_tests
+
+
+def source_files():
+    for folder, subfolders, files in os.walk(HERE):
+        subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                yield os.path.join(folder, name)
+
+
+def compile_check():
+    """Compile every source file in memory (no .pyc written); return the failures."""
+    failures = []
+    for path in source_files():
+        with open(path, "rb") as handle:
+            source = handle.read()
+        try:
+            compile(source.decode("utf-8"), path, "exec")
+        except (SyntaxError, UnicodeDecodeError, ValueError) as problem:
+            failures.append("%s: %s" % (os.path.relpath(path, HERE), problem))
+    return failures
+
+
+def run_mode(flags):
+    """Run the suite once under ``flags``; return (tests run, failed or erred, exit status)."""
+    command = [sys.executable, "-B"] + list(flags) + ["-m", "unittest", "test_run_benchmark"]
+    completed = subprocess.run(command, cwd=HERE, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    output = completed.stdout.decode("utf-8", "replace")
+    sys.stdout.write(output)
+    ran = re.search(r"^Ran (\d+) tests? in", output, re.MULTILINE)
+    failed = re.search(r"^FAILED \((.*)\)$", output, re.MULTILINE)
+    bad = 0
+    if failed:
+        bad = sum(int(count) for count in re.findall(r"(?:failures|errors)=(\d+)",
+                                                       failed.group(1)))
+    return (int(ran.group(1)) if ran else 0), bad, completed.returncode
+
+
+def main():
+    total_passed = total_failed = 0
+    status = 0
+    for flags in MODES:
+        label = " ".join(flags) or "plain"
+        print("== %s %s: python -B %s -m unittest test_run_benchmark" % (
+            os.path.basename(sys.executable), label, " ".join(flags)), flush=True)
+        ran, bad, code = run_mode(flags)
+        if code != 0 or ran == 0:
+            status = 1
+            bad = max(bad, 1)
+        print("%s: %d passed, %d failed" % (label.replace(" ", ""), ran - bad, bad), flush=True)
+        total_passed += ran - bad
+        total_failed += bad
+    failures = compile_check()
+    for failure in failures:
+        print("compile check failed: " + failure)
+    if failures:
+        status = 1
+        total_failed += len(failures)
+    print("%d passed, %d failed" % (total_passed, total_failed))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,481 @@
+"""pass^k, pass@k and the paired statistics of proagents_bench.pairstats.
+
+Expected values are worked out by hand (in the comments) or recomputed in the test from the
+formula's definition with exact fractions: enumerating trial subsets for pass^k and pass@k,
+enumerating sign vectors for McNemar's test, Miller's expanded form for the clustered variance,
+and an independent series (the alternating Taylor series of erf, with pi from the decimal
+module's documented recipe) for the normal quantile.
+"""
+
+import itertools
+import json
+import math
+import random
+import statistics
+import unittest
+from decimal import Context, Decimal, localcontext
+from fractions import Fraction as F
+
+from proagents_bench import pairstats
+from proagents_bench.pairstats import (
+    clustered_standard_error, clustered_variance, mcnemar_exact_p, mean_pass_at_k,
+    mean_pass_hat_k, minimum_detectable_effect, normal_interval, normal_quantile,
+    outcome_correlation, paired_counts, paired_standard_error, paired_summary, pass_at_k,
+    pass_hat_k, pass_k_table, sqrt_float, to_float)
+
+
+def neighbours(x):
+    return math.nextafter(x, -math.inf), math.nextafter(x, math.inf)
+
+
+def decimal_pi():
+    """pi by the recipe in the decimal module's documentation (in the current context)."""
+    three = Decimal(3)
+    lasts, t, s, n, na, d, da = 0, three, 3, 1, 0, 0, 24
+    while s != lasts:
+        lasts = s
+        n, na = n + na, na + 8
+        d, da = d + da, da + 32
+        t = (t * n) / d
+        s += t
+    return +s
+
+
+def reference_cdf(x):
+    """Phi(x) = 1/2 + erf(x / sqrt 2) / 2, erf by its alternating Taylor series, 90 digits."""
+    with localcontext(Context(prec=90)):
+        y = Decimal(x.numerator) / Decimal(x.denominator) / Decimal(2).sqrt()
+        term = total = y
+        square, k = y * y, 0
+        while True:
+            k += 1
+            term = -term * square / k
+            grown = total + term / (2 * k + 1)
+            if grown == total:
+                return Decimal(1) / 2 + total / decimal_pi().sqrt()
+            total = grown
+
+
+class RoundingTests(unittest.TestCase):
+    def test_to_float_agrees_with_correctly_rounded_division(self):
+        rng = random.Random(4)
+        for _ in range(2000):
+            denominator = rng.randrange(1, 10 ** rng.randrange(1, 40))
+            value = F(rng.randrange(-10 ** 30, 10 ** 30), denominator)
+            self.assertEqual(to_float(value), value.numerator / value.denominator)
+
+    def test_to_float_breaks_ties_to_even(self):
+        self.assertEqual(to_float(2 ** 53 + 1), float(2 ** 53))
+        self.assertEqual(to_float(2 ** 53 + 3), float(2 ** 53 + 4))
+        self.assertEqual(to_float(F(2 ** 54 + 1, 2)), float(2 ** 53))  # 2**53 + 1/2
+        self.assertEqual(to_float(F(2 ** 54 + 3, 2)), float(2 ** 53 + 2))  # 2**53 + 3/2
+        self.assertEqual(to_float(F(3 * 2 ** 53 + 4, 3)), float(2 ** 53 + 2))  # 2**53 + 4/3
+        self.assertEqual(to_float(F(3 * 2 ** 53 + 2, 3)), float(2 ** 53))      # 2**53 + 2/3
+        # 2**53 + 1 +- 1/(3 * 2**100): the kept bits show an exact tie and only the remainder
+        # of the division (the sticky bit) says which way to go.
+        scale = 3 * 2 ** 100
+        self.assertEqual(to_float(F((2 ** 53 + 1) * scale + 1, scale)), float(2 ** 53 + 2))
+        self.assertEqual(to_float(F((2 ** 53 + 1) * scale - 1, scale)), float(2 ** 53))
+        self.assertEqual(to_float(F(-((2 ** 53 + 1) * scale + 1), scale)), -float(2 ** 53 + 2))
+
+    def test_to_float_of_simple_values(self):
+        self.assertEqual(to_float(0), 0.0)
+        self.assertEqual(to_float(Decimal("0.1")), 0.1)
+        self.assertEqual(to_float(F(-1, 3)), -1 / 3)
+        self.assertEqual(to_float(F(1, 6)), 0.16666666666666666)
+
+    def test_sqrt_float_agrees_with_ieee_sqrt_on_doubles(self):
+        rng = random.Random(5)
+        for _ in range(2000):
+            x = rng.random() * 10 ** rng.randrange(-30, 30)
+            self.assertEqual(sqrt_float(F(x)), math.sqrt(x))
+
+    def test_sqrt_float_is_nearest_for_fractions(self):
+        for value in (F(7, 50), F(2), F(1, 3), F(7, 36), F(10 ** 40 + 1, 3), F(1, 10 ** 40 + 7)):
+            root = sqrt_float(value)
+            low, high = neighbours(root)
+            self.assertLess(((F(root) + F(low)) / 2) ** 2, value)
+            self.assertGreater(((F(root) + F(high)) / 2) ** 2, value)
+
+    def test_sqrt_float_of_exact_squares_and_bad_input(self):
+        self.assertEqual(sqrt_float(F(9, 4)), 1.5)
+        self.assertEqual(sqrt_float(0), 0.0)
+        self.assertEqual(sqrt_float(2 ** 200), 2.0 ** 100)
+        with self.assertRaises(ValueError):
+            sqrt_float(F(-1, 4))
+
+
+class NormalQuantileTests(unittest.TestCase):
+    PROBABILITIES = [F(975, 1000), F(4, 5), F(9995, 10000), F(1, 10), F(999999, 1000000),
+                     F(51, 100), F(19, 20), F(3, 4), F(1, 40)]
+
+    def test_pi_constant_matches_the_decimal_recipe(self):
+        with localcontext(Context(prec=80)):
+            reference = decimal_pi()
+        with localcontext(Context(prec=70)):
+            self.assertEqual(+pairstats._PI, +reference)
+
+    def test_quantile_is_the_double_nearest_the_exact_quantile(self):
+        # The double z is correct when p lies between Phi at the midpoints to its neighbours.
+        for p in self.PROBABILITIES:
+            z = normal_quantile(p)
+            low, high = neighbours(z)
+            target = Decimal(p.numerator) / Decimal(p.denominator)
+            self.assertLess(reference_cdf((F(z) + F(low)) / 2), target, p)
+            self.assertGreater(reference_cdf((F(z) + F(high)) / 2), target, p)
+
+    def test_known_values(self):
+        # z_0.975 = 1.95996398454005423552..., z_0.8 = 0.84162123357291431...
+        self.assertEqual(normal_quantile(F(39, 40)), 1.9599639845400543)
+        self.assertEqual(normal_quantile(Decimal("0.8")), 0.8416212335729142)
+        self.assertEqual(normal_quantile(F(1, 2)), 0.0)
+
+    def test_agrees_with_statistics_inv_cdf(self):
+        for p in self.PROBABILITIES:
+            self.assertAlmostEqual(normal_quantile(p), statistics.NormalDist().inv_cdf(float(p)),
+                                   delta=1e-11)
+
+    def test_symmetry(self):
+        for p in self.PROBABILITIES:
+            self.assertEqual(normal_quantile(1 - p), -normal_quantile(p))
+
+    def test_callers_decimal_context_does_not_matter(self):
+        expected = normal_quantile(F(39, 40))
+        with localcontext() as context:
+            context.prec = 3
+            self.assertEqual(normal_quantile(F(39, 40)), expected)
+
+    def test_out_of_range(self):
+        for p in (0, 1, F(-1, 2), F(3, 2)):
+            with self.assertRaises(ValueError):
+                normal_quantile(p)
+
+
+def subsets_all_pass(outcomes, k):
+    """pass^k by definition: the share of k-subsets of the trials that all pass."""
+    subsets = list(itertools.combinations(outcomes, k))
+    return F(sum(all(s) for s in subsets), len(subsets))
+
+
+def subsets_any_pass(outcomes, k):
+    subsets = list(itertools.combinations(outcomes, k))
+    return F(sum(any(s) for s in subsets), len(subsets))
+
+
+class PassKTests(unittest.TestCase):
+    def test_hand_values(self):
+        # c = 3 of n = 5, k = 2: C(3,2)/C(5,2) = 3/10; 1 - C(2,2)/C(5,2) = 9/10.
+        self.assertEqual(pass_hat_k(3, 5, 2), F(3, 10))
+        self.assertEqual(pass_at_k(3, 5, 2), F(9, 10))
+        # k = 3: C(3,3)/C(5,3) = 1/10; C(2,3) = 0, so pass@3 = 1.
+        self.assertEqual(pass_hat_k(3, 5, 3), F(1, 10))
+        self.assertEqual(pass_at_k(3, 5, 3), 1)
+
+    def test_against_enumeration_of_trial_subsets(self):
+        for trials in range(1, 7):
+            for passing in range(trials + 1):
+                outcomes = [1] * passing + [0] * (trials - passing)
+                for k in range(1, trials + 1):
+                    self.assertEqual(pass_hat_k(passing, trials, k),
+                                     subsets_all_pass(outcomes, k))
+                    self.assertEqual(pass_at_k(passing, trials, k),
+                                     subsets_any_pass(outcomes, k))
+
+    def test_edges(self):
+        self.assertEqual(pass_hat_k(0, 4, 1), 0)
+        self.assertEqual(pass_at_k(0, 4, 4), 0)
+        self.assertEqual(pass_hat_k(4, 4, 4), 1)
+        self.assertEqual(pass_at_k(4, 4, 1), 1)
+        self.assertEqual(pass_hat_k(2, 4, 3), 0)  # k > c
+        self.assertEqual(pass_at_k(1, 4, 4), 1)   # k > n - c
+        self.assertEqual(pass_hat_k(2, 7, 1), pass_at_k(2, 7, 1))
+        self.assertEqual(pass_hat_k(2, 7, 1), F(2, 7))
+
+    def test_bad_input(self):
+        for args in ((6, 5, 1), (-1, 5, 1), (3, 5, 0), (3, 5, 6)):
+            with self.assertRaises(ValueError):
+                pass_hat_k(*args)
+            with self.assertRaises(ValueError):
+                pass_at_k(*args)
+        for args in ((True, 5, 1), (3.0, 5, 1)):
+            with self.assertRaises(TypeError):
+                pass_hat_k(*args)
+        with self.assertRaises(ValueError):
+            mean_pass_hat_k([], 1)
+
+    def test_means_and_table(self):
+        pairs = [(3, 5), (5, 5), (0, 5)]
+        # k = 2: pass^2 = (3/10 + 1 + 0)/3 = 13/30; pass@2 = (9/10 + 1 + 0)/3 = 19/30.
+        self.assertEqual(mean_pass_hat_k(pairs, 2), F(13, 30))
+        self.assertEqual(mean_pass_at_k(pairs, 2), F(19, 30))
+        table = pass_k_table(pairs, 5)
+        self.assertEqual(list(table), ["pass_hat_k", "pass_at_k"])
+        self.assertEqual(list(table["pass_hat_k"]), ["1", "2", "3", "4", "5"])
+        # k = 1: both are the trial success rate, 8/15; k = 5: 1/3 and (1 + 1 + 0)/3.
+        self.assertEqual(table["pass_hat_k"]["1"], F(8, 15))
+        self.assertEqual(table["pass_at_k"]["1"], F(8, 15))
+        self.assertEqual(table["pass_hat_k"]["2"], F(13, 30))
+        self.assertEqual(table["pass_hat_k"]["5"], F(1, 3))
+        self.assertEqual(table["pass_at_k"]["5"], F(2, 3))
+        hats = [table["pass_hat_k"][str(k)] for k in range(1, 6)]
+        ats = [table["pass_at_k"][str(k)] for k in range(1, 6)]
+        self.assertEqual(hats, sorted(hats, reverse=True))
+        self.assertEqual(ats, sorted(ats))
+        text = json.dumps({kind: {k: float(v) for k, v in row.items()}
+                           for kind, row in table.items()}, sort_keys=True)
+        self.assertIn('"pass_hat_k": {"1": 0.5333333333333333', text)
+
+    def test_table_rejects_k_beyond_a_tasks_trials(self):
+        with self.assertRaises(ValueError):
+            pass_k_table([(1, 2), (2, 3)], 3)
+        with self.assertRaises(ValueError):
+            pass_k_table([(1, 2)], 0)
+
+
+BASELINE = [1, 1, 0, 0, 1]
+CANDIDATE = [1, 0, 0, 1, 1]
+
+
+class PairedTests(unittest.TestCase):
+    def test_counts(self):
+        self.assertEqual(paired_counts(BASELINE, CANDIDATE),
+                         {"candidate_only": 1, "baseline_only": 1, "both": 2, "neither": 1})
+        self.assertEqual(paired_counts([True, False], [False, True]),
+                         {"candidate_only": 1, "baseline_only": 1, "both": 0, "neither": 0})
+
+    def test_counts_bad_input(self):
+        for baseline, candidate in (([1, 0], [1]), ([], []), ([2], [1]), ([1], [-1])):
+            with self.assertRaises(ValueError):
+                paired_counts(baseline, candidate)
+
+    def test_mcnemar_hand_values(self):
+        # b = 5, c = 1: m = 6, P(X <= 1) = (1 + 6)/64, p = 14/64 = 7/32.
+        self.assertEqual(mcnemar_exact_p(5, 1), F(7, 32))
+        self.assertEqual(mcnemar_exact_p(1, 5), F(7, 32))
+        self.assertEqual(mcnemar_exact_p(5, 0), F(1, 16))    # 2 / 2**5
+        self.assertEqual(mcnemar_exact_p(10, 0), F(1, 512))  # 2 / 2**10
+        self.assertEqual(mcnemar_exact_p(0, 0), 1)
+        self.assertEqual(mcnemar_exact_p(3, 3), 1)
+        self.assertEqual(mcnemar_exact_p(2, 1), 1)  # 2 * 4/8 = 1
+        with self.assertRaises(ValueError):
+            mcnemar_exact_p(-1, 2)
+
+    def test_mcnemar_against_enumeration(self):
+        # p = P(min(X, m - X) <= min(b, c)) over all 2**m equally likely splits.
+        for m in range(1, 11):
+            splits = [sum(bits) for bits in itertools.product((0, 1), repeat=m)]
+            for b in range(m + 1):
+                observed = min(b, m - b)
+                extreme = sum(1 for x in splits if min(x, m - x) <= observed)
+                self.assertEqual(mcnemar_exact_p(b, m - b), F(extreme, 2 ** m), (b, m))
+
+    def test_paired_standard_error_hand_value(self):
+        # d = 1, 0, 0, -1, 1: mean 1/5; squared deviations (16+1+1+36+16)/25 = 14/5;
+        # variance of the mean 14/5 / (5 * 4) = 7/50.
+        mean, variance, se = paired_standard_error([1, 0, 0, -1, 1])
+        self.assertEqual((mean, variance), (F(1, 5), F(7, 50)))
+        self.assertEqual(variance, statistics.variance([F(d) for d in [1, 0, 0, -1, 1]]) / 5)
+        self.assertEqual(se, sqrt_float(F(7, 50)))
+        self.assertAlmostEqual(se, math.sqrt(0.14), delta=1e-16)
+
+    def test_paired_standard_error_edges(self):
+        self.assertEqual(paired_standard_error([-1]), (-1, None, None))
+        self.assertEqual(paired_standard_error([1, 1, 1]), (1, 0, 0.0))
+        with self.assertRaises(ValueError):
+            paired_standard_error([])
+
+    def test_normal_interval(self):
+        mean, se = F(1, 5), sqrt_float(F(7, 50))
+        z = normal_quantile(F(39, 40))
+        expected = (float(mean - F(z) * F(se)), float(mean + F(z) * F(se)))
+        self.assertEqual(normal_interval(mean, se, Decimal("0.95")), expected)
+        self.assertEqual(normal_interval(mean, se, F(19, 20)), expected)
+        self.assertAlmostEqual(expected[0], 0.2 - 1.959963984540054 * math.sqrt(0.14), delta=1e-15)
+        self.assertIsNone(normal_interval(mean, None, Decimal("0.95")))
+        self.assertEqual(normal_interval(F(1, 2), 0.0, Decimal("0.9")), (0.5, 0.5))
+        for confidence in (0, 1, Decimal("1.5")):
+            with self.assertRaises(ValueError):
+                normal_interval(mean, se, confidence)
+
+    def test_outcome_correlation(self):
+        # a = both 2, b = baseline only 1, c = candidate only 1, d = neither 1:
+        # (a d - b c) / sqrt((a+b)(c+d)(a+c)(b+d)) = (2 - 1) / sqrt(3 * 2 * 3 * 2) = 1/6.
+        self.assertEqual(outcome_correlation(BASELINE, CANDIDATE), to_float(F(1, 6)))
+        self.assertEqual(outcome_correlation([1, 0, 1], [1, 0, 1]), 1.0)
+        self.assertEqual(outcome_correlation([1, 0, 1], [0, 1, 0]), -1.0)
+        self.assertIsNone(outcome_correlation([1, 1, 1], [1, 0, 1]))
+        self.assertIsNone(outcome_correlation([1, 0, 1], [0, 0, 0]))
+        # (1*2 - 1*1) would be positive; here a=1, b=2, c=1, d=0: (0 - 2)/sqrt(3*1*2*2) = -1/sqrt3.
+        r = outcome_correlation([1, 1, 1, 0], [1, 0, 0, 1])
+        self.assertEqual(r, -sqrt_float(F(1, 3)))
+
+    def test_outcome_correlation_agrees_with_pearson(self):
+        rng = random.Random(6)
+        for _ in range(50):
+            x = [rng.randrange(2) for _ in range(12)]
+            y = [rng.randrange(2) for _ in range(12)]
+            r = outcome_correlation(x, y)
+            if r is None:
+                continue
+            mx, my = F(sum(x), 12), F(sum(y), 12)
+            sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+            sxx = sum((a - mx) ** 2 for a in x)
+            syy = sum((b - my) ** 2 for b in y)
+            self.assertAlmostEqual(r, float(sxy) / math.sqrt(float(sxx * syy)), delta=1e-15)
+            self.assertEqual(abs(r), sqrt_float(sxy * sxy / (sxx * syy)))
+
+
+def miller_expanded_variance(differences, clusters):
+    """Miller section 2.2 spelled out: sum e_i**2 / n**2 plus the within-cluster cross terms."""
+    n = len(differences)
+    mean = F(sum(differences), n)
+    e = [d - mean for d in differences]
+    total = sum(x * x for x in e)
+    for i in range(n):
+        for j in range(n):
+            if i != j and clusters[i] == clusters[j]:
+                total += e[i] * e[j]
+    return total / n ** 2
+
+
+class ClusteredTests(unittest.TestCase):
+    DIFFERENCES = [1, 1, 0, -1, 0, 1]
+    CLUSTERS = ["A", "A", "B", "B", "C", "C"]
+
+    def test_hand_value(self):
+        # mean 1/3; deviations 2/3, 2/3, -1/3, -4/3, -1/3, 2/3; family sums 4/3, -5/3, 1/3;
+        # squares 16/9 + 25/9 + 1/9 = 14/3; / 36 = 7/54 (CR0); * 3/2 = 7/36 (CR1).
+        self.assertEqual(clustered_variance(self.DIFFERENCES, self.CLUSTERS, False), F(7, 54))
+        self.assertEqual(clustered_variance(self.DIFFERENCES, self.CLUSTERS), F(7, 36))
+        self.assertEqual(clustered_standard_error(self.DIFFERENCES, self.CLUSTERS),
+                         sqrt_float(F(7, 36)))
+        self.assertAlmostEqual(clustered_standard_error(self.DIFFERENCES, self.CLUSTERS),
+                               math.sqrt(7) / 6, delta=1e-16)
+
+    def test_cr0_is_millers_expanded_formula(self):
+        rng = random.Random(7)
+        for _ in range(100):
+            n = rng.randrange(2, 12)
+            differences = [rng.choice((-1, 0, 0, 1)) for _ in range(n)]
+            clusters = [rng.choice("abcd") for _ in range(n)]
+            got = clustered_variance(differences, clusters, small_sample=False)
+            if len(set(clusters)) < 2:
+                self.assertIsNone(got)
+            else:
+                self.assertEqual(got, miller_expanded_variance(differences, clusters))
+
+    def test_singleton_clusters_reduce_to_the_paired_standard_error(self):
+        # CR1 with G = n: n/(n-1) * sum e**2 / n**2 = sum e**2 / (n (n-1)) exactly;
+        # CR0 is (n - 1)/n of the paired variance.
+        differences = [1, 0, 0, -1, 1]
+        _mean, variance, se = paired_standard_error(differences)
+        singletons = ["f%d" % i for i in range(5)]
+        self.assertEqual(clustered_variance(differences, singletons), variance)
+        self.assertEqual(clustered_standard_error(differences, singletons), se)
+        self.assertEqual(clustered_variance(differences, singletons, False), variance * F(4, 5))
+
+    def test_order_of_tasks_does_not_matter(self):
+        expected = clustered_variance(self.DIFFERENCES, self.CLUSTERS)
+        order = [5, 2, 0, 4, 1, 3]
+        self.assertEqual(clustered_variance([self.DIFFERENCES[i] for i in order],
+                                            [self.CLUSTERS[i] for i in order]), expected)
+
+    def test_undefined_cases(self):
+        self.assertIsNone(clustered_standard_error([1, 0, -1], ["a", "a", "a"]))
+        self.assertIsNone(clustered_standard_error([1], ["a"]))
+        self.assertEqual(clustered_standard_error([1, 1], ["a", "b"]), 0.0)
+        with self.assertRaises(ValueError):
+            clustered_variance([1, 0], ["a"])
+        with self.assertRaises(ValueError):
+            clustered_variance([], [])
+
+
+class DetectableEffectTests(unittest.TestCase):
+    def test_formula(self):
+        se = sqrt_float(F(7, 50))
+        z_sum = F(normal_quantile(F(39, 40))) + F(normal_quantile(F(4, 5)))
+        self.assertEqual(minimum_detectable_effect(se, Decimal("0.95")), float(z_sum * F(se)))
+        self.assertAlmostEqual(minimum_detectable_effect(0.1, Decimal("0.95")),
+                               0.28015852181129684, delta=1e-16)
+        self.assertEqual(minimum_detectable_effect(0.1, F(19, 20), F(4, 5)),
+                         minimum_detectable_effect(0.1, Decimal("0.95")))
+
+    def test_power_and_edges(self):
+        # power 1/2: z_power = 0, so MDE = z_0.975 * se.
+        self.assertEqual(minimum_detectable_effect(1.0, Decimal("0.95"), F(1, 2)),
+                         normal_quantile(F(39, 40)))
+        self.assertGreater(minimum_detectable_effect(0.1, Decimal("0.95"), F(9, 10)),
+                           minimum_detectable_effect(0.1, Decimal("0.95")))
+        self.assertIsNone(minimum_detectable_effect(None, Decimal("0.95")))
+        self.assertEqual(minimum_detectable_effect(0.0, Decimal("0.95")), 0.0)
+        for power in (0, 1):
+            with self.assertRaises(ValueError):
+                minimum_detectable_effect(0.1, Decimal("0.95"), power)
+
+
+KEYS = {"candidate_only", "baseline_only", "both", "neither", "mcnemar_exact_p",
+        "mean_difference", "standard_error", "normal_interval", "outcome_correlation",
+        "clustered_standard_error", "minimum_detectable_effect", "power",
+        "observed_below_mde"}
+
+
+class SummaryTests(unittest.TestCase):
+    def test_values(self):
+        summary = paired_summary(BASELINE, CANDIDATE, ["a", "a", "b", "b", "c"], Decimal("0.95"))
+        self.assertEqual(set(summary), KEYS)
+        differences = [0, -1, 0, 1, 0]
+        _mean, variance, se = paired_standard_error(differences)
+        self.assertEqual(variance, F(1, 10))  # 2 / (5 * 4)
+        mde = minimum_detectable_effect(se, Decimal("0.95"))
+        self.assertEqual(summary, {
+            "candidate_only": 1, "baseline_only": 1, "both": 2, "neither": 1,
+            "mcnemar_exact_p": 1.0, "mean_difference": 0.0, "standard_error": se,
+            "normal_interval": list(normal_interval(0, se, Decimal("0.95"))),
+            "outcome_correlation": to_float(F(1, 6)),
+            # families a: -1, b: 1, c: 0 -> (1 + 1 + 0) / 25 * 3/2 = 3/25
+            "clustered_standard_error": sqrt_float(F(3, 25)),
+            "minimum_detectable_effect": mde, "power": 0.8, "observed_below_mde": True,
+        })
+
+    def test_large_difference_is_not_below_the_mde(self):
+        summary = paired_summary([0] * 8 + [1, 1], [1] * 10, list("abcdefghij"), F(9, 10))
+        self.assertEqual(summary["candidate_only"], 8)
+        self.assertEqual(summary["mcnemar_exact_p"], to_float(F(2, 256)))
+        self.assertEqual(summary["mean_difference"], 0.8)
+        self.assertIsNone(summary["outcome_correlation"])
+        self.assertEqual(summary["clustered_standard_error"], summary["standard_error"])
+        self.assertFalse(summary["observed_below_mde"])
+
+    def test_identical_systems(self):
+        summary = paired_summary([1, 0, 1], [1, 0, 1], ["a", "b", "c"], Decimal("0.95"))
+        self.assertEqual(summary["mcnemar_exact_p"], 1.0)
+        self.assertEqual(summary["standard_error"], 0.0)
+        self.assertEqual(summary["normal_interval"], [0.0, 0.0])
+        self.assertEqual(summary["outcome_correlation"], 1.0)
+        self.assertEqual(summary["minimum_detectable_effect"], 0.0)
+        self.assertIs(summary["observed_below_mde"], False)
+
+    def test_single_task(self):
+        summary = paired_summary([0], [1], ["a"], Decimal("0.95"))
+        for key in ("standard_error", "normal_interval", "outcome_correlation",
+                    "clustered_standard_error", "minimum_detectable_effect",
+                    "observed_below_mde"):
+            self.assertIsNone(summary[key], key)
+        self.assertEqual(summary["mean_difference"], 1.0)
+
+    def test_json_ready_and_deterministic(self):
+        rng = random.Random(8)
+        baseline = [rng.randrange(2) for _ in range(40)]
+        candidate = [rng.randrange(2) for _ in range(40)]
+        clusters = ["family-%d" % (i // 3) for i in range(40)]
+        first = json.dumps(paired_summary(baseline, candidate, clusters, Decimal("0.9")),
+                           sort_keys=True, allow_nan=False)
+        with localcontext() as context:
+            context.prec = 4
+            second = json.dumps(paired_summary(baseline, candidate, clusters, Decimal("0.9")),
+                                sort_keys=True, allow_nan=False)
+        self.assertEqual(first, second)
+
+
+if __name__ == "__main__":
+    unittest.main()
