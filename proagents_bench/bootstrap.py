@@ -88,7 +88,17 @@ class PairedInterval:
     def __init__(self, low, high, means):
         self.low = low
         self.high = high
-        self.means = means  # the B resampled means, sorted (for a histogram)
+        self.means = means  # the B resampled means, sorted
+
+    def distribution(self):
+        """The resampled means as sorted (mean, count) pairs (for a histogram)."""
+        pairs = []
+        for mean in self.means:
+            if pairs and pairs[-1][0] == mean:
+                pairs[-1][1] += 1
+            else:
+                pairs.append([mean, 1])
+        return [tuple(pair) for pair in pairs]
 
 
 def paired_interval(clusters, samples, seed, confidence, resampler=DEFAULT_RESAMPLER):

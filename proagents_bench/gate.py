@@ -41,9 +41,14 @@ class InputFile:
 
 
 class Evaluation:
-    def __init__(self, document, exit_status):
+    """The decision document and exit status; ``bootstrap_distribution`` is the resampled
+    means as sorted (mean, how many samples) pairs of exact values, for reports (None when
+    INCOMPARABLE)."""
+
+    def __init__(self, document, exit_status, bootstrap_distribution=None):
         self.document = document
         self.exit_status = exit_status
+        self.bootstrap_distribution = bootstrap_distribution
 
 
 def evaluate(inputs, candidate_id=None):
@@ -95,7 +100,8 @@ def evaluate(inputs, candidate_id=None):
     comparison = comparison_document(spec, [], delta, interval, unit, statistics)
     document = decision_document(decision=decision, baseline_metrics=baseline,
                                  candidate_metrics=candidate, comparison=comparison, **shared)
-    return Evaluation(document, EXIT_PASS if decision.action == PASS else EXIT_DECISION)
+    return Evaluation(document, EXIT_PASS if decision.action == PASS else EXIT_DECISION,
+                      interval.distribution())
 
 
 def _load_and_validate(inputs):

@@ -97,6 +97,8 @@ def _trial(record, bits):
         "passed": bits == ALL_CHECKS,
         "status": record["status"],
         "checks": {name: bool(bits & bit) for name, bit in CHECKS},
+        "latency_ms": number(record["latency_ms"]),
+        "cost_units": number(record["cost_units"]),
     }
 
 

@@ -37,7 +37,7 @@ class DecisionDocumentTests(unittest.TestCase):
                                      "trial_success_rate", "task_pass",
                                      "stable_across_trials"})
         trial = document["candidate_metrics"]["trial_results"][0]
-        self.assertEqual(set(trial), {"case_id", "trial_id", "passed", "status", "checks"})
+        self.assertLessEqual({"case_id", "trial_id", "passed", "status", "checks"}, set(trial))
         self.assertEqual(set(trial["checks"]), {"status_success", "final_state_correct",
                                                 "side_effects_safe", "tools_allowed"})
         self.assertEqual(document["harness"]["name"], "proagents-bench")
