@@ -43,11 +43,12 @@ class InputFile:
 class Evaluation:
     """The decision document and exit status; ``bootstrap_distribution`` is the resampled
     means as sorted (mean, how many samples) pairs of exact values, for reports (None when
-    INCOMPARABLE)."""
+    INCOMPARABLE); ``gates`` is the spec's gates (exact values), for reports."""
 
-    def __init__(self, document, exit_status, bootstrap_distribution=None):
+    def __init__(self, document, exit_status, gates, bootstrap_distribution=None):
         self.document = document
         self.exit_status = exit_status
+        self.gates = gates
         self.bootstrap_distribution = bootstrap_distribution
 
 
@@ -75,7 +76,7 @@ def evaluate(inputs, candidate_id=None):
         document = decision_document(decision=decision, baseline_metrics=None,
                                      candidate_metrics=None,
                                      comparison=comparison_document(spec, mismatches), **shared)
-        return Evaluation(document, EXIT_DECISION)
+        return Evaluation(document, EXIT_DECISION, spec["gates"])
 
     tasks = [case for case in cases["cases"] if case["split"] == "test"]
     gates = spec["gates"]
@@ -101,7 +102,7 @@ def evaluate(inputs, candidate_id=None):
     document = decision_document(decision=decision, baseline_metrics=baseline,
                                  candidate_metrics=candidate, comparison=comparison, **shared)
     return Evaluation(document, EXIT_PASS if decision.action == PASS else EXIT_DECISION,
-                      interval.distribution())
+                      gates, interval.distribution())
 
 
 def _load_and_validate(inputs):
