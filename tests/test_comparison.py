@@ -1,0 +1,129 @@
+"""The comparison beyond the contract's bootstrap: spec v2's family unit, pass^k in the
+document, the paired statistics and the minimum-detectable-effect note (never a gate)."""
+
+import unittest
+from fractions import Fraction
+
+from proagents_bench.bootstrap import family_clusters, paired_interval, task_clusters
+from proagents_bench.synthetic import make_package
+from tests.support import TempDir, example_package, gate_findings, run_cli
+
+
+def as_v2(spec, unit):
+    spec["schema_version"] = "agent-benchmark-spec-v2"
+    spec["bootstrap"]["unit"] = unit
+    return spec
+
+
+class SpecV2Tests(unittest.TestCase):
+    def run_package(self, spec, cases, results):
+        run = run_cli(TempDir(self).package(spec, cases, results))
+        self.assertIn(run.status, (0, 1), run.stderr)
+        return run.document
+
+    def test_family_unit_equals_task_unit_when_every_family_has_one_task(self):
+        v1 = self.run_package(*example_package())
+        spec, cases, results = example_package()
+        task = self.run_package(as_v2(spec, "task"), cases, results)
+        spec, cases, results = example_package()
+        family = self.run_package(as_v2(spec, "family"), cases, results)
+        self.assertEqual(family["comparison"]["bootstrap_unit"], "family")
+        self.assertEqual(v1["comparison"]["bootstrap_unit"], "task")
+        for document in (task, family):
+            self.assertEqual(document["comparison"]["paired_bootstrap_interval"],
+                             v1["comparison"]["paired_bootstrap_interval"])
+            self.assertEqual(document["action"], v1["action"])
+
+    def test_family_unit_differs_when_families_hold_several_tasks(self):
+        spec, cases, results = make_package(60, trial_count=3, seed=11, candidate_skill=0.75)
+        task = self.run_package(as_v2(spec, "task"), cases, results)
+        spec["bootstrap"]["unit"] = "family"
+        family = self.run_package(spec, cases, results)
+        self.assertNotEqual(family["comparison"]["paired_bootstrap_interval"],
+                            task["comparison"]["paired_bootstrap_interval"])
+
+    def test_v2_requires_the_unit_and_v1_refuses_it(self):
+        spec, cases, results = example_package()
+        spec["schema_version"] = "agent-benchmark-spec-v2"
+        run = run_cli(TempDir(self).package(spec, cases, results))
+        self.assertEqual([(e["code"], e["path"]) for e in run.document["errors"]],
+                         [("schema.missing_key", "bootstrap.unit")])
+        spec, cases, results = example_package()
+        spec["bootstrap"]["unit"] = "task"
+        run = run_cli(TempDir(self).package(spec, cases, results))
+        self.assertEqual([(e["code"], e["path"]) for e in run.document["errors"]],
+                         [("schema.unknown_key", "bootstrap.unit")])
+        spec, cases, results = example_package()
+        as_v2(spec, "cluster")
+        run = run_cli(TempDir(self).package(spec, cases, results))
+        self.assertEqual([(e["code"], e["path"]) for e in run.document["errors"]],
+                         [("schema.enum", "bootstrap.unit")])
+
+
+class ClusterTests(unittest.TestCase):
+    def test_family_clusters_sum_differences_in_first_appearance_order(self):
+        self.assertEqual(family_clusters([1, 0, -1, 1, 1], ["b", "a", "b", "c", "a"]),
+                         [(0, 2), (1, 2), (1, 1)])
+
+    def test_singleton_families_make_the_same_draws_as_tasks(self):
+        differences = [1, 0, -1, 1, 0, 0, 1]
+        families = ["f%d" % index for index in range(len(differences))]
+        by_task = paired_interval(task_clusters(differences), 500, 3, Fraction(9, 10))
+        by_family = paired_interval(family_clusters(differences, families), 500, 3,
+                                    Fraction(9, 10))
+        self.assertEqual(by_task.means, by_family.means)
+
+    def test_a_family_sample_mean_is_drawn_sums_over_drawn_tasks(self):
+        # Two families: (2 tasks, sum 2) and (1 task, sum -1). Any resample's mean is one of
+        # (2a - b) / (2a + b) for a + b = 2 draws: 1, 1/3 or -1.
+        interval = paired_interval([(2, 2), (-1, 1)], 200, 5, Fraction(95, 100))
+        self.assertLessEqual(set(interval.means), {Fraction(1), Fraction(1, 3), Fraction(-1)})
+        self.assertEqual(sum(count for _, count in interval.distribution()), 200)
+
+
+class DocumentStatisticsTests(unittest.TestCase):
+    def test_pass_k_per_system_and_slice(self):
+        spec, cases, results = example_package()
+        records = [r for r in results["systems"][1]["records"] if r["case_id"] == "test-status"]
+        records[0]["status"] = "error"  # test-status: 2 of 3 trials pass
+        document = run_cli(TempDir(self).package(spec, cases, results)).document
+        pass_k = document["candidate_metrics"]["pass_k"]
+        # pass^k: mean over 5 tasks of C(c,k)/C(3,k); four tasks with c=3, one with c=2.
+        self.assertEqual(pass_k["pass_hat_k"], {"1": float(Fraction(14, 15)),
+                                                "2": float(Fraction(4 + Fraction(1, 3), 5)),
+                                                "3": 0.8})
+        self.assertEqual(pass_k["pass_at_k"], {"1": float(Fraction(14, 15)), "2": 1.0,
+                                               "3": 1.0})
+        orders = document["candidate_metrics"]["by_slice"]["orders"]["pass_k"]
+        self.assertEqual(orders["pass_hat_k"]["3"], 0.5)
+
+    def test_paired_statistics_of_the_example(self):
+        document = run_cli([]).document
+        statistics = document["comparison"]["paired_statistics"]
+        self.assertEqual((statistics["candidate_only"], statistics["baseline_only"],
+                          statistics["both"], statistics["neither"]), (2, 0, 3, 0))
+        self.assertEqual(statistics["mcnemar_exact_p"], 0.5)  # 2 * (1/2)^2
+        self.assertEqual(statistics["mean_difference"], 0.4)
+        # d = [0, 1, 0, 0, 1]: sum of squared deviations 6/5, over n(n-1) = 20.
+        self.assertAlmostEqual(statistics["standard_error"] ** 2, 0.06, places=15)
+
+    def test_below_mde_is_an_informational_finding_never_a_reason(self):
+        document = run_cli([]).document
+        self.assertTrue(document["comparison"]["paired_statistics"]["observed_below_mde"])
+        notes = [f for f in document["findings"] if f["severity"] == "info"]
+        self.assertEqual([f["code"] for f in notes], ["below_minimum_detectable_effect"])
+        self.assertEqual(gate_findings(document), [])
+        self.assertEqual(document["action"], "PASS")
+        self.assertFalse(any("detectable" in reason for reason in document["reasons"]))
+
+    def test_no_note_when_the_difference_is_detectable(self):
+        spec, cases, results = make_package(400, trial_count=2, seed=4, baseline_skill=0.3,
+                                            candidate_skill=0.95)
+        document = run_cli(TempDir(self).package(spec, cases, results)).document
+        self.assertFalse(document["comparison"]["paired_statistics"]["observed_below_mde"])
+        self.assertNotIn("below_minimum_detectable_effect",
+                         [f["code"] for f in document["findings"]])
+
+
+if __name__ == "__main__":
+    unittest.main()
