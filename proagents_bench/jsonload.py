@@ -146,7 +146,8 @@ _SKIPPER = json.JSONDecoder(object_pairs_hook=len, parse_int=len, parse_float=le
 
 
 class _GCPaused:
-    """Context manager: no cyclic garbage collection inside (CPython only, restored after)."""
+    """Context manager: no cyclic garbage collection inside (CPython only); on leaving, the
+    objects made inside go straight to the oldest generation and collection resumes."""
 
     def __enter__(self):
         self.paused = _PAUSE_GC and gc.isenabled()
@@ -450,8 +451,9 @@ class Document:
         self.sha256, self.size = sha256, size
 
     def locate(self, path):
-        """(line, column), 1-based, column in code points, of the value at path; if path does not
-        fully exist, of the deepest existing element on it. Returns (None, None) only if impossible."""
+        """(line, column), 1-based, column in code points, of the value at path; if path does
+        not fully exist, of the deepest existing element on it. Returns (None, None) only if
+        impossible."""
         offset = _locate_offsets(self.text, [tuple(path)])[0]
         return (None, None) if offset is None else _line_cols(self.text, [offset])[offset]
 

@@ -72,7 +72,8 @@ class ValuesTests(LoadCase):
         data = b'{"a": "' + deep + b'", "b": "\\"' + deep + b'\\\\", "c": "\\\\", "d": "}"}'
         with mock.patch.object(jsonload, "_Walker", side_effect=AssertionError("slow path")):
             value = load(data).value  # the prescan alone proves the nesting shallow
-        self.assertEqual((value["a"], value["b"], value["c"]), ("[" * 200, '"' + "[" * 200 + "\\", "\\"))
+        self.assertEqual((value["a"], value["b"], value["c"]),
+                         ("[" * 200, '"' + "[" * 200 + "\\", "\\"))
 
     def test_valid_file_takes_the_fast_path(self):
         with mock.patch.object(jsonload, "_Walker", side_effect=AssertionError("slow path")):
