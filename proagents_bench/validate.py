@@ -4,6 +4,8 @@ The file's ``schema_version`` picks the shape; every error of the file is collec
 with the JSON path of the offending element (the loader later places it at a line and column).
 """
 
+import json
+
 from .contract import FILE_KINDS
 from .errors import ContractError
 
@@ -11,28 +13,25 @@ from .errors import ContractError
 def file_errors(kind, value):
     """Return the list of contract errors of ``value``, a loaded file of ``kind``."""
     shapes = FILE_KINDS[kind]
-    version = value.get("schema_version") if isinstance(value, dict) else None
-    shape = shapes.get(version) if isinstance(version, str) else None
-    if shape is None:
-        return [_version_error(kind, shapes, value, version)]
-    return list(shape.check(value))
+    version = value.get("schema_version")
+    if isinstance(version, str) and version in shapes:
+        return list(shapes[version].check(value))
+    return [_version_error(kind, shapes, value, version)]
 
 
 def _version_error(kind, shapes, value, version):
-    accepted = ", ".join(sorted(shapes))
-    if not isinstance(value, dict) or "schema_version" not in value:
+    accepted = " or ".join(sorted(shapes))
+    if "schema_version" not in value:
         return ContractError("version.unsupported",
                              "missing schema_version; a %s file has schema_version %s" % (
                                  kind, accepted), ("schema_version",))
+    if not isinstance(version, str):
+        return ContractError("version.unsupported", "schema_version must be the string %s" % (
+            accepted,), ("schema_version",))
     hint = ""
-    for other_kind, other_shapes in sorted(FILE_KINDS.items()):
+    for other_kind, other_shapes in FILE_KINDS.items():
         if other_kind != kind and version in other_shapes:
             hint = " (this is a %s file: pass it as --%s)" % (other_kind, other_kind)
-    shown = version if isinstance(version, str) else repr(version)
     return ContractError("version.unsupported",
                          "unsupported schema_version %s for a %s file; expected %s%s" % (
-                             _ascii(shown), kind, accepted, hint), ("schema_version",))
-
-
-def _ascii(text):
-    return text.encode("ascii", "backslashreplace").decode("ascii")
+                             json.dumps(version), kind, accepted, hint), ("schema_version",))
