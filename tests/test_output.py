@@ -158,6 +158,11 @@ class ExitStatusTests(unittest.TestCase):
         self.assertIn("report", run.stderr)
         self.assertNotIn("Traceback", run.stderr)
 
+    def test_an_interrupt_is_130_and_never_a_decision(self):
+        with mock.patch.object(gate, "evaluate", side_effect=KeyboardInterrupt):
+            run = run_cli([])
+        self.assertEqual((run.status, run.stdout, run.stderr), (130, b"", "interrupted\n"))
+
     def test_exit_1_only_for_a_real_decision(self):
         for name, action in (("benchmark_results_regression.json", "BLOCK"),
                              ("exercise_results_p95_review.json", "REVIEW")):
