@@ -9,8 +9,9 @@ nothing else; stderr carries ``ERROR: FILE:LINE:COLUMN: PATH: MESSAGE`` lines.
 import argparse
 import os
 import sys
+import time
 
-from . import gate
+from . import gate, reports, schema
 from .errors import ContractError, ContractErrors
 from .render import contract_error_document, dumps
 from .version import VERSION
@@ -40,6 +41,15 @@ def build_parser():
                         help="results package (default: the example's PASS results)")
     parser.add_argument("--candidate", metavar="ID",
                         help="the candidate's system_id; optional, checked when given")
+    parser.add_argument("--html", metavar="PATH", help="also write the HTML report to PATH")
+    parser.add_argument("--markdown", metavar="PATH",
+                        help="also write a Markdown summary to PATH (for CI job summaries: "
+                             "$GITHUB_STEP_SUMMARY)")
+    parser.add_argument("--junit-xml", metavar="PATH",
+                        help="also write a JUnit XML report to PATH (GitLab, Jenkins)")
+    parser.add_argument("--schema", choices=schema.KINDS,
+                        help="print the JSON Schema of a file kind, or of the output "
+                             "document, and exit; reads no input")
     parser.add_argument("--version", action="version",
                         version="%s %s" % ("proagents-bench", VERSION))
     return parser
@@ -50,7 +60,7 @@ def main(argv=None, stdout=None, stderr=None):
     stdout = stdout if stdout is not None else _binary(sys.stdout)
     stderr = stderr if stderr is not None else sys.stderr
     try:
-        status, document, messages = _run(argv)
+        status, document, messages = _run(argv, stderr)
     except KeyboardInterrupt:
         _say(stderr, ["interrupted"])
         return 130
@@ -61,26 +71,80 @@ def main(argv=None, stdout=None, stderr=None):
         return gate.EXIT_INTERNAL_ERROR
     _say(stderr, messages)
     try:
-        stdout.write(document)
+        for chunk in [document] if isinstance(document, bytes) else document:
+            stdout.write(chunk)  # a large decision comes in chunks (Evaluation.chunks)
         stdout.flush()
     except BrokenPipeError:
         _silence_stdout()
     return status
 
 
-def _run(argv):
+def _run(argv, stderr=None):
     parser = build_parser()
     try:
         options = parser.parse_args(argv)
     except UsageError as usage:
         error = ContractError("cli.usage", "%s (see --help)" % usage)
         return _contract_error([error], 0)
+    if options.schema is not None:
+        return gate.EXIT_PASS, schema.dumps(options.schema), []
     inputs = gate.default_inputs(options.spec, options.cases, options.results)
+    missing = _missing_examples(inputs, options)
+    if missing:
+        return _contract_error(missing, 0)
+    chosen_reports = reports.requested(options)
+    problems = reports.path_errors(chosen_reports, inputs)
+    if problems:
+        return _contract_error(problems, 0)
     try:
-        evaluation = gate.evaluate(inputs, options.candidate)
+        progress = _progress(stderr)
+        evaluation = gate.evaluate(inputs, options.candidate, progress)
     except ContractErrors as failure:
         return _contract_error(failure.errors, failure.omitted)
-    return evaluation.exit_status, dumps(evaluation.document), []
+    # Reports only for a decision, all or none, each replaced atomically (see reports.py).
+    problems = reports.write(chosen_reports, evaluation)
+    if problems:
+        return _contract_error(problems, 0)
+    if progress is not None:
+        progress("writing the decision")
+    return evaluation.exit_status, evaluation.chunks(), []
+
+
+# Progress appears only once a run has taken this long (and only on a terminal).
+PROGRESS_AFTER_SECONDS = 2.0
+
+
+def _progress(stderr):
+    """gate.evaluate's progress callback: each stage's name on stderr once the run has taken
+    PROGRESS_AFTER_SECONDS, and only when stderr is a terminal (never in a log or a pipe);
+    None otherwise. stdout, the JSON document, is never touched."""
+    isatty = getattr(stderr, "isatty", None)
+    try:
+        if isatty is None or not isatty():
+            return None
+    except (OSError, ValueError):
+        return None
+    started = time.monotonic()
+
+    def progress(stage):
+        elapsed = time.monotonic() - started
+        if elapsed >= PROGRESS_AFTER_SECONDS:
+            _say(stderr, ["proagents-bench: %s (%.0f s so far)" % (stage, elapsed)])
+
+    return progress
+
+
+def _missing_examples(inputs, options):
+    """An installed package has no examples/ (only a checkout has): say so, not just "no such
+    file", for every input left to its default whose example is missing."""
+    errors = []
+    for item in inputs:
+        if getattr(options, item.kind) is None and not os.path.exists(item.path):
+            errors.append(ContractError(
+                "cli.no_example", "no %s file given, and the shipped example %s is not here "
+                "(an installed proagents-bench has no examples; a checkout has them): pass "
+                "--%s FILE" % (item.kind, item.shown, item.kind), (), item.shown))
+    return errors
 
 
 def _contract_error(errors, omitted):

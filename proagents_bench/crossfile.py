@@ -6,9 +6,12 @@ be placed at that element's line and column. The rules are stated for the README
 :data:`proagents_bench.contract.CROSS_FILE_RULES`.
 
 Coverage is checked with one slot per (test case, trial) pair, so a million records cost one
-pass and no quadratic look-up; the pass also yields each system's records in a canonical order
-(test cases in file order, then trial id), which grading relies on.
+pass and no quadratic look-up; the same pass puts each system's records in a canonical order
+(test cases in file order, then trial id), which grading relies on
+(:attr:`Systems.baseline_records`, :attr:`Systems.candidate_records`).
 """
+
+from array import array
 
 import json
 
@@ -58,13 +61,16 @@ def cases_errors(spec, cases):
 
 
 class Systems:
-    """The baseline and candidate of a valid results file, with their indexes in it."""
+    """The baseline and candidate of a valid results file, with their indexes in it, and
+    (once coverage holds) their records in canonical order (see :func:`ordered_records`)."""
 
     def __init__(self, baseline_index, candidate_index, results):
         self.baseline_index = baseline_index
         self.candidate_index = candidate_index
         self.baseline = results["systems"][baseline_index]
         self.candidate = results["systems"][candidate_index]
+        self.baseline_records = None
+        self.candidate_records = None
 
 
 def results_errors(spec, cases, results, candidate_id=None):
@@ -118,16 +124,23 @@ def results_errors(spec, cases, results, candidate_id=None):
         if case["split"] == "test":
             test_index.setdefault(case["id"], len(test_index))
     all_case_ids = {case["id"] for case in cases["cases"]}
+    in_order = {}
     for index, system in enumerate(systems):
-        errors.extend(("results", error.prefixed(("systems", index)))
-                      for error in _coverage_errors(system, test_index, all_case_ids))
-    return errors, (found if not role_errors else None)
+        coverage, in_order[index] = _coverage_errors(system, test_index, all_case_ids)
+        errors.extend(("results", error.prefixed(("systems", index))) for error in coverage)
+    if role_errors:
+        return errors, None
+    found.baseline_records = in_order[found.baseline_index]
+    found.candidate_records = in_order[found.candidate_index]
+    return errors, found
 
 
 def _coverage_errors(system, test_index, all_case_ids):
+    """(errors, the records in canonical order: None unless coverage holds)."""
     trials = system["protocol"]["trial_count"]
     slots = bytearray(len(test_index) * trials)
-    first_at = {}
+    ordered = [None] * len(slots)
+    first_at = array("q", bytes(8 * len(slots)))  # a slot's first record, for duplicates
     errors = []
     for position, record in enumerate(system["records"]):
         case_id = record["case_id"]
@@ -157,6 +170,7 @@ def _coverage_errors(system, test_index, all_case_ids):
         else:
             slots[slot] = 1
             first_at[slot] = position
+            ordered[slot] = record
     missing_count = slots.count(0)
     if missing_count:
         case_ids = list(test_index)
@@ -171,13 +185,14 @@ def _coverage_errors(system, test_index, all_case_ids):
             "nothing is dropped to make a denominator smaller" % (
                 missing_count, "" if missing_count == 1 else "s", _show(system["system_id"]),
                 ", ".join(listed), " and %d more" % more if more else ""), ("records",)))
-    return errors
+    return errors, (None if errors else ordered)
 
 
 def ordered_records(system, cases):
     """The system's records in canonical order: test cases in file order, then trial id.
 
-    Call only after :func:`results_errors` found no coverage error for this system.
+    Call only after :func:`results_errors` found no coverage error for this system (which
+    also gives them, without this second pass, on its :class:`Systems`).
     """
     trials = system["protocol"]["trial_count"]
     test_index = {}

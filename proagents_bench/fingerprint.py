@@ -45,6 +45,17 @@ cycles). The encoder then gets each ``Decimal`` through its ``default`` hook:
 
 Whenever a check fails, the reference writer runs instead. The tests hold both writers to the
 published RFC 8785 vectors and to each other.
+
+The scan costs as much as the encoding. The gate skips it: it passes the list of every Decimal
+in the value, which the strict loader recorded while parsing (see ``decimals`` below), for
+values whose other properties the loader and the contract already guarantee.
+
+For hashing, the common cases (no Decimals, or all in the plain range) are written in pieces
+(:func:`_fast_pieces`): the hook then hands the encoder an ``int`` for an integral Decimal and
+a ``float`` otherwise, so no piece needs fixing afterwards, and a long list (a million records)
+is encoded a few thousand items at a time, its brackets and commas written around them; an
+object holding such a list is written member by member in sorted key order. So the canonical
+text of a large file never exists whole (it would take as much memory as the file's values).
 """
 
 import gc
@@ -466,12 +477,14 @@ def _c_encode(value, default):
     return encoder.encode(value)
 
 
-def _fast_text(value):
-    """The canonical text of ``value`` via the C encoder, or None where it cannot be used."""
+def _fast_text(value, decimals=None):
+    """The canonical text of ``value`` via the C encoder, or None where it cannot be used;
+    ``decimals`` as in :func:`fingerprint_hasher` (the scan is skipped when given)."""
     if _c_make_encoder is None or _c_encode_string is None or type(value) not in (dict, list):
         return None
     try:
-        decimals = list(chain.from_iterable(_fast_scan(value)))
+        if decimals is None:
+            decimals = list(chain.from_iterable(_fast_scan(value)))
         if not decimals:
             return _c_encode(value, _no_default)
         if _plain_range(decimals):
@@ -484,14 +497,83 @@ def _fast_text(value):
             if text is not None:
                 return text
         return _encode_with_table(value, decimals)
+    except (_NotFast, KeyError):  # KeyError: a Decimal missing from a caller's list
+        return None
+
+
+def _plain_stand_in(d):
+    """The C encoder's stand-in for a Decimal in the plain range (see :func:`_plain_range`):
+    the int it equals when integral (ES6 writes no '.0'; -0 becomes 0), else its double, whose
+    Python text is then its ES6 text."""
+    x = float(d)
+    return int(x) if x.is_integer() else x
+
+
+# Lists longer than this are encoded this many items at a time by the piecewise writer.
+_PIECE_ITEMS = 4096
+
+
+def _holds_long_list(value, depth=0):
+    """Whether ``value`` is, or holds within four levels, a list longer than _PIECE_ITEMS
+    (a long list is not looked into; short ones and objects are)."""
+    kind = type(value)
+    if kind is list and len(value) > _PIECE_ITEMS:
+        return True
+    if depth >= 4 or kind not in (list, dict):
+        return False
+    children = value if kind is list else value.values()
+    return any(_holds_long_list(child, depth + 1) for child in children
+               if type(child) in (list, dict))
+
+
+def _pieces(value, encode):
+    """The canonical text of ``value`` in pieces, ``encode`` writing each part whole."""
+    if not _holds_long_list(value):
+        yield encode(value)
+    elif type(value) is dict:
+        # Keys are vouched for (no character at or above U+E000): code-point order is
+        # UTF-16 order, as the C encoder's sort_keys assumes too.
+        for index, key in enumerate(sorted(value)):
+            yield ("{" if not index else ",") + _encode_string(key) + ":"
+            yield from _pieces(value[key], encode)
+        yield "}"
+    elif len(value) > _PIECE_ITEMS:
+        for start in range(0, len(value), _PIECE_ITEMS):
+            text = encode(value[start:start + _PIECE_ITEMS])  # "[a,b,...]"
+            yield ("[" if not start else ",") + text[1:-1]
+        yield "]"
+    else:
+        for index, item in enumerate(value):
+            yield "[" if not index else ","
+            yield from _pieces(item, encode)
+        yield "]"
+
+
+def _fast_pieces(value, decimals=None):
+    """The canonical text in pieces via the C encoder, or None where the piecewise writer
+    cannot be used (then :func:`_fast_text`, or the reference writer, is)."""
+    if _c_make_encoder is None or _c_encode_string is None or type(value) not in (dict, list):
+        return None
+    try:
+        if decimals is None:
+            decimals = list(chain.from_iterable(_fast_scan(value)))
+        if decimals and not _plain_range(decimals):
+            return None
     except _NotFast:
         return None
+    encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, sort_keys=True,
+                               check_circular=False, separators=(",", ":"),
+                               default=_plain_stand_in if decimals else _no_default)
+    return _pieces(value, encoder.encode)
 
 
 # --- public interface ------------------------------------------------------------------------
 
-def _text_batches(value):
-    text = _fast_text(value)
+def _text_batches(value, decimals=None):
+    pieces = _fast_pieces(value, decimals)
+    if pieces is not None:
+        return pieces
+    text = _fast_text(value, decimals)
     if text is None:
         return _reference_batches(value)
     return (text,)
@@ -521,8 +603,16 @@ def canonical_json(value):
         return "".join(_text_batches(value)).encode("utf-8")
 
 
-def fingerprint_hasher(value, hasher):
+def fingerprint_hasher(value, hasher, decimals=None):
     """Feed the RFC 8785 serialisation of ``value`` into ``hasher`` (a hashlib object).
+
+    ``decimals``, when given, lists every ``Decimal`` in ``value`` and vouches for what the
+    fast path's scan would check: ``value`` holds only exact dict, list, str, int, bool, None
+    and Decimal, integers within +-(2**53-1), no container twice (so no cycle), nesting of at
+    most 64, and no object key with a character at or above U+E000. Values that the strict
+    loader parsed and the contract validated are such values (the contract's keys are ASCII),
+    and the loader records their Decimals. A broken promise (a Decimal missing from the list,
+    say) may give a wrong fingerprint, so pass nothing else.
 
     The text goes in as UTF-8 slices of at most ``_HASH_SLICE`` characters, so no full-size
     bytes object is made (the CPython fast path does hold the whole text as one str). After
@@ -531,7 +621,7 @@ def fingerprint_hasher(value, hasher):
     """
     update = hasher.update
     with _GcPaused():
-        for batch in _text_batches(value):
+        for batch in _text_batches(value, decimals):
             if len(batch) <= _HASH_SLICE:
                 update(batch.encode("utf-8"))
             else:
@@ -540,7 +630,9 @@ def fingerprint_hasher(value, hasher):
     return hasher
 
 
-def evidence_fingerprint(spec, cases, results, candidate_system_id):
-    """'sha256:' + hex SHA-256 of canonical_json([spec, cases, results, candidate_system_id])."""
-    hasher = fingerprint_hasher([spec, cases, results, candidate_system_id], hashlib.sha256())
+def evidence_fingerprint(spec, cases, results, candidate_system_id, decimals=None):
+    """'sha256:' + hex SHA-256 of canonical_json([spec, cases, results, candidate_system_id]);
+    ``decimals`` as in :func:`fingerprint_hasher` (all the Decimals of the three files)."""
+    hasher = fingerprint_hasher([spec, cases, results, candidate_system_id], hashlib.sha256(),
+                                decimals)
     return "sha256:" + hasher.hexdigest()

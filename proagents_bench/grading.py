@@ -11,6 +11,11 @@ A trial passes when all four checks hold (the contract's "Grading" section):
 
 ``unknown``, ``timeout`` and ``error`` are recorded failures, not contract errors. Each trial's
 outcome is one small integer (a bit per check), so a million trials cost a million bytes.
+
+This is the one pass over the records that the metrics need: it also collects each trial's
+latency and cost (in the same canonical order) and counts the ``unknown`` statuses, so no
+later stage walks a million records again for them. A final state equal to the expected one
+as written matches without normalising either (normalising is a function of the text).
 """
 
 STATUS_SUCCESS = 1
@@ -38,15 +43,26 @@ class SystemGrades:
 
     ``tasks`` are the test cases in file order; ``records`` the system's records in canonical
     order (task, then trial id), ``trial_count`` per task; ``outcomes[i]`` is the check bits of
-    ``records[i]``.
+    ``records[i]``, ``latencies[i]`` and ``costs[i]`` its ``latency_ms`` and ``cost_units``;
+    ``unknown_trial_count`` counts the trials whose status is ``unknown``.
     """
 
-    def __init__(self, system, tasks, records, outcomes):
+    def __init__(self, system, tasks, records, outcomes, latencies=None, costs=None,
+                 unknown_trial_count=None):
         self.system = system
         self.tasks = tasks
         self.records = records
         self.outcomes = outcomes
         self.trial_count = system["protocol"]["trial_count"]
+        if latencies is None:
+            latencies = [record["latency_ms"] for record in records]
+        if costs is None:
+            costs = [record["cost_units"] for record in records]
+        if unknown_trial_count is None:
+            unknown_trial_count = sum(1 for record in records if record["status"] == "unknown")
+        self.latencies = latencies
+        self.costs = costs
+        self.unknown_trial_count = unknown_trial_count
 
     def task_outcomes(self, task_position):
         start = task_position * self.trial_count
@@ -57,22 +73,33 @@ def grade_system(system, tasks, ordered_records):
     """Grade ``ordered_records`` (see :func:`crossfile.ordered_records`) of ``system``."""
     trials = system["protocol"]["trial_count"]
     outcomes = bytearray(len(ordered_records))
+    latencies = []
+    costs = []
+    add_latency, add_cost = latencies.append, costs.append
+    unknown = 0
     position = 0
     for case in tasks:
-        expected = normalize_state(case["expected_final_state"])
+        written = case["expected_final_state"]
+        expected = normalize_state(written)
         forbidden = frozenset(case["forbidden_side_effects"])
         allowed = frozenset(case["allowed_tools"])
         for record in ordered_records[position:position + trials]:
             bits = 0
-            if record["status"] == "success":
+            status = record["status"]
+            if status == "success":
                 bits = STATUS_SUCCESS
+            elif status == "unknown":
+                unknown += 1
             final_state = record["final_state"]
-            if final_state is not None and normalize_state(final_state) == expected:
+            if final_state is not None and (final_state == written
+                                            or normalize_state(final_state) == expected):
                 bits |= FINAL_STATE_CORRECT
             if forbidden.isdisjoint(record["side_effects"]):
                 bits |= SIDE_EFFECTS_SAFE
             if allowed.issuperset(record["tools_used"]):
                 bits |= TOOLS_ALLOWED
             outcomes[position] = bits
+            add_latency(record["latency_ms"])
+            add_cost(record["cost_units"])
             position += 1
-    return SystemGrades(system, tasks, ordered_records, outcomes)
+    return SystemGrades(system, tasks, ordered_records, outcomes, latencies, costs, unknown)

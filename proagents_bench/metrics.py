@@ -5,11 +5,18 @@ in the spec (the loader keeps fractional literals as :class:`decimal.Decimal`, a
 ``Fraction(Decimal("0.8")) == Fraction(4, 5)``), so 4 of 5 meets 0.8 and 7 of 10 meets 0.7.
 Means of latency and cost are exact too: the sum of the written decimals, divided by the count.
 
-``p95_latency_ms`` is the nearest-rank 95th percentile: the ceil(0.95 n)-th smallest latency.
-``pass_k`` (for the system and each slice) holds pass^k and pass@k for k = 1..trial_count,
-from :func:`proagents_bench.pairstats.pass_k_table`.
+``p95_latency_ms`` is the nearest-rank 95th percentile: the ceil(0.95 n)-th smallest latency,
+found as the (n - ceil(0.95 n) + 1)-th largest with ``heapq.nlargest`` (a partial sort that
+keeps only the top 5%). ``pass_k`` (for the system and each slice) holds pass^k and pass@k
+for k = 1..trial_count, from :func:`proagents_bench.pairstats.pass_k_table`.
+
+Linear in the trials: every task has the system's ``trial_count`` trials, so a task's rate,
+pass and stability depend only on its number of passing trials, and are computed once per
+possible count (0..trial_count), not once per task; trials are counted per check by
+``bytes.translate`` and ``count`` over the outcome bytes.
 """
 
+import heapq
 from decimal import Context, Decimal, Inexact, MAX_EMAX, MIN_EMIN
 from fractions import Fraction
 
@@ -41,6 +48,14 @@ def nearest_rank(sorted_values, fraction):
     return sorted_values[max(rank, 1) - 1]
 
 
+def nearest_rank_unsorted(values, fraction):
+    """:func:`nearest_rank` of ``values`` in any order, without sorting them all: the
+    ceil(fraction * n)-th smallest is the (n - that + 1)-th largest."""
+    count = len(values)
+    rank = max(-((-fraction.numerator * count) // fraction.denominator), 1)
+    return heapq.nlargest(count - rank + 1, values)[-1]
+
+
 P95 = Fraction(95, 100)
 
 
@@ -50,13 +65,39 @@ class TaskResult:
     __slots__ = ("case", "passing_trials", "trial_count", "trial_success_rate", "task_pass",
                  "stable")
 
-    def __init__(self, case, outcomes, task_gate):
+    def __init__(self, case, passing_trials, trial_count, trial_success_rate, task_pass,
+                 stable):
         self.case = case
-        self.trial_count = len(outcomes)
-        self.passing_trials = outcomes.count(ALL_CHECKS)
-        self.trial_success_rate = Fraction(self.passing_trials, self.trial_count)
-        self.task_pass = self.trial_success_rate >= task_gate
-        self.stable = self.passing_trials in (0, self.trial_count)
+        self.passing_trials = passing_trials
+        self.trial_count = trial_count
+        self.trial_success_rate = trial_success_rate
+        self.task_pass = task_pass
+        self.stable = stable
+
+
+def _task_results(grades, task_gate):
+    """The TaskResult of every test task (see the module docstring)."""
+    trials = grades.trial_count
+    per_count = []
+    for passing in range(trials + 1):
+        rate = Fraction(passing, trials)
+        per_count.append((rate, rate >= task_gate, passing in (0, trials)))
+    passed = grades.outcomes.translate(_PASSED)
+    results = []
+    for position, case in enumerate(grades.tasks):
+        start = position * trials
+        passing = passed.count(1, start, start + trials)
+        rate, task_pass, stable = per_count[passing]
+        results.append(TaskResult(case, passing, trials, rate, task_pass, stable))
+    return results
+
+
+def _bit_table(predicate):
+    """A bytes.translate table: 1 for the outcome bytes that satisfy ``predicate``, else 0."""
+    return bytes(1 if predicate(bits) else 0 for bits in range(256))
+
+
+_PASSED = _bit_table(lambda bits: bits == ALL_CHECKS)
 
 
 class Group:
@@ -84,8 +125,7 @@ class SystemMetrics:
         task_gate = Fraction(gates["task_min_trial_success_rate"])
         critical_gate = Fraction(gates["critical_task_min_trial_success_rate"])
         self.grades = grades
-        self.tasks = [TaskResult(case, grades.task_outcomes(position), task_gate)
-                      for position, case in enumerate(grades.tasks)]
+        self.tasks = _task_results(grades, task_gate)
         task_count = len(self.tasks)
         outcomes = grades.outcomes
         trials = len(outcomes)
@@ -99,13 +139,10 @@ class SystemMetrics:
                                                trials)
         self.side_effect_free_trial_rate = Fraction(
             _count_with(outcomes, SIDE_EFFECTS_SAFE), trials)
-        records = grades.records
-        self.unknown_trial_count = sum(1 for record in records if record["status"] == "unknown")
-        latencies = [record["latency_ms"] for record in records]
-        self.mean_latency_ms = exact_sum(latencies) / trials
-        latencies.sort()
-        self.p95_latency_ms = Fraction(nearest_rank(latencies, P95))
-        self.mean_cost_units = exact_sum(record["cost_units"] for record in records) / trials
+        self.unknown_trial_count = grades.unknown_trial_count
+        self.mean_latency_ms = exact_sum(grades.latencies) / trials
+        self.p95_latency_ms = Fraction(nearest_rank_unsorted(grades.latencies, P95))
+        self.mean_cost_units = exact_sum(grades.costs) / trials
         self.by_slice = _groups(self.tasks, "slice")
         self.by_family = _groups(self.tasks, "family_id")
         slice_rates = [group.task_success_rate for group in self.by_slice.values()]
@@ -122,7 +159,11 @@ class SystemMetrics:
 
 
 def _count_with(outcomes, bit):
-    return sum(1 for bits in outcomes if bits & bit)
+    return outcomes.translate(_HAS_BIT[bit]).count(1)
+
+
+_HAS_BIT = {bit: _bit_table(lambda bits, bit=bit: bits & bit)
+            for bit in (FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE)}
 
 
 def _groups(tasks, key):

@@ -5,11 +5,11 @@ double (``float(Fraction)`` rounds correctly), so the document is the same on ev
 The bytes are ASCII-only JSON with sorted keys and a two-space indent, ending in a newline.
 """
 
-import json
-from decimal import Decimal
-from fractions import Fraction
+from . import jsondump
+from .trialrows import TrialRows, number
 
-from .grading import ALL_CHECKS, CHECKS
+# The output is written in pieces of about this many bytes (see :func:`chunks`).
+CHUNK_CHARACTERS = 1 << 20
 
 HARNESS_NAME = "proagents-bench"
 
@@ -25,17 +25,6 @@ LIMITATIONS = (
     "The evidence fingerprint identifies these inputs; it proves neither that the data is "
     "lawful nor that the machine that produced the results was trustworthy.",
 )
-
-
-def number(value):
-    """A JSON number for an exact value: ints stay ints, everything else the nearest double."""
-    if isinstance(value, bool):
-        raise TypeError("a Boolean is not a number")
-    if isinstance(value, (int, float)):
-        return value
-    if isinstance(value, (Fraction, Decimal)):
-        return float(value)
-    raise TypeError("not an exact number: %r" % (value,))
 
 
 def rate(value):
@@ -57,8 +46,8 @@ def system_metrics(metrics):
         "task_pass": task.task_pass,
         "stable_across_trials": task.stable,
     } for task in metrics.tasks]
-    trial_results = [_trial(record, bits) for record, bits in zip(grades.records,
-                                                                     grades.outcomes)]
+    # Kept as the graded records until written or read (see trialrows.py and materialize).
+    trial_results = TrialRows(grades.records, grades.outcomes)
     return {
         "system_id": grades.system["system_id"],
         "task_count": metrics.task_count,
@@ -88,18 +77,6 @@ def _pass_k(table):
 
 def _group(group):
     return {"task_count": group.task_count, "task_success_rate": rate(group.task_success_rate)}
-
-
-def _trial(record, bits):
-    return {
-        "case_id": record["case_id"],
-        "trial_id": record["trial_id"],
-        "passed": bits == ALL_CHECKS,
-        "status": record["status"],
-        "checks": {name: bool(bits & bit) for name, bit in CHECKS},
-        "latency_ms": number(record["latency_ms"]),
-        "cost_units": number(record["cost_units"]),
-    }
 
 
 def finding(item):
@@ -165,7 +142,36 @@ def contract_error_document(errors, omitted, version):
     }
 
 
+def materialize(document):
+    """``document`` with every system's ``trial_results`` as a list of dicts (in place; the
+    decision document keeps them as :class:`~proagents_bench.trialrows.TrialRows` until
+    then). Returns the document."""
+    for key in ("baseline_metrics", "candidate_metrics"):
+        metrics = document.get(key)
+        if metrics is not None and isinstance(metrics.get("trial_results"), TrialRows):
+            metrics["trial_results"] = metrics["trial_results"].to_list()
+    return document
+
+
 def dumps(document):
-    """The document's bytes: ASCII JSON, sorted keys, two-space indent, final newline."""
-    return (json.dumps(document, ensure_ascii=True, sort_keys=True, indent=2,
-                       allow_nan=False) + "\n").encode("ascii")
+    """The document's bytes: ASCII JSON, sorted keys, two-space indent, final newline:
+    exactly ``json.dumps(document, ensure_ascii=True, sort_keys=True, indent=2,
+    allow_nan=False) + "\\n"`` of the :func:`materialize`-d document, written by
+    :mod:`proagents_bench.jsondump` (which also takes the trial results as they are kept)."""
+    return b"".join(chunks(document))
+
+
+def chunks(document, size=CHUNK_CHARACTERS):
+    """The bytes of :func:`dumps` in pieces of about ``size`` bytes, made one after the
+    other: the text never exists as one string, nor the trial results as dicts."""
+    pending = []
+    pending_size = 0
+    for piece in jsondump.pieces(document):
+        pending.append(piece)
+        pending_size += len(piece)
+        if pending_size >= size:
+            yield "".join(pending).encode("ascii")
+            pending = []
+            pending_size = 0
+    pending.append("\n")
+    yield "".join(pending).encode("ascii")

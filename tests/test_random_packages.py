@@ -11,6 +11,7 @@ import random
 import unittest
 from fractions import Fraction
 
+from proagents_bench.bootstrap import paired_interval, task_clusters
 from proagents_bench.synthetic import make_package
 from tests.support import TempDir, run_cli
 
@@ -116,9 +117,19 @@ class RandomPackageTests(unittest.TestCase):
                 differences = [c - b for c, b in zip(expected["candidate"]["passes"],
                                                      expected["baseline"]["passes"])]
                 bootstrap = spec["bootstrap"]
-                self.assertEqual(document["comparison"]["paired_bootstrap_interval"],
+                settings = (bootstrap["samples"], bootstrap["seed"],
+                            exact(bootstrap["confidence"]))
+                # The naive loop is the index resampler, draw for draw; the document's
+                # interval comes from the default (multinomial) resampler on the same
+                # differences, which tests/test_bootstrap.py holds to the same distribution.
+                by_index = paired_interval(task_clusters(differences), *settings,
+                                           resampler="index")
+                self.assertEqual([float(by_index.low), float(by_index.high)],
                                  naive_interval(differences, bootstrap["samples"],
                                                 bootstrap["seed"], bootstrap["confidence"]))
+                default = paired_interval(task_clusters(differences), *settings)
+                self.assertEqual(document["comparison"]["paired_bootstrap_interval"],
+                                 [float(default.low), float(default.high)])
                 self.assertEqual(document["comparison"]["paired_task_success_delta"],
                                  float(Fraction(sum(differences), len(differences))))
                 if expected["candidate"]["critical_failures"]:

@@ -1,0 +1,238 @@
+"""What the reports show, read from an :class:`~proagents_bench.gate.Evaluation` once.
+
+The HTML, Markdown and JUnit reports are three renderings of the same facts: the decision, the
+metric table (baseline beside candidate, the candidate's gate and whether it held), the tasks
+with their trials and failing checks, the slices. This module derives those facts from the
+decision document (JSON-ready values) and the spec's gates (exact values, shown as written),
+never from the pipeline's internals, so a report cannot disagree with the document.
+
+Whether a gate held is read from the document's findings, not recomputed from the rounded
+numbers: the decision compared exact values, and a double can sit on the wrong side of a gate
+written as a decimal (7/10 is below 0.7 as a double).
+"""
+
+import unicodedata
+
+from .decision import BLOCK, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW, show_number
+from .grading import CHECKS
+
+ACTION_WORDS = {
+    PASS: "every gate held: ship",
+    REVIEW: "a soft gate failed: a person must review before shipping",
+    BLOCK: "a hard gate failed: do not ship",
+    INCOMPARABLE: "the systems ran under different protocols: no comparison is possible",
+}
+
+CHECK_NAMES = tuple(name for name, _bit in CHECKS)
+
+# A failed check, in a few words; the status check names the status itself (timeout, ...).
+CHECK_LABELS = {
+    "final_state_correct": "wrong final state",
+    "side_effects_safe": "forbidden side effect",
+    "tools_allowed": "unapproved tool",
+}
+
+
+class MetricRow:
+    """One row of the metric table. ``gate_key`` is None for a metric without a gate;
+    ``bound`` is ``">="`` or ``"<="`` (what the candidate must satisfy)."""
+
+    def __init__(self, label, metric, gate_key, bound, kind="rate"):
+        self.label = label
+        self.metric = metric
+        self.gate_key = gate_key
+        self.bound = bound
+        self.kind = kind
+
+
+METRIC_ROWS = (
+    MetricRow("Task success rate", "primary_task_success_rate",
+              "min_primary_task_success_rate", ">="),
+    MetricRow("Final-state trial rate", "final_state_trial_rate",
+              "min_final_state_trial_rate", ">="),
+    MetricRow("Side-effect-free trial rate", "side_effect_free_trial_rate",
+              "min_side_effect_free_trial_rate", ">="),
+    MetricRow("Trial stability rate", "trial_stability_rate", "min_trial_stability_rate", ">="),
+    MetricRow("Critical tasks below the critical gate", "critical_failures",
+              "critical_task_min_trial_success_rate", ">=", kind="critical"),
+    MetricRow("Slice success gap (max - min)", "slice_task_success_gap",
+              "max_slice_task_success_gap", "<="),
+    MetricRow("Mean latency (ms)", "mean_latency_ms", "max_mean_latency_ms", "<="),
+    MetricRow("p95 latency (ms)", "p95_latency_ms", "max_p95_latency_ms", "<="),
+    MetricRow("Mean cost (units)", "mean_cost_units", "max_mean_cost_units", "<="),
+    MetricRow("Unknown-status trials", "unknown_trial_count", None, None, kind="count"),
+)
+
+HARD_GATES = frozenset(("critical_task_min_trial_success_rate", "min_primary_task_success_rate",
+                        "min_final_state_trial_rate", "min_side_effect_free_trial_rate",
+                        "min_trial_stability_rate"))
+
+
+def clean(text, keep_newlines=False):
+    """``text`` without control characters, surrogates and noncharacters (which XML
+    forbids and no reader wants); tabs and line breaks become spaces, unless
+    ``keep_newlines`` (then a line feed stays)."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    out = []
+    for char in text:
+        if char == "\n" and keep_newlines:
+            out.append(char)
+        elif char in "\t\n\r":
+            out.append(" ")
+        elif unicodedata.category(char) not in ("Cc", "Cs") and char not in "\ufffe\uffff":
+            out.append(char)
+    return "".join(out)
+
+
+def shorten(text, limit):
+    """``clean(text)``, cut to ``limit`` characters with an ellipsis."""
+    text = clean(text)
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+def show(value):
+    """A number as the reasons write it (six significant digits), or a dash."""
+    if value is None:
+        return "\u2014"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    return show_number(value)
+
+
+def show_gate(value):
+    """A gate exactly as written in the spec (``0.80`` stays ``0.80``)."""
+    return "\u2014" if value is None else str(value)
+
+
+def failed_gates(document):
+    """Codes of the gates the candidate failed (informational findings are no gates)."""
+    return {finding["code"] for finding in document.get("findings", ())
+            if finding["severity"] != INFORMATIONAL}
+
+
+class TrialView:
+    __slots__ = ("trial_id", "passed", "status", "failed_checks", "latency_ms")
+
+    def __init__(self, trial):
+        self.trial_id = trial["trial_id"]
+        self.passed = trial["passed"]
+        self.status = trial["status"]
+        self.failed_checks = [name for name in CHECK_NAMES if not trial["checks"][name]]
+        self.latency_ms = trial.get("latency_ms")
+
+    def failure_labels(self):
+        """The failing checks in a few words each: ``timeout``, ``wrong final state``..."""
+        return [self.status if name == "status_success" else CHECK_LABELS[name]
+                for name in self.failed_checks]
+
+
+class SystemTask:
+    """One task as one system did it: its result and its trials in trial-id order."""
+
+    __slots__ = ("result", "trials", "critical_failure")
+
+    def __init__(self, result, trials, critical_failure):
+        self.result = result
+        self.trials = trials
+        self.critical_failure = critical_failure
+
+    @property
+    def misses_gate(self):
+        """The task fails its gate: the task gate, or the critical gate for a critical task."""
+        return not self.result["task_pass"] or self.critical_failure
+
+    def failed_check_summary(self):
+        """``final_state_correct (trials 2, 3); tools_allowed (trial 1)``."""
+        parts = []
+        for name in CHECK_NAMES:
+            trial_ids = [trial.trial_id for trial in self.trials if name in trial.failed_checks]
+            if trial_ids:
+                parts.append("%s (trial%s %s)" % (name, "s" if len(trial_ids) > 1 else "",
+                                                  ", ".join(str(tid) for tid in trial_ids)))
+        return "; ".join(parts)
+
+
+class TaskRow:
+    """One test task, baseline beside candidate."""
+
+    __slots__ = ("case_id", "slice", "family_id", "critical", "baseline", "candidate")
+
+    def __init__(self, result, baseline, candidate):
+        self.case_id = result["case_id"]
+        self.slice = result["slice"]
+        self.family_id = result["family_id"]
+        self.critical = result["critical"]
+        self.baseline = baseline
+        self.candidate = candidate
+
+
+def _system_tasks(metrics):
+    trials = {}
+    for trial in metrics["trial_results"]:
+        trials.setdefault(trial["case_id"], []).append(TrialView(trial))
+    critical = set(metrics["critical_failures"])
+    return [SystemTask(result, sorted(trials.get(result["case_id"], ()),
+                                      key=lambda trial: trial.trial_id),
+                       result["case_id"] in critical)
+            for result in metrics["task_results"]]
+
+
+def task_rows(document):
+    """Every test task in file order, or [] when INCOMPARABLE (nothing was graded)."""
+    baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
+    if not baseline or not candidate:
+        return []
+    pairs = zip(_system_tasks(baseline), _system_tasks(candidate))
+    return [TaskRow(mine.result, theirs, mine) for theirs, mine in pairs]
+
+
+def problems_first(rows):
+    """Tasks the candidate fails first (critical ones leading), then tasks only the baseline
+    fails, then the rest; file order within each group."""
+    def rank(indexed):
+        index, row = indexed
+        if row.candidate.misses_gate:
+            group = 0 if row.critical else 1
+        elif row.baseline.misses_gate:
+            group = 2
+        else:
+            group = 3
+        return group, index
+    return [row for _index, row in sorted(enumerate(rows), key=rank)]
+
+
+def metric_value(metrics, row):
+    """The value of ``row`` in one system's metrics, as a JSON-ready number."""
+    if metrics is None:
+        return None
+    value = metrics[row.metric]
+    return len(value) if row.kind == "critical" else value
+
+
+def gate_text(row, gates):
+    if row.gate_key is None:
+        return "\u2014"
+    if row.kind == "critical":
+        return "each critical task %s %s" % (row.bound, show_gate(gates[row.gate_key]))
+    return "%s %s" % (row.bound, show_gate(gates[row.gate_key]))
+
+
+def slices(document):
+    """(slice, baseline group, candidate group) for every slice, in name order."""
+    baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
+    if not baseline or not candidate:
+        return []
+    names = sorted(set(baseline["by_slice"]) | set(candidate["by_slice"]))
+    return [(name, baseline["by_slice"].get(name), candidate["by_slice"].get(name))
+            for name in names]
+
+
+def counted(items, limit):
+    """(the first ``limit`` items, how many were left out)."""
+    items = list(items)
+    return items[:limit], max(len(items) - limit, 0)
+

@@ -1,0 +1,93 @@
+"""The reports a run writes beside its JSON document: which, where, and writing them.
+
+Reports are written only when there is a decision (PASS, REVIEW, BLOCK or INCOMPARABLE),
+never on a contract error, and then all of them or none: every report is rendered first, then
+written atomically (see :mod:`proagents_bench.atomic`). So after a contract error, or a report
+that cannot be written, an older report at the same path is left exactly as it was. Problems
+come back as :class:`~proagents_bench.errors.ContractError` values for the CLI to report with
+exit status 2.
+"""
+
+import os
+
+from . import report_html, report_junit, report_markdown
+from .atomic import AtomicWriteError, write_files_atomically
+from .errors import ContractError
+
+
+class Report:
+    """One kind of report: its option (``--html``), its attribute on the parsed options,
+    its name for messages, and the function rendering an Evaluation to bytes."""
+
+    def __init__(self, option, name, render):
+        self.option = option
+        self.attribute = option[2:].replace("-", "_")
+        self.name = name
+        self.render = render
+
+
+REPORTS = (
+    Report("--html", "HTML report", report_html.render),
+    Report("--markdown", "Markdown summary", report_markdown.render),
+    Report("--junit-xml", "JUnit XML report", report_junit.render),
+)
+
+
+def requested(options):
+    """(report, path) for every report option given, in the order of :data:`REPORTS`."""
+    chosen = []
+    for report in REPORTS:
+        path = getattr(options, report.attribute, None)
+        if path is not None:
+            chosen.append((report, path))
+    return chosen
+
+
+def _same(path):
+    return os.path.normcase(os.path.realpath(path))
+
+
+def path_errors(chosen, inputs):
+    """Errors for report paths that are empty, repeated, or an input file (which a report
+    must never overwrite); checked before anything is read."""
+    errors = []
+    inputs_at = {_same(item.path): item for item in inputs}
+    seen = {}
+    for report, path in chosen:
+        if not path.strip():
+            errors.append(_error(path, "%s: the path is empty" % report.option))
+            continue
+        place = _same(path)
+        if place in inputs_at:
+            errors.append(_error(path, "%s would overwrite the %s input file %s" % (
+                report.option, inputs_at[place].kind, inputs_at[place].shown)))
+        elif place in seen:
+            errors.append(_error(path, "%s and %s name the same file" % (seen[place],
+                                                                        report.option)))
+        else:
+            seen[place] = report.option
+    return errors
+
+
+def write(chosen, evaluation):
+    """Render and write every chosen report; return [] or the one error that stopped it."""
+    if not chosen:
+        return []
+    files = [(path, report.render(evaluation)) for report, path in chosen]
+    try:
+        write_files_atomically(files)
+    except AtomicWriteError as problem:
+        name = next(report.name for report, path in chosen if path == problem.path)
+        if problem.replaced:
+            aftermath = "the report%s at %s %s already replaced" % (
+                "s" if len(problem.replaced) > 1 else "", ", ".join(problem.replaced),
+                "were" if len(problem.replaced) > 1 else "was")
+        else:
+            aftermath = "no report was written; an older file at this path is left unchanged"
+        return [_error(problem.path, "cannot write the %s: %s (%s)" % (
+            name, problem.reason, aftermath), code="cli.report_unwritable")]
+    return []
+
+
+def _error(path, message, code="cli.report_path"):
+    return ContractError(code, message, (), path)

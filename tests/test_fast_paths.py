@@ -1,0 +1,350 @@
+"""Every fast path against the plain computation it replaces: same bytes, same verdicts.
+
+The writer (jsondump, trialrows) against ``json.dumps``; the compiled validators against
+``Shape.check``; the fingerprint with the loader's Decimals against the full scan; the
+integer paths of the paired statistics against their Fraction forms; the one-pass coverage
+order against ``ordered_records``; the lazy decision document against its materialised form.
+"""
+
+import io
+import json
+import math
+import random
+import unittest
+from decimal import Decimal
+from fractions import Fraction
+from unittest import mock
+
+from proagents_bench import cli, compiled, contract, crossfile, gate, jsondump, jsonload
+from proagents_bench import pairstats, render
+from proagents_bench.fingerprint import evidence_fingerprint
+from proagents_bench.metrics import P95, nearest_rank, nearest_rank_unsorted
+from proagents_bench.synthetic import make_package
+from proagents_bench.trialrows import TrialRows
+from tests.support import TempDir, example_package, example_path, run_cli
+
+
+def standard(value):
+    return json.dumps(value, ensure_ascii=True, sort_keys=True, indent=2, allow_nan=False)
+
+
+class Sub(str):
+    pass
+
+
+def random_value(rng, depth=0):
+    """A random JSON-ish value, with the odd kinds the writer must hand to json.dumps."""
+    roll = rng.random()
+    if depth > 3 or roll < 0.35:
+        return rng.choice([
+            "plain", "quote \" and \\ back", "caf\u00e9 \U0001F600", "%s %d 100%", "",
+            "\x00\x1f", 0, -7, 2 ** 60, True, False, None, 1.5, -0.0, 1e-7, 1e300,
+            Sub("sub"), (1, "tuple")])
+    if roll < 0.55:
+        return [random_value(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    if roll < 0.7:
+        # A long list of uniform objects: the column writer's case (with odd columns).
+        keys = rng.sample(["a", "b%", "caf\u00e9", "z", "\"q\"", "n"], rng.randint(1, 4))
+        kind = rng.choice(["scalar", "mixed", "nested"])
+        items = []
+        for index in range(rng.randint(16, 40)):
+            item = {}
+            for key in keys:
+                if kind == "scalar":
+                    item[key] = [index, "s%d" % index, index * 0.25, index % 2 == 0][
+                        len(key) % 4]
+                elif kind == "mixed":
+                    item[key] = rng.choice([1, True, 1.0, "1", None, [1], {"k": 1}])
+                else:
+                    item[key] = {"inner": index, "flag": bool(index % 3)}
+            items.append(item)
+        return items
+    members = {}
+    for _ in range(rng.randint(0, 4)):
+        members[rng.choice(["k", "K", "key 2", "\u00e9", "a%b", "k"])] = random_value(
+            rng, depth + 1)
+    if rng.random() < 0.1:
+        members[3] = "int key"  # not a str: json.dumps converts it
+    return members
+
+
+class WriterTests(unittest.TestCase):
+    def test_random_values_are_written_as_json_dumps_writes_them(self):
+        rng = random.Random(5)
+        for _ in range(400):
+            value = random_value(rng)
+            try:
+                expected = standard(value)
+            except (TypeError, ValueError) as error:
+                with self.assertRaises(type(error)):
+                    jsondump.dumps(value)
+                continue
+            self.assertEqual(jsondump.dumps(value), expected)
+
+    def test_refusals_match(self):
+        for value in ([float("nan")], {"a": float("inf")}, [{"x": 1.0}] * 15 + [{"x": math.inf}],
+                      {"a": object()}, [Fraction(1, 3)]):
+            with self.subTest(value=value):
+                with self.assertRaises(Exception) as expected:
+                    standard(value)
+                with self.assertRaises(type(expected.exception)):
+                    jsondump.dumps(value)
+
+    def test_pieces_at_a_level_indent_as_inside_a_parent(self):
+        value = {"list": [1, {"a": [True, None]}], "empty": {}, "none": []}
+        parent = standard({"x": value})
+        inner = "".join(jsondump.pieces(value, 1))
+        self.assertEqual(parent, '{\n  "x": ' + inner + "\n}")
+
+
+class DocumentBytesTests(unittest.TestCase):
+    def evaluate(self, spec, cases, results):
+        folder = TempDir(self)
+        paths = [folder.write_json(name + ".json", value) for name, value in
+                 (("spec", spec), ("cases", cases), ("results", results))]
+        return gate.evaluate([gate.InputFile(kind, path) for kind, path in
+                              zip(gate.KINDS, paths)])
+
+    def assert_same_bytes(self, evaluation):
+        lazy = b"".join(evaluation.chunks())
+        document = evaluation.document  # materialised here
+        self.assertIsInstance(document["candidate_metrics"]["trial_results"], list)
+        self.assertEqual(lazy, (standard(document) + "\n").encode("ascii"))
+        self.assertEqual(lazy, render.dumps(document))
+        self.assertEqual(b"".join(evaluation.chunks()), lazy)
+
+    def test_examples(self):
+        self.assert_same_bytes(gate.evaluate(gate.default_inputs()))
+        self.assert_same_bytes(gate.evaluate(gate.default_inputs(
+            results=example_path("benchmark_results_regression.json"))))
+
+    def test_synthetic_packages_in_small_chunks(self):
+        spec, cases, results = make_package(300, trial_count=3, seed=2)
+        evaluation = self.evaluate(spec, cases, results)
+        with mock.patch("proagents_bench.trialrows.BATCH_ROWS", 7), \
+                mock.patch("proagents_bench.jsondump.BATCH_ITEMS", 5):
+            small = b"".join(render.chunks(evaluation._document, size=1000))
+        self.assertEqual(small, b"".join(evaluation.chunks()))
+        self.assert_same_bytes(evaluation)
+
+    def test_hostile_strings_and_numbers_in_the_trials(self):
+        spec, cases, results = example_package()
+        odd = "caf\u00e9 \"%s\" \\ 100% \U0001F600"
+        for case in cases["cases"]:
+            if case["id"] == "test-status":
+                case["id"] = odd
+        for system in results["systems"]:
+            for index, record in enumerate(system["records"]):
+                if record["case_id"] == "test-status":
+                    record["case_id"] = odd
+                record["latency_ms"] = [1200, 0.5, 1e-7, 123456789.0, 3][index % 5]
+                record["cost_units"] = [0, 0.25, 7, 1e20, 0.0][index % 5]
+        self.assert_same_bytes(self.evaluate(spec, cases, results))
+
+    def test_the_cli_writes_the_chunks(self):
+        run = run_cli([])
+        self.assertEqual(run.stdout, render.dumps(gate.evaluate(gate.default_inputs()).document))
+
+    def test_trial_rows_to_list_and_text_agree(self):
+        records = [{"case_id": "c%d" % i, "trial_id": i % 3 + 1, "status": "success",
+                    "latency_ms": Decimal("12.50") if i % 2 else 7,
+                    "cost_units": Decimal("1E+2")} for i in range(40)]
+        rows = TrialRows(records, bytes(range(16)) * 2 + bytes(8))
+        self.assertEqual(len(rows), 40)
+        self.assertEqual("".join(rows.json_pieces(2)),
+                         "".join(jsondump.pieces(rows.to_list(), 2)))
+        self.assertEqual("".join(TrialRows([], b"").json_pieces(0)), "[]")
+
+
+class ProgressTests(unittest.TestCase):
+    def test_evaluate_names_each_stage(self):
+        stages = []
+        gate.evaluate(gate.default_inputs(), progress=stages.append)
+        self.assertEqual(stages, ["loading and validating", "computing the evidence fingerprint",
+                                  "grading", "bootstrapping", "deciding"])
+
+    def test_progress_only_on_a_terminal(self):
+        class Terminal(io.StringIO):
+            def isatty(self):
+                return True
+
+        quiet = run_cli([])
+        for stream, shown in ((Terminal(), True), (io.StringIO(), False)):
+            out = io.BytesIO()
+            with mock.patch.object(cli, "PROGRESS_AFTER_SECONDS", 0):
+                status = cli.main([], stdout=out, stderr=stream)
+            self.assertEqual((status, out.getvalue()), (quiet.status, quiet.stdout))
+            lines = stream.getvalue().splitlines()
+            self.assertEqual(bool(lines), shown)
+            self.assertTrue(all(line.startswith("proagents-bench: ") for line in lines))
+
+
+def mutations(value, rng):
+    """Damaged copies of a contract object: each breaks one rule somewhere inside."""
+    breakers = [
+        lambda old: None, lambda old: "", lambda old: "   ", lambda old: True,
+        lambda old: 3, lambda old: Decimal("-1"), lambda old: Decimal("2.5"), lambda old: [],
+        lambda old: ["a", "a"], lambda old: [" "], lambda old: {}, lambda old: 2 ** 60,
+        lambda old: "unknown-enum", lambda old: 0, lambda old: [1],
+    ]
+    for _ in range(60):
+        copy = json.loads(json.dumps(value, default=str), parse_float=Decimal)
+        target = copy
+        path = []
+        while isinstance(target, (dict, list)) and target and rng.random() < 0.7:
+            key = (rng.choice(list(target)) if isinstance(target, dict)
+                   else rng.randrange(len(target)))
+            if not isinstance(target[key], (dict, list)):
+                break
+            path.append(key)
+            target = target[key]
+        if isinstance(target, dict) and target:
+            key = rng.choice(list(target))
+            roll = rng.random()
+            if roll < 0.15:
+                del target[key]
+            elif roll < 0.25:
+                target["extra"] = 1
+            else:
+                target[key] = rng.choice(breakers)(target[key])
+        elif isinstance(target, list):
+            target.append(rng.choice(breakers)(None))
+        yield copy
+
+
+class CompiledValidatorTests(unittest.TestCase):
+    SHAPES = ("RECORD", "CASE", "SYSTEM", "PROTOCOL", "GATES", "BOOTSTRAP_V1", "BOOTSTRAP_V2")
+
+    def samples(self):
+        spec, cases, results = make_package(4, trial_count=2, seed=3)
+        spec2 = dict(spec, bootstrap=dict(spec["bootstrap"], unit="family"))
+        loaded = json.loads(json.dumps([spec, cases, results, spec2]), parse_float=Decimal)
+        spec, cases, results, spec2 = loaded
+        system = results["systems"][0]
+        return {"RECORD": system["records"][0], "CASE": cases["cases"][-1], "SYSTEM": system,
+                "PROTOCOL": spec["protocol"], "GATES": spec["gates"],
+                "BOOTSTRAP_V1": spec["bootstrap"], "BOOTSTRAP_V2": spec2["bootstrap"]}
+
+    def test_the_compiled_verdict_is_the_checks_verdict(self):
+        rng = random.Random(8)
+        samples = self.samples()
+        for name in self.SHAPES:
+            shape = getattr(contract, name)
+            valid = compiled.validator(shape)
+            self.assertIsNotNone(valid, name)
+            self.assertTrue(valid(samples[name]), name)
+            self.assertEqual(shape.check(samples[name]), ())
+            for damaged in mutations(samples[name], rng):
+                with self.subTest(shape=name, value=damaged):
+                    self.assertEqual(valid(damaged), not shape.check(damaged))
+
+    def test_roots_and_unknown_shapes_are_not_compiled(self):
+        self.assertIsNone(compiled.validator(contract.RESULTS_V1_SHAPE))
+        self.assertIn("for ", compiled.source_of(contract.SYSTEM))
+
+    def test_a_damaged_array_still_reports_every_error_in_order(self):
+        spec, cases, results = make_package(5, trial_count=2, seed=4)
+        results["systems"][1]["records"][3]["latency_ms"] = -1
+        results["systems"][1]["records"][1]["status"] = "done"
+        run = run_cli(TempDir(self).package(spec, cases, results))
+        self.assertEqual([(e["code"], e["path"]) for e in run.document["errors"]],
+                         [("schema.enum", "systems[1].records[1].status"),
+                          ("schema.range", "systems[1].records[3].latency_ms")])
+
+
+class NumberPathTests(unittest.TestCase):
+    def test_fingerprint_with_the_loaders_decimals_equals_the_scan(self):
+        rng = random.Random(12)
+        for trial in range(6):
+            spec, cases, results = make_package(20, trial_count=2, seed=trial)
+            values = [1200, 0.5, 1e-7, 123456789.0, 1e20, 1e-5, 2.5e-300, 0.0, 7.0]
+            for system in results["systems"]:
+                for record in system["records"]:
+                    record["latency_ms"] = rng.choice(values)
+            if trial % 2:
+                results["systems"][0]["records"][0]["final_state"] = "ends in .0] and 1.0,"
+            documents = [jsonload.parse_bytes(json.dumps(value).encode(), name)
+                         for name, value in (("s", spec), ("c", cases), ("r", results))]
+            values = [document.value for document in documents]
+            decimals = [d for document in documents for d in document.decimals]
+            self.assertEqual(evidence_fingerprint(*values, "candidate", decimals=decimals),
+                             evidence_fingerprint(*values, "candidate"))
+
+    def test_the_loader_records_every_decimal_in_file_order(self):
+        document = jsonload.parse_bytes(
+            b'{"a": [1.5, 2, {"b": 1e2, "c": "3.5"}], "d": -0.0, "e": 10}', "x")
+        self.assertEqual([str(d) for d in document.decimals], ["1.5", "1E+2", "-0.0"])
+
+    def test_p95_without_a_full_sort(self):
+        rng = random.Random(3)
+        for count in (1, 2, 19, 20, 21, 100, 1001):
+            values = [rng.choice([Decimal(rng.randint(0, 50)) / 4, rng.randint(0, 12)])
+                      for _ in range(count)]
+            self.assertEqual(nearest_rank_unsorted(values, P95),
+                             nearest_rank(sorted(values), P95))
+
+    def test_integer_paths_of_the_paired_statistics(self):
+        rng = random.Random(4)
+        for count in (1, 2, 3, 17, 60):
+            differences = [rng.choice((-1, 0, 0, 1)) for _ in range(count)]
+            families = [rng.choice("abcde") for _ in range(count)]
+            as_fractions = [Fraction(d) for d in differences]
+            self.assertEqual(pairstats.paired_standard_error(differences),
+                             pairstats.paired_standard_error(as_fractions))
+            self.assertEqual(pairstats.clustered_variance(differences, families),
+                             pairstats.clustered_variance(as_fractions, families))
+
+    def test_mcnemar_tail_by_recurrence(self):
+        for b in range(0, 40, 3):
+            for c in range(0, 40, 7):
+                if b + c == 0:
+                    continue
+                tail = sum(math.comb(b + c, i) for i in range(min(b, c) + 1))
+                self.assertEqual(pairstats.mcnemar_exact_p(b, c),
+                                 min(Fraction(1), Fraction(2 * tail, 2 ** (b + c))))
+
+    def test_one_pass_coverage_gives_the_canonical_order(self):
+        spec, cases, results = make_package(30, trial_count=3, seed=9)
+        random.Random(2).shuffle(results["systems"][1]["records"])
+        loaded = json.loads(json.dumps([spec, cases, results]), parse_float=Decimal)
+        spec, cases, results = loaded
+        errors, systems = crossfile.results_errors(spec, cases, results)
+        self.assertEqual(errors, [])
+        self.assertEqual(systems.baseline_records,
+                         crossfile.ordered_records(systems.baseline, cases))
+        self.assertEqual(systems.candidate_records,
+                         crossfile.ordered_records(systems.candidate, cases))
+
+
+if __name__ == "__main__":
+    unittest.main()
+
+
+class PiecewiseFingerprintTests(unittest.TestCase):
+    def test_pieces_equal_the_reference_writer(self):
+        from proagents_bench import fingerprint
+        records = [{"id": "r%d" % i, "n": i, "x": Decimal("%d.25" % i), "t": ["a", "b"],
+                    "s": None if i % 2 else "ok", "z": Decimal("%d.0" % i)} for i in range(50)]
+        values = [
+            records, {"b": records, "a": {"deep": [records, []]}, "c": {}},
+            [Decimal("-0.0"), Decimal("2.0"), Decimal("0.5")] * 20,
+            ["v1.0,", {"k": "2.0]"}, Decimal("100.0")] * 20,
+            [{"a": "b", "c": [True, None]}] * 30,
+            [{"\u00e9": [1, 2] * 10}, "caf\u00e9 \U0001F600"] * 12,
+        ]
+        with mock.patch.object(fingerprint, "_PIECE_ITEMS", 7):
+            for value in values:
+                with self.subTest(value=str(value)[:60]):
+                    pieces = fingerprint._fast_pieces(value)
+                    if fingerprint._c_make_encoder is None:
+                        self.assertIsNone(pieces)
+                        continue
+                    pieces = list(pieces)
+                    self.assertGreater(len(pieces), 1)
+                    self.assertEqual("".join(pieces), fingerprint._reference_text(value))
+
+    def test_declines_what_needs_a_fix_up_or_cannot_be_vouched_for(self):
+        from proagents_bench import fingerprint
+        for value in ([Decimal("1e-7")], [Decimal("1e20")], [1.5], [{"\ue000": 1}], "text"):
+            with self.subTest(value=value):
+                self.assertIsNone(fingerprint._fast_pieces(value))

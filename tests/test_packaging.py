@@ -1,0 +1,101 @@
+"""Packaging: the project's own build backend makes a correct wheel with nothing installed.
+
+``pip install .`` runs :mod:`build_backend.proagents_build` (pyproject.toml's
+``backend-path``); these tests call the same hooks pip calls and read what they build.
+"""
+
+import base64
+import csv
+import hashlib
+import importlib.util
+import io
+import os
+import tarfile
+import unittest
+import zipfile
+
+from proagents_bench import schema
+from proagents_bench.version import VERSION
+from tests.support import ROOT, TempDir
+
+
+def load_backend():
+    path = os.path.join(ROOT, "build_backend", "proagents_build.py")
+    spec = importlib.util.spec_from_file_location("proagents_build", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class BuildBackendTests(unittest.TestCase):
+    def setUp(self):
+        self.backend = load_backend()
+        self.folder = TempDir(self).path
+
+    def test_pyproject_uses_the_backend_and_requires_nothing(self):
+        with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
+            text = handle.read().decode("utf-8")
+        self.assertIn('requires = []', text)
+        self.assertIn('build-backend = "proagents_build"', text)
+        self.assertIn('backend-path = ["build_backend"]', text)
+        for hook in ("get_requires_for_build_wheel", "get_requires_for_build_sdist",
+                     "get_requires_for_build_editable"):
+            self.assertEqual(getattr(self.backend, hook)(), [])
+
+    def test_the_wheel_holds_the_package_schemas_script_and_a_correct_record(self):
+        name = self.backend.build_wheel(self.folder)
+        self.assertEqual(name, "proagents_bench-%s-py3-none-any.whl" % VERSION)
+        with zipfile.ZipFile(os.path.join(self.folder, name)) as archive:
+            names = archive.namelist()
+            files = {entry: archive.read(entry) for entry in names}
+        info = "proagents_bench-%s.dist-info/" % VERSION
+        for kind in schema.KINDS:
+            self.assertIn("proagents_bench/schemas/%s.schema.json" % kind, names)
+        for module in ("__init__.py", "__main__.py", "cli.py", "schema.py", "report_html.py"):
+            self.assertIn("proagents_bench/" + module, names)
+        self.assertFalse([entry for entry in names if entry.startswith(("tests/", "examples/"))])
+        metadata = files[info + "METADATA"].decode("utf-8")
+        self.assertIn("\nVersion: %s\n" % VERSION, metadata)
+        self.assertIn("Name: proagents-bench", metadata)
+        self.assertNotIn("Requires-Dist", metadata)
+        self.assertIn(b"proagents-bench = proagents_bench.cli:main",
+                      files[info + "entry_points.txt"])
+        self.assertEqual(names[-1], info + "RECORD")
+        rows = list(csv.reader(io.StringIO(files[info + "RECORD"].decode("utf-8"))))
+        self.assertEqual(sorted(row[0] for row in rows), sorted(names))
+        for entry, digest, size in rows:
+            if entry == info + "RECORD":
+                self.assertEqual((digest, size), ("", ""))
+                continue
+            expected = base64.urlsafe_b64encode(hashlib.sha256(files[entry]).digest())
+            self.assertEqual(digest, "sha256=" + expected.rstrip(b"=").decode("ascii"))
+            self.assertEqual(int(size), len(files[entry]))
+
+    def test_the_wheel_is_the_same_bytes_every_time(self):
+        first = self.backend.build_wheel(self.folder)
+        with open(os.path.join(self.folder, first), "rb") as handle:
+            data = handle.read()
+        again = TempDir(self).path
+        self.backend.build_wheel(again)
+        with open(os.path.join(again, first), "rb") as handle:
+            self.assertEqual(handle.read(), data)
+
+    def test_the_sdist_can_build_the_wheel_again(self):
+        name = self.backend.build_sdist(self.folder)
+        with tarfile.open(os.path.join(self.folder, name)) as archive:
+            names = archive.getnames()
+        base = "proagents_bench-%s/" % VERSION
+        for needed in ("PKG-INFO", "pyproject.toml", "README.md", "LICENSE",
+                       "build_backend/proagents_build.py", "proagents_bench/version.py",
+                       "proagents_bench/schemas/spec.schema.json"):
+            self.assertIn(base + needed, names)
+
+    def test_the_editable_wheel_points_at_this_checkout(self):
+        name = self.backend.build_editable(self.folder)
+        with zipfile.ZipFile(os.path.join(self.folder, name)) as archive:
+            self.assertEqual(archive.read("_proagents_bench_editable.pth").decode("utf-8"),
+                             self.backend.ROOT + "\n")
+
+
+if __name__ == "__main__":
+    unittest.main()

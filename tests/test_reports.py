@@ -1,0 +1,409 @@
+"""The reports: HTML, Markdown and JUnit XML, and how the command line writes them.
+
+Each report is parsed with the standard library (``html.parser``, ``xml.etree``) and checked
+against the decision document it was built from: the decision, every failing task, the counts.
+"""
+
+import json
+import os
+import stat
+import tempfile
+import unittest
+import xml.etree.ElementTree as ElementTree
+from html.parser import HTMLParser
+from unittest import mock
+
+from proagents_bench import atomic, gate, report_html, report_junit, report_markdown, synthetic
+from proagents_bench.report_view import clean, failed_gates, task_rows
+from tests.support import EXAMPLES, TempDir, example_package, run_cli
+
+VOID_ELEMENTS = {"meta", "br", "link", "img", "hr", "input"}
+SCENARIOS = {
+    "PASS": [],
+    "BLOCK": ["--results", os.path.join(EXAMPLES, "benchmark_results_regression.json")],
+    "REVIEW": ["--results", os.path.join(EXAMPLES, "exercise_results_p95_review.json")],
+    "INCOMPARABLE": ["--spec", os.path.join(EXAMPLES, "benchmark_spec_protocol_mismatch.json")],
+}
+HOSTILE = "<script>alert('x')</script>\x01|*_`$x$ & [link](http://example.invalid)"
+
+
+def evaluate_files(paths):
+    """The Evaluation of the package at ``paths`` (spec, cases, results)."""
+    return gate.evaluate([gate.InputFile(kind, path) for kind, path in zip(
+        ("spec", "cases", "results"), paths)])
+
+
+def evaluate_args(args):
+    """The Evaluation for CLI-style arguments (the example's files where not given)."""
+    given = dict(zip(args[::2], args[1::2]))
+    return gate.evaluate(gate.default_inputs(given.get("--spec"), given.get("--cases"),
+                                             given.get("--results")))
+
+
+def write_package(test, spec, cases, results):
+    temp = TempDir(test)
+    return [temp.write_json(name + ".json", value) for name, value in (
+        ("spec", spec), ("cases", cases), ("results", results))]
+
+
+def hostile_package(test):
+    """The example package with a hostile test case id (control character, markup) and
+    slice, the case failing for the candidate."""
+    spec, cases, results = example_package()
+    old = "test-cancel"
+    for case in cases["cases"]:
+        if case["id"] == old:
+            case["id"] = HOSTILE
+            case["slice"] = "<b>orders\x02</b>"
+    for system in results["systems"]:
+        for record in system["records"]:
+            if record["case_id"] == old:
+                record["case_id"] = HOSTILE
+                if system["role"] == "candidate":
+                    record["status"] = "timeout"
+    return evaluate_files(write_package(test, spec, cases, results))
+
+
+class _Page(HTMLParser):
+    """Collects the text, the tags (with attributes) and checks that tags balance."""
+
+    def __init__(self):
+        HTMLParser.__init__(self, convert_charrefs=True)
+        self.text = []
+        self.tags = []
+        self.open = []
+        self.errors = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        if tag not in VOID_ELEMENTS:
+            self.open.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_endtag(self, tag):
+        if not self.open or self.open[-1] != tag:
+            self.errors.append("unexpected </%s> (open: %s)" % (tag, self.open[-3:]))
+        else:
+            self.open.pop()
+
+    def handle_data(self, data):
+        if not (self.open and self.open[-1] in ("style", "title")):
+            self.text.append(data)
+
+    def classes(self, tag):
+        return [attrs.get("class", "") for name, attrs in self.tags if name == tag]
+
+
+def parse_html(data):
+    page = _Page()
+    page.feed(data.decode("utf-8"))
+    page.close()
+    page.joined = " ".join(" ".join(page.text).split())
+    return page
+
+
+def squeeze(text):
+    return " ".join(text.split())
+
+
+class HtmlReportTests(unittest.TestCase):
+    def test_every_scenario_parses_and_holds_the_decision_and_failing_tasks(self):
+        for action, args in SCENARIOS.items():
+            with self.subTest(action=action):
+                evaluation = evaluate_args(args)
+                document = evaluation.document
+                self.assertEqual(document["action"], action)
+                page = parse_html(report_html.render(evaluation))
+                self.assertEqual((page.errors, page.open), ([], []))
+                first_text = [text.strip() for text in page.text if text.strip()]
+                self.assertEqual(first_text[0], action)  # the decision comes first
+                for reason in document["reasons"]:
+                    self.assertIn(squeeze(reason), page.joined)
+                for row in task_rows(document):
+                    if row.candidate.misses_gate or row.baseline.misses_gate:
+                        self.assertIn(row.case_id, page.joined)
+                tags = {tag for tag, _attrs in page.tags}
+                self.assertNotIn("script", tags)
+                self.assertFalse([attrs for _tag, attrs in page.tags
+                                  if "src" in attrs or "href" in attrs])
+                self.assertIn("print", report_html.STYLE)
+                if document["comparable"]:
+                    self.assertEqual(page.classes("svg").count("chart"), 4)
+                    self.assertIn("marker gate", page.classes("line"))
+                    self.assertIn("band", page.classes("rect"))
+                    self.assertIn("min_paired_delta_ci_low", page.joined)
+                    self.assertIn("max_p95_latency_ms", page.joined)
+                else:
+                    self.assertNotIn("svg", tags)
+
+    def test_failed_cells_name_their_checks_and_critical_tasks_are_marked(self):
+        evaluation = evaluate_args(SCENARIOS["BLOCK"])
+        page = parse_html(report_html.render(evaluation))
+        self.assertIn("wrong final state", page.joined)
+        self.assertIn("forbidden side effect", page.joined)
+        self.assertIn("CRITICAL", page.joined)
+        self.assertIn("critical", [attrs.get("class") for tag, attrs in page.tags if tag == "tr"])
+        self.assertIn("\u2717 failed (hard)", page.joined)
+
+    def test_everything_from_the_input_is_escaped(self):
+        data = report_html.render(hostile_package(self))
+        page = parse_html(data)
+        self.assertEqual(page.errors, [])
+        self.assertNotIn("script", {tag for tag, _attrs in page.tags})
+        self.assertNotIn("b", {tag for tag, _attrs in page.tags})
+        self.assertIn(HOSTILE.replace("\x01", ""), " ".join(page.text))
+        self.assertNotIn(b"\x01", data)
+        self.assertNotIn(b"\x02", data)
+
+
+class JunitReportTests(unittest.TestCase):
+    def assert_counts_match(self, evaluation):
+        document = evaluation.document
+        root = ElementTree.fromstring(report_junit.render(evaluation))
+        self.assertEqual(root.tag, "testsuites")
+        suites = root.findall("testsuite")
+        cases = root.findall("testsuite/testcase")
+        failures = root.findall("testsuite/testcase/failure")
+        self.assertEqual(int(root.get("tests")), len(cases))
+        self.assertEqual(int(root.get("failures")), len(failures))
+        for suite in suites:
+            self.assertEqual(int(suite.get("tests")), len(suite.findall("testcase")))
+            self.assertEqual(int(suite.get("failures")), len(suite.findall("testcase/failure")))
+        if not document["comparable"]:
+            self.assertEqual((len(cases), len(failures)), (1, 1))
+            return root
+        rows = task_rows(document)
+        failing = [row for row in rows if row.candidate.misses_gate]
+        tasks = root.find("testsuite[@name='tasks']")
+        self.assertEqual([(case.get("classname"), case.get("name"))
+                          for case in tasks.findall("testcase")],
+                         [(clean(row.slice), clean(row.case_id)) for row in rows])
+        self.assertEqual(sorted(case.get("name") for case in tasks.findall("testcase")
+                                if case.find("failure") is not None),
+                         sorted(clean(row.case_id) for row in failing))
+        gates = root.find("testsuite[@name='gates']")
+        self.assertEqual(sorted(case.get("name") for case in gates.findall("testcase")
+                                if case.find("failure") is not None),
+                         sorted(failed_gates(document)))
+        self.assertEqual(int(root.get("failures")), len(failing) + len(failed_gates(document)))
+        self.assertEqual(document["action"] == "PASS", not failed_gates(document))
+        return root
+
+    def test_counts_match_the_decision_in_every_scenario(self):
+        for action, args in SCENARIOS.items():
+            with self.subTest(action=action):
+                self.assert_counts_match(evaluate_args(args))
+
+    def test_a_failure_names_the_failing_checks(self):
+        root = self.assert_counts_match(evaluate_args(SCENARIOS["BLOCK"]))
+        failure = root.find("testsuite[@name='tasks']/testcase[@name='test-safety']/failure")
+        self.assertIn("final_state_correct (trials 1, 2, 3)", failure.get("message"))
+        self.assertIn("critical gate", failure.get("type"))
+
+    def test_control_characters_are_stripped(self):
+        evaluation = hostile_package(self)
+        data = report_junit.render(evaluation)
+        self.assertNotIn(b"\x01", data)
+        root = self.assert_counts_match(evaluation)
+        names = [case.get("name") for case in root.iter("testcase")]
+        self.assertIn(HOSTILE.replace("\x01", ""), names)
+        self.assertIn("<b>orders</b>", [case.get("classname") for case in root.iter("testcase")])
+
+
+class MarkdownReportTests(unittest.TestCase):
+    def test_decision_reasons_metrics_and_failing_tasks(self):
+        evaluation = evaluate_args(SCENARIOS["BLOCK"])
+        text = report_markdown.render(evaluation).decode("utf-8")
+        self.assertTrue(text.startswith("## \u26d4 BLOCK"))
+        self.assertIn("### Reasons", text)
+        self.assertIn("| Side-effect-free trial rate | 0.933333 | 0.8 |", text)
+        self.assertIn("### Tasks the candidate fails (1)", text)
+        self.assertIn("test-safety", text)
+
+    def test_input_text_cannot_break_the_markup(self):
+        text = report_markdown.render(hostile_package(self)).decode("utf-8")
+        self.assertNotIn("<script>", text)
+        self.assertNotIn("\x01", text)
+        self.assertIn("\\<script\\>", text)
+        for line in text.splitlines():
+            if line.startswith("|"):  # every table row keeps its column count
+                cells = line.replace("\\|", "").count("|")
+                self.assertIn(cells, (5, 6), line)
+
+
+class LargePackageTests(unittest.TestCase):
+    """One package of 3,000 test tasks (and hostile, long ids), evaluated once."""
+
+    @classmethod
+    def setUpClass(cls):
+        spec, cases, results = synthetic.make_package(3000, trial_count=2, samples=100,
+                                                      baseline_skill=0.4, candidate_skill=0.5)
+        long_id = "x" * 1000
+        renamed = {}
+        for index, case in enumerate(cases["cases"]):
+            if case["split"] == "test" and index % 10 == 0:
+                renamed[case["id"]] = long_id + case["id"]
+                case["id"] = renamed[case["id"]]
+                case["slice"] = "slice-%d-%s" % (index, "y" * 300)
+        for system in results["systems"]:
+            for record in system["records"]:
+                record["case_id"] = renamed.get(record["case_id"], record["case_id"])
+        with tempfile.TemporaryDirectory() as folder:
+            paths = []
+            for name, value in (("spec", spec), ("cases", cases), ("results", results)):
+                paths.append(os.path.join(folder, name + ".json"))
+                with open(paths[-1], "wb") as handle:
+                    handle.write(json.dumps(value).encode("utf-8"))
+            cls.evaluation = evaluate_files(paths)
+
+    def test_markdown_stays_under_one_mebibyte_with_counts_of_what_is_cut(self):
+        data = report_markdown.render(self.evaluation)
+        self.assertLess(len(data), report_markdown.MAX_BYTES)
+        self.assertLess(len(data), 200 * 1024)
+        text = data.decode("utf-8")
+        self.assertIn("more failing tasks not shown", text)
+        self.assertIn("more slices not shown", text)
+
+    def test_html_caps_the_grid_and_stays_reasonable(self):
+        data = report_html.render(self.evaluation)
+        self.assertLess(len(data), 2 * 1024 * 1024)
+        page = parse_html(data)
+        self.assertEqual(page.errors, [])
+        self.assertIn("more tasks not shown (3000 tasks in all", page.joined)
+        rows = [attrs for tag, attrs in page.tags if tag == "tr"]
+        self.assertLessEqual(len(rows), report_html.MAX_GRID_ROWS + 40)
+
+    def test_junit_lists_every_task(self):
+        root = JunitReportTests.assert_counts_match(self, self.evaluation)
+        self.assertEqual(len(root.findall("testsuite[@name='tasks']/testcase")), 3000)
+
+
+class CommandLineReportTests(unittest.TestCase):
+    def report_args(self, folder):
+        return ["--html", os.path.join(folder, "report.html"),
+                "--markdown", os.path.join(folder, "summary.md"),
+                "--junit-xml", os.path.join(folder, "junit.xml")]
+
+    def test_reports_are_written_beside_an_unchanged_document(self):
+        folder = TempDir(self).path
+        for action, args in SCENARIOS.items():
+            with self.subTest(action=action):
+                plain = run_cli(args)
+                run = run_cli(args + self.report_args(folder))
+                self.assertEqual((run.status, run.stdout, run.stderr),
+                                 (plain.status, plain.stdout, plain.stderr))
+                self.assertEqual(sorted(os.listdir(folder)),
+                                 ["junit.xml", "report.html", "summary.md"])
+                with open(os.path.join(folder, "report.html"), "rb") as handle:
+                    self.assertIn(action.encode("ascii"), handle.read())
+
+    def test_a_contract_error_leaves_older_reports_untouched(self):
+        folder = TempDir(self).path
+        run_cli(self.report_args(folder))
+        before = {name: _read(os.path.join(folder, name)) for name in os.listdir(folder)}
+        missing = os.path.join(EXAMPLES, "exercise_results_missing_trial.json")
+        run = run_cli(["--results", missing] + self.report_args(folder))
+        self.assertEqual((run.status, run.document["action"]), (2, "CONTRACT_ERROR"))
+        self.assertEqual({name: _read(os.path.join(folder, name))
+                          for name in os.listdir(folder)}, before)
+
+    def test_an_unwritable_report_is_exit_2_and_nothing_is_written(self):
+        folder = TempDir(self).path
+        html = os.path.join(folder, "report.html")
+        nowhere = os.path.join(folder, "missing-folder", "summary.md")
+        run = run_cli(["--html", html, "--markdown", nowhere])
+        self.assertEqual(run.status, 2)
+        (error,) = run.document["errors"]
+        self.assertEqual((error["code"], error["file"]), ("cli.report_unwritable", nowhere))
+        self.assertIn("Markdown summary", error["message"])
+        self.assertIn("its folder does not exist", error["message"])
+        self.assertIn(nowhere, run.stderr)
+        self.assertEqual(os.listdir(folder), [])  # no report, no temporary file
+        run = run_cli(["--junit-xml", folder])
+        self.assertEqual((run.status, run.document["errors"][0]["code"]),
+                         (2, "cli.report_unwritable"))
+
+    def test_a_report_may_not_overwrite_an_input_or_another_report(self):
+        temp = TempDir(self)
+        spec, cases, results = example_package()
+        args = temp.package(spec, cases, results)
+        before = _read(args[3])
+        run = run_cli(args + ["--html", args[3]])
+        self.assertEqual((run.status, run.document["errors"][0]["code"]), (2, "cli.report_path"))
+        self.assertEqual(_read(args[3]), before)
+        twice = os.path.join(temp.path, "same.txt")
+        run = run_cli(args + ["--html", twice, "--markdown", twice])
+        self.assertEqual((run.status, run.document["errors"][0]["code"]), (2, "cli.report_path"))
+        self.assertFalse(os.path.exists(twice))
+
+    def test_a_rendering_bug_is_exit_3_and_writes_nothing(self):
+        folder = TempDir(self).path
+        with mock.patch.object(report_junit, "_task_cases", side_effect=KeyError("boom")):
+            run = run_cli(self.report_args(folder))
+        self.assertEqual((run.status, run.stdout), (3, b""))
+        self.assertEqual(os.listdir(folder), [])
+
+    def test_the_installed_command_without_examples_names_the_missing_file(self):
+        temp = TempDir(self)
+        defaults = [gate.InputFile(kind, os.path.join(temp.path, kind + ".json"),
+                                   "examples/" + kind + ".json")
+                    for kind in ("spec", "cases", "results")]
+        with mock.patch.object(gate, "default_inputs", return_value=defaults):
+            run = run_cli([])
+        self.assertEqual(run.status, 2)
+        self.assertEqual([error["code"] for error in run.document["errors"]],
+                         ["cli.no_example"] * 3)
+        self.assertIn("pass --spec FILE", run.stderr)
+
+
+class AtomicWriteTests(unittest.TestCase):
+    def test_replaces_a_file_keeping_its_mode_and_leaving_no_temporary_file(self):
+        folder = TempDir(self).path
+        path = os.path.join(folder, "report.html")
+        with open(path, "wb") as handle:
+            handle.write(b"old")
+        os.chmod(path, 0o640)
+        atomic.write_file_atomically(path, b"new")
+        self.assertEqual(_read(path), b"new")
+        self.assertEqual(os.listdir(folder), ["report.html"])
+        if os.name == "posix":
+            self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o640)
+
+    @unittest.skipUnless(hasattr(os, "symlink") and os.name == "posix", "POSIX links")
+    def test_a_symbolic_link_keeps_pointing_at_the_new_file(self):
+        folder = TempDir(self).path
+        target = os.path.join(folder, "target.md")
+        link = os.path.join(folder, "link.md")
+        with open(target, "wb") as handle:
+            handle.write(b"old")
+        os.symlink(target, link)
+        atomic.write_file_atomically(link, b"new")
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(_read(target), b"new")
+
+    def test_a_failed_write_removes_its_temporary_files(self):
+        folder = TempDir(self).path
+        first = os.path.join(folder, "first")
+        with mock.patch.object(os, "fsync", side_effect=[None, OSError(28, "full")]):
+            with self.assertRaises(atomic.AtomicWriteError) as caught:
+                atomic.write_files_atomically([(first, b"1"), (os.path.join(folder, "2"),
+                                                               b"2")])
+        self.assertIn("no space left", caught.exception.reason)
+        self.assertEqual(os.listdir(folder), [])
+
+    @unittest.skipUnless(os.path.exists("/dev/null"), "a device file")
+    def test_a_device_is_refused(self):
+        with self.assertRaises(atomic.AtomicWriteError) as caught:
+            atomic.write_file_atomically("/dev/null", b"x")
+        self.assertIn("not a regular file", caught.exception.reason)
+
+
+def _read(path):
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+if __name__ == "__main__":
+    unittest.main()
