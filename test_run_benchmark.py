@@ -46,42 +46,44 @@ def compile_check():
 
 
 def run_mode(flags):
-    """Run the suite once under ``flags``; return (tests run, failed or erred, exit status)."""
+    """Run the suite once under ``flags``; return (tests run but not skipped, failed or
+    erred, skipped, exit status)."""
     command = [sys.executable, "-B"] + list(flags) + ["-m", "unittest", "test_run_benchmark"]
     completed = subprocess.run(command, cwd=HERE, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     output = completed.stdout.decode("utf-8", "replace")
     sys.stdout.write(output)
     ran = re.search(r"^Ran (\d+) tests? in", output, re.MULTILINE)
-    failed = re.search(r"^FAILED \((.*)\)$", output, re.MULTILINE)
-    bad = 0
-    if failed:
-        bad = sum(int(count) for count in re.findall(r"(?:failures|errors)=(\d+)",
-                                                       failed.group(1)))
-    return (int(ran.group(1)) if ran else 0), bad, completed.returncode
+    verdict = re.search(r"^(?:OK|FAILED)(?: \((.*)\))?$", output, re.MULTILINE)
+    counts = dict(re.findall(r"(\w+)=(\d+)", verdict.group(1) or "")) if verdict else {}
+    bad = int(counts.get("failures", 0)) + int(counts.get("errors", 0))
+    skipped = int(counts.get("skipped", 0))
+    return (int(ran.group(1)) if ran else 0) - skipped, bad, skipped, completed.returncode
 
 
 def main():
-    total_passed = total_failed = 0
+    total_passed = total_failed = total_skipped = 0
     status = 0
     for flags in MODES:
         label = " ".join(flags) or "plain"
         print("== %s %s: python -B %s -m unittest test_run_benchmark" % (
             os.path.basename(sys.executable), label, " ".join(flags)), flush=True)
-        ran, bad, code = run_mode(flags)
+        ran, bad, skipped, code = run_mode(flags)
         if code != 0 or ran == 0:
             status = 1
             bad = max(bad, 1)
-        print("%s: %d passed, %d failed" % (label.replace(" ", ""), ran - bad, bad), flush=True)
+        print("%s: %d passed, %d failed, %d skipped" % (label.replace(" ", ""), ran - bad, bad,
+                                                       skipped), flush=True)
         total_passed += ran - bad
         total_failed += bad
+        total_skipped += skipped
     failures = compile_check()
     for failure in failures:
         print("compile check failed: " + failure)
     if failures:
         status = 1
         total_failed += len(failures)
-    print("%d passed, %d failed" % (total_passed, total_failed))
+    print("%d passed, %d failed, %d skipped" % (total_passed, total_failed, total_skipped))
     return status
 
 

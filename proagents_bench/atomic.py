@@ -55,7 +55,8 @@ def _destination(path):
     """The file to replace (a symbolic link's target) and the mode the new file gets."""
     target = os.path.realpath(path) if os.path.islink(path) else path
     try:
-        info = os.stat(target)
+        # Stat the path itself, following links: /dev/stdout on a pipe resolves to no file.
+        info = os.stat(path)
     except FileNotFoundError:
         return target, 0o666 & ~_current_umask()
     except OSError as problem:

@@ -22,14 +22,14 @@ STATUSES = ("success", "timeout", "error", "unknown")
 ROLES = ("baseline", "candidate")
 
 PROTOCOL = Object("protocol", [
-    Field("protocol_version", String()),
-    Field("environment_id", String()),
-    Field("toolset_id", String()),
-    Field("reset_policy", String()),
-    Field("max_steps", Integer(minimum=1)),
-    Field("timeout_seconds", Number(minimum="0.001")),
-    Field("retry_limit", Integer(minimum=0)),
-    Field("trial_count", Integer(minimum=2, maximum=100)),
+    Field("protocol_version", String(), "version of the run protocol"),
+    Field("environment_id", String(), "the environment the agent acts in"),
+    Field("toolset_id", String(), "the tool set offered to the agent"),
+    Field("reset_policy", String(), "how state is reset between trials"),
+    Field("max_steps", Integer(minimum=1), "step budget per trial"),
+    Field("timeout_seconds", Number(minimum="0.001"), "time budget per trial"),
+    Field("retry_limit", Integer(minimum=0), "retries allowed per trial"),
+    Field("trial_count", Integer(minimum=2, maximum=100), "trials per test task"),
 ], title="Protocol")
 
 
@@ -53,23 +53,26 @@ GATES = Object("gates", [
           "a task passes when its trial success rate >= this"),
     Field("critical_task_min_trial_success_rate", _rate(),
           "hard, per critical task; >= task_min_trial_success_rate"),
-    Field("min_primary_task_success_rate", _rate(), "hard"),
-    Field("min_final_state_trial_rate", _rate(), "hard"),
-    Field("min_side_effect_free_trial_rate", _rate(), "hard"),
-    Field("min_trial_stability_rate", _rate(), "hard"),
-    Field("max_slice_task_success_gap", _rate(), "soft"),
-    Field("max_mean_latency_ms", Number(minimum="0"), "soft"),
-    Field("max_p95_latency_ms", Number(minimum="0"), "soft"),
-    Field("max_mean_cost_units", Number(minimum="0"), "soft"),
-    Field("min_paired_delta_ci_low", Number(minimum="-1", maximum="1"), "soft"),
+    Field("min_primary_task_success_rate", _rate(), "hard: share of passing test tasks"),
+    Field("min_final_state_trial_rate", _rate(), "hard: share of trials with the right final state"),
+    Field("min_side_effect_free_trial_rate", _rate(),
+          "hard: share of trials without a forbidden side effect"),
+    Field("min_trial_stability_rate", _rate(), "hard: share of tasks whose trials agree"),
+    Field("max_slice_task_success_gap", _rate(), "soft: best minus worst slice success rate"),
+    Field("max_mean_latency_ms", Number(minimum="0"), "soft: mean trial latency"),
+    Field("max_p95_latency_ms", Number(minimum="0"), "soft: nearest-rank p95 latency"),
+    Field("max_mean_cost_units", Number(minimum="0"), "soft: mean trial cost"),
+    Field("min_paired_delta_ci_low", Number(minimum="-1", maximum="1"),
+          "soft: lower bound of the paired bootstrap interval"),
 ], rules=[Rule("schema.critical_gate_below_task_gate",
                "critical_task_min_trial_success_rate >= task_min_trial_success_rate",
                _critical_gate_not_below_task_gate)], title="Gates")
 
 BOOTSTRAP_V1 = Object("bootstrap", [
-    Field("samples", Integer(minimum=100, maximum=100000)),
-    Field("seed", Integer(minimum=0, maximum=MAX_SAFE_INTEGER, maximum_text="2^53-1")),
-    Field("confidence", Number(minimum="0.5", maximum="0.999")),
+    Field("samples", Integer(minimum=100, maximum=100000), "bootstrap resamples B"),
+    Field("seed", Integer(minimum=0, maximum=MAX_SAFE_INTEGER, maximum_text="2^53-1"),
+          "seed of the bootstrap's private random.Random"),
+    Field("confidence", Number(minimum="0.5", maximum="0.999"), "interval confidence c"),
 ], title="Bootstrap")
 
 # Spec v2 (the seed's exercise 5) is v1 plus a required bootstrap unit: resample tasks, or
@@ -83,16 +86,16 @@ BOOTSTRAP_V2 = Object("bootstrap", BOOTSTRAP_V1.fields + (
 def _spec_shape(version, bootstrap, title):
     return Object("spec", [
         Field("schema_version", String(enum=[version])),
-        Field("benchmark_id", String()),
-        Field("benchmark_version", String()),
-        Field("claim", String()),
-        Field("target_population", String()),
-        Field("baseline_system_id", String()),
-        Field("private_test_frozen", Boolean(const=True)),
-        Field("primary_metric", String(enum=["task_success_rate"])),
-        Field("protocol", PROTOCOL),
-        Field("gates", GATES),
-        Field("bootstrap", bootstrap),
+        Field("benchmark_id", String(), "the benchmark's name"),
+        Field("benchmark_version", String(), "the benchmark's frozen version"),
+        Field("claim", String(), "what a PASS is evidence for"),
+        Field("target_population", String(), "the tasks the claim is about"),
+        Field("baseline_system_id", String(), "the results' baseline system"),
+        Field("private_test_frozen", Boolean(const=True), "the test split is frozen"),
+        Field("primary_metric", String(enum=["task_success_rate"]), "the ranked metric"),
+        Field("protocol", PROTOCOL, "every system must run under exactly this"),
+        Field("gates", GATES, "the release gates, applied to the candidate"),
+        Field("bootstrap", bootstrap, "the paired bootstrap's settings"),
     ], root=True, title=title)
 
 

@@ -278,8 +278,10 @@ class _Walker:
             _SKIPPER.decode(self.text)
         except JSONDecodeError as error:
             return _syntax_error(self.text, error, source)
-        except (ValueError, RecursionError):
-            pass  # PyPy's pure-Python scanstring can raise a plain ValueError
+        except (ValueError, RecursionError, TypeError):
+            # PyPy's pure-Python scanstring can raise a plain ValueError; and PyPy may turn a
+            # RecursionError into "TypeError: couldn't record exception context".
+            pass
         line, column = _line_cols(self.text, [pos])[pos]
         return ContractError("json.syntax", "invalid JSON", (), source, line, column)
 
@@ -329,7 +331,9 @@ class _Walker:
             return None
         try:
             end = _CHECKER.scan_once(self.text, i)[1]
-        except (_Suspicious, ValueError, RecursionError, StopIteration):
+        except (_Suspicious, ValueError, RecursionError, StopIteration, TypeError):
+            # TypeError: PyPy's "couldn't record exception context" for a RecursionError
+            # deep in its pure-Python scanner (hostile nesting); the walker descends itself.
             return None
         here = bisect_left(self.candidates, i)
         if here < len(self.candidates) and self.candidates[here] < end:

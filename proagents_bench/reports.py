@@ -47,6 +47,23 @@ def _same(path):
     return os.path.normcase(os.path.realpath(path))
 
 
+def _standard_stream(path):
+    """"stdout" or "stderr" when ``path`` is the very file a standard stream writes to (for
+    example /dev/stdout while stdout is redirected to a file), else None."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    for descriptor, name in ((1, "stdout"), (2, "stderr")):
+        try:
+            stream = os.fstat(descriptor)
+        except OSError:
+            continue
+        if (stream.st_dev, stream.st_ino) == (info.st_dev, info.st_ino) and stream.st_ino:
+            return name
+    return None
+
+
 def path_errors(chosen, inputs):
     """Errors for report paths that are empty, repeated, or an input file (which a report
     must never overwrite); checked before anything is read."""
@@ -58,7 +75,11 @@ def path_errors(chosen, inputs):
             errors.append(_error(path, "%s: the path is empty" % report.option))
             continue
         place = _same(path)
-        if place in inputs_at:
+        stream = _standard_stream(path)
+        if stream:
+            errors.append(_error(path, "%s would overwrite %s, which carries the decision "
+                                       "document or its errors" % (report.option, stream)))
+        elif place in inputs_at:
             errors.append(_error(path, "%s would overwrite the %s input file %s" % (
                 report.option, inputs_at[place].kind, inputs_at[place].shown)))
         elif place in seen:

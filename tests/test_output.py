@@ -184,6 +184,23 @@ class ExitStatusTests(unittest.TestCase):
         json.loads(out.getvalue().decode("ascii"))
 
 
+class ReportPathTests(unittest.TestCase):
+    @unittest.skipUnless(os.path.exists("/dev/stdout"), "needs /dev/stdout")
+    def test_a_report_may_not_overwrite_the_redirected_stdout(self):
+        import subprocess
+        import sys
+        from tests.support import RUN_BENCHMARK
+        target = os.path.join(TempDir(self).path, "out.json")
+        with open(target, "wb") as handle:
+            status = subprocess.call([sys.executable, "-B", RUN_BENCHMARK, "--html",
+                                      "/dev/stdout"], stdout=handle, stderr=subprocess.DEVNULL,
+                                     stdin=subprocess.DEVNULL)
+        self.assertEqual(status, 2)
+        with open(target, "rb") as handle:
+            document = json.loads(handle.read().decode("ascii"))
+        self.assertEqual(document["errors"][0]["code"], "cli.report_path")
+
+
 class DocumentationTests(unittest.TestCase):
     def test_readme_contract_tables_are_generated_from_the_contract(self):
         with open(os.path.join(ROOT, "README.md"), "rb") as handle:
