@@ -191,3 +191,15 @@ CROSS_FILE_RULES = (
     ("coverage.not_test_case", "no record names a train or development case"),
     ("coverage.trial_out_of_range", "no trial id exceeds the system's `trial_count`"),
 )
+
+
+def object_shapes(shape, seen):
+    """Every object shape reachable from ``shape``, parents first, each once (``seen`` is a
+    set of shapes already given, shared between calls to list each shape once overall)."""
+    if isinstance(shape, Array):
+        yield from object_shapes(shape.items, seen)
+    elif isinstance(shape, Object) and shape not in seen:
+        seen.add(shape)
+        yield shape
+        for field in shape.fields:
+            yield from object_shapes(field.shape, seen)

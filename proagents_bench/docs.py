@@ -7,23 +7,12 @@ and the contract disagree, so the tables cannot drift from the validator.
 
 import sys
 
-from .contract import CROSS_FILE_RULES, FILE_KINDS
-from .shapes import Array, Object, SCHEMA_KEY
+from .contract import CROSS_FILE_RULES, FILE_KINDS, object_shapes
+from .shapes import SCHEMA_KEY
 
 BEGIN = "<!-- BEGIN generated contract tables: python -B -m proagents_bench.docs --write " \
         "README.md -->"
 END = "<!-- END generated contract tables -->"
-
-
-def _objects(shape, seen):
-    """Every object shape reachable from ``shape``, parents first, each once."""
-    if isinstance(shape, Array):
-        yield from _objects(shape.items, seen)
-    elif isinstance(shape, Object) and shape not in seen:
-        seen.add(shape)
-        yield shape
-        for field in shape.fields:
-            yield from _objects(field.shape, seen)
 
 
 def tables():
@@ -33,7 +22,7 @@ def tables():
     for kind, versions in FILE_KINDS.items():
         for version, root in sorted(versions.items()):
             out.append("#### %s file: `schema_version` = `%s`\n" % (kind.capitalize(), version))
-            for shape in _objects(root, seen):
+            for shape in object_shapes(root, seen):
                 out.append(_table(shape))
     out.append("#### Rules across objects and files\n")
     out.append("| code | rule |\n|---|---|")
@@ -49,7 +38,7 @@ def _object_rules():
     seen = set()
     for versions in FILE_KINDS.values():
         for root in versions.values():
-            for shape in _objects(root, set()):
+            for shape in object_shapes(root, set()):
                 for rule in shape.rules:
                     if rule.code not in seen:
                         seen.add(rule.code)

@@ -19,7 +19,7 @@ import json
 import os
 import sys
 
-from .contract import CROSS_FILE_RULES, FILE_KINDS
+from .contract import CROSS_FILE_RULES, FILE_KINDS, object_shapes
 from .output_contract import OUTPUT, AnyOf, Mapping, Nullable, OpenObject, Pair
 from .shapes import SCHEMA_KEY, Array, Object
 
@@ -48,23 +48,12 @@ def file_name(kind):
     return "%s.schema.json" % kind
 
 
-def _objects(shape, seen):
-    """Every closed object shape reachable from ``shape``, each once."""
-    if isinstance(shape, Array):
-        yield from _objects(shape.items, seen)
-    elif isinstance(shape, Object) and shape not in seen:
-        seen.add(shape)
-        yield shape
-        for field in shape.fields:
-            yield from _objects(field.shape, seen)
-
-
 def rules_not_in_schema(kind):
     """(code, text) of every rule of ``kind`` that the validator checks beyond the schema."""
     rules = []
     seen = set()
     for _version, root in sorted(FILE_KINDS[kind].items()):
-        for shape in _objects(root, set()):
+        for shape in object_shapes(root, set()):
             for rule in shape.rules:
                 if rule.code not in seen:
                     seen.add(rule.code)

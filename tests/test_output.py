@@ -210,11 +210,11 @@ class DocumentationTests(unittest.TestCase):
                          "run: python -B -m proagents_bench.docs --write README.md")
 
     def test_every_field_of_the_contract_is_in_the_tables(self):
-        from proagents_bench.contract import FILE_KINDS
+        from proagents_bench.contract import FILE_KINDS, object_shapes
         generated = docs.tables()
         for versions in FILE_KINDS.values():
             for root in versions.values():
-                for shape in docs._objects(root, set()):
+                for shape in object_shapes(root, set()):
                     for field in shape.fields:
                         self.assertIn("| `%s` | %s |" % (field.key, field.shape.describe()),
                                       generated)
