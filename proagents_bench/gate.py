@@ -17,15 +17,14 @@ times the time and well within twice the memory of a bare ``json.load`` of the s
   fingerprint has them.
 """
 
-import gc
 import os
-import platform
 
 from . import crossfile, jsonload, render
 from .bootstrap import family_clusters, paired_interval, task_clusters
-from .decision import INCOMPARABLE, PASS, decide, incomparable
+from .decision import PASS, decide, incomparable
 from .errors import ContractErrors
 from .fingerprint import evidence_fingerprint
+from .gcpause import CollectorPaused
 from .grading import grade_system
 from .metrics import SystemMetrics
 from .pairstats import paired_summary
@@ -81,34 +80,14 @@ class Evaluation:
     def chunks(self):
         """The document's bytes (exactly ``render.dumps(self.document)``) as a list of
         chunks of about a megabyte each."""
-        with _CollectorPaused():
+        with CollectorPaused():
             return list(render.chunks(self._document))
-
-
-class _CollectorPaused:
-    """Pause CPython's cyclic garbage collector inside (not PyPy's, which copes and slows
-    down when told to stop); it would walk the loaded files again and again."""
-
-    def __enter__(self):
-        self.paused = platform.python_implementation() == "CPython" and gc.isenabled()
-        if self.paused:
-            gc.disable()
-
-    def __exit__(self, *exc_info):
-        if self.paused:
-            # Hand what was made inside straight to the oldest generation (as the loader
-            # does), so that the first young collection afterwards (a report being written,
-            # say) does not walk it all; not if anyone froze objects, to keep those frozen.
-            if not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
 
 
 def evaluate(inputs, candidate_id=None, progress=None):
     """Evaluate the three :class:`InputFile` objects ``inputs`` (spec, cases, results);
     ``progress(stage)``, when given, is called with each stage's name as it starts."""
-    with _CollectorPaused():
+    with CollectorPaused():
         return _evaluate(inputs, candidate_id, progress or _quiet)
 
 

@@ -22,11 +22,9 @@ There are two paths, because a valid 200 MB file must load about as fast as json
 """
 
 import codecs
-import gc
 import hashlib
 import json
 import os
-import platform
 import re
 import stat
 from bisect import bisect_left
@@ -35,6 +33,7 @@ from json.decoder import JSONDecodeError, scanstring
 from json.scanner import NUMBER_RE
 
 from .errors import ContractError, ContractErrors
+from .gcpause import CollectorPaused
 
 MAX_FILE_BYTES = 1024 * 1024 * 1024
 MAX_DEPTH = 64  # the root object or array is at depth 1
@@ -55,9 +54,6 @@ _HIGH_RE, _LOW_RE, _PAIR_RE = re.compile(_HIGH), re.compile(_LOW), re.compile(_H
 _BRACKETS = bytes.maketrans(b"{}", b"[]")
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 _INF = float("inf")
-# Collecting garbage during a parse costs more than the parse itself in CPython (millions of
-# new containers trigger repeated full collections) and JSON values hold no cycles.
-_PAUSE_GC = platform.python_implementation() == "CPython"
 
 
 class _Suspicious(Exception):
@@ -153,26 +149,6 @@ _CHECKER = json.JSONDecoder(object_pairs_hook=_check_pairs, parse_int=_check_int
 # Builds nothing (every hook is the C builtin len): for skipping values and for syntax errors.
 _SKIPPER = json.JSONDecoder(object_pairs_hook=len, parse_int=len, parse_float=len,
                             parse_constant=len)
-
-
-class _GCPaused:
-    """Context manager: no cyclic garbage collection inside (CPython only); on leaving, the
-    objects made inside go straight to the oldest generation and collection resumes."""
-
-    def __enter__(self):
-        self.paused = _PAUSE_GC and gc.isenabled()
-        if self.paused:
-            gc.disable()
-
-    def __exit__(self, *exc_info):
-        if self.paused:
-            # Hand the new objects straight to the oldest generation: the first collection
-            # after a parse would traverse millions of young acyclic objects (1 s for 200 MB)
-            # and soon trigger a full one. Not if anyone froze objects, to keep those frozen.
-            if not gc.get_freeze_count():
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
 
 
 def _nesting_ok(data, limit):
@@ -441,7 +417,7 @@ def _locate_offsets(text, paths):
     root = _WS.match(text).end()
     if root < len(text):
         try:
-            with _GCPaused():
+            with CollectorPaused():
                 visit(root, (), wanted)
         except (ValueError, StopIteration, RecursionError, AttributeError):
             pass  # not valid JSON after all: keep the deepest element reached
@@ -533,7 +509,7 @@ def _parse(box, source):
     value = _Walker  # "not parsed yet"; a parsed value is never a class
     decimals = []
     decoder = _recording_decoder(decimals)
-    with _GCPaused():
+    with CollectorPaused():
         if depth_ok and surrogates_ok:
             try:
                 value = decoder.decode(text)

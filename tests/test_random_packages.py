@@ -5,7 +5,6 @@ contract's sentences one by one, and exact fractions from the decimal text; noth
 package under test is reused but the synthetic generator.
 """
 
-import json
 import math
 import random
 import unittest
