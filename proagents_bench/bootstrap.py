@@ -48,6 +48,7 @@ import random
 from fractions import Fraction
 
 from .binomial import ratio_sampler
+from .metrics import nearest_rank_index  # the one nearest-rank rule, shared with p95
 
 
 def _below(rng, bound):
@@ -138,12 +139,6 @@ def family_clusters(differences, families):
             clusters[index][0] += difference
             clusters[index][1] += 1
     return [tuple(cluster) for cluster in clusters]
-
-
-def nearest_rank_index(fraction, count):
-    """Zero-based index of the ceil(fraction * count)-th smallest of ``count`` values."""
-    rank = -((-fraction.numerator * count) // fraction.denominator)
-    return max(rank, 1) - 1
 
 
 def distribution_of(counts):

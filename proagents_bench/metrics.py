@@ -41,19 +41,23 @@ def exact_sum(values):
         return sum((Fraction(value) for value in values), Fraction(0))
 
 
+def nearest_rank_index(fraction, count):
+    """Zero-based index of the ceil(fraction * count)-th smallest of ``count`` values (at
+    least the first): the nearest-rank quantile, in exact integer arithmetic."""
+    rank = -((-fraction.numerator * count) // fraction.denominator)
+    return max(rank, 1) - 1
+
+
 def nearest_rank(sorted_values, fraction):
     """The ceil(fraction * n)-th smallest of ``sorted_values`` (at least the first)."""
-    count = len(sorted_values)
-    rank = -((-fraction.numerator * count) // fraction.denominator)
-    return sorted_values[max(rank, 1) - 1]
+    return sorted_values[nearest_rank_index(fraction, len(sorted_values))]
 
 
 def nearest_rank_unsorted(values, fraction):
     """:func:`nearest_rank` of ``values`` in any order, without sorting them all: the
     ceil(fraction * n)-th smallest is the (n - that + 1)-th largest."""
     count = len(values)
-    rank = max(-((-fraction.numerator * count) // fraction.denominator), 1)
-    return heapq.nlargest(count - rank + 1, values)[-1]
+    return heapq.nlargest(count - nearest_rank_index(fraction, count), values)[-1]
 
 
 P95 = Fraction(95, 100)
