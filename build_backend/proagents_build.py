@@ -37,7 +37,7 @@ PROJECT = {
         "Programming Language :: Python :: Implementation :: CPython",
         "Programming Language :: Python :: Implementation :: PyPy",
     ),
-    "scripts": {"proagents-bench": "proagents_bench.cli:main"},
+    "scripts": {"proagents-bench": "proagents_bench.cli:run"},
 }
 
 # What an sdist holds besides the package: enough to build the wheel again.

@@ -1,7 +1,5 @@
 """``python -m proagents_bench``: the same command as ``run_benchmark.py``."""
 
-import sys
+from .cli import run
 
-from .cli import main
-
-sys.exit(main())
+run()

@@ -66,6 +66,9 @@ def build_parser():
                         help="interpreter for the children (default: this one)")
     parser.add_argument("--keep", metavar="DIR",
                         help="write the package and the gate's document to DIR and keep them")
+    parser.add_argument("--reports", action="store_true",
+                        help="also time the gate writing all three reports (--html, "
+                             "--markdown, --junit-xml) beside the plain gate")
     parser.add_argument("--write", metavar="DIR",
                         help="only write the package (spec.json, cases.json, results.json) to "
                              "DIR, and time nothing")
@@ -201,10 +204,16 @@ def main(argv=None, stdout=None):
                         "--results", paths["results"]]
         load_command = [options.python, "-B", "-c", JSON_LOAD_SCRIPT] + [
             paths[kind] for kind in FILES]
-        gate_runs, load_runs = [], []
+        report_command = gate_command + [
+            "--html", os.path.join(folder, "report.html"),
+            "--markdown", os.path.join(folder, "summary.md"),
+            "--junit-xml", os.path.join(folder, "junit.xml")]
+        gate_runs, load_runs, report_runs = [], [], []
         for _ in range(max(options.repeat, 1)):
             gate_runs.append(run_child(gate_command, document))
             load_runs.append(run_child(load_command))
+            if options.reports:
+                report_runs.append(run_child(report_command, document))
         gate, load = median_run(gate_runs), median_run(load_runs)
         if gate.status not in (0, 1) or load.status != 0:
             say("a child failed: gate exit %s, json.load exit %s" % (gate.status, load.status))
@@ -218,6 +227,13 @@ def main(argv=None, stdout=None):
                   if gate.peak and load.peak else "")
         say("ratio: the gate takes %.2fx the time of json.load%s" % (
             gate.seconds / load.seconds, memory))
+        if report_runs:
+            reports = median_run(report_runs)
+            say("gate with --html, --markdown and --junit-xml: %7.2f s   peak %s   (%.2fx the "
+                "plain gate's time%s)" % (
+                    reports.seconds, _megabytes(reports.peak), reports.seconds / gate.seconds,
+                    " and %.2fx its peak memory" % (reports.peak / gate.peak)
+                    if reports.peak and gate.peak else ""))
         tasks, seconds = time_bootstrap(document, options.samples, options.seed,
                                         Fraction(95, 100))
         say("bootstrap alone (%d tasks, %d samples, multinomial, in this process): %.3f s "

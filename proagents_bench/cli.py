@@ -12,8 +12,10 @@ import sys
 import time
 
 from . import gate, reports, schema
-from .errors import ContractError, ContractErrors
+from .errors import ContractError, ContractErrors, quote
 from .render import contract_error_document, dumps
+from .streams import (EXIT_INTERRUPTED, DocumentWriter, Interrupted, MessageWriter,
+                      OutputError, SignalGuard, reserve_standard_descriptors)
 from .version import VERSION
 
 
@@ -55,37 +57,77 @@ def build_parser():
     return parser
 
 
-def main(argv=None, stdout=None, stderr=None):
-    """Run the gate; return the exit status. ``stdout`` takes bytes, ``stderr`` text."""
-    stdout = stdout if stdout is not None else _binary(sys.stdout)
-    stderr = stderr if stderr is not None else sys.stderr
+def run():
+    """The console entry point (``run_benchmark.py``, ``python -m proagents_bench``, the
+    installed ``proagents-bench``): exit with :func:`main`'s status."""
+    sys.exit(main(restore_signals=False))
+
+
+def main(argv=None, stdout=None, stderr=None, restore_signals=True):
+    """Run the gate; return the exit status. ``stdout`` takes bytes and ``stderr`` text; by
+    default the process's own (stdout written through its descriptor, see streams.py)."""
+    guard = SignalGuard().install()
     try:
-        status, document, messages = _run(argv, stderr)
-    except KeyboardInterrupt:
-        _say(stderr, ["interrupted"])
-        return 130
+        return _main(argv, stdout, stderr, guard)
+    except Interrupted as interrupted:  # a signal in the instants around _main's handling
+        return interrupted.status
+    finally:
+        guard.quiet()
+        if restore_signals:
+            guard.restore()
+
+
+def _main(argv, stdout, stderr, guard):
+    messages = MessageWriter(stderr if stderr is not None else sys.stderr)
+    if stdout is None:
+        if reserve_standard_descriptors():
+            messages.say([_output_failure("stdout is closed")])
+            return EXIT_OUTPUT_FAILURE
+        writer = DocumentWriter(descriptor=1)
+    else:
+        writer = DocumentWriter(stream=stdout)
+    try:
+        status, document, lines = _run(argv, messages, guard)
+        messages.say(lines)
+        for chunk in [document] if isinstance(document, bytes) else document:
+            writer.write(chunk)  # a large decision comes in chunks (Evaluation.chunks)
+        writer.finish()
+    except OutputError as failure:
+        messages.say([_output_failure(failure.reason, writer.written)])
+        return EXIT_OUTPUT_FAILURE
+    except (Interrupted, KeyboardInterrupt) as interrupted:
+        messages.say(["interrupted%s" % (
+            ": stdout holds an incomplete document" if writer.written else "")])
+        return getattr(interrupted, "status", EXIT_INTERRUPTED)
     except Exception as bug:  # noqa: BLE001 - the one place that turns any bug into exit 3
-        _say(stderr, ["INTERNAL ERROR: %s: %s (this is a bug in proagents-bench %s; please "
+        messages.say(["INTERNAL ERROR: %s: %s (this is a bug in proagents-bench %s; please "
                       "report it with the command and input files)" % (
                           type(bug).__name__, bug, VERSION)])
         return gate.EXIT_INTERNAL_ERROR
-    _say(stderr, messages)
-    try:
-        for chunk in [document] if isinstance(document, bytes) else document:
-            stdout.write(chunk)  # a large decision comes in chunks (Evaluation.chunks)
-        stdout.flush()
-    except BrokenPipeError:
-        _silence_stdout()
     return status
 
 
-def _run(argv, stderr=None):
+# The document could not be written whole: neither a decision nor a contract error.
+EXIT_OUTPUT_FAILURE = 4
+
+
+def _output_failure(reason, written=0):
+    return ("ERROR: <stdout>: the output document could not be written completely: %s%s; "
+            "it is not a decision (exit %d)" % (
+                reason, " after %d bytes" % written if written else "", EXIT_OUTPUT_FAILURE))
+
+
+def _run(argv, messages, guard):
     parser = build_parser()
     try:
         options = parser.parse_args(argv)
     except UsageError as usage:
-        error = ContractError("cli.usage", "%s (see --help)" % usage)
+        error = ContractError("cli.usage", "%s (see --help)" % _cut(str(usage)))
         return _contract_error([error], 0)
+    empty = [ContractError("cli.usage", "--%s was given an empty path: name a file" % option)
+             for option in ("spec", "cases", "results") if getattr(options, option) == ""]
+    if empty:
+        return _contract_error(empty, 0)
     if options.schema is not None:
         return gate.EXIT_PASS, schema.dumps(options.schema), []
     inputs = gate.default_inputs(options.spec, options.cases, options.results)
@@ -97,12 +139,12 @@ def _run(argv, stderr=None):
     if problems:
         return _contract_error(problems, 0)
     try:
-        progress = _progress(stderr)
+        progress = _progress(messages)
         evaluation = gate.evaluate(inputs, options.candidate, progress)
     except ContractErrors as failure:
         return _contract_error(failure.errors, failure.omitted)
     # Reports only for a decision, all or none, each replaced atomically (see reports.py).
-    problems = reports.write(chosen_reports, evaluation)
+    problems = reports.write(chosen_reports, evaluation, guard.deferred)
     if problems:
         return _contract_error(problems, 0)
     if progress is not None:
@@ -114,22 +156,18 @@ def _run(argv, stderr=None):
 PROGRESS_AFTER_SECONDS = 2.0
 
 
-def _progress(stderr):
+def _progress(messages):
     """gate.evaluate's progress callback: each stage's name on stderr once the run has taken
     PROGRESS_AFTER_SECONDS, and only when stderr is a terminal (never in a log or a pipe);
     None otherwise. stdout, the JSON document, is never touched."""
-    isatty = getattr(stderr, "isatty", None)
-    try:
-        if isatty is None or not isatty():
-            return None
-    except (OSError, ValueError):
+    if not messages.isatty():
         return None
     started = time.monotonic()
 
     def progress(stage):
         elapsed = time.monotonic() - started
         if elapsed >= PROGRESS_AFTER_SECONDS:
-            _say(stderr, ["proagents-bench: %s (%.0f s so far)" % (stage, elapsed)])
+            messages.say(["proagents-bench: %s (%.0f s so far)" % (stage, elapsed)])
 
     return progress
 
@@ -143,8 +181,16 @@ def _missing_examples(inputs, options):
             errors.append(ContractError(
                 "cli.no_example", "no %s file given, and the shipped example %s is not here "
                 "(an installed proagents-bench has no examples; a checkout has them): pass "
-                "--%s FILE" % (item.kind, item.shown, item.kind), (), item.shown))
+                "--%s FILE" % (item.kind, quote(item.shown), item.kind), (), item.shown))
     return errors
+
+
+# argparse quotes the arguments it refuses: a usage message shows this much of them.
+MAX_USAGE_CHARS = 1000
+
+
+def _cut(text):
+    return text if len(text) <= MAX_USAGE_CHARS else text[:MAX_USAGE_CHARS] + "... (cut)"
 
 
 def _contract_error(errors, omitted):
@@ -153,34 +199,3 @@ def _contract_error(errors, omitted):
         lines.append("ERROR: %d more error%s not shown" % (omitted, "" if omitted == 1 else "s"))
     document = dumps(contract_error_document(errors, omitted, VERSION))
     return gate.EXIT_CONTRACT_ERROR, document, lines
-
-
-def _say(stderr, lines):
-    """Write lines to stderr whatever its encoding can show (never fail on a console)."""
-    if not lines:
-        return
-    encoding = getattr(stderr, "encoding", None) or "ascii"
-    text = "".join(line + "\n" for line in lines)
-    try:
-        text = text.encode(encoding, "backslashreplace").decode(encoding)
-    except LookupError:
-        text = text.encode("ascii", "backslashreplace").decode("ascii")
-    try:
-        stderr.write(text)
-        stderr.flush()
-    except (BrokenPipeError, OSError, ValueError):
-        pass
-
-
-def _binary(stream):
-    return getattr(stream, "buffer", stream)
-
-
-def _silence_stdout():
-    # The reader went away (``| head``): point stdout at devnull so that the interpreter's
-    # final flush does not report a second broken pipe.
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass

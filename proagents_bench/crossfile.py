@@ -13,10 +13,8 @@ pass and no quadratic look-up; the same pass puts each system's records in a can
 
 from array import array
 
-import json
-
 from .contract import SPLITS
-from .errors import ContractError
+from .errors import ContractError, quote
 
 # How many missing (case, trial) pairs one coverage error lists before it says "and N more".
 MAX_LISTED_MISSING = 20
@@ -35,7 +33,7 @@ def cases_errors(spec, cases):
         if case_id in first_index:
             errors.append(("cases", ContractError(
                 "cases.duplicate_id", "duplicate case id %s (first at cases[%d])" % (
-                    _show(case_id), first_index[case_id]), ("cases", index, "id"))))
+                    quote(case_id), first_index[case_id]), ("cases", index, "id"))))
         else:
             first_index[case_id] = index
         splits = family_splits.setdefault(case["family_id"], {})
@@ -56,7 +54,7 @@ def cases_errors(spec, cases):
             errors.append(("cases", ContractError(
                 "cases.split_contamination",
                 "split contamination: family_id=%s appears in %s" % (
-                    family, " and ".join(ordered)), ("cases", second, "family_id"))))
+                    quote(family), " and ".join(ordered)), ("cases", second, "family_id"))))
     return errors
 
 
@@ -91,7 +89,7 @@ def results_errors(spec, cases, results, candidate_id=None):
         if system["system_id"] in seen:
             errors.append(("results", ContractError(
                 "results.duplicate_system_id", "duplicate system_id %s (first at systems[%d])" % (
-                    _show(system["system_id"]), seen[system["system_id"]]),
+                    quote(system["system_id"]), seen[system["system_id"]]),
                 ("systems", index, "system_id"))))
         else:
             seen[system["system_id"]] = index
@@ -110,13 +108,13 @@ def results_errors(spec, cases, results, candidate_id=None):
         if found.baseline["system_id"] != spec["baseline_system_id"]:
             role_errors.append(ContractError(
                 "results.roles", "the baseline is %s but the spec's baseline_system_id is %s" % (
-                    _show(found.baseline["system_id"]), _show(spec["baseline_system_id"])),
+                    quote(found.baseline["system_id"]), quote(spec["baseline_system_id"])),
                 ("systems", found.baseline_index, "system_id")))
         if candidate_id is not None and found.candidate["system_id"] != candidate_id:
             role_errors.append(ContractError(
                 "cli.unknown_candidate",
                 "--candidate %s does not name the candidate of this results file, which is %s"
-                % (_show(candidate_id), _show(found.candidate["system_id"])),
+                % (quote(candidate_id), quote(found.candidate["system_id"])),
                 ("systems", found.candidate_index, "system_id")))
     errors.extend(("results", error) for error in role_errors)
     test_index = {}
@@ -150,10 +148,10 @@ def _coverage_errors(system, test_index, all_case_ids):
             if case_id in all_case_ids:
                 errors.append(ContractError(
                     "coverage.not_test_case", "record for %s, which is not a test case: only "
-                    "test cases are ranked" % _show(case_id), ("records", position, "case_id")))
+                    "test cases are ranked" % quote(case_id), ("records", position, "case_id")))
             else:
                 errors.append(ContractError(
-                    "coverage.unknown_case", "record for unknown case id %s" % _show(case_id),
+                    "coverage.unknown_case", "record for unknown case id %s" % quote(case_id),
                     ("records", position, "case_id")))
             continue
         if trial_id > trials:
@@ -165,7 +163,7 @@ def _coverage_errors(system, test_index, all_case_ids):
         if slots[slot]:
             errors.append(ContractError(
                 "coverage.duplicate", "duplicate record for case %s trial %d (first at "
-                "records[%d])" % (_show(case_id), trial_id, first_at[slot]),
+                "records[%d])" % (quote(case_id), trial_id, first_at[slot]),
                 ("records", position)))
         else:
             slots[slot] = 1
@@ -177,13 +175,14 @@ def _coverage_errors(system, test_index, all_case_ids):
         listed = []
         slot = slots.find(0)
         while slot != -1 and len(listed) < MAX_LISTED_MISSING:
-            listed.append("%s trial %d" % (case_ids[slot // trials], slot % trials + 1))
+            listed.append("%s trial %d" % (quote(case_ids[slot // trials]),
+                                            slot % trials + 1))
             slot = slots.find(0, slot + 1)
         more = missing_count - len(listed)
         errors.append(ContractError(
             "coverage.missing", "%d (case, trial) record%s missing for system %s: %s%s; "
             "nothing is dropped to make a denominator smaller" % (
-                missing_count, "" if missing_count == 1 else "s", _show(system["system_id"]),
+                missing_count, "" if missing_count == 1 else "s", quote(system["system_id"]),
                 ", ".join(listed), " and %d more" % more if more else ""), ("records",)))
     return errors, (None if errors else ordered)
 
@@ -207,8 +206,5 @@ def ordered_records(system, cases):
 
 def _mismatch(key, actual, owner, expected):
     return ContractError("version.mismatch", "%s %s differs from %s %s" % (
-        key, _show(actual), owner, _show(expected)), (key,))
+        key, quote(actual), owner, quote(expected)), (key,))
 
-
-def _show(text):
-    return json.dumps(text)

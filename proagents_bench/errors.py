@@ -7,10 +7,53 @@ and indexes while errors travel, and are formatted only for output, so that a ch
 its path on the way up without string concatenation.
 """
 
+import json
 import re
 
 # A key that can be written after a dot without ambiguity; others are written ["key"].
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+# A value quoted into a message shows at most this many characters (a 10 MB id must not
+# become a 10 MB line of stderr); the message then says how long the value is.
+MAX_QUOTED_CHARS = 200
+
+
+def quote(value):
+    r"""``value``, a text from the input, as an ASCII JSON string literal for a message: control
+    characters, non-ASCII and quotes escaped (so no input can end a line, clear a screen or
+    forge a message), cut to MAX_QUOTED_CHARS characters.
+
+    >>> print(quote("family\nERROR: \x1b[2J"))
+    "family\nERROR: \u001b[2J"
+    >>> print(quote("x" * 205))  # doctest: +ELLIPSIS
+    "xxx...xxx"... (205 characters)
+    """
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= MAX_QUOTED_CHARS:
+        return json.dumps(text, ensure_ascii=True)
+    return "%s... (%d characters)" % (json.dumps(text[:MAX_QUOTED_CHARS], ensure_ascii=True),
+                                      len(text))
+
+
+def display_name(path):
+    r"""A file name as valid Unicode text. A name that is not valid UTF-8 reaches Python with
+    lone surrogates in it (which no JSON document may carry): those bytes become ``\xNN``.
+
+    >>> display_name("caf\udce9.json")
+    'caf\\xe9.json'
+    """
+    if isinstance(path, bytes):
+        data = path
+    else:
+        try:
+            path.encode("utf-8")
+            return path
+        except UnicodeEncodeError:
+            try:
+                data = path.encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:  # Windows: a lone UTF-16 surrogate in the name
+                data = path.encode("utf-8", "surrogatepass")
+    return data.decode("utf-8", "backslashreplace")
 
 
 def format_path(path):
@@ -22,22 +65,8 @@ def format_path(path):
         elif _PLAIN_KEY.match(step):
             parts.append("." + step if parts else step)
         else:
-            parts.append("[%s]" % _quote(step))
+            parts.append("[%s]" % quote(step))
     return "".join(parts) if parts else "$"
-
-
-def _quote(key):
-    out = ['"']
-    for char in key:
-        if char in '"\\':
-            out.append("\\" + char)
-        elif " " <= char <= "~":
-            out.append(char)
-        else:
-            out.append("\\u%04x" % ord(char) if ord(char) < 0x10000 else char.encode(
-                "ascii", "backslashreplace").decode("ascii"))
-    out.append('"')
-    return "".join(out)
 
 
 class ContractError:
@@ -49,7 +78,7 @@ class ContractError:
         self.code = code
         self.message = message
         self.path = tuple(path)
-        self.file = file
+        self.file = None if file is None else display_name(file)
         self.line = line
         self.column = column
 

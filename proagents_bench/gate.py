@@ -73,9 +73,13 @@ class Evaluation:
     def document(self):
         return render.materialize(self._document)
 
-    @document.setter
-    def document(self, document):
-        self._document = document
+    @property
+    def lazy_document(self):
+        """The document with each system's ``trial_results`` still kept as the graded
+        records (a :class:`~proagents_bench.trialrows.TrialRows`, which gives single entries
+        and all latencies on demand): what the reports read, so that a report of a million
+        trials never builds a million dicts."""
+        return self._document
 
     def chunks(self):
         """The document's bytes (exactly ``render.dumps(self.document)``) as a list of

@@ -26,20 +26,28 @@ import hashlib
 import json
 import os
 import re
+import select
 import stat
 from bisect import bisect_left
 from decimal import Decimal
 from json.decoder import JSONDecodeError, scanstring
 from json.scanner import NUMBER_RE
 
-from .errors import ContractError, ContractErrors
+from .errors import ContractError, ContractErrors, quote
 from .gcpause import CollectorPaused
 
 MAX_FILE_BYTES = 1024 * 1024 * 1024
 MAX_DEPTH = 64  # the root object or array is at depth 1
 MAX_NUMBER_LITERAL_CHARS = 100
+# An input that is a pipe (a FIFO, /dev/stdin, a shell's <(...)) must deliver data within
+# this long, and never pause longer: a FIFO without a writer would otherwise block forever.
+PIPE_WAIT_SECONDS = 60
 MAX_SAFE_INTEGER = 2 ** 53 - 1  # I-JSON: integers beyond this are not exact in a double
-_MAX_EXPONENT = 999999999
+# The exponent written after e/E. Exact arithmetic on 1e-999999999 would build 10**999999999
+# (the run would never end); every finite double, 4.9e-324 to 1.8e308, is writable within
+# this bound, and with at most MAX_NUMBER_LITERAL_CHARS digits any number then costs
+# microseconds, as CPython bounds its int-to-str conversion (CVE-2020-10735).
+MAX_NUMBER_EXPONENT = 400
 
 _RESAVE = "re-save it as UTF-8"
 _WS = re.compile(r"[ \t\n\r]*")
@@ -74,11 +82,11 @@ def _number_problem(literal):
         return ("json.number_too_long", "a number literal of %d characters (%s...); at most %d "
                 "are allowed" % (len(literal), literal[:20], MAX_NUMBER_LITERAL_CHARS))
     if "e" in literal or "E" in literal:
-        # Decimal cannot hold exponents near 10**18 (exactly; C and Python decimal differ), so
-        # refuse absurd ones outright, even tiny values like 1e-9999999999 that round to 0.
-        if abs(int(literal.lower().partition("e")[2])) > _MAX_EXPONENT:
-            return ("json.number_out_of_range", "the number %s has an exponent beyond +/-%d"
-                    % (literal, _MAX_EXPONENT))
+        exponent = int(literal.lower().partition("e")[2])
+        if abs(exponent) > MAX_NUMBER_EXPONENT:
+            return ("json.exponent_too_large", "the number %s has the exponent %d; exponents "
+                    "lie within -%d..%d, which writes every finite IEEE double"
+                    % (literal, exponent, MAX_NUMBER_EXPONENT, MAX_NUMBER_EXPONENT))
         if abs(float(literal)) == _INF:  # float() rounds correctly: inf iff the nearest is
             return ("json.number_out_of_range", "the number %s is not finite as an IEEE double "
                     "(I-JSON, RFC 7493)" % literal)
@@ -211,6 +219,10 @@ def _syntax_error(text, error, source):
         message = "invalid JSON: comments are not allowed"
     elif error.msg == "Extra data":
         message = "invalid JSON: unexpected data after the top-level value"
+    elif error.pos < len(text) and text[error.pos] < " ":
+        message = ("invalid JSON: the control character U+%04X%s where a value or key must "
+                   "start; control characters may appear only escaped inside strings" % (
+                       ord(text[error.pos]), " (a NUL byte)" if text[error.pos] == "\0" else ""))
     else:
         message = "invalid JSON: %s" % error.msg
     return ContractError("json.syntax", message, (), source, error.lineno, error.colno)
@@ -337,7 +349,7 @@ class _Walker:
             member = path + (key,)
             if key in seen:
                 self.found.append((i, "json.duplicate_key", "duplicate key %s in this object"
-                                   % json.dumps(key), member))
+                                   % quote(key), member))
             seen.add(key)
             if self.check_surrogates and _SURROGATE_CHAR.search(key):
                 self.lone_surrogate(i, member, "key")
@@ -459,15 +471,25 @@ class Document:
 
 
 def _foreign_encoding(data):
-    """'UTF-16' or 'UTF-32' if the bytes are evidently one of them (RFC 4627 section 3)."""
+    """'UTF-16' or 'UTF-32' if the bytes are evidently one of them, else None.
+
+    A byte-order mark says so; without one, RFC 4627 section 3: JSON text starts with two
+    ASCII characters, so the pattern of NUL bytes among the first four bytes tells the
+    encoding (00 00 00 xx and xx 00 00 00: UTF-32; 00 xx 00 xx and xx 00 xx 00: UTF-16). Any
+    other NUL is no encoding at all (``{`` followed by a stray NUL is UTF-8 with a NUL in it,
+    which the JSON parser reports where it is).
+    """
     if data[:4] in (b"\x00\x00\xfe\xff", b"\xff\xfe\x00\x00"):
         return "UTF-32"
     if data[:2] in (b"\xfe\xff", b"\xff\xfe"):
         return "UTF-16"
-    # JSON text starts with two ASCII characters, so a NUL among the first two bytes means
-    # 00 00 00 xx / xx 00 00 00 (UTF-32) or 00 xx / xx 00 (UTF-16).
-    if len(data) >= 2 and (data[0] == 0 or data[1] == 0):
-        return "UTF-32" if data[:2] == b"\x00\x00" or data[1:4] == b"\x00\x00\x00" else "UTF-16"
+    if len(data) < 4:
+        return None
+    nul = [byte == 0 for byte in data[:4]]
+    if nul in ([True, True, True, False], [False, True, True, True]):
+        return "UTF-32"
+    if nul in ([True, False, True, False], [False, True, False, True]):
+        return "UTF-16"
     return None
 
 
@@ -537,29 +559,52 @@ def parse_bytes(data, source):
     return _parse([data], source)
 
 
+def _read_stream(path, source):
+    """The bytes of a pipe, FIFO or device: its size is unknown, so reading stops just past
+    MAX_FILE_BYTES; and a FIFO that nobody writes to would block forever, so each wait for
+    data lasts at most PIPE_WAIT_SECONDS (where the platform can wait on it: POSIX)."""
+    waits = hasattr(os, "O_NONBLOCK")
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | (os.O_NONBLOCK if waits else 0)
+    descriptor = os.open(path, flags)  # with O_NONBLOCK, a FIFO opens even without a writer
+    try:
+        chunks, size = [], 0
+        while size <= MAX_FILE_BYTES:
+            if waits:
+                ready = select.select([descriptor], [], [], PIPE_WAIT_SECONDS)[0]
+                if not ready:
+                    _fail("file.unreadable", "cannot read the file: it is a pipe, and nothing "
+                          "arrived from it for %d seconds (is anything writing to it?)"
+                          % PIPE_WAIT_SECONDS, source)
+            try:
+                chunk = os.read(descriptor, 1 << 20)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(descriptor)
+
+
 def load_file(path, source=None):
     """Read and parse the file at ``path``; errors name ``source``, by default ``path``."""
     if source is None:
         source = path if isinstance(path, str) else os.fsdecode(path)
+    if not path:
+        _fail("file.unreadable", "the path is empty: name a file", source)
     try:
         info = os.stat(path)
         if stat.S_ISDIR(info.st_mode):
             _fail("file.unreadable", "cannot read the file: it is a directory", source)
         if info.st_size > MAX_FILE_BYTES:
             _too_large(info.st_size, source)
-        with open(path, "rb") as stream:
-            if stat.S_ISREG(info.st_mode):
+        if stat.S_ISREG(info.st_mode):
+            with open(path, "rb") as stream:
                 box = [stream.read()]
-            else:  # a pipe or device: its size is unknown, so stop just past the limit
-                chunks, size = [], 0
-                while size <= MAX_FILE_BYTES:
-                    chunk = stream.read(1 << 20)
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-                    size += len(chunk)
-                box = [b"".join(chunks)]
-                del chunks
+        else:
+            box = [_read_stream(path, source)]
     except OSError as exc:
         reason = {FileNotFoundError: "no such file", IsADirectoryError: "it is a directory",
                   PermissionError: "permission denied"}.get(type(exc)) or exc.strerror

@@ -161,9 +161,11 @@ def dumps(document):
     return b"".join(chunks(document))
 
 
-def chunks(document, size=CHUNK_CHARACTERS):
-    """The bytes of :func:`dumps` in pieces of about ``size`` bytes, made one after the
-    other: the text never exists as one string, nor the trial results as dicts."""
+def chunks(document, size=None):
+    """The bytes of :func:`dumps` in pieces of about ``size`` bytes (CHUNK_CHARACTERS by
+    default), made one after the other: the text never exists as one string, nor the trial
+    results as dicts."""
+    size = size or CHUNK_CHARACTERS
     pending = []
     pending_size = 0
     for piece in jsondump.pieces(document):

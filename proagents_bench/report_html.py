@@ -15,11 +15,12 @@ browser opens: the JSON document always holds everything.
 
 import sys
 from html import escape
+from itertools import repeat
 
 from . import report_svg
 from .report_view import (ACTION_WORDS, HARD_GATES, METRIC_ROWS, clean, counted,
-                          failed_gates, gate_text, metric_value, problems_first, shorten, show,
-                          show_gate, slices, task_rows)
+                          failed_gates, gate_text, latencies, metric_value, problems_first,
+                          shorten, show, show_gate, slices, task_rows)
 
 MAX_GRID_ROWS = 500
 MAX_GRID_CELLS = 30000  # rows x trial columns of both systems: keeps the page light
@@ -86,7 +87,7 @@ def _e(text, limit=MAX_TEXT):
 
 def render(evaluation):
     """The report's bytes (UTF-8) for an :class:`~proagents_bench.gate.Evaluation`."""
-    document = evaluation.document
+    document = evaluation.lazy_document
     gates = evaluation.gates
     rows = task_rows(document)
     action = document["action"]
@@ -195,7 +196,7 @@ def _metrics(document, gates):
 
 
 def _bootstrap(evaluation, gates):
-    document = evaluation.document
+    document = evaluation.lazy_document
     comparison = document["comparison"]
     distribution = evaluation.bootstrap_distribution or []
     low, high = comparison["paired_bootstrap_interval"]
@@ -224,25 +225,22 @@ def _bootstrap(evaluation, gates):
                 _e(title), _e(show(comparison["confidence"] * 100)), svg))
 
 
-def _latencies(metrics):
-    return [trial["latency_ms"] for trial in metrics["trial_results"] if "latency_ms" in trial]
-
-
 def _latency(document, gates):
     gate = float(gates["max_p95_latency_ms"])
     systems = [("Baseline", document["baseline_metrics"]),
                ("Candidate", document["candidate_metrics"])]
-    everything = [value for _name, metrics in systems for value in _latencies(metrics)]
-    if not everything:
+    values = {name: latencies(metrics) for name, metrics in systems}
+    if not any(values.values()):
         return ""
-    right = min(max(max(everything), gate, 1.0) * 1.05, sys.float_info.max)
+    largest = max(max(found) for found in values.values() if found)
+    right = min(max(largest, gate, 1.0) * 1.05, sys.float_info.max)
     parts = ['<section id="latency">\n<h2>Latency per trial</h2>\n<p class="note">The dashed '
              'red line is the gate max_p95_latency_ms %s (it judges the candidate); the solid '
              'line is each system\'s observed p95.</p>' % _e(show_gate(
                  gates["max_p95_latency_ms"]))]
     for name, metrics in systems:
-        counts = report_svg.bin_counts([(value, 1) for value in _latencies(metrics)], 0.0,
-                                       right, HISTOGRAM_BINS)
+        counts = report_svg.bin_counts(zip(values[name], repeat(1)), 0.0, right,
+                                       HISTOGRAM_BINS)
         markers = [
             report_svg.Marker(gate, "gate max_p95_latency_ms %s" % show_gate(
                 gates["max_p95_latency_ms"]), "gate"),
@@ -293,8 +291,8 @@ def _task_cell(system_task):
 
 
 def _grid(document, rows):
-    trials = max([len(row.candidate.trials) for row in rows]
-                 + [len(row.baseline.trials) for row in rows] + [1])
+    trials = max([row.candidate.trial_count for row in rows]
+                 + [row.baseline.trial_count for row in rows] + [1])
     limit = min(MAX_GRID_ROWS, max(MAX_GRID_CELLS // (2 * trials), 50))
     shown, rest = counted(problems_first(rows), limit)
     head = "".join("<th>%d</th>" % number for number in range(1, trials + 1))

@@ -13,6 +13,9 @@ harness itself runs nothing. XML 1.0 cannot carry control characters, so they ar
 every text; the rest is escaped, and the file is UTF-8.
 """
 
+import math
+from fractions import Fraction
+
 from .report_view import (HARD_GATES, METRIC_ROWS, clean, failed_gates, show, show_gate,
                           task_rows)
 
@@ -42,7 +45,16 @@ def _element(name, attributes, children=None, text=None):
 
 
 def _seconds(milliseconds):
-    return "%.3f" % (milliseconds / 1000.0)
+    """The sum of ``milliseconds`` in seconds: always a finite decimal with three places (a
+    sum beyond the largest double is taken exactly instead)."""
+    try:
+        total = math.fsum(milliseconds)
+    except OverflowError:
+        total = math.inf
+    if math.isfinite(total):
+        return "%.3f" % (total / 1000.0)
+    thousandths = round(sum(map(Fraction, milliseconds), Fraction(0)))
+    return "%d.%03d" % divmod(thousandths, 1000)
 
 
 class Case:
@@ -79,7 +91,7 @@ def _task_cases(document):
     cases = []
     for row in task_rows(document):
         task = row.candidate
-        latency = sum(trial.latency_ms or 0 for trial in task.trials)
+        latencies = [latency or 0 for latency in task.latencies()]
         failure = None
         if task.misses_gate:
             which = "critical gate" if task.critical_failure else "task gate"
@@ -91,7 +103,7 @@ def _task_cases(document):
                 trial.trial_id, trial.status, ", ".join(trial.failed_checks))
                 for trial in task.trials if not trial.passed]
             failure = _failure(message, which, details)
-        cases.append(Case(row.slice, row.case_id, _seconds(latency), failure))
+        cases.append(Case(row.slice, row.case_id, _seconds(latencies), failure))
     return cases
 
 
@@ -117,7 +129,7 @@ def _gate_cases(document, gates):
 
 def render(evaluation):
     """The report's bytes (UTF-8 XML) for an :class:`~proagents_bench.gate.Evaluation`."""
-    document = evaluation.document
+    document = evaluation.lazy_document
     properties = (("action", document["action"]),
                   ("primary_reason", document["primary_reason"]),
                   ("candidate_system", document["candidate_system"]),

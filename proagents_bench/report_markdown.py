@@ -42,7 +42,7 @@ def text(value, limit=MAX_TEXT):
 
 def render(evaluation):
     """The report's bytes (UTF-8) for an :class:`~proagents_bench.gate.Evaluation`."""
-    document = evaluation.document
+    document = evaluation.lazy_document
     action = document["action"]
     lines = [
         "## %s %s: candidate %s vs baseline %s" % (

@@ -35,29 +35,55 @@ class Marker:
         self.kind = kind
 
 
+def position(value, low, high):
+    """Where ``value`` lies on [low, high], as a share 0..1 (clamped): finite for any finite
+    doubles, even where ``high - low`` would overflow (halves are subtracted instead)."""
+    span = high / 2 - low / 2
+    if not span > 0:
+        return 0.0
+    share = (float(value) / 2 - low / 2) / span
+    return min(max(share, 0.0), 1.0) if share == share else 0.0
+
+
 def nice_ticks(low, high, count=6):
-    """Round tick values covering [low, high]: steps of 1, 2 or 5 times a power of ten."""
-    if high <= low:
+    """Round tick values covering [low, high]: steps of 1, 2 or 5 times a power of ten; at
+    most ``count + 2`` of them for any finite bounds (the loop is bounded, not the data).
+
+    >>> nice_ticks(0.0, 1.0)
+    [0.0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    >>> len(nice_ticks(0.0, 1.7976931348623157e308)) <= 8
+    True
+    """
+    raw = high / count - low / count
+    if not raw > 0 or raw == math.inf:
         return [low]
-    raw = (high - low) / count
-    power = 10 ** math.floor(math.log10(raw))
-    step = next(power * factor for factor in (1, 2, 5, 10) if power * factor >= raw)
+    exponent = math.floor(math.log10(raw))
+    step = next(factor * 10.0 ** exponent for factor in (1, 2, 5, 10)
+                if factor * 10.0 ** exponent >= raw)
     first = math.ceil(low / step - 1e-9)
     ticks = []
-    index = first
-    while index * step <= high + step * 1e-9:
-        ticks.append(round(index * step, 10))
-        index += 1
-    return ticks
+    for index in range(first, first + count + 2):
+        value = index * step
+        if value - abs(high) * 1e-9 > high:  # also ends at an overflow to infinity
+            break
+        ticks.append(round(value, 10) if abs(value) < 1e15 else value)
+    return ticks or [low]
 
 
 def bin_counts(values_with_counts, low, high, bins):
-    """Counts of (value, count) pairs in ``bins`` equal bins over [low, high]."""
+    """Counts of (value, count) pairs in ``bins`` equal bins over [low, high] (values
+    outside go to the first or last bin); :func:`position`, inlined for a million values."""
     counts = [0] * bins
-    span = (high - low) or 1.0
+    half_low = low / 2
+    span = high / 2 - half_low
+    if not span > 0:
+        counts[0] = sum(count for _value, count in values_with_counts)
+        return counts
+    scale = bins / span
+    last = bins - 1
     for value, count in values_with_counts:
-        index = int((float(value) - low) / span * bins)
-        counts[min(max(index, 0), bins - 1)] += count
+        index = int((float(value) / 2 - half_low) * scale) if value == value else 0
+        counts[0 if index < 0 else last if index > last else index] += count
     return counts
 
 
@@ -67,10 +93,9 @@ def histogram(title, counts, low, high, markers=(), band=None, x_label="", heigh
     top, bottom = 16 + 14 * max(len(markers), 1), 40
     plot_width = WIDTH - MARGIN_LEFT - MARGIN_RIGHT
     plot_height = height - top - bottom
-    span = (high - low) or 1.0
 
     def x_of(value):
-        return MARGIN_LEFT + (float(value) - low) / span * plot_width
+        return MARGIN_LEFT + position(value, low, high) * plot_width
 
     tallest = max(counts) if counts and max(counts) > 0 else 1
     out = ['<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" '

@@ -11,7 +11,7 @@ numbers: the decision compared exact values, and a double can sit on the wrong s
 written as a decimal (7/10 is below 0.7 as a double).
 """
 
-import unicodedata
+import re
 
 from .decision import BLOCK, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW, show_number
 from .grading import CHECKS
@@ -68,22 +68,26 @@ HARD_GATES = frozenset(("critical_task_min_trial_success_rate", "min_primary_tas
                         "min_trial_stability_rate"))
 
 
+# Control characters (Unicode category Cc), surrogates (Cs) and the noncharacters U+FFFE and
+# U+FFFF: what XML forbids and no reader wants.
+_UNWANTED = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_SPACES = {"\t": " ", "\n": " ", "\r": " "}
+
+
 def clean(text, keep_newlines=False):
-    """``text`` without control characters, surrogates and noncharacters (which XML
-    forbids and no reader wants); tabs and line breaks become spaces, unless
-    ``keep_newlines`` (then a line feed stays)."""
+    """``text`` without control characters, surrogates and noncharacters; tabs and line
+    breaks become spaces, unless ``keep_newlines`` (then a line feed stays)."""
     text = str(text)
     if text.isprintable():
         return text
-    out = []
-    for char in text:
+
+    def replace(match):
+        char = match.group()
         if char == "\n" and keep_newlines:
-            out.append(char)
-        elif char in "\t\n\r":
-            out.append(" ")
-        elif unicodedata.category(char) not in ("Cc", "Cs") and char not in "\ufffe\uffff":
-            out.append(char)
-    return "".join(out)
+            return char
+        return _SPACES.get(char, "")
+
+    return _UNWANTED.sub(replace, text)
 
 
 def shorten(text, limit):
@@ -131,14 +135,36 @@ class TrialView:
 
 
 class SystemTask:
-    """One task as one system did it: its result and its trials in trial-id order."""
+    """One task as one system did it: its result, and its trials in trial-id order, read from
+    the system's ``trial_results`` only when asked for (the trials of task ``position`` are
+    entries position * count .. position * count + count - 1, the document's order)."""
 
-    __slots__ = ("result", "trials", "critical_failure")
+    __slots__ = ("result", "critical_failure", "_source", "_start", "_count", "_trials")
 
-    def __init__(self, result, trials, critical_failure):
+    def __init__(self, result, critical_failure, source, start, count):
         self.result = result
-        self.trials = trials
         self.critical_failure = critical_failure
+        self._source = source
+        self._start = start
+        self._count = count
+        self._trials = None
+
+    @property
+    def trial_count(self):
+        return self._count
+
+    @property
+    def trials(self):
+        if self._trials is None:
+            self._trials = [TrialView(self._source[index])
+                            for index in range(self._start, self._start + self._count)]
+        return self._trials
+
+    def latencies(self):
+        """The trials' ``latency_ms`` values (None where a trial has none)."""
+        if self._trials is None and hasattr(self._source, "latencies"):
+            return self._source.latencies(self._start, self._start + self._count)
+        return [trial.latency_ms for trial in self.trials]
 
     @property
     def misses_gate(self):
@@ -171,14 +197,20 @@ class TaskRow:
 
 
 def _system_tasks(metrics):
-    trials = {}
-    for trial in metrics["trial_results"]:
-        trials.setdefault(trial["case_id"], []).append(TrialView(trial))
+    source = metrics["trial_results"]
+    tasks = metrics["task_results"]
+    count = len(source) // len(tasks) if tasks else 0  # every task has trial_count trials
     critical = set(metrics["critical_failures"])
-    return [SystemTask(result, sorted(trials.get(result["case_id"], ()),
-                                      key=lambda trial: trial.trial_id),
-                       result["case_id"] in critical)
-            for result in metrics["task_results"]]
+    return [SystemTask(result, result["case_id"] in critical, source, position * count, count)
+            for position, result in enumerate(tasks)]
+
+
+def latencies(metrics):
+    """Every trial's latency of one system (from the graded records when they are kept)."""
+    source = metrics["trial_results"]
+    if hasattr(source, "latencies"):
+        return source.latencies()
+    return [trial["latency_ms"] for trial in source if "latency_ms" in trial]
 
 
 def task_rows(document):

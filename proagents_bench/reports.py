@@ -12,6 +12,7 @@ import os
 
 from . import report_html, report_junit, report_markdown
 from .atomic import AtomicWriteError, write_files_atomically
+from .errors import quote
 from .errors import ContractError
 
 
@@ -81,7 +82,7 @@ def path_errors(chosen, inputs):
                                        "document or its errors" % (report.option, stream)))
         elif place in inputs_at:
             errors.append(_error(path, "%s would overwrite the %s input file %s" % (
-                report.option, inputs_at[place].kind, inputs_at[place].shown)))
+                report.option, inputs_at[place].kind, quote(inputs_at[place].shown))))
         elif place in seen:
             errors.append(_error(path, "%s and %s name the same file" % (seen[place],
                                                                         report.option)))
@@ -90,21 +91,25 @@ def path_errors(chosen, inputs):
     return errors
 
 
-def write(chosen, evaluation):
-    """Render and write every chosen report; return [] or the one error that stopped it."""
+def write(chosen, evaluation, critical_section=None):
+    """Render and write every chosen report; return [] or the one error that stopped it.
+    ``critical_section`` is passed on to :func:`~.atomic.write_files_atomically`."""
     if not chosen:
         return []
     files = [(path, report.render(evaluation)) for report, path in chosen]
     try:
-        write_files_atomically(files)
+        if critical_section is None:
+            write_files_atomically(files)
+        else:
+            write_files_atomically(files, critical_section)
     except AtomicWriteError as problem:
         name = next(report.name for report, path in chosen if path == problem.path)
         if problem.replaced:
-            aftermath = "the report%s at %s %s already replaced" % (
-                "s" if len(problem.replaced) > 1 else "", ", ".join(problem.replaced),
-                "were" if len(problem.replaced) > 1 else "was")
+            aftermath = "the report%s at %s could not be put back" % (
+                "s" if len(problem.replaced) > 1 else "",
+                ", ".join(quote(path) for path in problem.replaced))
         else:
-            aftermath = "no report was written; an older file at this path is left unchanged"
+            aftermath = "no report was written; older files at these paths are left unchanged"
         return [_error(problem.path, "cannot write the %s: %s (%s)" % (
             name, problem.reason, aftermath), code="cli.report_unwritable")]
     return []

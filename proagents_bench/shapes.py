@@ -18,10 +18,9 @@ Numbers arrive from the strict loader as ``int`` (integer literals) or ``decimal
 number.
 """
 
-import json
 from decimal import Decimal
 
-from .errors import ContractError
+from .errors import ContractError, quote
 
 _NO_ERRORS = ()
 
@@ -77,7 +76,7 @@ class String(Shape):
         if self.enum is not None:
             if value not in self.enum:
                 return [ContractError("schema.enum", "expected %s, got %s" % (
-                    _one_of(self.enum), _quote(value)))]
+                    _one_of(self.enum), quote(value)))]
             return _NO_ERRORS
         if _is_blank(value):
             return [ContractError("schema.blank_string",
@@ -213,7 +212,7 @@ class StringSet(Shape):
                 errors = (errors or []) + [error.prefixed((index,)) for error in problem]
             elif item in seen:
                 errors = (errors or []) + [ContractError(
-                    "schema.duplicate_item", "duplicate item %s" % _quote(item), (index,))]
+                    "schema.duplicate_item", "duplicate item %s" % quote(item), (index,))]
             else:
                 seen.add(item)
         return errors or _NO_ERRORS
@@ -339,7 +338,7 @@ class Object(Shape):
         for field in self.fields:
             if field.key not in value:
                 yield ContractError("schema.missing_key", "missing required key %s in %s" % (
-                    _quote(field.key), self.name), (field.key,))
+                    quote(field.key), self.name), (field.key,))
         for key in value:
             if key in self._keys:
                 continue
@@ -348,7 +347,7 @@ class Object(Shape):
                     yield error.prefixed((key,))
                 continue
             yield ContractError("schema.unknown_key", "unknown key %s in %s (allowed: %s)" % (
-                _quote(key), self.name, ", ".join(field.key for field in self.fields)), (key,))
+                quote(key), self.name, ", ".join(field.key for field in self.fields)), (key,))
 
     def describe(self):
         return "%s object" % self.title
@@ -384,11 +383,8 @@ def _json_literal(value):
     return "true" if value is True else "false" if value is False else repr(value)
 
 
-def _quote(text):
-    return json.dumps(text)
-
 
 def _one_of(options):
     if len(options) == 1:
-        return _quote(options[0])
-    return "one of " + ", ".join(_quote(option) for option in options)
+        return quote(options[0])
+    return "one of " + ", ".join(quote(option) for option in options)

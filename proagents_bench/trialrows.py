@@ -44,8 +44,12 @@ def number(value):
 
 
 def checks_of(bits):
-    """The ``checks`` object of a trial's check bits."""
-    return {name: bool(bits & bit) for name, bit in CHECKS}
+    """The ``checks`` object of a trial's check bits (a new dict each time)."""
+    return dict(_CHECKS_BY_BITS[bits])
+
+
+_CHECKS_BY_BITS = [{name: bool(bits & bit) for name, bit in CHECKS}
+                   for bits in range(ALL_CHECKS + 1)]
 
 
 def trial_result(record, bits):
@@ -134,6 +138,19 @@ class TrialRows:
 
     def to_list(self):
         return list(map(trial_result, self.records, self.outcomes))
+
+    def __getitem__(self, index):
+        """One entry of the list, built on demand (the reports read a few)."""
+        return trial_result(self.records[index], self.outcomes[index])
+
+    def latencies(self, start=0, stop=None):
+        """The ``latency_ms`` of entries ``start`` to ``stop`` (all by default) as the
+        document writes them (JSON numbers)."""
+        values = list(map(itemgetter("latency_ms"), self.records[start:stop]))
+        kinds = set(map(type, values))
+        if kinds == {Decimal}:
+            return list(map(float, values))  # number() of each, without a call per value
+        return values if kinds <= {int, float} else list(map(number, values))
 
     def json_pieces(self, level):
         """The text of the list at nesting ``level``, exactly as ``jsondump`` writes it."""

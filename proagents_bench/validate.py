@@ -4,10 +4,8 @@ The file's ``schema_version`` picks the shape; every error of the file is collec
 with the JSON path of the offending element (the loader later places it at a line and column).
 """
 
-import json
-
 from .contract import FILE_KINDS
-from .errors import ContractError
+from .errors import ContractError, quote
 
 
 def file_errors(kind, value):
@@ -34,4 +32,4 @@ def _version_error(kind, shapes, value, version):
             hint = " (this is a %s file: pass it as --%s)" % (other_kind, other_kind)
     return ContractError("version.unsupported",
                          "unsupported schema_version %s for a %s file; expected %s%s" % (
-                             json.dumps(version), kind, accepted, hint), ("schema_version",))
+                             quote(version), kind, accepted, hint), ("schema_version",))

@@ -80,7 +80,7 @@ def run_cli(args):
     return Run(status, out.getvalue(), err.getvalue())
 
 
-def run_subprocess(args, cwd=None, env=None, python=None, flags=()):
+def run_subprocess(args, cwd=None, env=None, python=None, flags=(), timeout=120):
     """Run ``run_benchmark.py`` as a user would; return a :class:`Run` (stderr decoded).
 
     ``flags`` are interpreter options such as ``-O``."""
@@ -88,7 +88,7 @@ def run_subprocess(args, cwd=None, env=None, python=None, flags=()):
     full_env = dict(os.environ)
     full_env.update(env or {})
     completed = subprocess.run(command, cwd=cwd, env=full_env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=120)
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=timeout)
     return Run(completed.returncode, completed.stdout,
                completed.stderr.decode("utf-8", "replace"))
 

@@ -303,6 +303,25 @@ class NumberPathTests(unittest.TestCase):
                 self.assertEqual(pairstats.mcnemar_exact_p(b, c),
                                  min(Fraction(1), Fraction(2 * tail, 2 ** (b + c))))
 
+    def test_linear_mcnemar_gives_the_double_of_the_exact_p_value(self):
+        rng = random.Random(11)
+        pairs = [(b, c) for b in range(45) for c in range(45)]
+        pairs += [(b, n - b) for n, b in ((rng.randrange(1, 2500), None) for _ in range(150))
+                  for b in [rng.randrange(0, n + 1)]]
+        for b, c in pairs:
+            with self.subTest(b=b, c=c):
+                self.assertEqual(pairstats.mcnemar_exact_p_float(b, c),
+                                 pairstats.to_float(pairstats.mcnemar_exact_p(b, c)))
+
+    def test_linear_mcnemar_falls_back_to_the_exact_sum_when_its_bracket_straddles(self):
+        exact = pairstats.mcnemar_exact_p
+        with mock.patch.object(pairstats, "mcnemar_exact_p", side_effect=exact) as fallback:
+            for b in range(1, 30):
+                for c in range(b, 30):
+                    self.assertEqual(pairstats.mcnemar_exact_p_float(b, c, bits=6),
+                                     pairstats.to_float(exact(b, c)))
+        self.assertTrue(fallback.called)  # six bits of precision straddle often
+
     def test_one_pass_coverage_gives_the_canonical_order(self):
         spec, cases, results = make_package(30, trial_count=3, seed=9)
         random.Random(2).shuffle(results["systems"][1]["records"])

@@ -280,9 +280,17 @@ class NumberTests(LoadCase):
             ("json.number_out_of_range", ("a",)), ("json.number_out_of_range", ("b",)),
             ("json.number_out_of_range", ("c",))])
 
-    def test_absurd_exponents_are_out_of_range(self):
-        self.assertEqual(load(b'{"a": 1e-999999999}').value, {"a": Decimal("1e-999999999")})
-        self.error(b'{"a": 1e-1000000000}', "json.number_out_of_range")
+    def test_max_number_exponent_boundary(self):
+        limit = jsonload.MAX_NUMBER_EXPONENT
+        value = load(('{"a": 1e-%d, "b": 0e%d, "c": 1E+%d}' % (limit, limit, 300)).encode()).value
+        self.assertEqual(value, {"a": Decimal("1e-%d" % limit), "b": Decimal("0e%d" % limit),
+                                 "c": Decimal("1e300")})
+        for literal in ("1e-%d" % (limit + 1), "0e%d" % (limit + 1), "1e-999999999",
+                        "-5E+999999999999", "1e-" + "9" * 90):
+            with self.subTest(literal=literal):
+                error = self.error(('{"a": [%s]}' % literal).encode(), "json.exponent_too_large")
+                self.assertEqual(self.where(error), (("a", 0), 1, 8))
+                self.assertIn(literal, error.message)
 
     def test_max_number_literal_chars_boundary(self):
         limit = jsonload.MAX_NUMBER_LITERAL_CHARS

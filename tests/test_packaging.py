@@ -58,7 +58,7 @@ class BuildBackendTests(unittest.TestCase):
         self.assertIn("\nVersion: %s\n" % VERSION, metadata)
         self.assertIn("Name: proagents-bench", metadata)
         self.assertNotIn("Requires-Dist", metadata)
-        self.assertIn(b"proagents-bench = proagents_bench.cli:main",
+        self.assertIn(b"proagents-bench = proagents_bench.cli:run",
                       files[info + "entry_points.txt"])
         self.assertEqual(names[-1], info + "RECORD")
         rows = list(csv.reader(io.StringIO(files[info + "RECORD"].decode("utf-8"))))

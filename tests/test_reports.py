@@ -4,6 +4,7 @@ Each report is parsed with the standard library (``html.parser``, ``xml.etree``)
 against the decision document it was built from: the decision, every failing task, the counts.
 """
 
+import errno
 import json
 import os
 import stat
@@ -365,7 +366,7 @@ class AtomicWriteTests(unittest.TestCase):
         with open(path, "wb") as handle:
             handle.write(b"old")
         os.chmod(path, 0o640)
-        atomic.write_file_atomically(path, b"new")
+        atomic.write_files_atomically([(path, b"new")])
         self.assertEqual(_read(path), b"new")
         self.assertEqual(os.listdir(folder), ["report.html"])
         if os.name == "posix":
@@ -379,7 +380,7 @@ class AtomicWriteTests(unittest.TestCase):
         with open(target, "wb") as handle:
             handle.write(b"old")
         os.symlink(target, link)
-        atomic.write_file_atomically(link, b"new")
+        atomic.write_files_atomically([(link, b"new")])
         self.assertTrue(os.path.islink(link))
         self.assertEqual(_read(target), b"new")
 
@@ -393,10 +394,45 @@ class AtomicWriteTests(unittest.TestCase):
         self.assertIn("no space left", caught.exception.reason)
         self.assertEqual(os.listdir(folder), [])
 
+    def test_a_failed_rename_puts_every_replaced_file_back(self):
+        folder = TempDir(self).path
+        paths = [os.path.join(folder, name) for name in ("a.html", "b.md", "c.xml")]
+        for path in paths[:2]:  # c.xml does not exist yet
+            with open(path, "wb") as handle:
+                handle.write(b"old " + path.encode())
+        real_replace = os.replace
+        calls = []
+
+        def replace(source, destination):
+            calls.append(destination)
+            if len(calls) == 3:
+                raise OSError(errno.ENOSPC, "full")
+            return real_replace(source, destination)
+
+        with mock.patch.object(os, "replace", side_effect=replace):
+            with self.assertRaises(atomic.AtomicWriteError) as caught:
+                atomic.write_files_atomically([(path, b"new") for path in paths])
+        self.assertEqual(caught.exception.path, paths[2])
+        self.assertEqual(caught.exception.replaced, [])
+        self.assertEqual(sorted(os.listdir(folder)), ["a.html", "b.md"])
+        for path in paths[:2]:
+            self.assertEqual(_read(path), b"old " + path.encode())
+
+    def test_a_name_as_long_as_the_file_system_allows_is_writable(self):
+        folder = TempDir(self).path
+        try:
+            name_max = os.pathconf(folder, "PC_NAME_MAX")
+        except (AttributeError, OSError, ValueError):
+            name_max = 255
+        path = os.path.join(folder, "r" * (name_max - 5) + ".html")
+        atomic.write_files_atomically([(path, b"new")])
+        self.assertEqual(_read(path), b"new")
+        self.assertEqual(os.listdir(folder), [os.path.basename(path)])
+
     @unittest.skipUnless(os.path.exists("/dev/null"), "a device file")
     def test_a_device_is_refused(self):
         with self.assertRaises(atomic.AtomicWriteError) as caught:
-            atomic.write_file_atomically("/dev/null", b"x")
+            atomic.write_files_atomically([("/dev/null", b"x")])
         self.assertIn("not a regular file", caught.exception.reason)
 
 

@@ -72,8 +72,8 @@ class ScenarioTests(unittest.TestCase):
         self.assertEqual(run.document["action"], "CONTRACT_ERROR")
         self.assertIn("split contamination", run.stderr)
         self.assertIn("family-leaked-status", run.stderr)
-        self.assertIn("split contamination: family_id=family-leaked-status appears in train "
-                      "and test", run.stderr)
+        self.assertIn('split contamination: family_id="family-leaked-status" appears in '
+                      "train and test", run.stderr)
         self.assertEqual(codes(run), [("cases.split_contamination", "cases[6].family_id")])
 
 
@@ -82,7 +82,7 @@ class ExerciseTests(unittest.TestCase):
         run = run_cli(results("exercise_results_missing_trial.json"))
         self.assertEqual(run.status, 2)
         self.assertEqual(codes(run), [("coverage.missing", "systems[1].records")])
-        self.assertIn("test-status trial 2", run.document["errors"][0]["message"])
+        self.assertIn("\"test-status\" trial 2", run.document["errors"][0]["message"])
 
     def test_a_p95_breach_alone_is_review(self):
         run = run_cli(results("exercise_results_p95_review.json"))

@@ -1,0 +1,51 @@
+"""Run the gate as a process with a fault injected at a chosen point (for the tests only).
+
+    python -B tests/fault_driver.py POINT N SIGNAL -- GATE ARGUMENTS...
+
+sends SIGNAL (INT or TERM) to this very process just before the N-th call of POINT:
+``write`` (os.write: the document going to stdout, here in chunks of 32 KB instead of 1 MB,
+so that a small document takes many writes), ``replace`` (os.replace: a report being
+published), ``fsync`` (a report's temporary file being flushed) or ``evaluate`` (the pipeline).
+Python runs the handler as soon as the call returns, so the signal lands exactly there. Then
+the gate runs as ``run_benchmark.py`` does and exits with its status.
+"""
+
+import os
+import signal
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from proagents_bench import cli, gate, render  # noqa: E402  (needs the path above)
+
+POINTS = {"write": (os, "write"), "replace": (os, "replace"), "fsync": (os, "fsync"),
+          "evaluate": (gate, "evaluate")}
+
+
+def inject(point, count, number):
+    owner, name = POINTS[point]
+    real = getattr(owner, name)
+    calls = [0]
+
+    def patched(*args, **kwargs):
+        calls[0] += 1
+        if calls[0] == count:
+            os.kill(os.getpid(), number)
+        return real(*args, **kwargs)
+
+    setattr(owner, name, patched)
+
+
+def main():
+    point, count, name = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    if sys.argv[4] != "--":
+        raise SystemExit("usage: fault_driver.py POINT N SIGNAL -- ARGS...")
+    inject(point, count, getattr(signal, "SIG" + name))
+    render.CHUNK_CHARACTERS = 1 << 15
+    sys.argv = [sys.argv[0]] + sys.argv[5:]
+    cli.run()
+
+
+if __name__ == "__main__":
+    main()
