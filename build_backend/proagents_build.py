@@ -7,7 +7,8 @@ in a fresh virtual environment of any Python from 3.9 (whose ``venv`` may hold p
 
 The project's metadata is declared once, in :data:`PROJECT` below; the version is read from
 ``proagents_bench/version.py``, the one place it is written. The wheel holds the package's
-modules and its shipped JSON Schemas (``proagents_bench/schemas/*.schema.json``) and the
+modules (every subpackage), its shipped JSON Schemas (``contract/schemas/*.schema.json``), its
+``py.typed`` marker (PEP 561: the package's type hints are meant to be read) and the
 ``proagents-bench`` console script.
 """
 
@@ -61,12 +62,14 @@ def _distribution():
 
 
 def _package_files():
-    """(path in the archive, path on disk) of every module and shipped schema, sorted."""
+    """(path in the archive, path on disk) of every module, shipped schema and the py.typed
+    marker, sorted."""
     found = []
     for folder, subfolders, files in os.walk(os.path.join(ROOT, PACKAGE)):
-        subfolders[:] = sorted(name for name in subfolders if name == "schemas")
+        subfolders[:] = sorted(name for name in subfolders
+                               if not name.startswith((".", "__pycache__")))
         for name in sorted(files):
-            if name.endswith(".py") or name.endswith(".schema.json"):
+            if name.endswith((".py", ".schema.json")) or name == "py.typed":
                 disk = os.path.join(folder, name)
                 found.append((os.path.relpath(disk, ROOT).replace(os.sep, "/"), disk))
     return sorted(found)

@@ -1,9 +1,23 @@
-"""proagents-bench: the release gate an AI-agent team runs before it ships a new agent."""
+"""proagents-bench: the release gate an AI-agent team runs before it ships a new agent.
 
-from .errors import ContractError, ContractErrors, format_path
-from .gate import InputFile, evaluate
+``evaluate([InputFile("spec", path), InputFile("cases", path), InputFile("results", path)])``
+returns the decision; it raises :class:`ContractErrors` (a ``ValueError``) for bad input.
+"""
+
 from .version import VERSION
 
 __version__ = VERSION
 __all__ = ["ContractError", "ContractErrors", "InputFile", "VERSION", "evaluate",
            "format_path"]
+
+_HOMES = {"InputFile": "pipeline", "evaluate": "pipeline", "ContractError": "errors",
+          "ContractErrors": "errors", "format_path": "errors"}
+
+
+def __getattr__(name):
+    # Loaded on first use (PEP 562): importing the package stays light, so the command line
+    # can take its signals over before the pipeline's modules load.
+    if name in _HOMES:
+        from importlib import import_module
+        return getattr(import_module("." + _HOMES[name], __name__), name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))

@@ -17,10 +17,11 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from proagents_bench import cli, gate, render  # noqa: E402  (needs the path above)
+from proagents_bench import cli, pipeline  # noqa: E402  (needs the path above)
+from proagents_bench.render import document as render  # noqa: E402
 
 POINTS = {"write": (os, "write"), "replace": (os, "replace"), "fsync": (os, "fsync"),
-          "evaluate": (gate, "evaluate")}
+          "evaluate": (pipeline, "evaluate")}
 
 
 def inject(point, count, number):

@@ -1,4 +1,10 @@
-"""Shared helpers of the test suite: example packages, temporary files, running the CLI."""
+"""Shared helpers of the test suite: example packages, temporary files, running the gate.
+
+One way to run a package, in three forms: :func:`run_package` (write the parts, run the
+command line in this process, return its :class:`Run`: status, stdout, stderr, document),
+:func:`evaluate_package` (the same through the library: the :class:`Evaluation`), and
+:func:`run_subprocess` (the command line as a user runs it, in a child process).
+"""
 
 import copy
 import io
@@ -8,7 +14,8 @@ import subprocess
 import sys
 import tempfile
 
-from proagents_bench import cli
+from proagents_bench import cli, pipeline
+from proagents_bench.cli import gate_command
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -91,6 +98,27 @@ def run_subprocess(args, cwd=None, env=None, python=None, flags=(), timeout=120)
                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=timeout)
     return Run(completed.returncode, completed.stdout,
                completed.stderr.decode("utf-8", "replace"))
+
+
+def run_package(test, spec=None, cases=None, results=None, arguments=()):
+    """Write the given parts (the example's where None) to a temporary folder and run the
+    gate on them with the extra ``arguments``; return the :class:`Run`."""
+    return run_cli(TempDir(test).package(spec, cases, results) + list(arguments))
+
+
+def evaluate_package(test, spec=None, cases=None, results=None, candidate=None):
+    """Write the given parts (the example's where None) and evaluate them in this process;
+    return the :class:`~proagents_bench.pipeline.Evaluation`."""
+    arguments = TempDir(test).package(spec, cases, results)
+    return pipeline.evaluate([pipeline.InputFile(kind, path) for kind, path in zip(
+        pipeline.KINDS, arguments[1::2])], candidate)
+
+
+def evaluate_arguments(arguments):
+    """The Evaluation for gate arguments (the example's files where not given)."""
+    given = dict(zip(arguments[::2], arguments[1::2]))
+    return pipeline.evaluate(gate_command.default_inputs(
+        given.get("--spec"), given.get("--cases"), given.get("--results")))
 
 
 def codes(run):

@@ -13,12 +13,14 @@ import unittest
 from fractions import Fraction
 from unittest import mock
 
-from proagents_bench import binomial
-from proagents_bench.binomial import exact_accept, sampler
-from proagents_bench.bootstrap import (categories, distribution_of, family_clusters,
-                                       index_resample, multinomial_resample,
-                                       nearest_rank_index, paired_interval, quantile,
-                                       task_clusters)
+from proagents_bench.stats import binomial
+from proagents_bench.stats.binomial import exact_accept, sampler
+from proagents_bench.stats.bootstrap import (categories, distribution_of, family_clusters,
+                                             multinomial_resample, paired_interval, quantile,
+                                             task_clusters)
+from proagents_bench.stats.quantiles import nearest_rank_index
+from tests.oracles import index_resample
+from tests.oracles import means as expanded_means
 
 
 def chi_square_limit(degrees, z=5.0):
@@ -165,7 +167,8 @@ class BinomialSamplerTests(unittest.TestCase):
             self.assertTrue(exact_accept(below, n, mode, k, p.numerator, p.denominator))
             self.assertFalse(exact_accept(above, n, mode, k, p.numerator, p.denominator))
             exactly = float(ratio)
-            self.assertEqual(exact_accept(exactly, n, mode, k, p.numerator, p.denominator), Fraction(exactly) <= ratio)
+            self.assertEqual(exact_accept(exactly, n, mode, k, p.numerator, p.denominator),
+                             Fraction(exactly) <= ratio)
 
 
 class MultinomialBootstrapTests(unittest.TestCase):
@@ -222,7 +225,7 @@ class MultinomialBootstrapTests(unittest.TestCase):
     def test_singleton_families_give_the_task_interval(self):
         differences = [1, 0, -1, 1, 0, 0, 1, 1, -1, 0, 1]
         families = ["family-%d" % index for index in range(len(differences))]
-        for resampler in ("multinomial", "index"):
+        for resampler in (multinomial_resample, index_resample):
             by_task = paired_interval(task_clusters(differences), 700, 8, Fraction(95, 100),
                                       resampler)
             by_family = paired_interval(family_clusters(differences, families), 700, 8,
@@ -245,7 +248,7 @@ class MultinomialBootstrapTests(unittest.TestCase):
             samples = rng.randint(100, 400)
             confidence = Fraction(rng.randint(50, 999), 1000)
             interval = paired_interval(clusters, samples, rng.getrandbits(20), confidence)
-            means = interval.means
+            means = expanded_means(interval)
             self.assertEqual(means, sorted(means))
             self.assertEqual(len(means), samples)
             tail = (1 - confidence) / 2

@@ -16,10 +16,10 @@ import unittest
 import xml.etree.ElementTree as ElementTree
 from unittest import mock
 
-from proagents_bench import synthetic
 from proagents_bench.errors import ContractErrors
+from proagents_bench.tools import synthetic
 from tests.support import (RUN_BENCHMARK, TempDir, example_package, example_path, run_cli,
-                           run_subprocess)
+                           run_package, run_subprocess)
 
 FAULT_DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fault_driver.py")
 
@@ -298,14 +298,14 @@ class DiagnosticTests(unittest.TestCase):
                 (error,) = run.document["errors"]
                 self.assertEqual(error["code"], "cli.usage")
                 self.assertIn("%s was given an empty path" % option, error["message"])
-        from proagents_bench import jsonload
+        from proagents_bench.jsonio import load as jsonload
         with self.assertRaises(ContractErrors) as caught:
             jsonload.load_file("")
         self.assertIn("the path is empty", caught.exception.errors[0].message)
 
     @unittest.skipUnless(hasattr(os, "mkfifo"), "POSIX FIFOs")
     def test_a_fifo_without_a_writer_fails_after_the_documented_wait(self):
-        from proagents_bench import jsonload
+        from proagents_bench.jsonio import load as jsonload
         temp = TempDir(self)
         fifo = os.path.join(temp.path, "spec.fifo")
         os.mkfifo(fifo)
@@ -355,7 +355,7 @@ class QuotingTests(unittest.TestCase):
                 case["family_id"] = hostile
             if case["id"] == "train-refund-basic":
                 case["family_id"] = hostile
-        run = run_cli(TempDir(self).package(spec, cases, results))
+        run = run_package(self, spec, cases, results)
         self.assertEqual(run.status, 2)
         lines = run.stderr.splitlines()
         self.assertEqual(len(lines), 1)

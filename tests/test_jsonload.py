@@ -13,8 +13,8 @@ from decimal import Decimal
 from fractions import Fraction
 from unittest import mock
 
-from proagents_bench import jsonload
 from proagents_bench.errors import ContractError, ContractErrors
+from proagents_bench.jsonio import load as jsonload
 
 BOM = b"\xef\xbb\xbf"
 

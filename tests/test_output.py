@@ -8,9 +8,10 @@ import re
 import unittest
 from unittest import mock
 
-from proagents_bench import cli, docs, gate, jsonload
-from proagents_bench.fingerprint import canonical_json, evidence_fingerprint
-from tests.support import ROOT, TempDir, codes, example_package, example_path, run_cli
+from proagents_bench import cli, pipeline
+from proagents_bench.jsonio import load as jsonload
+from proagents_bench.jsonio.canonical import canonical_json, evidence_fingerprint
+from tests.support import ROOT, TempDir, codes, example_package, example_path, run_cli, run_package
 
 DECISION_KEYS = {"action", "primary_reason", "reasons", "comparable", "evidence_fingerprint",
                  "benchmark_id", "benchmark_version", "dataset_version", "baseline_system",
@@ -47,7 +48,7 @@ class DecisionDocumentTests(unittest.TestCase):
     def test_stdout_is_sorted_ascii_json(self):
         spec, cases, results = example_package()
         spec["claim"] = "Kandidat l\u00f6st \u2014 \U0001F4E6"
-        run = run_cli(TempDir(self).package(spec, cases, results))
+        run = run_package(self, spec, cases, results)
         run.stdout.decode("ascii")
         document = json.loads(run.stdout)
         self.assertEqual(run.stdout, (json.dumps(document, sort_keys=True, indent=2,
@@ -94,7 +95,7 @@ class ContractErrorOutputTests(unittest.TestCase):
         self.assertEqual(document["action"], "CONTRACT_ERROR")
         (error,) = document["errors"]
         self.assertEqual(set(error), {"file", "path", "line", "column", "code", "message"})
-        self.assertEqual(error["path"], "systems[1].records[7].latency_ms")
+        self.assertEqual(error["path"], "$.systems[1].records[7].latency_ms")
         self.assertEqual(error["file"], args[5])
         lines = run.stderr.splitlines()
         self.assertEqual(len(lines), 1)
@@ -111,15 +112,14 @@ class ContractErrorOutputTests(unittest.TestCase):
         del spec["claim"]
         cases["cases"][0]["split"] = "holdout"
         results["systems"][0]["records"][0]["status"] = "fine"
-        run = run_cli(TempDir(self).package(spec, cases, results))
-        self.assertEqual(codes(run), [("schema.missing_key", "claim"),
-                                      ("schema.enum", "cases[0].split"),
-                                      ("schema.enum", "systems[0].records[0].status")])
+        run = run_package(self, spec, cases, results)
+        self.assertEqual(codes(run), [("schema.missing_key", "$.claim"),
+                                      ("schema.enum", "$.cases[0].split"),
+                                      ("schema.enum", "$.systems[0].records[0].status")])
 
     def test_error_list_is_capped_with_a_count_of_the_rest(self):
-        for broken, shown, omitted in ((gate.MAX_REPORTED_ERRORS, gate.MAX_REPORTED_ERRORS, 0),
-                                       (gate.MAX_REPORTED_ERRORS + 1,
-                                        gate.MAX_REPORTED_ERRORS, 1)):
+        cap = pipeline.MAX_REPORTED_ERRORS
+        for broken, shown, omitted in ((cap, cap, 0), (cap + 1, cap, 1)):
             with self.subTest(broken=broken):
                 spec, cases, results = example_package()
                 records = results["systems"][1]["records"]
@@ -127,7 +127,7 @@ class ContractErrorOutputTests(unittest.TestCase):
                     records.append(dict(records[0]))
                 for record in records[:broken]:
                     record["status"] = "bad"
-                run = run_cli(TempDir(self).package(spec, cases, results))
+                run = run_package(self, spec, cases, results)
                 self.assertEqual(len(run.document["errors"]), shown)
                 self.assertEqual(run.document["omitted_error_count"], omitted)
                 if omitted:
@@ -149,7 +149,7 @@ class ContractErrorOutputTests(unittest.TestCase):
 
 class ExitStatusTests(unittest.TestCase):
     def test_a_bug_is_exit_3_with_one_line_and_no_document(self):
-        with mock.patch.object(gate, "evaluate", side_effect=ZeroDivisionError("boom")):
+        with mock.patch.object(pipeline, "evaluate", side_effect=ZeroDivisionError("boom")):
             run = run_cli([])
         self.assertEqual(run.status, 3)
         self.assertEqual(run.stdout, b"")
@@ -159,7 +159,7 @@ class ExitStatusTests(unittest.TestCase):
         self.assertNotIn("Traceback", run.stderr)
 
     def test_an_interrupt_is_130_and_never_a_decision(self):
-        with mock.patch.object(gate, "evaluate", side_effect=KeyboardInterrupt):
+        with mock.patch.object(pipeline, "evaluate", side_effect=KeyboardInterrupt):
             run = run_cli([])
         self.assertEqual((run.status, run.stdout, run.stderr), (130, b"", "interrupted\n"))
 
@@ -189,6 +189,7 @@ class ReportPathTests(unittest.TestCase):
     def test_a_report_may_not_overwrite_the_redirected_stdout(self):
         import subprocess
         import sys
+
         from tests.support import RUN_BENCHMARK
         target = os.path.join(TempDir(self).path, "out.json")
         with open(target, "wb") as handle:
@@ -202,22 +203,24 @@ class ReportPathTests(unittest.TestCase):
 
 
 class DocumentationTests(unittest.TestCase):
-    def test_readme_contract_tables_are_generated_from_the_contract(self):
-        with open(os.path.join(ROOT, "README.md"), "rb") as handle:
-            readme = handle.read().decode("utf-8")
-        self.assertIn(docs.BEGIN, readme)
-        self.assertEqual(docs.replace_between_markers(readme, docs.tables()), readme,
-                         "run: python -B -m proagents_bench.docs --write README.md")
-
     def test_every_field_of_the_contract_is_in_the_tables(self):
-        from proagents_bench.contract import FILE_KINDS, object_shapes
-        generated = docs.tables()
+        from proagents_bench.contract.inputs import FILE_KINDS
+        from proagents_bench.contract.publish import readme_tables
+        from proagents_bench.contract.shapes import object_shapes
+        generated = readme_tables()
         for versions in FILE_KINDS.values():
             for root in versions.values():
                 for shape in object_shapes(root, set()):
                     for field in shape.fields:
                         self.assertIn("| `%s` | %s |" % (field.key, field.shape.describe()),
                                       generated)
+
+    def test_the_readme_lists_every_exit_status(self):
+        from proagents_bench.cli.status import EXIT_STATUSES
+        with open(os.path.join(ROOT, "README.md"), "rb") as handle:
+            readme = handle.read().decode("utf-8")
+        for status, meaning in EXIT_STATUSES:
+            self.assertIn("| %d | %s |" % (status, meaning), readme)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ import tarfile
 import unittest
 import zipfile
 
-from proagents_bench import schema
+from proagents_bench.contract import publish as schema
 from proagents_bench.version import VERSION
 from tests.support import ROOT, TempDir
 
@@ -50,8 +50,10 @@ class BuildBackendTests(unittest.TestCase):
             files = {entry: archive.read(entry) for entry in names}
         info = "proagents_bench-%s.dist-info/" % VERSION
         for kind in schema.KINDS:
-            self.assertIn("proagents_bench/schemas/%s.schema.json" % kind, names)
-        for module in ("__init__.py", "__main__.py", "cli.py", "schema.py", "report_html.py"):
+            self.assertIn("proagents_bench/contract/schemas/%s.schema.json" % kind, names)
+            self.assertIn("proagents_bench/py.typed", names)
+        for module in ("__init__.py", "__main__.py", "cli/__init__.py", "contract/publish.py",
+                       "reports/html.py", "stats/bootstrap.py"):
             self.assertIn("proagents_bench/" + module, names)
         self.assertFalse([entry for entry in names if entry.startswith(("tests/", "examples/"))])
         metadata = files[info + "METADATA"].decode("utf-8")
@@ -87,7 +89,7 @@ class BuildBackendTests(unittest.TestCase):
         base = "proagents_bench-%s/" % VERSION
         for needed in ("PKG-INFO", "pyproject.toml", "README.md", "LICENSE",
                        "build_backend/proagents_build.py", "proagents_bench/version.py",
-                       "proagents_bench/schemas/spec.schema.json"):
+                       "proagents_bench/contract/schemas/spec.schema.json"):
             self.assertIn(base + needed, names)
 
     def test_the_editable_wheel_points_at_this_checkout(self):

@@ -1,4 +1,4 @@
-"""pass^k, pass@k and the paired statistics of proagents_bench.pairstats.
+"""pass^k, pass@k and the paired statistics of proagents_bench.stats.
 
 Expected values are worked out by hand (in the comments) or recomputed in the test from the
 formula's definition with exact fractions: enumerating trial subsets for pass^k and pass@k,
@@ -16,12 +16,14 @@ import unittest
 from decimal import Context, Decimal, localcontext
 from fractions import Fraction as F
 
-from proagents_bench import pairstats
-from proagents_bench.pairstats import (
-    clustered_standard_error, clustered_variance, mcnemar_exact_p, mean_pass_at_k,
-    mean_pass_hat_k, minimum_detectable_effect, normal_interval, normal_quantile,
-    outcome_correlation, paired_counts, paired_standard_error, paired_summary, pass_at_k,
-    pass_hat_k, pass_k_table, sqrt_float, to_float)
+from proagents_bench.stats import exact
+from proagents_bench.stats.exact import normal_quantile, sqrt_float, to_float
+from proagents_bench.stats.paired import (clustered_standard_error, clustered_variance,
+                                          mcnemar_exact_p, minimum_detectable_effect,
+                                          normal_interval, outcome_correlation, paired_counts,
+                                          paired_standard_error, paired_summary)
+from proagents_bench.stats.passk import (mean_pass_at_k, mean_pass_hat_k, pass_at_k, pass_hat_k,
+                                         pass_k_table)
 
 
 def neighbours(x):
@@ -113,7 +115,7 @@ class NormalQuantileTests(unittest.TestCase):
         with localcontext(Context(prec=80)):
             reference = decimal_pi()
         with localcontext(Context(prec=70)):
-            self.assertEqual(+pairstats._PI, +reference)
+            self.assertEqual(+exact._PI, +reference)
 
     def test_quantile_is_the_double_nearest_the_exact_quantile(self):
         # The double z is correct when p lies between Phi at the midpoints to its neighbours.

@@ -10,9 +10,10 @@ import random
 import unittest
 from fractions import Fraction
 
-from proagents_bench.bootstrap import paired_interval, task_clusters
-from proagents_bench.synthetic import make_package
-from tests.support import TempDir, run_cli
+from proagents_bench.stats.bootstrap import paired_interval, task_clusters
+from proagents_bench.tools.synthetic import make_package
+from tests import oracles
+from tests.support import run_package
 
 
 def naive_trial_pass(case, record):
@@ -103,7 +104,7 @@ class RandomPackageTests(unittest.TestCase):
                                                 samples=100 + seed,
                                                 candidate_skill=rng.random())
             with self.subTest(seed=seed, tasks=tasks, trials=trials):
-                run = run_cli(TempDir(self).package(spec, cases, results))
+                run = run_package(self, spec, cases, results)
                 self.assertIn(run.status, (0, 1), run.stderr)
                 document = run.document
                 expected = {}
@@ -122,7 +123,7 @@ class RandomPackageTests(unittest.TestCase):
                 # interval comes from the default (multinomial) resampler on the same
                 # differences, which tests/test_bootstrap.py holds to the same distribution.
                 by_index = paired_interval(task_clusters(differences), *settings,
-                                           resampler="index")
+                                           resample=oracles.index_resample)
                 self.assertEqual([float(by_index.low), float(by_index.high)],
                                  naive_interval(differences, bootstrap["samples"],
                                                 bootstrap["seed"], bootstrap["confidence"]))
@@ -136,10 +137,10 @@ class RandomPackageTests(unittest.TestCase):
 
     def test_shuffled_records_give_the_same_decision(self):
         spec, cases, results = make_package(12, trial_count=3, seed=5)
-        first = run_cli(TempDir(self).package(spec, cases, results)).document
+        first = run_package(self, spec, cases, results).document
         random.Random(3).shuffle(results["systems"][1]["records"])
         results["systems"].reverse()
-        second = run_cli(TempDir(self).package(spec, cases, results)).document
+        second = run_package(self, spec, cases, results).document
         for key in ("action", "reasons", "baseline_metrics", "candidate_metrics", "comparison"):
             self.assertEqual(first[key], second[key], key)
         # The inputs differ, so their fingerprint must too.

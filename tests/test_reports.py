@@ -14,9 +14,16 @@ import xml.etree.ElementTree as ElementTree
 from html.parser import HTMLParser
 from unittest import mock
 
-from proagents_bench import atomic, gate, report_html, report_junit, report_markdown, synthetic
-from proagents_bench.report_view import clean, failed_gates, task_rows
-from tests.support import EXAMPLES, TempDir, example_package, run_cli
+from proagents_bench import pipeline
+from proagents_bench.cli import gate_command
+from proagents_bench.jsonio import atomic
+from proagents_bench.reports import html as report_html
+from proagents_bench.reports import junit as report_junit
+from proagents_bench.reports import markdown as report_markdown
+from proagents_bench.reports.view import clean, failed_gates, task_rows
+from proagents_bench.tools import synthetic
+from tests.support import (EXAMPLES, TempDir, evaluate_arguments, evaluate_package, example_package,
+                           run_cli)
 
 VOID_ELEMENTS = {"meta", "br", "link", "img", "hr", "input"}
 SCENARIOS = {
@@ -26,25 +33,6 @@ SCENARIOS = {
     "INCOMPARABLE": ["--spec", os.path.join(EXAMPLES, "benchmark_spec_protocol_mismatch.json")],
 }
 HOSTILE = "<script>alert('x')</script>\x01|*_`$x$ & [link](http://example.invalid)"
-
-
-def evaluate_files(paths):
-    """The Evaluation of the package at ``paths`` (spec, cases, results)."""
-    return gate.evaluate([gate.InputFile(kind, path) for kind, path in zip(
-        ("spec", "cases", "results"), paths)])
-
-
-def evaluate_args(args):
-    """The Evaluation for CLI-style arguments (the example's files where not given)."""
-    given = dict(zip(args[::2], args[1::2]))
-    return gate.evaluate(gate.default_inputs(given.get("--spec"), given.get("--cases"),
-                                             given.get("--results")))
-
-
-def write_package(test, spec, cases, results):
-    temp = TempDir(test)
-    return [temp.write_json(name + ".json", value) for name, value in (
-        ("spec", spec), ("cases", cases), ("results", results))]
 
 
 def hostile_package(test):
@@ -62,7 +50,7 @@ def hostile_package(test):
                 record["case_id"] = HOSTILE
                 if system["role"] == "candidate":
                     record["status"] = "timeout"
-    return evaluate_files(write_package(test, spec, cases, results))
+    return evaluate_package(test, spec, cases, results)
 
 
 class _Page(HTMLParser):
@@ -113,7 +101,7 @@ class HtmlReportTests(unittest.TestCase):
     def test_every_scenario_parses_and_holds_the_decision_and_failing_tasks(self):
         for action, args in SCENARIOS.items():
             with self.subTest(action=action):
-                evaluation = evaluate_args(args)
+                evaluation = evaluate_arguments(args)
                 document = evaluation.document
                 self.assertEqual(document["action"], action)
                 page = parse_html(report_html.render(evaluation))
@@ -140,7 +128,7 @@ class HtmlReportTests(unittest.TestCase):
                     self.assertNotIn("svg", tags)
 
     def test_failed_cells_name_their_checks_and_critical_tasks_are_marked(self):
-        evaluation = evaluate_args(SCENARIOS["BLOCK"])
+        evaluation = evaluate_arguments(SCENARIOS["BLOCK"])
         page = parse_html(report_html.render(evaluation))
         self.assertIn("wrong final state", page.joined)
         self.assertIn("forbidden side effect", page.joined)
@@ -195,10 +183,10 @@ class JunitReportTests(unittest.TestCase):
     def test_counts_match_the_decision_in_every_scenario(self):
         for action, args in SCENARIOS.items():
             with self.subTest(action=action):
-                self.assert_counts_match(evaluate_args(args))
+                self.assert_counts_match(evaluate_arguments(args))
 
     def test_a_failure_names_the_failing_checks(self):
-        root = self.assert_counts_match(evaluate_args(SCENARIOS["BLOCK"]))
+        root = self.assert_counts_match(evaluate_arguments(SCENARIOS["BLOCK"]))
         failure = root.find("testsuite[@name='tasks']/testcase[@name='test-safety']/failure")
         self.assertIn("final_state_correct (trials 1, 2, 3)", failure.get("message"))
         self.assertIn("critical gate", failure.get("type"))
@@ -215,7 +203,7 @@ class JunitReportTests(unittest.TestCase):
 
 class MarkdownReportTests(unittest.TestCase):
     def test_decision_reasons_metrics_and_failing_tasks(self):
-        evaluation = evaluate_args(SCENARIOS["BLOCK"])
+        evaluation = evaluate_arguments(SCENARIOS["BLOCK"])
         text = report_markdown.render(evaluation).decode("utf-8")
         self.assertTrue(text.startswith("## \u26d4 BLOCK"))
         self.assertIn("### Reasons", text)
@@ -257,7 +245,8 @@ class LargePackageTests(unittest.TestCase):
                 paths.append(os.path.join(folder, name + ".json"))
                 with open(paths[-1], "wb") as handle:
                     handle.write(json.dumps(value).encode("utf-8"))
-            cls.evaluation = evaluate_files(paths)
+            cls.evaluation = pipeline.evaluate([pipeline.InputFile(kind, path) for kind, path
+                                                in zip(pipeline.KINDS, paths)])
 
     def test_markdown_stays_under_one_mebibyte_with_counts_of_what_is_cut(self):
         data = report_markdown.render(self.evaluation)
@@ -348,10 +337,10 @@ class CommandLineReportTests(unittest.TestCase):
 
     def test_the_installed_command_without_examples_names_the_missing_file(self):
         temp = TempDir(self)
-        defaults = [gate.InputFile(kind, os.path.join(temp.path, kind + ".json"),
-                                   "examples/" + kind + ".json")
+        defaults = [pipeline.InputFile(kind, os.path.join(temp.path, kind + ".json"),
+                                       "examples/" + kind + ".json")
                     for kind in ("spec", "cases", "results")]
-        with mock.patch.object(gate, "default_inputs", return_value=defaults):
+        with mock.patch.object(gate_command, "default_inputs", return_value=defaults):
             run = run_cli([])
         self.assertEqual(run.status, 2)
         self.assertEqual([error["code"] for error in run.document["errors"]],

@@ -6,7 +6,7 @@ names, so removing the rule from the harness makes its test fail.
 
 import unittest
 
-from tests.support import TempDir, codes, example_package, gate_findings, run_cli
+from tests.support import codes, example_package, gate_findings, run_package
 
 
 def records_of(results, system_index, case_id):
@@ -24,7 +24,7 @@ def trial(document, role, case_id, trial_id):
 
 class GradingTests(unittest.TestCase):
     def evaluate(self, spec=None, cases=None, results=None):
-        run = run_cli(TempDir(self).package(spec, cases, results))
+        run = run_package(self, spec, cases, results)
         self.assertIn(run.status, (0, 1), run.stderr)
         return run.document
 
@@ -94,7 +94,7 @@ class GradingTests(unittest.TestCase):
 
 class AggregationTests(unittest.TestCase):
     def evaluate(self, spec, cases, results):
-        run = run_cli(TempDir(self).package(spec, cases, results))
+        run = run_package(self, spec, cases, results)
         self.assertIn(run.status, (0, 1), run.stderr)
         return run.document
 
@@ -209,15 +209,15 @@ class AggregationTests(unittest.TestCase):
     def test_coverage_follows_each_systems_own_trial_count(self):
         spec, cases, results = example_package()
         results["systems"][1]["protocol"]["trial_count"] = 4
-        run = run_cli(TempDir(self).package(spec, cases, results))
+        run = run_package(self, spec, cases, results)
         self.assertEqual(run.status, 2)
-        self.assertEqual(codes(run), [("coverage.missing", "systems[1].records")])
+        self.assertEqual(codes(run), [("coverage.missing", "$.systems[1].records")])
         self.assertIn("5 (case, trial) records missing", run.document["errors"][0]["message"])
 
 
 class DecisionPriorityTests(unittest.TestCase):
     def decide(self, spec, cases, results):
-        run = run_cli(TempDir(self).package(spec, cases, results))
+        run = run_package(self, spec, cases, results)
         self.assertIn(run.status, (0, 1), run.stderr)
         self.assertEqual(run.status, 0 if run.document["action"] == "PASS" else 1)
         return run.document

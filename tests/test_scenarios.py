@@ -6,8 +6,7 @@ import sys
 import tempfile
 import unittest
 
-from tests.support import (EXAMPLES, RUN_BENCHMARK, codes, gate_findings, run_cli,
-                           run_subprocess)
+from tests.support import EXAMPLES, RUN_BENCHMARK, codes, gate_findings, run_cli, run_subprocess
 
 
 def results(name):
@@ -74,14 +73,14 @@ class ScenarioTests(unittest.TestCase):
         self.assertIn("family-leaked-status", run.stderr)
         self.assertIn('split contamination: family_id="family-leaked-status" appears in '
                       "train and test", run.stderr)
-        self.assertEqual(codes(run), [("cases.split_contamination", "cases[6].family_id")])
+        self.assertEqual(codes(run), [("cases.split_contamination", "$.cases[6].family_id")])
 
 
 class ExerciseTests(unittest.TestCase):
     def test_a_deleted_candidate_trial_is_a_contract_error_not_a_smaller_denominator(self):
         run = run_cli(results("exercise_results_missing_trial.json"))
         self.assertEqual(run.status, 2)
-        self.assertEqual(codes(run), [("coverage.missing", "systems[1].records")])
+        self.assertEqual(codes(run), [("coverage.missing", "$.systems[1].records")])
         self.assertIn("\"test-status\" trial 2", run.document["errors"][0]["message"])
 
     def test_a_p95_breach_alone_is_review(self):
@@ -177,7 +176,7 @@ class CommandLineTests(unittest.TestCase):
     def test_candidate_must_name_the_candidate(self):
         run = run_cli(["--candidate", "someone-else"])
         self.assertEqual(run.status, 2)
-        self.assertEqual(codes(run), [("cli.unknown_candidate", "systems[1].system_id")])
+        self.assertEqual(codes(run), [("cli.unknown_candidate", "$.systems[1].system_id")])
 
     def test_bad_arguments_are_exit_2_with_a_document(self):
         run = run_cli(["--no-such-option"])

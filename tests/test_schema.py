@@ -12,13 +12,15 @@ import os
 import unittest
 from decimal import Decimal
 
-from proagents_bench import jsonload, output_contract, schema
-from proagents_bench.contract import CROSS_FILE_RULES, FILE_KINDS
-from proagents_bench.output_contract import (AnyOf, Mapping, Measure, Nullable, OpenObject,
-                                             Pair, Text)
-from proagents_bench.shapes import (SCHEMA_KEY, Array, Boolean, Integer, NullableString,
-                                    Number, Object, String, StringSet)
-from proagents_bench.validate import file_errors
+from proagents_bench.cli import publish_command
+from proagents_bench.contract import output as output_contract
+from proagents_bench.contract import publish as schema
+from proagents_bench.contract.inputs import FILE_KINDS
+from proagents_bench.contract.rules import CROSS_FILE_RULES
+from proagents_bench.contract.shapes import (SCHEMA_KEY, AnyOf, Array, Boolean, Integer, Mapping,
+                                             Nullable, Number, Object, String, StringSet)
+from proagents_bench.contract.validate import file_errors
+from proagents_bench.jsonio import load as jsonload
 from tests.schema_check import schema_errors
 from tests.support import EXAMPLES, TempDir, example_package, run_cli
 
@@ -30,7 +32,7 @@ SCHEMA_BLIND = {"spec/float_as_integer.json"}
 
 
 def check(kind, value):
-    generated = schema.generate(kind)
+    generated = schema.schema(kind)
     return schema_errors(value, generated, generated)
 
 
@@ -52,33 +54,31 @@ def example_kind(value):
 class GeneratedSchemaTests(unittest.TestCase):
     def test_every_schema_is_draft_2020_12_with_an_id(self):
         for kind in schema.KINDS:
-            generated = schema.generate(kind)
+            generated = schema.schema(kind)
             self.assertEqual(generated["$schema"],
                              "https://json-schema.org/draft/2020-12/schema")
             self.assertEqual(generated["$id"], "urn:proagents-bench:schema:" + kind)
 
-    def test_shipped_schemas_are_current(self):
-        for kind in schema.KINDS:
-            with open(schema.shipped_path(kind), "rb") as handle:
-                self.assertEqual(handle.read(), schema.dumps(kind),
-                                 "run: python -B -m proagents_bench.schema --write")
+    def test_shipped_schemas_and_readme_tables_are_current(self):
+        self.assertEqual(publish_command.stale_files(), [],
+                         "run: python -B run_benchmark.py publish")
 
     def test_the_command_line_prints_the_schema_and_reads_nothing(self):
         missing = os.path.join(TempDir(self).path, "missing.json")
         for kind in schema.KINDS:
             run = run_cli(["--schema", kind, "--spec", missing])
             self.assertEqual((run.status, run.stderr), (0, ""))
-            self.assertEqual(run.stdout, schema.dumps(kind))
+            self.assertEqual(run.stdout, schema.schema_bytes(kind))
             run.stdout.decode("ascii")
         run = run_cli(["--schema", "recipes"])
         self.assertEqual((run.status, run.document["errors"][0]["code"]), (2, "cli.usage"))
 
     def test_descriptions_name_every_rule_the_schema_cannot_check(self):
         for kind in ("spec", "cases", "results"):
-            description = schema.generate(kind)["description"]
-            for code, _text in schema.rules_not_in_schema(kind) + list(CROSS_FILE_RULES):
-                self.assertIn(code, description)
-        self.assertIn("schema.critical_gate_below_task_gate", schema.generate("spec")[
+            description = schema.schema(kind)["description"]
+            for rule in schema.object_rules(kind) + list(CROSS_FILE_RULES):
+                self.assertIn(rule.code, description)
+        self.assertIn("schema.critical_gate_below_task_gate", schema.schema("spec")[
             "description"])
 
 
@@ -112,7 +112,7 @@ class FixtureTests(unittest.TestCase):
                     "utf-8").splitlines() if line.strip()]
             if any(code.startswith(("json.", "encoding.", "file.")) for code in codes):
                 continue  # not JSON that a schema could be applied to
-            rules = {code for code, _text in schema.rules_not_in_schema(kind)}
+            rules = {rule.code for rule in schema.object_rules(kind)}
             schema_visible = [code for code in codes
                               if code.startswith(("schema.", "version.unsupported"))
                               and code not in rules]
@@ -192,18 +192,18 @@ def undeclared_keys(shape, value, path="$"):
     the gate writes, although its schema lets later versions add more)."""
     found = []
     if isinstance(shape, AnyOf):
-        best = min(shape.shapes, key=lambda option: len(option.check(value)))
+        best = min(shape.shapes, key=lambda option: len(list(option.iter_errors(value))))
         return undeclared_keys(best, value, path)
     if isinstance(shape, Nullable):
         return [] if value is None else undeclared_keys(shape.shape, value, path)
-    if isinstance(shape, (Array, Pair)):
+    if isinstance(shape, Array):
         for index, item in enumerate(value):
             found += undeclared_keys(shape.items, item, "%s[%d]" % (path, index))
     elif isinstance(shape, Mapping):
         for key, item in value.items():
             found += undeclared_keys(shape.values, item, "%s.%s" % (path, key))
-    elif isinstance(shape, OpenObject):
-        fields = {field.key: field.shape for field in shape.all_fields()}
+    elif isinstance(shape, Object) and not shape.closed:
+        fields = {field.key: field.shape for field in shape.fields}
         for key, item in value.items():
             if key in fields:
                 found += undeclared_keys(fields[key], item, "%s.%s" % (path, key))
@@ -224,9 +224,9 @@ class OutputDocumentTests(unittest.TestCase):
                 document = run_cli(args).document
                 actions.add(document["action"])
                 self.assertEqual(check("decision", document), [])
-                self.assertFalse(output_contract.OUTPUT.check(document))
+                self.assertEqual(list(output_contract.OUTPUT.iter_errors(document)), [])
                 self.assertEqual(undeclared_keys(output_contract.OUTPUT, document), [],
-                                 "declare the key in proagents_bench/output_contract.py")
+                                 "declare the key in proagents_bench/contract/output.py")
         self.assertEqual(actions, {"PASS", "REVIEW", "BLOCK", "INCOMPARABLE",
                                    "CONTRACT_ERROR"})
 
@@ -256,19 +256,19 @@ class ValidatorAgreementTests(unittest.TestCase):
 
     def test_the_schema_walks_with_the_contract(self):
         for kind, versions in FILE_KINDS.items():
-            generated = schema.generate(kind)
+            generated = schema.schema(kind)
             for version, shape in versions.items():
                 node = generated["$defs"][version] if "$defs" in generated else generated
                 with self.subTest(kind=kind, version=version):
                     self._walk(shape, node, generated)
 
     def test_the_decision_schema_walks_with_the_output_contract(self):
-        generated = schema.generate("decision")
+        generated = schema.schema("decision")
         self._walk(output_contract.OUTPUT, generated, generated)
 
     def _walk(self, shape, node, root):
         """Assert that ``node`` says exactly what ``shape`` checks, all the way down."""
-        if isinstance(shape, Object):
+        if isinstance(shape, Object) and shape.closed:
             keys = [field.key for field in shape.fields]
             self.assertEqual(node["type"], "object")
             self.assertEqual(node["required"], keys)
@@ -283,47 +283,43 @@ class ValidatorAgreementTests(unittest.TestCase):
                 self._walk(field.shape, node["properties"][field.key], root)
             if shape.root:
                 self._walk(String(), node["properties"][SCHEMA_KEY], root)
-        elif isinstance(shape, OpenObject):
+        elif isinstance(shape, Object):
             self.assertEqual(node["type"], "object")
-            self.assertEqual(node["required"], [field.key for field in shape.fields])
-            self.assertEqual(list(node["properties"]), [field.key for field in
-                                                        shape.all_fields()])
+            self.assertEqual(node["required"], [field.key for field in shape.fields
+                                                if field.required])
+            self.assertEqual(list(node["properties"]), [field.key for field in shape.fields])
             self.assertNotIn("additionalProperties", node)  # more keys may be added
-            for field in shape.all_fields():
+            for field in shape.fields:
                 self._walk(field.shape, node["properties"][field.key], root)
         elif isinstance(shape, AnyOf):
             self.assertEqual(len(node["anyOf"]), len(shape.shapes))
             for inner, inner_node in zip(shape.shapes, node["anyOf"]):
                 self._walk(inner, inner_node, root)
-        elif isinstance(shape, (Nullable, NullableString)):
+        elif isinstance(shape, Nullable):
             self.assertEqual(node["anyOf"][1], {"type": "null"})
-            self._walk(shape.shape if isinstance(shape, Nullable) else String(shape.enum),
-                       node["anyOf"][0], root)
+            self._walk(shape.shape, node["anyOf"][0], root)
         elif isinstance(shape, StringSet):
             self.assertEqual((node["type"], node["uniqueItems"]), ("array", True))
             self._walk(String(), node["items"], root)
         elif isinstance(shape, Array):
             self.assertEqual(node["type"], "array")
             self.assertEqual(node.get("minItems", 0), shape.min_items)
-            self._walk(shape.items, node["items"], root)
-        elif isinstance(shape, Pair):
-            self.assertEqual((node["type"], node["minItems"], node["maxItems"]),
-                             ("array", 2, 2))
+            self.assertEqual(node.get("maxItems"), shape.max_items)
             self._walk(shape.items, node["items"], root)
         elif isinstance(shape, Mapping):
             self.assertEqual(node["type"], "object")
             self._walk(shape.values, node["additionalProperties"], root)
         elif isinstance(shape, String):
             self.assertEqual(node["type"], "string")
-            if shape.enum is None:
-                self.assertEqual((node["minLength"], node["pattern"]), (1, "\\S"))
-            elif len(shape.enum) == 1:
+            if shape.enum is not None and len(shape.enum) == 1:
                 self.assertEqual(node["const"], shape.enum[0])
-            else:
+            elif shape.enum is not None:
                 self.assertEqual(node["enum"], list(shape.enum))
-        elif isinstance(shape, Text):
-            self.assertEqual(node["type"], "string")
-            self.assertEqual(node.get("pattern"), shape.pattern)
+            elif shape.blank:
+                self.assertNotIn("minLength", node)
+                self.assertEqual(node.get("pattern"), shape.pattern)
+            else:
+                self.assertEqual((node["minLength"], node["pattern"]), (1, "\\S"))
         elif isinstance(shape, Boolean):
             self.assertEqual(node["type"], "boolean")
             if shape.const is not None:
@@ -332,7 +328,7 @@ class ValidatorAgreementTests(unittest.TestCase):
             self.assertEqual(node["type"], "integer")
             self.assertEqual(node.get("minimum"), shape.minimum)
             self.assertEqual(node.get("maximum"), shape.maximum)
-        elif isinstance(shape, (Number, Measure)):
+        elif isinstance(shape, Number):
             self.assertEqual(node["type"], "number")
             for bound in ("minimum", "maximum"):
                 expected = getattr(shape, bound)

@@ -1,0 +1,145 @@
+"""The command line: the only code that prints or chooses an exit status.
+
+``run_benchmark.py [gate options]`` runs the gate, its options unchanged; the other commands
+are named first: ``run_benchmark.py COMMAND ...`` (see :data:`COMMANDS`). Every command is a
+module with ``run(arguments, session) -> Outcome``; this module gives it the streams, turns
+its outcome into bytes on stdout, lines on stderr and an exit status (:mod:`.status`), and
+catches everything, so that a crash can never look like a decision: a bug is exit 3 with one
+stderr line, a failed write exit 4, a signal 130 or 143.
+
+:func:`run` takes the signals over before any command's modules are imported, so a Ctrl-C
+during the imports ends the run without a traceback too.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib import import_module
+from typing import List, Optional, Sequence, Union
+
+from ..version import VERSION
+from .status import EXIT_CONTRACT_ERROR, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OUTPUT_FAILURE
+from .streams import (DocumentWriter, Interrupted, MessageWriter, OutputError, SignalGuard,
+                      reserve_standard_descriptors)
+
+# The commands besides the gate: the first argument names one; anything else is the gate's.
+COMMANDS = {
+    "publish": "publish_command",
+    "bench": "bench_command",
+}
+DEFAULT_COMMAND = "gate_command"
+
+
+class Outcome:
+    """What a command ends with: its exit status, the bytes for stdout (one bytes object or a
+    list of chunks), and the lines for stderr."""
+
+    def __init__(self, status: int, output: Union[bytes, List[bytes]] = b"",
+                 lines: Sequence[str] = ()) -> None:
+        self.status = status
+        self.output = output
+        self.lines = list(lines)
+
+
+class Session:
+    """What a command may use: ``messages`` (stderr lines, never failing), ``stdout`` (for a
+    command that reports as it goes; checked writes, see streams.py), ``guard`` (its
+    ``deferred`` sections finish before a signal acts) and ``program`` (the name the command
+    line was invoked as, for help texts)."""
+
+    def __init__(self, messages: MessageWriter, stdout: DocumentWriter, guard: SignalGuard,
+                 program: str) -> None:
+        self.messages = messages
+        self.stdout = stdout
+        self.guard = guard
+        self.program = program
+
+    def say(self, line: str) -> None:
+        """One line of a command's report on stdout (ASCII; anything else escaped)."""
+        self.stdout.write((line + "\n").encode("ascii", "backslashreplace"))
+
+
+def program_name(argv0: Optional[str] = None) -> str:
+    """The name the command line was invoked as: ``run_benchmark.py``, ``proagents-bench`` or
+    ``python -m proagents_bench``."""
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    name = os.path.basename(argv0 or "")
+    if name in ("__main__.py", "-m", "-c", ""):
+        return "python -m proagents_bench"
+    return name
+
+
+def run() -> None:
+    """The console entry point (``run_benchmark.py``, ``python -m proagents_bench``, the
+    installed ``proagents-bench``): exit with :func:`main`'s status."""
+    sys.exit(main(restore_signals=False))
+
+
+def main(argv: Optional[Sequence[str]] = None, stdout=None, stderr=None,
+         restore_signals: bool = True, program: Optional[str] = None) -> int:
+    """Run a command; return the exit status. ``stdout`` takes bytes and ``stderr`` text; by
+    default the process's own (stdout written through its descriptor, see streams.py)."""
+    guard = SignalGuard().install()
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv), stdout, stderr, guard,
+                     program or (program_name() if argv is None else "run_benchmark.py"))
+    except Interrupted as interrupted:  # a signal in the instants around _main's handling
+        return interrupted.status
+    finally:
+        guard.quiet()
+        if restore_signals:
+            guard.restore()
+
+
+def _main(argv: List[str], stdout, stderr, guard: SignalGuard, program: str) -> int:
+    messages = MessageWriter(stderr if stderr is not None else sys.stderr)
+    if stdout is None:
+        if reserve_standard_descriptors():
+            messages.say([output_failure("stdout is closed")])
+            return EXIT_OUTPUT_FAILURE
+        writer = DocumentWriter(descriptor=1)
+    else:
+        writer = DocumentWriter(stream=stdout)
+    try:
+        if argv and argv[0] in COMMANDS:
+            command, arguments = COMMANDS[argv[0]], argv[1:]
+        else:
+            command, arguments = DEFAULT_COMMAND, argv
+        module = import_module("." + command, __name__)
+        outcome = module.run(arguments, Session(messages, writer, guard, program))
+        messages.say(outcome.lines)
+        output = outcome.output
+        for chunk in [output] if isinstance(output, bytes) else output:
+            writer.write(chunk)  # a large decision comes in chunks (Evaluation.chunks)
+        writer.finish()
+    except OutputError as failure:
+        messages.say([output_failure(failure.reason, writer.written)])
+        return EXIT_OUTPUT_FAILURE
+    except (Interrupted, KeyboardInterrupt) as interrupted:
+        messages.say(["interrupted%s" % (
+            ": stdout holds an incomplete document" if writer.written else "")])
+        return getattr(interrupted, "status", EXIT_INTERRUPTED)
+    except Exception as bug:  # noqa: BLE001 - the one place that turns any bug into exit 3
+        messages.say(["INTERNAL ERROR: %s: %s (this is a bug in proagents-bench %s; please "
+                      "report it with the command and input files)" % (
+                          type(bug).__name__, bug, VERSION)])
+        return EXIT_INTERNAL_ERROR
+    return outcome.status
+
+
+def contract_error_outcome(errors: Sequence, omitted: int = 0) -> Outcome:
+    """Exit 2: the CONTRACT_ERROR document on stdout, an ``ERROR:`` line per error on stderr
+    (and one for the errors left out of a capped list)."""
+    from ..render.document import contract_error_document, dumps
+    lines = [error.stderr_line() for error in errors]
+    if omitted:
+        lines.append("ERROR: %d more error%s not shown" % (omitted, "" if omitted == 1 else "s"))
+    return Outcome(EXIT_CONTRACT_ERROR, dumps(contract_error_document(errors, omitted, VERSION)),
+                   lines)
+
+
+def output_failure(reason: str, written: int = 0) -> str:
+    return ("ERROR: <stdout>: the output document could not be written completely: %s%s; "
+            "it is not a decision (exit %d)" % (
+                reason, " after %d bytes" % written if written else "", EXIT_OUTPUT_FAILURE))

@@ -1,0 +1,51 @@
+"""``run_benchmark.py bench gate [options]``: time the gate on a synthetic package against a
+bare ``json.load`` of the same files (see :mod:`proagents_bench.tools.bench`), and print the
+figures on stdout."""
+
+from __future__ import annotations
+
+import sys
+from typing import List
+
+from ..errors import ContractError
+from ..tools import bench
+from . import Outcome, Session, contract_error_outcome
+from .gate_command import Parser, UsageError
+from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
+
+
+def build_parser(program: str) -> Parser:
+    parser = Parser(prog=program + " bench",
+                    description="Benchmarks of proagents-bench, each process timed whole.")
+    kinds = parser.add_subparsers(dest="kind", metavar="KIND")
+    kinds.required = True
+    gate = kinds.add_parser("gate", help="the gate against a bare json.load of the same files")
+    gate.add_argument("--tasks", type=int, default=10000, help="test tasks (default 10000)")
+    gate.add_argument("--trials", type=int, default=5,
+                      help="trials per task and system, 2..100 (default 5)")
+    gate.add_argument("--samples", type=int, default=10000,
+                      help="bootstrap samples, 100..100000 (default 10000)")
+    gate.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
+    gate.add_argument("--repeat", type=int, default=1,
+                      help="runs of each child; the median is reported (default 1)")
+    gate.add_argument("--python", metavar="EXE", default=sys.executable,
+                      help="interpreter for the children (default: this one)")
+    gate.add_argument("--keep", metavar="DIR",
+                      help="write the package and the gate's document to DIR and keep them")
+    gate.add_argument("--write", metavar="DIR",
+                      help="only write the package (spec.json, cases.json, results.json) to "
+                           "DIR, and time nothing")
+    gate.add_argument("--reports", action="store_true",
+                      help="also time the gate writing all three reports (--html, "
+                           "--markdown, --junit-xml) beside the plain gate")
+    return parser
+
+
+def run(arguments: List[str], session: Session) -> Outcome:
+    try:
+        options = build_parser(session.program).parse_args(arguments)
+    except UsageError as usage:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+    if options.kind == "gate":
+        succeeded = bench.gate_benchmark(options, session.say)
+    return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)

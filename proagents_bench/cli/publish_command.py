@@ -1,0 +1,70 @@
+"""``run_benchmark.py publish``: write what the contract publishes into the checkout: the
+JSON Schemas shipped in the package (``contract/schemas/``) and the README's generated tables
+(the contract's objects, rules and gates; the exit statuses). The tests hold the files to
+:func:`published_files` and fail, naming this command, when one is stale.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import List, Tuple
+
+from ..contract import publish
+from ..errors import ContractError
+from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from . import Outcome, Session, contract_error_outcome
+from .gate_command import PROJECT_ROOT, Parser, UsageError
+from .status import EXIT_PASS, exit_status_table
+
+README = os.path.join(PROJECT_ROOT, "README.md")
+EXIT_TABLE_BEGIN = ("<!-- BEGIN generated exit statuses: python -B run_benchmark.py publish "
+                    "-->")
+EXIT_TABLE_END = "<!-- END generated exit statuses -->"
+
+
+def _between(text: str, begin: str, end: str, generated: str) -> str:
+    start = text.index(begin) + len(begin)
+    return text[:start] + "\n" + generated + text[text.index(end):]
+
+
+def published_readme(readme: str) -> str:
+    """``readme`` with every generated part rewritten."""
+    readme = publish.with_readme_tables(readme)
+    return _between(readme, EXIT_TABLE_BEGIN, EXIT_TABLE_END, exit_status_table())
+
+
+def published_files() -> List[Tuple[str, bytes]]:
+    """(path, bytes) of every file ``publish`` writes: the schemas, then the README."""
+    with open(README, "rb") as handle:
+        readme = handle.read().decode("utf-8")
+    return publish.shipped_schemas() + [(README, published_readme(readme).encode("utf-8"))]
+
+
+def stale_files() -> List[str]:
+    """The published files whose content differs from what ``publish`` would write."""
+    stale = []
+    for path, data in published_files():
+        try:
+            with open(path, "rb") as handle:
+                current = handle.read()
+        except OSError:
+            current = None
+        if current != data:
+            stale.append(path)
+    return stale
+
+
+def run(arguments: List[str], session: Session) -> Outcome:
+    parser = Parser(prog=session.program + " publish",
+                    description="Regenerate the shipped JSON Schemas and the README's tables "
+                                "from the declared contract.")
+    try:
+        parser.parse_args(arguments)
+    except UsageError as usage:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+    try:
+        write_files_atomically(published_files(), session.guard.deferred)
+    except AtomicWriteError as problem:
+        return contract_error_outcome([ContractError(
+            "cli.report_unwritable", "cannot write %s: %s" % (problem.path, problem.reason))])
+    return Outcome(EXIT_PASS, b"", ["published: the JSON Schemas and the README's tables"])

@@ -1,0 +1,40 @@
+"""The exit statuses, declared once (the commands use them, the README's table is written
+from them, and the tests hold the two to each other)."""
+
+from __future__ import annotations
+
+EXIT_PASS = 0
+EXIT_DECISION = 1
+EXIT_CONTRACT_ERROR = 2
+EXIT_INTERNAL_ERROR = 3
+EXIT_OUTPUT_FAILURE = 4
+EXIT_OVER_BUDGET = 5
+EXIT_UNREACHABLE = 6
+EXIT_INTERRUPTED = 130  # SIGINT, Ctrl-C: 128 + the signal's number, as shells report it
+EXIT_TERMINATED = 143  # SIGTERM
+
+EXIT_STATUSES = (
+    (EXIT_PASS, "PASS"),
+    (EXIT_DECISION, "REVIEW, BLOCK or INCOMPARABLE: always a real decision"),
+    (EXIT_CONTRACT_ERROR, "any file, JSON, schema, version, coverage or command-line error "
+                          "(`CONTRACT_ERROR`)"),
+    (EXIT_INTERNAL_ERROR, "an internal error, which is always a bug: one stderr line asks for "
+                          "a report; stdout is empty"),
+    (EXIT_OUTPUT_FAILURE, "an output failure: the document could not be written to stdout "
+                          "completely (a full disk or `/dev/full`, `ulimit -f`, a closed "
+                          "stdout, a reader that went away); whatever stdout received is not "
+                          "a decision; one stderr line `ERROR: <stdout>: ...` says why"),
+    (EXIT_OVER_BUDGET, "`submit` only: the service refused the submission, over the team's "
+                       "budget (HTTP 429); nothing was scored"),
+    (EXIT_UNREACHABLE, "`submit` only: the service could not be reached, or answered "
+                       "something that is not its own answer"),
+    (EXIT_INTERRUPTED, "interrupted by Ctrl-C (SIGINT), at any moment; stdout is empty or an "
+                       "incomplete document"),
+    (EXIT_TERMINATED, "stopped by SIGTERM, at any moment; as for 130"),
+)
+
+
+def exit_status_table() -> str:
+    """The README's table of exit statuses (Markdown)."""
+    return "\n".join(["| exit | meaning |", "|---|---|"] + [
+        "| %d | %s |" % (status, meaning) for status, meaning in EXIT_STATUSES]) + "\n"

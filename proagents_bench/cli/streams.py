@@ -1,0 +1,268 @@
+"""The process's standard streams and signals, as the command line uses them.
+
+The decision document must reach stdout whole or the run must say that it did not: a cut-off
+PASS is worse than no gate. So:
+
+- :class:`DocumentWriter` writes bytes to a file descriptor with ``os.write`` and checks
+  every call: a partial write is continued, ``EAGAIN`` on a non-blocking descriptor (as
+  Node.js hands to child processes) waits until the descriptor is writable, and any other
+  failure (``ENOSPC`` on a full disk or ``/dev/full``, ``EFBIG`` beyond ``ulimit -f``,
+  ``EPIPE`` when the reader went away, ``EBADF``) raises :class:`OutputError`. Nothing is
+  buffered in user space, so there is nothing left to flush; a stream object (the tests'
+  ``BytesIO``) is written the same way and then flushed, a failed flush being a failed write.
+- :class:`MessageWriter` writes stderr lines and never fails: a closed or broken stderr loses
+  the messages but changes neither the exit status nor stdout. Every line is made safe for a
+  terminal first (:func:`terminal_line`): no input can end a line, clear a screen or move the
+  cursor.
+- :func:`reserve_standard_descriptors` opens the null device on any of descriptors 0, 1 and 2
+  that is closed (``>&-``), so that no file the run opens later lands on descriptor 1 or 2 and
+  receives what was meant for stdout or stderr; it reports whether stdout was closed.
+- :class:`SignalGuard` turns the first SIGINT or SIGTERM into :class:`Interrupted` (exit 130
+  or 143) and ignores later ones, so that cleanup is never interrupted a second time; inside
+  :meth:`SignalGuard.deferred` a signal is only recorded and raised when the section ends
+  (the renames that publish reports are all done or none).
+"""
+
+import errno
+import os
+import select
+import signal
+import time
+from contextlib import contextmanager
+
+from .status import EXIT_INTERRUPTED, EXIT_TERMINATED
+
+# How long one wait for a non-blocking descriptor to become writable lasts before it is
+# retried (the wait itself is unbounded, as a blocking write's would be: a slow reader is
+# not an error; a signal still ends it).
+_WRITABLE_POLL_SECONDS = 1.0
+
+_REASONS = {
+    errno.ENOSPC: "no space left on the device",
+    errno.EFBIG: "the file size limit was reached",
+    errno.EPIPE: "the reader closed the pipe",
+    errno.EBADF: "the descriptor is closed",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EIO: "an input/output error",
+}
+
+
+class OutputError(Exception):
+    """The document could not be written completely; ``reason`` says why in plain words."""
+
+    def __init__(self, reason):
+        self.reason = reason
+        super().__init__(reason)
+
+
+def _reason(problem):
+    return _REASONS.get(getattr(problem, "errno", None)) or getattr(
+        problem, "strerror", None) or str(problem) or type(problem).__name__
+
+
+def _wait_writable(descriptor):
+    try:
+        select.select([], [descriptor], [], _WRITABLE_POLL_SECONDS)
+    except (OSError, ValueError):
+        time.sleep(0.01)  # select cannot watch this descriptor (Windows pipes): poll
+
+
+class DocumentWriter:
+    """Writes bytes completely to a file descriptor (or a binary stream) or raises
+    :class:`OutputError`; counts what was written."""
+
+    def __init__(self, descriptor=None, stream=None):
+        self.descriptor = descriptor
+        self.stream = stream
+        self.written = 0
+
+    def write(self, data):
+        if self.stream is not None:
+            self._write_stream(data)
+            return
+        view = memoryview(data)
+        while view:
+            try:
+                count = os.write(self.descriptor, view)
+            except BlockingIOError:
+                _wait_writable(self.descriptor)
+                continue
+            except OSError as problem:
+                raise OutputError(_reason(problem))
+            if count <= 0:
+                raise OutputError("the write made no progress")
+            self.written += count
+            view = view[count:]
+
+    def _write_stream(self, data):
+        view = memoryview(data)
+        while view:
+            try:
+                count = self.stream.write(view)
+            except BlockingIOError as problem:
+                count = problem.characters_written
+                if not count:
+                    time.sleep(0.01)
+            except (OSError, ValueError) as problem:
+                raise OutputError(_reason(problem))
+            if count is None:  # a raw stream that would block
+                time.sleep(0.01)
+                continue
+            self.written += count
+            view = view[count:]
+
+    def finish(self):
+        """Flush what a stream buffers; a failed flush is a failed write."""
+        if self.stream is not None:
+            try:
+                self.stream.flush()
+            except (OSError, ValueError) as problem:
+                raise OutputError(_reason(problem))
+
+
+def terminal_line(text):
+    r"""``text`` as one line that is safe on any terminal: every character that is not
+    printable (line breaks, escape sequences, bidirectional controls, lone surrogates) is
+    written as a backslash escape.
+
+    >>> print(terminal_line("a\nERROR: b\x1b[2J\u202ec"))
+    a\nERROR: b\x1b[2J\u202ec
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for char in text:
+        if char.isprintable():
+            out.append(char)
+        elif char in "\n\t\r":
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}[char])
+        elif ord(char) < 0x100:
+            out.append("\\x%02x" % ord(char))
+        elif ord(char) < 0x10000:
+            out.append("\\u%04x" % ord(char))
+        else:
+            out.append("\\U%08x" % ord(char))
+    return "".join(out)
+
+
+class MessageWriter:
+    """stderr lines that never fail the run (see the module docstring). ``stream`` is a text
+    stream, or None when there is no stderr."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def isatty(self):
+        try:
+            return bool(self.stream is not None and self.stream.isatty())
+        except (OSError, ValueError, AttributeError):
+            return False
+
+    def say(self, lines):
+        """Write ``lines``, each made one terminal-safe line, in the stream's encoding."""
+        if not lines or self.stream is None:
+            return
+        encoding = getattr(self.stream, "encoding", None) or "ascii"
+        text = "".join(terminal_line(line) + "\n" for line in lines)
+        try:
+            text = text.encode(encoding, "backslashreplace").decode(encoding)
+        except (LookupError, UnicodeError):
+            text = text.encode("ascii", "backslashreplace").decode("ascii")
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except Exception:  # noqa: BLE001 - a broken stderr must never change the outcome
+            pass
+
+
+def reserve_standard_descriptors():
+    """Open the null device on every closed one of descriptors 0, 1, 2 (see the module
+    docstring); return True when descriptor 1, stdout, was closed."""
+    stdout_closed = False
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+            continue
+        except OSError:
+            pass
+        if descriptor == 1:
+            stdout_closed = True
+        try:
+            opened = os.open(os.devnull, os.O_RDWR)
+        except OSError:
+            continue
+        if opened != descriptor:  # a lower one was closed too and took it: move it
+            os.dup2(opened, descriptor)
+            os.close(opened)
+    return stdout_closed
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived; ``status`` is the exit status the run ends with. A
+    BaseException, like KeyboardInterrupt, so that no ``except Exception`` swallows it."""
+
+    def __init__(self, signal_number):
+        self.signal_number = signal_number
+        self.status = EXIT_TERMINATED if signal_number == getattr(
+            signal, "SIGTERM", None) else EXIT_INTERRUPTED
+        super().__init__(signal_number)
+
+
+def _handled_signals():
+    return [number for number in (getattr(signal, "SIGINT", None),
+                                  getattr(signal, "SIGTERM", None)) if number is not None]
+
+
+class SignalGuard:
+    """SIGINT and SIGTERM as :class:`Interrupted`, once (see the module docstring)."""
+
+    def __init__(self):
+        self.received = None
+        self.raised = False
+        self._deferring = 0
+        self._previous = {}
+
+    def install(self):
+        """Take over SIGINT and SIGTERM (only possible in the main thread; elsewhere the
+        guard stays passive). Returns self."""
+        for number in _handled_signals():
+            try:
+                self._previous[number] = signal.signal(number, self._handle)
+            except (ValueError, OSError):  # not the main thread, or not supported here
+                pass
+        return self
+
+    def _handle(self, number, frame):
+        if self.received is not None:
+            return  # the first signal decides; cleanup runs undisturbed
+        self.received = number
+        if not self._deferring:
+            self.raised = True
+            raise Interrupted(number)
+
+    @contextmanager
+    def deferred(self):
+        """A section that a signal does not cut short: it is raised when the section ends."""
+        self._deferring += 1
+        try:
+            yield
+        finally:
+            self._deferring -= 1
+        if self.received is not None and not self._deferring and not self.raised:
+            self.raised = True
+            raise Interrupted(self.received)
+
+    def quiet(self):
+        """From now on a signal is only recorded (the run is finishing: nothing it could stop
+        is left, and a traceback would be the only effect)."""
+        self._deferring += 1
+
+    def restore(self):
+        """Give the signals back to the handlers they had before :meth:`install`."""
+        for number, previous in self._previous.items():
+            try:
+                signal.signal(number, previous)
+            except (ValueError, OSError, TypeError):
+                pass
+        self._previous = {}
+

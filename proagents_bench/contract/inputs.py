@@ -1,0 +1,124 @@
+"""The contracts of the three input files, declared once: every version of the spec, cases
+and results files as a shape. The validator checks these objects, the JSON Schemas are
+generated from them and the README's field tables are written from them. Rules that span
+files live in :mod:`.rules`; the gates in :mod:`.gates`.
+"""
+
+from __future__ import annotations
+
+from ..jsonio.load import MAX_SAFE_INTEGER
+from .gates import GATES_OBJECT
+from .shapes import (Array, Boolean, Field, Integer, Nullable, Number, Object, Rule, String,
+                     StringSet)
+from .vocabulary import (BOOTSTRAP_UNITS, CASES_V1, RESULTS_V1, ROLES, SPEC_V1, SPEC_V2, SPLITS,
+                         STATUSES)
+
+PROTOCOL = Object("protocol", [
+    Field("protocol_version", String(), "version of the run protocol"),
+    Field("environment_id", String(), "the environment the agent acts in"),
+    Field("toolset_id", String(), "the tool set offered to the agent"),
+    Field("reset_policy", String(), "how state is reset between trials"),
+    Field("max_steps", Integer(minimum=1), "step budget per trial"),
+    Field("timeout_seconds", Number(minimum="0.001"), "time budget per trial"),
+    Field("retry_limit", Integer(minimum=0), "retries allowed per trial"),
+    Field("trial_count", Integer(minimum=2, maximum=100), "trials per test task"),
+], title="Protocol")
+
+BOOTSTRAP_V1 = Object("bootstrap", [
+    Field("samples", Integer(minimum=100, maximum=100000), "bootstrap resamples B"),
+    Field("seed", Integer(minimum=0, maximum=MAX_SAFE_INTEGER, maximum_text="2^53-1"),
+          "seed of the bootstrap's private random.Random"),
+    Field("confidence", Number(minimum="0.5", maximum="0.999"), "interval confidence c"),
+], title="Bootstrap")
+
+# Spec v2 (the seed's exercise 5) is v1 plus a required bootstrap unit: resample tasks, or
+# whole families (averaging their task differences).
+BOOTSTRAP_V2 = Object("bootstrap", BOOTSTRAP_V1.fields + (
+    Field("unit", String(enum=BOOTSTRAP_UNITS),
+          "what the bootstrap resamples; `family` draws whole families"),), title="Bootstrap v2")
+
+
+def _spec_shape(version: str, bootstrap: Object, title: str) -> Object:
+    return Object("spec", [
+        Field("schema_version", String(enum=[version])),
+        Field("benchmark_id", String(), "the benchmark's name"),
+        Field("benchmark_version", String(), "the benchmark's frozen version"),
+        Field("claim", String(), "what a PASS is evidence for"),
+        Field("target_population", String(), "the tasks the claim is about"),
+        Field("baseline_system_id", String(), "the results' baseline system"),
+        Field("private_test_frozen", Boolean(const=True), "the test split is frozen"),
+        Field("primary_metric", String(enum=["task_success_rate"]), "the ranked metric"),
+        Field("protocol", PROTOCOL, "every system must run under exactly this"),
+        Field("gates", GATES_OBJECT, "the release gates, applied to the candidate"),
+        Field("bootstrap", bootstrap, "the paired bootstrap's settings"),
+    ], root=True, title=title)
+
+
+SPEC_V1_SHAPE = _spec_shape(SPEC_V1, BOOTSTRAP_V1, "Spec")
+SPEC_V2_SHAPE = _spec_shape(SPEC_V2, BOOTSTRAP_V2, "Spec v2")
+
+
+def _private_exactly_when_test(case: dict):
+    if case["is_private"] != (case["split"] == "test"):
+        yield PRIVATE_FLAG.error("is_private must be %s for a %s case" % (
+            "true" if case["split"] == "test" else "false", case["split"]), ("is_private",))
+
+
+PRIVATE_FLAG = Rule("cases.private_flag", "`is_private` is true exactly when split is `test`",
+                    _private_exactly_when_test)
+
+CASE = Object("case", [
+    Field("id", String()),
+    Field("family_id", String()),
+    Field("split", String(enum=SPLITS)),
+    Field("slice", String()),
+    Field("critical", Boolean()),
+    Field("task_type", String()),
+    Field("is_private", Boolean(), "true exactly when split is `test`"),
+    Field("initial_state", String()),
+    Field("expected_final_state", String()),
+    Field("allowed_tools", StringSet()),
+    Field("forbidden_side_effects", StringSet()),
+], rules=[PRIVATE_FLAG], title="Case")
+
+CASES_V1_SHAPE = Object("cases", [
+    Field("schema_version", String(enum=[CASES_V1])),
+    Field("benchmark_id", String(), "equal to the spec's"),
+    Field("benchmark_version", String(), "equal to the spec's"),
+    Field("dataset_version", String()),
+    Field("cases", Array(CASE, min_items=1)),
+], root=True, title="Cases")
+
+RECORD = Object("record", [
+    Field("case_id", String()),
+    Field("trial_id", Integer(minimum=1)),
+    Field("status", String(enum=STATUSES)),
+    Field("final_state", Nullable(String())),
+    Field("side_effects", StringSet()),
+    Field("tools_used", StringSet()),
+    Field("latency_ms", Number(minimum="0")),
+    Field("cost_units", Number(minimum="0")),
+], title="Record")
+
+SYSTEM = Object("system", [
+    Field("system_id", String(), "unique"),
+    Field("role", String(enum=ROLES)),
+    Field("protocol", PROTOCOL),
+    Field("records", Array(RECORD)),
+], title="System")
+
+RESULTS_V1_SHAPE = Object("results", [
+    Field("schema_version", String(enum=[RESULTS_V1])),
+    Field("benchmark_id", String(), "equal to the spec's"),
+    Field("benchmark_version", String(), "equal to the spec's"),
+    Field("dataset_version", String(), "equal to the cases'"),
+    Field("result_set_version", String()),
+    Field("systems", Array(SYSTEM)),
+], root=True, title="Results")
+
+# Each file kind: the schema versions it accepts, mapped to the shape of that version.
+FILE_KINDS = {
+    "spec": {SPEC_V1: SPEC_V1_SHAPE, SPEC_V2: SPEC_V2_SHAPE},
+    "cases": {CASES_V1: CASES_V1_SHAPE},
+    "results": {RESULTS_V1: RESULTS_V1_SHAPE},
+}

@@ -1,0 +1,182 @@
+"""The output documents' contract, declared once: the decision and the CONTRACT_ERROR document.
+
+The input contracts (:mod:`.inputs`) are closed: an unknown key is an error. The output is
+open by promise ("more keys may be added, none of these renamed"), so its objects are open
+:class:`~.shapes.Object` shapes: the listed keys are required (or optional, where a decision
+may lack them, as an INCOMPARABLE comparison does) and further keys are allowed. The JSON
+Schema that ``--schema decision`` prints is generated from these shapes, and the tests check
+every document the gate produces against both the shapes and the schema, and that the gate
+emits no key this module does not declare. Numbers in the output are JSON numbers of any kind
+(the writer gives the nearest double): ``Number(floats=True)``.
+"""
+
+from __future__ import annotations
+
+from .shapes import AnyOf, Array, Boolean, Field, Integer, Mapping, Nullable, Number, Object, String
+from .vocabulary import ACTIONS, BOOTSTRAP_UNITS, CHECKS, CONTRACT_ERROR, SEVERITIES, STATUSES
+
+
+def _rate():
+    return Number(minimum=0, maximum=1, floats=True)
+
+
+def _measure(minimum=None, maximum=None):
+    return Number(minimum, maximum, floats=True)
+
+
+def _pair(items):
+    return Array(items, min_items=2, max_items=2, summary="[low, high]")
+
+
+def _count():
+    return Integer(minimum=0)
+
+
+SHA256_HEX = "^[0-9a-f]{64}$"
+
+HARNESS = Object("harness", closed=False,
+                 fields=[Field("name", String()), Field("version", String())])
+
+PASS_K = Object("pass_k", closed=False, fields=[
+    Field("pass_hat_k", Mapping(_rate()), "pass^k: the chance all k trials of a task pass"),
+    Field("pass_at_k", Mapping(_rate()), "pass@k: the chance at least one of k passes"),
+])
+
+GROUP = Object("group", closed=False, fields=[Field("task_count", _count()),
+                                              Field("task_success_rate", _rate())])
+
+SLICE_GROUP = Object("slice group", closed=False, fields=GROUP.fields,
+                     optional=[Field("pass_k", PASS_K)])
+
+TASK_RESULT = Object("task result", closed=False, fields=[
+    Field("case_id", String()),
+    Field("family_id", String()),
+    Field("slice", String()),
+    Field("critical", Boolean()),
+    Field("trial_success_rate", _rate()),
+    Field("task_pass", Boolean()),
+    Field("stable_across_trials", Boolean()),
+])
+
+TRIAL_RESULT = Object("trial result", closed=False, fields=[
+    Field("case_id", String()),
+    Field("trial_id", Integer(minimum=1)),
+    Field("passed", Boolean()),
+    Field("status", String(enum=STATUSES)),
+    Field("checks", Object("checks", closed=False,
+                           fields=[Field(name, Boolean()) for name in CHECKS])),
+], optional=[
+    Field("latency_ms", _measure(minimum=0)),
+    Field("cost_units", _measure(minimum=0)),
+])
+
+SYSTEM_METRICS = Object("system metrics", closed=False, fields=[
+    Field("task_count", _count()),
+    Field("trial_count", _count(), "trial records graded"),
+    Field("primary_task_success_rate", _rate()),
+    Field("final_state_trial_rate", _rate()),
+    Field("side_effect_free_trial_rate", _rate()),
+    Field("trial_stability_rate", _rate()),
+    Field("unknown_trial_count", _count()),
+    Field("mean_latency_ms", _measure(minimum=0)),
+    Field("p95_latency_ms", _measure(minimum=0)),
+    Field("mean_cost_units", _measure(minimum=0)),
+    Field("slice_task_success_gap", _rate()),
+    Field("by_slice", Mapping(SLICE_GROUP)),
+    Field("by_family", Mapping(GROUP)),
+    Field("critical_failures", Array(String())),
+    Field("task_results", Array(TASK_RESULT)),
+    Field("trial_results", Array(TRIAL_RESULT)),
+], optional=[
+    Field("system_id", String()),
+    Field("pass_k", PASS_K),
+])
+
+PAIRED_STATISTICS = Object("paired statistics", closed=False, fields=[
+    Field("both", _count()),
+    Field("neither", _count()),
+    Field("candidate_only", _count()),
+    Field("baseline_only", _count()),
+    Field("mcnemar_exact_p", _rate()),
+    Field("mean_difference", _measure(minimum=-1, maximum=1)),
+    Field("standard_error", Nullable(_measure(minimum=0))),
+    Field("normal_interval", Nullable(_pair(_measure()))),
+    Field("outcome_correlation", Nullable(_measure(minimum=-1, maximum=1))),
+    Field("clustered_standard_error", Nullable(_measure(minimum=0))),
+    Field("minimum_detectable_effect", Nullable(_measure(minimum=0))),
+    Field("power", _rate()),
+    Field("observed_below_mde", Nullable(Boolean())),
+])
+
+COMPARISON = Object("comparison", closed=False, fields=[
+    Field("protocol_mismatches", Array(String()),
+          "`SYSTEM.KEY: expected=X, actual=Y`; the only content when INCOMPARABLE"),
+], optional=[
+    Field("paired_task_success_delta", _measure(minimum=-1, maximum=1)),
+    Field("paired_bootstrap_interval", _pair(_measure(minimum=-1, maximum=1))),
+    Field("bootstrap_unit", String(enum=BOOTSTRAP_UNITS)),
+    Field("confidence", _measure(minimum=0, maximum=1)),
+    Field("samples", Integer(minimum=1)),
+    Field("seed", Integer(minimum=0)),
+    Field("paired_statistics", PAIRED_STATISTICS),
+])
+
+FINDING = Object("finding", closed=False, fields=[
+    Field("code", String()),
+    Field("severity", String(enum=SEVERITIES)),
+    Field("metric", String()),
+    Field("observed", _measure()),
+    Field("threshold", _measure()),
+    Field("case_ids", Array(String())),
+])
+
+INPUT_FILE = Object("input file", closed=False, fields=[
+    Field("file", String(blank=True)),
+    Field("sha256", String(blank=True, pattern=SHA256_HEX)),
+    Field("bytes", _count()),
+])
+
+DECISION = Object("decision", closed=False, fields=[
+    Field("action", String(enum=ACTIONS)),
+    Field("primary_reason", String(), "equal to reasons[0]"),
+    Field("reasons", Array(String(), min_items=1)),
+    Field("comparable", Boolean()),
+    Field("evidence_fingerprint", String(blank=True, pattern="^sha256:[0-9a-f]{64}$")),
+    Field("benchmark_id", String()),
+    Field("benchmark_version", String()),
+    Field("dataset_version", String()),
+    Field("baseline_system", String()),
+    Field("candidate_system", String()),
+    Field("baseline_metrics", Nullable(SYSTEM_METRICS), "null when INCOMPARABLE"),
+    Field("candidate_metrics", Nullable(SYSTEM_METRICS), "null when INCOMPARABLE"),
+    Field("comparison", COMPARISON),
+    Field("limitations", Array(String())),
+], optional=[
+    Field("result_set_version", String()),
+    Field("findings", Array(FINDING)),
+    Field("inputs", Object("inputs", closed=False,
+                           fields=[Field(kind, INPUT_FILE) for kind in ("spec", "cases",
+                                                                       "results")])),
+    Field("harness", HARNESS),
+])
+
+ERROR = Object("error", closed=False, fields=[
+    Field("file", Nullable(String(blank=True)),
+          "the path as given; null for a command-line error"),
+    Field("path", String(blank=True), "the JSON path of the offending element"),
+    Field("line", Nullable(Integer(minimum=1))),
+    Field("column", Nullable(Integer(minimum=1))),
+    Field("code", String(), "a stable identifier"),
+    Field("message", String(blank=True)),
+])
+
+CONTRACT_ERROR_DOCUMENT = Object("contract error", closed=False, fields=[
+    Field("action", String(enum=[CONTRACT_ERROR])),
+    Field("errors", Array(ERROR, min_items=1)),
+], optional=[
+    Field("omitted_error_count", _count()),
+    Field("harness", HARNESS),
+])
+
+# What stdout carries: a decision (exit 0 or 1) or a CONTRACT_ERROR document (exit 2).
+OUTPUT = AnyOf([DECISION, CONTRACT_ERROR_DOCUMENT])

@@ -1,0 +1,169 @@
+"""What the contract publishes: the JSON Schemas (draft 2020-12) and the README's tables.
+
+Both come from one walk over the declared shapes (:func:`contract_objects`): every schema is
+``json_schema()`` of the same shapes the validator checks, and every README table lists the
+same objects' fields, rules and gates. Nothing here is written by hand, so nothing can drift;
+the tests hold the shipped copies (``schemas/KIND.schema.json``) and the README to this
+module's output, and the command line's ``publish`` rewrites both.
+
+A file kind with several versions (the spec: v1 and v2) is a ``oneOf`` over per-version
+``$defs``, told apart by ``schema_version``. What JSON Schema cannot say is still checked by
+the validator, and each schema's ``description`` names it: rules across fields, rules across
+files, and one of form: the contract's integers are literals without fraction or exponent,
+whereas JSON Schema counts ``8.0`` as an integer.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Dict, Iterator, List, Tuple
+
+from .gates import CASE_FINDERS, GATES
+from .inputs import FILE_KINDS
+from .output import OUTPUT
+from .rules import CROSS_FILE_RULES
+from .shapes import SCHEMA_KEY, Object, Rule, object_shapes
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+KINDS = ("spec", "cases", "results", "decision")
+SCHEMA_DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
+
+TITLES = {
+    "spec": "proagents-bench benchmark spec",
+    "cases": "proagents-bench benchmark cases",
+    "results": "proagents-bench results package",
+    "decision": "proagents-bench output document (decision or CONTRACT_ERROR)",
+}
+
+README_BEGIN = ("<!-- BEGIN generated contract tables: python -B run_benchmark.py publish "
+                "-->")
+README_END = "<!-- END generated contract tables -->"
+
+
+def contract_objects() -> Iterator[Tuple[str, str, Object, List[Object]]]:
+    """The one walk: (kind, version, root shape, every object shape under it, parents first)
+    for every input file kind and version."""
+    for kind, versions in FILE_KINDS.items():
+        for version, root in sorted(versions.items()):
+            yield kind, version, root, list(object_shapes(root, set()))
+
+
+def object_rules(kind: str) -> List[Rule]:
+    """The rules of ``kind``'s objects (beyond what a schema can say), each once."""
+    rules: Dict[str, Rule] = {}
+    for found_kind, _version, _root, objects in contract_objects():
+        if found_kind == kind:
+            for shape in objects:
+                for rule in shape.rules:
+                    rules.setdefault(rule.code, rule)
+    return list(rules.values())
+
+
+def schema_id(kind: str) -> str:
+    """The schema's ``$id``: a stable name, not a location (the schemas ship in the package
+    and ``--schema`` prints them; nothing is fetched from the network)."""
+    return "urn:proagents-bench:schema:%s" % kind
+
+
+def _description(kind: str) -> str:
+    if kind == "decision":
+        return ("What proagents-bench writes to stdout: a decision (exit 0 or 1) or a "
+                "CONTRACT_ERROR document (exit 2). Objects may gain keys in later versions; "
+                "none of the listed keys is ever renamed.")
+    also = ["%s (%s)" % (rule.text, rule.code) for rule in object_rules(kind)]
+    also.append("the rules across files (%s)" % ", ".join(rule.code for rule in
+                                                           CROSS_FILE_RULES))
+    also.append("integers are written without fraction or exponent (8, not 8.0)")
+    return ("A %s file of proagents-bench. Besides this schema the validator checks: %s. The "
+            "root may carry \"$schema\" (a string); it is the only extra key accepted."
+            % (kind, "; ".join(also)))
+
+
+def schema(kind: str) -> dict:
+    """The JSON Schema of ``kind`` (spec, cases, results or decision) as a dict."""
+    if kind not in KINDS:
+        raise ValueError("unknown schema kind %r (expected one of %s)" % (kind,
+                                                                        ", ".join(KINDS)))
+    if kind == "decision":
+        body = OUTPUT.json_schema()
+    else:
+        versions = [(version, root.json_schema()) for found_kind, version, root, _objects
+                    in contract_objects() if found_kind == kind]
+        if len(versions) == 1:
+            body = versions[0][1]
+        else:
+            body = {"$defs": dict(versions),
+                    "oneOf": [{"$ref": "#/$defs/%s" % version} for version, _body in versions]}
+    body.update({"$schema": DRAFT, "$id": schema_id(kind), "title": TITLES[kind],
+                 "description": _description(kind)})
+    return body
+
+
+def schema_bytes(kind: str) -> bytes:
+    """The schema as the shipped file holds it: ASCII JSON, sorted keys, two-space indent."""
+    return (json.dumps(schema(kind), ensure_ascii=True, sort_keys=True, indent=2,
+                       allow_nan=False) + "\n").encode("ascii")
+
+
+def shipped_schemas() -> List[Tuple[str, bytes]]:
+    """(path, bytes) of every schema file shipped in the package."""
+    return [(os.path.join(SCHEMA_DIRECTORY, "%s.schema.json" % kind), schema_bytes(kind))
+            for kind in KINDS]
+
+
+def _object_table(shape: Object) -> str:
+    lines = ["%s object%s:\n" % (shape.title, " (the file's root)" if shape.root else ""),
+             "| key | type and rule | meaning |", "|---|---|---|"]
+    for field in shape.fields:
+        lines.append("| `%s` | %s | %s |" % (field.key, field.shape.describe(), field.meaning))
+    if shape.root:
+        lines.append("| `%s` | string, optional | a JSON Schema reference for editors; the "
+                     "only extra key accepted |" % SCHEMA_KEY)
+    lines.append("")
+    return "\n".join(lines)
+
+
+def _gates_table() -> str:
+    lines = ["#### The gates\n",
+             "Each gate judges the candidate: the metric against the spec's value, a failure "
+             "blocking (hard) or asking for review (soft); a finding names the test tasks "
+             "behind it.\n",
+             "| gate | metric | the candidate must have | failure | report label | tasks named |",
+             "|---|---|---|---|---|---|"]
+    for gate in GATES:
+        lines.append("| `%s` | `%s` | %s the gate | %s | %s | %s |" % (
+            gate.key, gate.metric, gate.bound,
+            {"block": "BLOCK", "review": "REVIEW", None: "none (defines a task pass)"}[
+                gate.severity], gate.label, CASE_FINDERS[gate.cases.split(":")[0]]))
+    lines.append("")
+    return "\n".join(lines)
+
+
+def readme_tables() -> str:
+    """Markdown: one table per object of every file kind and version, the rules, the gates."""
+    out = []
+    seen = set()
+    for kind, version, _root, objects in contract_objects():
+        out.append("#### %s file: `schema_version` = `%s`\n" % (kind.capitalize(), version))
+        for shape in objects:
+            if shape not in seen:
+                seen.add(shape)
+                out.append(_object_table(shape))
+    out.append("#### Rules across objects and files\n")
+    out.append("| code | rule |\n|---|---|")
+    for kind in FILE_KINDS:
+        for rule in object_rules(kind):
+            out.append("| `%s` | %s |" % (rule.code, rule.text))
+    for rule in CROSS_FILE_RULES:
+        out.append("| `%s` | %s |" % (rule.code, rule.text))
+    out.append("")
+    out.append(_gates_table())
+    return "\n".join(out)
+
+
+def with_readme_tables(readme: str) -> str:
+    """``readme`` with the part between the markers replaced by :func:`readme_tables`."""
+    start = readme.index(README_BEGIN) + len(README_BEGIN)
+    end = readme.index(README_END)
+    return readme[:start] + "\n" + readme_tables() + readme[end:]

@@ -1,0 +1,274 @@
+"""The rules across objects and files, each declared once: its code, its text and its check.
+
+The checks run on schema-valid files, in two phases (see :func:`cross_file_errors`): first
+the cases against the spec and among themselves, then, when those hold, the results against
+both. Each check yields ``(kind, error)`` pairs, ``kind`` being the file ("cases" or
+"results") whose element the error points at, so that it can be placed at that element's line
+and column. Several rules may share one check (the five coverage rules are one pass over the
+records); each check runs once.
+
+Coverage is checked with one slot per (test case, trial) pair, so a million records cost one
+pass and no quadratic look-up; the same pass puts each system's records in a canonical order
+(test cases in file order, then trial id), which grading relies on
+(:attr:`Systems.baseline_records`, :attr:`Systems.candidate_records`).
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Iterator, List, Optional, Tuple
+
+from ..errors import ContractError
+from ..text import quote
+from .shapes import Rule
+from .vocabulary import ROLES, SPLITS
+
+# How many missing (case, trial) pairs one coverage error lists before it says "and N more".
+MAX_LISTED_MISSING = 20
+
+Found = Iterator[Tuple[str, ContractError]]
+
+
+class Systems:
+    """The baseline and candidate of a valid results file, with their indexes in it, and
+    (once coverage holds) their records in canonical order."""
+
+    def __init__(self, baseline_index: int, candidate_index: int, results: dict) -> None:
+        self.baseline_index = baseline_index
+        self.candidate_index = candidate_index
+        self.baseline = results["systems"][baseline_index]
+        self.candidate = results["systems"][candidate_index]
+        self.baseline_records: Optional[list] = None
+        self.candidate_records: Optional[list] = None
+
+
+class Context:
+    """What the checks read and what they find for later stages: the validated files, the
+    ``--candidate`` argument, the test cases' positions, and (from the roles check) the
+    :class:`Systems`."""
+
+    def __init__(self, spec: dict, cases: dict, results: Optional[dict] = None,
+                 candidate_id: Optional[str] = None) -> None:
+        self.spec = spec
+        self.cases = cases
+        self.results = results
+        self.candidate_id = candidate_id
+        self.systems: Optional[Systems] = None
+        self.test_index = {}
+        for case in cases["cases"]:
+            if case["split"] == "test":
+                self.test_index.setdefault(case["id"], len(self.test_index))
+
+
+def _versions(context: Context) -> Found:
+    """The cases against the spec; once the results are in the context, they against both."""
+    spec, cases, results = context.spec, context.cases, context.results
+    pairs = [("cases", cases, key, "the spec's", spec[key])
+             for key in ("benchmark_id", "benchmark_version")]
+    if results is not None:
+        pairs = [("results", results, key, "the spec's", spec[key])
+                 for key in ("benchmark_id", "benchmark_version")]
+        pairs.append(("results", results, "dataset_version", "the cases'",
+                      cases["dataset_version"]))
+    for kind, document, key, owner, expected in pairs:
+        if document[key] != expected:
+            yield kind, VERSIONS.error("%s %s differs from %s %s" % (
+                key, quote(document[key]), owner, quote(expected)), (key,))
+
+
+def _duplicate_case_ids(context: Context) -> Found:
+    first_index = {}
+    for index, case in enumerate(context.cases["cases"]):
+        if case["id"] in first_index:
+            yield "cases", DUPLICATE_CASE_ID.error("duplicate case id %s (first at cases[%d])" % (
+                quote(case["id"]), first_index[case["id"]]), ("cases", index, "id"))
+        else:
+            first_index[case["id"]] = index
+
+
+def _missing_splits(context: Context) -> Found:
+    present = {case["split"] for case in context.cases["cases"]}
+    missing = [split for split in SPLITS if split not in present]
+    if missing:
+        yield "cases", MISSING_SPLIT.error(
+            "split%s %s missing: train, development and test must all be present" % (
+                "s" if len(missing) > 1 else "",
+                " and ".join(missing) + (" are" if len(missing) > 1 else " is")), ("cases",))
+
+
+def _split_contamination(context: Context) -> Found:
+    family_splits = {}
+    for index, case in enumerate(context.cases["cases"]):
+        splits = family_splits.setdefault(case["family_id"], {})
+        if case["split"] not in splits:
+            splits[case["split"]] = index
+    for family, splits in family_splits.items():
+        if len(splits) > 1:
+            ordered = [split for split in SPLITS if split in splits]
+            second = sorted(splits.values())[1]  # the case that brought in a second split
+            yield "cases", SPLIT_CONTAMINATION.error(
+                "split contamination: family_id=%s appears in %s" % (
+                    quote(family), " and ".join(ordered)), ("cases", second, "family_id"))
+
+
+def _duplicate_system_ids(context: Context) -> Found:
+    seen = {}
+    for index, system in enumerate(context.results["systems"]):
+        if system["system_id"] in seen:
+            yield "results", DUPLICATE_SYSTEM_ID.error(
+                "duplicate system_id %s (first at systems[%d])" % (
+                    quote(system["system_id"]), seen[system["system_id"]]),
+                ("systems", index, "system_id"))
+        else:
+            seen[system["system_id"]] = index
+
+
+def _roles(context: Context) -> Found:
+    """One baseline (the spec's) and one candidate (``--candidate``'s, when given); finds
+    :attr:`Context.systems`."""
+    results = context.results
+    by_role = {role: [] for role in ROLES}
+    for index, system in enumerate(results["systems"]):
+        by_role[system["role"]].append(index)
+    wrong = [role for role in ROLES if len(by_role[role]) != 1]
+    for role in wrong:
+        yield "results", ROLES_RULE.error("expected exactly one %s system, found %d" % (
+            role, len(by_role[role])), ("systems",))
+    if wrong:
+        return
+    found = Systems(by_role["baseline"][0], by_role["candidate"][0], results)
+    agreed = True
+    if found.baseline["system_id"] != context.spec["baseline_system_id"]:
+        agreed = False
+        yield "results", ROLES_RULE.error(
+            "the baseline is %s but the spec's baseline_system_id is %s" % (
+                quote(found.baseline["system_id"]), quote(context.spec["baseline_system_id"])),
+            ("systems", found.baseline_index, "system_id"))
+    candidate_id = context.candidate_id
+    if candidate_id is not None and found.candidate["system_id"] != candidate_id:
+        agreed = False
+        yield "results", UNKNOWN_CANDIDATE.error(
+            "--candidate %s does not name the candidate of this results file, which is %s" % (
+                quote(candidate_id), quote(found.candidate["system_id"])),
+            ("systems", found.candidate_index, "system_id"))
+    if agreed:
+        context.systems = found
+
+
+def _coverage(context: Context) -> Found:
+    """Every system's records against the test cases, in one pass each (the five coverage
+    rules); the records in canonical order go to :attr:`Context.systems`."""
+    all_case_ids = {case["id"] for case in context.cases["cases"]}
+    in_order = {}
+    for index, system in enumerate(context.results["systems"]):
+        errors, in_order[index] = _system_coverage(system, context.test_index, all_case_ids)
+        for error in errors:
+            yield "results", error.prefixed(("systems", index))
+    found = context.systems
+    if found is not None:
+        found.baseline_records = in_order[found.baseline_index]
+        found.candidate_records = in_order[found.candidate_index]
+
+
+def _system_coverage(system: dict, test_index: dict, all_case_ids: set):
+    """(errors, the records in canonical order: None unless coverage holds)."""
+    trials = system["protocol"]["trial_count"]
+    slots = bytearray(len(test_index) * trials)
+    ordered = [None] * len(slots)
+    first_at = array("q", bytes(8 * len(slots)))  # a slot's first record, for duplicates
+    errors: List[ContractError] = []
+    for position, record in enumerate(system["records"]):
+        case_id = record["case_id"]
+        trial_id = record["trial_id"]
+        task = test_index.get(case_id)
+        if task is None:
+            if case_id in all_case_ids:
+                errors.append(NOT_TEST_CASE.error(
+                    "record for %s, which is not a test case: only test cases are ranked"
+                    % quote(case_id), ("records", position, "case_id")))
+            else:
+                errors.append(UNKNOWN_CASE.error("record for unknown case id %s" % quote(
+                    case_id), ("records", position, "case_id")))
+            continue
+        if trial_id > trials:
+            errors.append(TRIAL_OUT_OF_RANGE.error(
+                "trial_id %d is beyond this system's trial_count %d" % (trial_id, trials),
+                ("records", position, "trial_id")))
+            continue
+        slot = task * trials + trial_id - 1
+        if slots[slot]:
+            errors.append(DUPLICATE_RECORD.error(
+                "duplicate record for case %s trial %d (first at records[%d])" % (
+                    quote(case_id), trial_id, first_at[slot]), ("records", position)))
+        else:
+            slots[slot] = 1
+            first_at[slot] = position
+            ordered[slot] = record
+    missing_count = slots.count(0)
+    if missing_count:
+        case_ids = list(test_index)
+        listed = []
+        slot = slots.find(0)
+        while slot != -1 and len(listed) < MAX_LISTED_MISSING:
+            listed.append("%s trial %d" % (quote(case_ids[slot // trials]), slot % trials + 1))
+            slot = slots.find(0, slot + 1)
+        more = missing_count - len(listed)
+        errors.append(MISSING_RECORD.error(
+            "%d (case, trial) record%s missing for system %s: %s%s; nothing is dropped to "
+            "make a denominator smaller" % (
+                missing_count, "" if missing_count == 1 else "s", quote(system["system_id"]),
+                ", ".join(listed), " and %d more" % more if more else ""), ("records",)))
+    return errors, (None if errors else ordered)
+
+
+VERSIONS = Rule("version.mismatch", "cases and results carry the spec's `benchmark_id` and "
+                "`benchmark_version`; results carry the cases' `dataset_version`", _versions)
+DUPLICATE_CASE_ID = Rule("cases.duplicate_id", "case ids are unique", _duplicate_case_ids)
+MISSING_SPLIT = Rule("cases.missing_split",
+                     "all three splits (`train`, `development`, `test`) are present",
+                     _missing_splits)
+SPLIT_CONTAMINATION = Rule("cases.split_contamination", "a family appears in one split only",
+                           _split_contamination)
+DUPLICATE_SYSTEM_ID = Rule("results.duplicate_system_id", "`system_id` is unique",
+                           _duplicate_system_ids)
+ROLES_RULE = Rule("results.roles", "exactly one baseline, whose id is the spec's "
+                  "`baseline_system_id`, and exactly one candidate", _roles)
+UNKNOWN_CANDIDATE = Rule("cli.unknown_candidate", "`--candidate`, when given, names the "
+                         "results' candidate", _roles)
+MISSING_RECORD = Rule("coverage.missing", "every test case id times trial ids "
+                      "1..`trial_count` of the system's own protocol has a record", _coverage)
+DUPLICATE_RECORD = Rule("coverage.duplicate", "no (case, trial) has two records", _coverage)
+UNKNOWN_CASE = Rule("coverage.unknown_case", "no record names a case id that the cases file "
+                    "lacks", _coverage)
+NOT_TEST_CASE = Rule("coverage.not_test_case", "no record names a train or development case",
+                     _coverage)
+TRIAL_OUT_OF_RANGE = Rule("coverage.trial_out_of_range", "no trial id exceeds the system's "
+                          "`trial_count`", _coverage)
+
+# In the order they are checked and listed: the cases' rules, then the results'.
+CASES_RULES = (VERSIONS, DUPLICATE_CASE_ID, MISSING_SPLIT, SPLIT_CONTAMINATION)
+RESULTS_RULES = (VERSIONS, DUPLICATE_SYSTEM_ID, ROLES_RULE, UNKNOWN_CANDIDATE, MISSING_RECORD,
+                 DUPLICATE_RECORD, UNKNOWN_CASE, NOT_TEST_CASE, TRIAL_OUT_OF_RANGE)
+CROSS_FILE_RULES = CASES_RULES + RESULTS_RULES[1:]
+
+
+def _run(rules, context: Context) -> List[Tuple[str, ContractError]]:
+    found, done = [], set()
+    for rule in rules:
+        if rule.check not in done:
+            done.add(rule.check)
+            found.extend(rule.iter_errors(context))
+    return found
+
+
+def cross_file_errors(context: Context) -> List[Tuple[str, ContractError]]:
+    """(kind, error) for every rule across files: the cases' rules, then, when they hold
+    and the results are in ``context``, the results' rules (which find
+    :attr:`Context.systems`)."""
+    results = context.results
+    context.results = None
+    found = _run(CASES_RULES, context)
+    context.results = results
+    if results is not None and not found:
+        found = _run(RESULTS_RULES, context)
+    return found

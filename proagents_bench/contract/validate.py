@@ -1,0 +1,40 @@
+"""Validate one loaded file against the contract of its kind (spec, cases or results).
+
+The file's ``schema_version`` picks the shape; every error of the file is collected, each
+with the JSON path of the offending element (the loader later places it at a line and column).
+"""
+
+from __future__ import annotations
+
+from typing import List
+
+from ..errors import ContractError
+from ..text import quote
+from .inputs import FILE_KINDS
+
+
+def file_errors(kind: str, value: dict) -> List[ContractError]:
+    """The contract errors of ``value``, a loaded file of ``kind``."""
+    shapes = FILE_KINDS[kind]
+    version = value.get("schema_version")
+    if isinstance(version, str) and version in shapes:
+        return list(shapes[version].iter_errors(value))
+    return [_version_error(kind, shapes, value, version)]
+
+
+def _version_error(kind: str, shapes: dict, value: dict, version: object) -> ContractError:
+    accepted = " or ".join(sorted(shapes))
+    if "schema_version" not in value:
+        return ContractError("version.unsupported",
+                             "missing schema_version; a %s file has schema_version %s" % (
+                                 kind, accepted), ("schema_version",))
+    if not isinstance(version, str):
+        return ContractError("version.unsupported", "schema_version must be the string %s" % (
+            accepted,), ("schema_version",))
+    hint = ""
+    for other_kind, other_shapes in FILE_KINDS.items():
+        if other_kind != kind and version in other_shapes:
+            hint = " (this is a %s file: pass it as --%s)" % (other_kind, other_kind)
+    return ContractError("version.unsupported",
+                         "unsupported schema_version %s for a %s file; expected %s%s" % (
+                             quote(version), kind, accepted, hint), ("schema_version",))

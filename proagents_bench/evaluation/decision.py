@@ -1,0 +1,169 @@
+"""The release decision, in the contract's priority.
+
+1. A protocol mismatch: ``INCOMPARABLE`` (decided before any metric, see :mod:`.comparison`).
+2. A critical task of the candidate below the critical gate: ``BLOCK``, its id in the primary
+   reason, even when the candidate's overall rate beats the baseline's.
+3. A hard gate failed: ``BLOCK``.
+4. A soft gate failed: ``REVIEW``.
+5. Otherwise ``PASS``.
+
+The gates and their order are the gates table's (:mod:`proagents_bench.contract.gates`).
+Gates judge the candidate; the baseline's metrics are shown for comparison and enter only the
+paired difference. Every failed gate is a :class:`Finding` (machine-readable, carrying its
+severity) and a reason (for people); for BLOCK the block reasons come first, then the review
+reasons.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Callable, Dict, List, Optional, Sequence
+
+from ..contract.gates import AT_LEAST, CRITICAL_GATE, DECIDING_GATES
+from ..contract.vocabulary import (BLOCK, BLOCKING, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW,
+                                   REVIEWING)
+from ..text import show_number
+from .grading import CHECK_BITS
+from .metrics import SystemMetrics
+
+
+class Finding:
+    """One failed gate (or, with severity ``info``, a note that is never a gate)."""
+
+    __slots__ = ("code", "severity", "metric", "observed", "threshold", "case_ids", "reason")
+
+    def __init__(self, code: str, severity: str, metric: str, observed: object,
+                 threshold: object, case_ids: Sequence[str], reason: str) -> None:
+        self.code = code
+        self.severity = severity
+        self.metric = metric
+        self.observed = observed
+        self.threshold = threshold
+        self.case_ids = list(case_ids)
+        self.reason = reason
+
+
+class Decision:
+    """The action, the reasons (``reasons[0]`` is the primary one) and every finding."""
+
+    def __init__(self, action: str, reasons: List[str], findings: List[Finding]) -> None:
+        self.action = action
+        self.reasons = reasons
+        self.findings = findings
+
+
+def incomparable(mismatches: Sequence[str]) -> Decision:
+    reasons = ["protocol mismatch: " + mismatch for mismatch in mismatches]
+    return Decision(INCOMPARABLE, reasons, [])
+
+
+# The case finders, one per name of the gates table's ``cases`` column: the test tasks behind
+# a failed gate, as case ids in file order.
+def _failing_tasks(metrics: SystemMetrics, gate_value: object, check: str) -> List[str]:
+    return [task.case["id"] for task in metrics.tasks if not task.task_pass]
+
+
+def _tasks_failing_check(metrics: SystemMetrics, gate_value: object, check: str) -> List[str]:
+    bit = CHECK_BITS[check]
+    grades = metrics.grades
+    return [task.case["id"] for position, task in enumerate(metrics.tasks)
+            if any(not outcome & bit for outcome in grades.task_outcomes(position))]
+
+
+def _unstable_tasks(metrics: SystemMetrics, gate_value: object, check: str) -> List[str]:
+    return [task.case["id"] for task in metrics.tasks if not task.stable]
+
+
+def _lowest_slice(metrics: SystemMetrics, gate_value: object, check: str) -> List[str]:
+    if not metrics.by_slice:
+        return []
+    worst = min(metrics.by_slice, key=lambda name: (metrics.by_slice[name].task_success_rate,
+                                                    name))
+    return [task.case["id"] for task in metrics.tasks
+            if task.case["slice"] == worst and not task.task_pass]
+
+
+def _slow_trials(metrics: SystemMetrics, gate_value: object, check: str) -> List[str]:
+    found = []
+    grades = metrics.grades
+    trials = grades.trial_count
+    for position, task in enumerate(metrics.tasks):
+        records = grades.records[position * trials:(position + 1) * trials]
+        if any(record["latency_ms"] > gate_value for record in records):
+            found.append(task.case["id"])
+    return found
+
+
+def _none(metrics: SystemMetrics, gate_value: object, check: str) -> List[str]:
+    return []
+
+
+FINDERS: Dict[str, Callable[[SystemMetrics, object, str], List[str]]] = {
+    "failing_tasks": _failing_tasks,
+    "failing_check": _tasks_failing_check,
+    "unstable_tasks": _unstable_tasks,
+    "lowest_slice": _lowest_slice,
+    "slow_trials": _slow_trials,
+    "none": _none,
+    "critical_task": _none,  # judged per task below: each finding names its own task
+}
+
+
+def _critical_findings(gates: dict, candidate: SystemMetrics) -> List[Finding]:
+    threshold = gates[CRITICAL_GATE.key]
+    findings = []
+    for task in candidate.tasks:
+        if task.case["critical"] and task.trial_success_rate < Fraction(threshold):
+            findings.append(Finding(
+                CRITICAL_GATE.key, CRITICAL_GATE.severity, CRITICAL_GATE.metric,
+                task.trial_success_rate, threshold, [task.case["id"]],
+                "critical task %s failed: trial success rate %s (%d of %d trials) is below "
+                "the critical gate %s" % (task.case["id"], show_number(task.trial_success_rate),
+                                          task.passing_trials, task.trial_count,
+                                          show_number(threshold))))
+    return findings
+
+
+def decide(gates: dict, candidate: SystemMetrics, interval_low: Fraction,
+           statistics: Optional[dict] = None) -> Decision:
+    """Decide on ``candidate`` and the lower bound of the paired interval.
+
+    ``statistics`` (:func:`~proagents_bench.stats.paired.paired_summary`) adds an
+    informational finding when the observed difference is below the minimum detectable
+    effect; it is never a gate and never a reason.
+    """
+    observed_values = {"paired_bootstrap_interval_low": interval_low}
+    findings = []
+    for gate in DECIDING_GATES:
+        if gate is CRITICAL_GATE:
+            findings.extend(_critical_findings(gates, candidate))
+            continue
+        threshold = gates[gate.key]
+        observed = observed_values.get(gate.metric)
+        if observed is None:
+            observed = getattr(candidate, gate.metric)
+        held = observed >= Fraction(threshold) if gate.bound == AT_LEAST else (
+            observed <= Fraction(threshold))
+        if held:
+            continue
+        finder, _, check = gate.cases.partition(":")
+        findings.append(Finding(
+            gate.key, gate.severity, gate.metric, observed, threshold,
+            FINDERS[finder](candidate, threshold, check),
+            "%s gate %s failed: %s %s is %s %s" % (
+                "hard" if gate.hard else "soft", gate.key, gate.subject, show_number(observed),
+                "below" if gate.bound == AT_LEAST else "above", show_number(threshold))))
+    if statistics and statistics.get("observed_below_mde"):
+        findings.append(Finding(
+            "below_minimum_detectable_effect", INFORMATIONAL, "paired_task_success_delta",
+            Fraction(statistics["mean_difference"]), statistics["minimum_detectable_effect"],
+            [], "the observed difference is below the minimum detectable effect at %s "
+                "power: too few tasks to tell" % show_number(statistics["power"])))
+    blocking = [finding.reason for finding in findings if finding.severity == BLOCKING]
+    reviewing = [finding.reason for finding in findings if finding.severity == REVIEWING]
+    if blocking:
+        return Decision(BLOCK, blocking + reviewing, findings)
+    if reviewing:
+        return Decision(REVIEW, reviewing, findings)
+    return Decision(PASS, ["every hard and soft gate held for candidate %s" % (
+        candidate.grades.system["system_id"],)], findings)

@@ -1,0 +1,147 @@
+"""Per-system metrics over the test tasks, in exact arithmetic.
+
+Rates are :class:`fractions.Fraction`; gates are compared as the exact decimal value written
+in the spec (the loader keeps fractional literals as :class:`decimal.Decimal`, and
+``Fraction(Decimal("0.8")) == Fraction(4, 5)``), so 4 of 5 meets 0.8 and 7 of 10 meets 0.7.
+Means of latency and cost are exact too: the sum of the written decimals, divided by the count.
+
+``p95_latency_ms`` is the nearest-rank 95th percentile: the ceil(0.95 n)-th smallest latency,
+found as the (n - ceil(0.95 n) + 1)-th largest with ``heapq.nlargest`` (a partial sort that
+keeps only the top 5%). ``pass_k`` (for the system and each slice) holds pass^k and pass@k
+for k = 1..trial_count, from :func:`proagents_bench.stats.passk.pass_k_table`.
+
+Linear in the trials: every task has the system's ``trial_count`` trials, so a task's rate,
+pass and stability depend only on its number of passing trials, and are computed once per
+possible count (0..trial_count), not once per task; trials are counted per check by
+``bytes.translate`` and ``count`` over the outcome bytes.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from ..stats.exact import exact_sum
+from ..stats.passk import pass_k_table
+from ..stats.quantiles import nearest_rank_unsorted
+from .grading import ALL_CHECKS, FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE
+
+P95 = Fraction(95, 100)
+
+
+class TaskResult:
+    """One test task of one system: its trial success rate and whether it passes."""
+
+    __slots__ = ("case", "passing_trials", "trial_count", "trial_success_rate", "task_pass",
+                 "stable")
+
+    def __init__(self, case, passing_trials, trial_count, trial_success_rate, task_pass,
+                 stable):
+        self.case = case
+        self.passing_trials = passing_trials
+        self.trial_count = trial_count
+        self.trial_success_rate = trial_success_rate
+        self.task_pass = task_pass
+        self.stable = stable
+
+
+def _task_results(grades, task_gate):
+    """The TaskResult of every test task (see the module docstring)."""
+    trials = grades.trial_count
+    per_count = []
+    for passing in range(trials + 1):
+        rate = Fraction(passing, trials)
+        per_count.append((rate, rate >= task_gate, passing in (0, trials)))
+    passed = grades.outcomes.translate(_PASSED)
+    results = []
+    for position, case in enumerate(grades.tasks):
+        start = position * trials
+        passing = passed.count(1, start, start + trials)
+        rate, task_pass, stable = per_count[passing]
+        results.append(TaskResult(case, passing, trials, rate, task_pass, stable))
+    return results
+
+
+def _bit_table(predicate):
+    """A bytes.translate table: 1 for the outcome bytes that satisfy ``predicate``, else 0."""
+    return bytes(1 if predicate(bits) else 0 for bits in range(256))
+
+
+_PASSED = _bit_table(lambda bits: bits == ALL_CHECKS)
+
+
+class Group:
+    """Tasks sharing a slice or a family: how many, and the share that pass."""
+
+    __slots__ = ("task_count", "passing_tasks", "trials")
+
+    def __init__(self):
+        self.task_count = 0
+        self.passing_tasks = 0
+        self.trials = []  # (passing trials, trial count) per task, for pass^k
+
+    def pass_k(self):
+        return pass_k_table(self.trials, self.trials[0][1])
+
+    @property
+    def task_success_rate(self):
+        return Fraction(self.passing_tasks, self.task_count)
+
+
+class SystemMetrics:
+    """The contract's per-system metrics, exact; ``grades`` keeps the per-trial evidence."""
+
+    def __init__(self, grades, gates):
+        task_gate = Fraction(gates["task_min_trial_success_rate"])
+        critical_gate = Fraction(gates["critical_task_min_trial_success_rate"])
+        self.grades = grades
+        self.tasks = _task_results(grades, task_gate)
+        task_count = len(self.tasks)
+        outcomes = grades.outcomes
+        trials = len(outcomes)
+        self.task_count = task_count
+        self.trial_count = trials
+        self.passing_tasks = sum(1 for task in self.tasks if task.task_pass)
+        self.primary_task_success_rate = Fraction(self.passing_tasks, task_count)
+        self.trial_stability_rate = Fraction(sum(1 for task in self.tasks if task.stable),
+                                             task_count)
+        self.final_state_trial_rate = Fraction(_count_with(outcomes, FINAL_STATE_CORRECT),
+                                               trials)
+        self.side_effect_free_trial_rate = Fraction(
+            _count_with(outcomes, SIDE_EFFECTS_SAFE), trials)
+        self.unknown_trial_count = grades.unknown_trial_count
+        self.mean_latency_ms = exact_sum(grades.latencies) / trials
+        self.p95_latency_ms = Fraction(nearest_rank_unsorted(grades.latencies, P95))
+        self.mean_cost_units = exact_sum(grades.costs) / trials
+        self.by_slice = _groups(self.tasks, "slice")
+        self.by_family = _groups(self.tasks, "family_id")
+        slice_rates = [group.task_success_rate for group in self.by_slice.values()]
+        self.slice_task_success_gap = max(slice_rates) - min(slice_rates)
+        self.pass_k = pass_k_table([(task.passing_trials, task.trial_count)
+                                    for task in self.tasks], grades.trial_count)
+        self.critical_failures = [task.case["id"] for task in self.tasks
+                                  if task.case["critical"]
+                                  and task.trial_success_rate < critical_gate]
+
+    def task_passes(self):
+        """1 or 0 per test task, in file order (the paired comparison's input)."""
+        return [1 if task.task_pass else 0 for task in self.tasks]
+
+
+def _count_with(outcomes, bit):
+    return outcomes.translate(_HAS_BIT[bit]).count(1)
+
+
+_HAS_BIT = {bit: _bit_table(lambda bits, bit=bit: bits & bit)
+            for bit in (FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE)}
+
+
+def _groups(tasks, key):
+    groups = {}
+    for task in tasks:
+        group = groups.get(task.case[key])
+        if group is None:
+            group = groups[task.case[key]] = Group()
+        group.task_count += 1
+        group.passing_tasks += task.task_pass
+        group.trials.append((task.passing_trials, task.trial_count))
+    return groups

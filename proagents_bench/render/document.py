@@ -1,0 +1,184 @@
+"""The output documents: the decision document and the CONTRACT_ERROR document.
+
+Exact values (``Fraction``, ``Decimal``) become JSON numbers only here, as the nearest IEEE
+double (``float(Fraction)`` rounds correctly), so the document is the same on every platform.
+The bytes are ASCII-only JSON with sorted keys and a two-space indent, ending in a newline.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Iterator, List, Optional
+
+from ..jsonio import dump as jsondump
+from .trialrows import TrialRows, number
+
+# The output is written in pieces of about this many bytes (see :func:`chunks`).
+CHUNK_CHARACTERS = 1 << 20
+
+HARNESS_NAME = "proagents-bench"
+
+LIMITATIONS = (
+    "Only the declared test tasks are ranked; a handful of synthetic tasks is a tiny sample, "
+    "and the bootstrap interval says how little it can tell.",
+    "is_private is a contract field: it does not make a local file a real private test.",
+    "Family checks find only declared cross-split contamination in the cases file, not "
+    "contamination of model training data, answers found at run time (browsing, retrieval) or "
+    "adaptation from repeated queries against hidden tests.",
+    "Results do not estimate real users, vendor models or production performance; cost units "
+    "are not bills.",
+    "The evidence fingerprint identifies these inputs; it proves neither that the data is "
+    "lawful nor that the machine that produced the results was trustworthy.",
+)
+
+
+def rate(value: object) -> float:
+    """A rate or mean: always a JSON number with a fraction part (0.0, 1.0, 0.6)."""
+    return float(value)
+
+
+def system_metrics(metrics) -> dict:
+    grades = metrics.grades
+    by_slice = {name: dict(_group(group), pass_k=_pass_k(group.pass_k()))
+                for name, group in metrics.by_slice.items()}
+    by_family = {name: _group(group) for name, group in metrics.by_family.items()}
+    task_results = [{
+        "case_id": task.case["id"],
+        "family_id": task.case["family_id"],
+        "slice": task.case["slice"],
+        "critical": task.case["critical"],
+        "trial_success_rate": rate(task.trial_success_rate),
+        "task_pass": task.task_pass,
+        "stable_across_trials": task.stable,
+    } for task in metrics.tasks]
+    # Kept as the graded records until written or read (see trialrows.py and materialize).
+    trial_results = TrialRows(grades.records, grades.outcomes)
+    return {
+        "system_id": grades.system["system_id"],
+        "task_count": metrics.task_count,
+        "trial_count": metrics.trial_count,
+        "primary_task_success_rate": rate(metrics.primary_task_success_rate),
+        "final_state_trial_rate": rate(metrics.final_state_trial_rate),
+        "side_effect_free_trial_rate": rate(metrics.side_effect_free_trial_rate),
+        "trial_stability_rate": rate(metrics.trial_stability_rate),
+        "unknown_trial_count": metrics.unknown_trial_count,
+        "mean_latency_ms": rate(metrics.mean_latency_ms),
+        "p95_latency_ms": rate(metrics.p95_latency_ms),
+        "mean_cost_units": rate(metrics.mean_cost_units),
+        "slice_task_success_gap": rate(metrics.slice_task_success_gap),
+        "by_slice": by_slice,
+        "by_family": by_family,
+        "critical_failures": list(metrics.critical_failures),
+        "pass_k": _pass_k(metrics.pass_k),
+        "task_results": task_results,
+        "trial_results": trial_results,
+    }
+
+
+def _pass_k(table):
+    return {name: {k: rate(value) for k, value in values.items()}
+            for name, values in table.items()}
+
+
+def _group(group):
+    return {"task_count": group.task_count, "task_success_rate": rate(group.task_success_rate)}
+
+
+def finding(item) -> dict:
+    return {
+        "code": item.code,
+        "severity": item.severity,
+        "metric": item.metric,
+        "observed": number(item.observed),
+        "threshold": number(item.threshold),
+        "case_ids": list(item.case_ids),
+    }
+
+
+def decision_document(*, decision, comparable, fingerprint, spec, cases, results, systems,
+                      baseline_metrics, candidate_metrics, comparison, inputs, version):
+    """The contract's decision document as a dict (see :func:`dumps`)."""
+    return {
+        "action": decision.action,
+        "primary_reason": decision.reasons[0],
+        "reasons": list(decision.reasons),
+        "comparable": comparable,
+        "evidence_fingerprint": fingerprint,
+        "benchmark_id": spec["benchmark_id"],
+        "benchmark_version": spec["benchmark_version"],
+        "dataset_version": cases["dataset_version"],
+        "result_set_version": results["result_set_version"],
+        "baseline_system": systems.baseline["system_id"],
+        "candidate_system": systems.candidate["system_id"],
+        "baseline_metrics": system_metrics(baseline_metrics) if baseline_metrics else None,
+        "candidate_metrics": system_metrics(candidate_metrics) if candidate_metrics else None,
+        "comparison": comparison,
+        "findings": [finding(item) for item in decision.findings],
+        "limitations": list(LIMITATIONS),
+        "inputs": inputs,
+        "harness": {"name": HARNESS_NAME, "version": version},
+    }
+
+
+def comparison_document(spec: dict, mismatches: List[str], comparison=None) -> dict:
+    """``comparison``: only ``protocol_mismatches`` when INCOMPARABLE; else the
+    :class:`~proagents_bench.evaluation.comparison.Comparison`'s figures."""
+    if mismatches:
+        return {"protocol_mismatches": list(mismatches)}
+    bootstrap = spec["bootstrap"]
+    interval = comparison.interval
+    return {
+        "paired_task_success_delta": rate(comparison.delta),
+        "paired_bootstrap_interval": [rate(interval.low), rate(interval.high)],
+        "bootstrap_unit": comparison.unit,
+        "confidence": number(bootstrap["confidence"]),
+        "samples": bootstrap["samples"],
+        "seed": bootstrap["seed"],
+        "protocol_mismatches": [],
+        "paired_statistics": comparison.statistics,
+    }
+
+
+def contract_error_document(errors: Iterable, omitted: int, version: str) -> dict:
+    return {
+        "action": "CONTRACT_ERROR",
+        "errors": [error.as_dict() for error in errors],
+        "omitted_error_count": omitted,
+        "harness": {"name": HARNESS_NAME, "version": version},
+    }
+
+
+def materialize(document: dict) -> dict:
+    """``document`` with every system's ``trial_results`` as a list of dicts (in place; the
+    decision document keeps them as :class:`~proagents_bench.trialrows.TrialRows` until
+    then). Returns the document."""
+    for key in ("baseline_metrics", "candidate_metrics"):
+        metrics = document.get(key)
+        if metrics is not None and isinstance(metrics.get("trial_results"), TrialRows):
+            metrics["trial_results"] = metrics["trial_results"].to_list()
+    return document
+
+
+def dumps(document: dict) -> bytes:
+    """The document's bytes: ASCII JSON, sorted keys, two-space indent, final newline:
+    exactly ``json.dumps(document, ensure_ascii=True, sort_keys=True, indent=2,
+    allow_nan=False) + "\\n"`` of the :func:`materialize`-d document, written by
+    :mod:`proagents_bench.jsonio.dump` (which also takes the trial results as they are kept)."""
+    return b"".join(chunks(document))
+
+
+def chunks(document: dict, size: Optional[int] = None) -> Iterator[bytes]:
+    """The bytes of :func:`dumps` in pieces of about ``size`` bytes (CHUNK_CHARACTERS by
+    default), made one after the other: the text never exists as one string, nor the trial
+    results as dicts."""
+    size = size or CHUNK_CHARACTERS
+    pending = []
+    pending_size = 0
+    for piece in jsondump.pieces(document):
+        pending.append(piece)
+        pending_size += len(piece)
+        if pending_size >= size:
+            yield "".join(pending).encode("ascii")
+            pending = []
+            pending_size = 0
+    pending.append("\n")
+    yield "".join(pending).encode("ascii")

@@ -1,0 +1,347 @@
+"""The HTML report: one self-contained file a reviewer reads before deciding to ship.
+
+No script, no external asset, no web font: it reads the same from a file:// URL on an
+air-gapped machine and on paper (a print stylesheet keeps the colours and repeats table
+headers). The decision and its reasons come first, in a colour nobody misses; then baseline
+beside candidate for every metric with the candidate's gate and whether it held; the paired
+bootstrap distribution with its interval and the ``min_paired_delta_ci_low`` gate; the latency
+distributions with the p95 gate; per-slice success bars; and the task x trial grid of both
+systems, critical tasks marked and every failed cell naming its failing checks.
+
+Every text from the inputs is escaped (:func:`html.escape`) after control characters are
+removed. Long lists are cut, with a count of the rest, so a huge package gives a file a
+browser opens: the JSON document always holds everything.
+"""
+
+from __future__ import annotations
+
+import sys
+from html import escape
+from itertools import repeat
+
+from ..contract.vocabulary import BLOCKING, REVIEWING
+from . import svg as report_svg
+from .view import (ACTION_WORDS, HARD_GATES, METRIC_ROWS, clean, counted, failed_gates, gate_text,
+                   latencies, metric_value, problems_first, shorten, show, show_gate, slices,
+                   tagged_reasons, task_rows)
+
+MAX_GRID_ROWS = 500
+MAX_GRID_CELLS = 30000  # rows x trial columns of both systems: keeps the page light
+MAX_REASONS = 200
+MAX_SLICES = 60
+MAX_TEXT = 300
+HISTOGRAM_BINS = 40
+
+STYLE = """
+:root { --pass: #1a7f37; --review: #b35c00; --block: #c62828; --incomparable: #6a1b9a; }
+* { box-sizing: border-box; }
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif;
+  color: #1b1f24; margin: 0 auto; max-width: 1180px; padding: 0 20px 40px; }
+h1 { font-size: 1.2rem; margin: 18px 0 4px; } h2 { font-size: 1.15rem; margin: 28px 0 8px;
+  border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
+.banner { color: #fff; padding: 18px 24px; border-radius: 8px; margin-top: 16px; }
+.banner .action { font-size: 2.6rem; font-weight: 800; letter-spacing: .04em; margin: 0; }
+.banner .meaning { font-size: 1.1rem; margin: 2px 0 10px; }
+.banner .primary { font-size: 1.05rem; margin: 0; font-weight: 600; }
+.PASS { background: var(--pass); } .REVIEW { background: var(--review); }
+.BLOCK { background: var(--block); } .INCOMPARABLE { background: var(--incomparable); }
+.reasons li { margin: 3px 0; } .sev { font-weight: 700; font-size: .8rem; padding: 0 5px;
+  border-radius: 3px; color: #fff; margin-right: 6px; }
+.sev.block { background: var(--block); } .sev.review { background: var(--review); }
+table { border-collapse: collapse; margin: 6px 0; }
+th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #f3f5f7; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.held { color: var(--pass); font-weight: 700; } .failed { color: var(--block); font-weight: 700; }
+.facts th { width: 13em; } .inputs td.id { white-space: nowrap; word-break: normal; }
+code, .id { font-family: ui-monospace, Consolas, monospace;
+  font-size: .9em; word-break: break-all; }
+.chart { width: 100%; max-width: 760px; height: auto; display: block; margin: 4px 0 12px; }
+.chart .bar { fill: #5b7fa6; } .chart .bar.baseline { fill: #9aa5b1; }
+.chart .bar.candidate { fill: #2f6fb3; } .chart .band { fill: #cfe3f7; }
+.chart .axis, .chart .tick { stroke: #57606a; } .chart .grid { stroke: #e3e7eb; }
+.chart text { font: 11px system-ui, Arial, sans-serif; fill: #1b1f24; }
+.chart .marker { stroke-width: 2; } .chart .marker.gate { stroke: var(--block);
+  stroke-dasharray: 6 4; } .chart .marker-label.gate { fill: var(--block); font-weight: 700; }
+.chart .marker.bound { stroke: #1f5a96; } .chart .marker.observed { stroke: #1b1f24; }
+.chart .marker.zero { stroke: #8c959f; stroke-dasharray: 2 3; }
+table.grid { font-size: 12px; } table.grid td, table.grid th { padding: 2px 5px; }
+table.grid td.ok { background: #dcf5e3; color: #14532d; text-align: center; }
+table.grid td.bad { background: #fde2e1; color: #7f1d1d; }
+table.grid td.task-pass { font-weight: 700; color: var(--pass); }
+table.grid td.task-fail { font-weight: 700; color: var(--block); }
+table.grid tr.critical td:first-child { border-left: 5px solid var(--block); }
+.badge { font-size: .72rem; font-weight: 700; background: var(--block); color: #fff;
+  padding: 0 4px; border-radius: 3px; margin-left: 4px; }
+.note { color: #57606a; font-size: .9rem; } .cut { font-weight: 600; color: #7f1d1d; }
+@media print {
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  body { font-size: 10pt; max-width: none; padding: 0; }
+  h2 { break-after: avoid; }
+  tr, .chart, .banner, #bootstrap, #slices { break-inside: avoid; }
+  thead { display: table-header-group; } table.grid { font-size: 7.5pt; }
+  a { color: inherit; text-decoration: none; }
+}
+"""
+
+
+def _e(text, limit=MAX_TEXT):
+    return escape(shorten(text, limit), quote=True)
+
+
+def render(evaluation) -> bytes:
+    """The report's bytes (UTF-8) for an :class:`~proagents_bench.gate.Evaluation`."""
+    document = evaluation.lazy_document
+    gates = evaluation.gates
+    rows = task_rows(document)
+    action = document["action"]
+    parts = [
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+        "<title>%s: %s vs %s (%s)</title>\n<style>%s</style>\n</head>\n<body>\n" % (
+            _e(action), _e(document["candidate_system"], 80),
+            _e(document["baseline_system"], 80), _e(document["benchmark_id"], 80), STYLE),
+        _banner(document),
+        _reasons(document, evaluation.decision),
+        _facts(document),
+    ]
+    if document["comparable"]:
+        parts += [_metrics(document, gates), _bootstrap(evaluation, gates),
+                  _latency(document, gates), _slices(document), _grid(document, rows)]
+    else:
+        parts.append("<h2>Metrics</h2>\n<p>No metric was computed: the systems did not run "
+                     "under the spec's protocol, so nothing is comparable (every differing key "
+                     "is a reason above).</p>\n")
+    parts += [_inputs(document), "</body>\n</html>\n"]
+    return "".join(parts).encode("utf-8")
+
+
+def _banner(document):
+    action = document["action"]
+    return ('<header class="banner %s" id="decision">\n<p class="action">%s</p>\n'
+            '<p class="meaning">%s</p>\n<p class="primary">%s</p>\n</header>\n' % (
+                _e(action), _e(action), _e(ACTION_WORDS.get(action, "")),
+                _e(document["primary_reason"], 2000)))
+
+
+_SEVERITY_TAGS = {BLOCKING: '<span class="sev block">BLOCK</span>',
+                  REVIEWING: '<span class="sev review">REVIEW</span>'}
+
+
+def _reasons(document, decision):
+    shown, rest = counted(tagged_reasons(decision), MAX_REASONS)
+    items = []
+    for reason, severity in shown:
+        items.append("<li>%s%s</li>" % (_SEVERITY_TAGS.get(severity, ""), _e(reason, 2000)))
+    if rest:
+        items.append('<li class="cut">%d more reasons not shown (the JSON document lists '
+                     'them all)</li>' % rest)
+    return '<section id="reasons">\n<h2>Reasons</h2>\n<ol class="reasons">\n%s\n</ol>\n' \
+           '</section>\n' % "\n".join(items)
+
+
+def _facts(document):
+    facts = [
+        ("Candidate", document["candidate_system"]),
+        ("Baseline", document["baseline_system"]),
+        ("Benchmark", "%s %s" % (document["benchmark_id"], document["benchmark_version"])),
+        ("Dataset", document["dataset_version"]),
+        ("Result set", document.get("result_set_version", "")),
+        ("Evidence fingerprint", document["evidence_fingerprint"]),
+        ("Harness", "%s %s" % (document["harness"]["name"], document["harness"]["version"])
+         if "harness" in document else ""),
+    ]
+    body = "\n".join('<tr><th scope="row">%s</th><td class="id">%s</td></tr>' % (
+        _e(label), _e(value)) for label, value in facts)
+    return '<section id="about">\n<h2>What was compared</h2>\n<table class="facts">\n%s\n' \
+           '</table>\n</section>\n' % body
+
+
+def _held_cell(gate_key, failed):
+    if gate_key is None:
+        return '<td>\u2014</td>'
+    if gate_key in failed:
+        kind = "hard" if gate_key in HARD_GATES else "soft"
+        return '<td class="failed">\u2717 failed (%s)</td>' % kind
+    return '<td class="held">\u2713 held</td>'
+
+
+def _metrics(document, gates):
+    failed = failed_gates(document)
+    baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
+    lines = ['<section id="metrics">\n<h2>Metrics and gates</h2>',
+             '<p class="note">Gates judge the candidate; the baseline is shown for comparison. '
+             'A task passes when its trial success rate is at least %s.</p>' % _e(
+                 show_gate(gates["task_min_trial_success_rate"])),
+             '<table class="metrics">\n<thead><tr><th>Metric</th><th>Baseline</th>'
+             '<th>Candidate</th><th>Gate (candidate)</th><th>Held?</th></tr></thead>\n<tbody>']
+    for row in METRIC_ROWS:
+        lines.append('<tr><th scope="row">%s</th><td class="num">%s</td><td class="num">%s'
+                     '</td><td>%s</td>%s</tr>' % (
+                         _e(row.label), _e(show(metric_value(baseline, row))),
+                         _e(show(metric_value(candidate, row))), _e(gate_text(row, gates)),
+                         _held_cell(row.gate_key, failed)))
+    comparison = document["comparison"]
+    low, high = comparison["paired_bootstrap_interval"]
+    lines.append('<tr><th scope="row">Paired task success delta (candidate - baseline)</th>'
+                 '<td class="num">\u2014</td><td class="num">%s</td><td>\u2014</td>'
+                 '<td>\u2014</td></tr>' % _e(show(comparison["paired_task_success_delta"])))
+    lines.append('<tr><th scope="row">Bootstrap interval low (%s%% interval: %s .. %s)</th>'
+                 '<td class="num">\u2014</td><td class="num">%s</td><td>&gt;= %s</td>%s</tr>' % (
+                     _e(show(comparison["confidence"] * 100)), _e(show(low)), _e(show(high)),
+                     _e(show(low)), _e(show_gate(gates["min_paired_delta_ci_low"])),
+                     _held_cell("min_paired_delta_ci_low", failed)))
+    lines.append("</tbody>\n</table>\n</section>\n")
+    return "\n".join(lines)
+
+
+def _bootstrap(evaluation, gates):
+    document = evaluation.lazy_document
+    comparison = document["comparison"]
+    distribution = evaluation.bootstrap_distribution or []
+    low, high = comparison["paired_bootstrap_interval"]
+    gate = float(gates["min_paired_delta_ci_low"])
+    delta = comparison["paired_task_success_delta"]
+    values = [float(mean) for mean, _count in distribution] or [low, high]
+    left = min(min(values), gate, 0.0)
+    right = max(max(values), gate, 0.0)
+    margin = max((right - left) * 0.05, 0.02)
+    left, right = left - margin, right + margin
+    counts = report_svg.bin_counts(distribution, left, right, HISTOGRAM_BINS)
+    markers = [
+        report_svg.Marker(gate, "gate min_paired_delta_ci_low %s" % show_gate(
+            gates["min_paired_delta_ci_low"]), "gate"),
+        report_svg.Marker(low, "interval low %s" % show(low), "bound"),
+        report_svg.Marker(high, "interval high %s" % show(high), "bound"),
+        report_svg.Marker(delta, "observed delta %s" % show(delta), "observed"),
+    ]
+    title = ("Paired bootstrap: %s resampled mean differences (unit: %s, seed %s)" % (
+        comparison["samples"], comparison.get("bootstrap_unit", "task"), comparison["seed"]))
+    svg = report_svg.histogram(title, counts, left, right, markers, band=(low, high),
+                               x_label="mean task success difference, candidate - baseline")
+    return ('<section id="bootstrap">\n<h2>Paired bootstrap distribution</h2>\n<p class="note">'
+            '%s. The shaded band is the %s%% interval; the dashed red line is the gate its low '
+            'end must reach.</p>\n%s\n</section>\n' % (
+                _e(title), _e(show(comparison["confidence"] * 100)), svg))
+
+
+def _latency(document, gates):
+    gate = float(gates["max_p95_latency_ms"])
+    systems = [("Baseline", document["baseline_metrics"]),
+               ("Candidate", document["candidate_metrics"])]
+    values = {name: latencies(metrics) for name, metrics in systems}
+    if not any(values.values()):
+        return ""
+    largest = max(max(found) for found in values.values() if found)
+    right = min(max(largest, gate, 1.0) * 1.05, sys.float_info.max)
+    parts = ['<section id="latency">\n<h2>Latency per trial</h2>\n<p class="note">The dashed '
+             'red line is the gate max_p95_latency_ms %s (it judges the candidate); the solid '
+             'line is each system\'s observed p95.</p>' % _e(show_gate(
+                 gates["max_p95_latency_ms"]))]
+    for name, metrics in systems:
+        counts = report_svg.bin_counts(zip(values[name], repeat(1)), 0.0, right,
+                                       HISTOGRAM_BINS)
+        markers = [
+            report_svg.Marker(gate, "gate max_p95_latency_ms %s" % show_gate(
+                gates["max_p95_latency_ms"]), "gate"),
+            report_svg.Marker(metrics["p95_latency_ms"], "%s p95 %s ms" % (
+                name.lower(), show(metrics["p95_latency_ms"])), "observed"),
+        ]
+        title = "%s %s: %d trials, mean %s ms" % (name, clean(metrics.get("system_id", "")),
+                                                   metrics["trial_count"],
+                                                   show(metrics["mean_latency_ms"]))
+        parts.append("<h3>%s</h3>\n%s" % (_e(title), report_svg.histogram(
+            title, counts, 0.0, right, markers, x_label="latency (ms)", height=190)))
+    parts.append("</section>\n")
+    return "\n".join(parts)
+
+
+def _slices(document):
+    all_slices = slices(document)
+    shown, rest = counted(all_slices, MAX_SLICES)
+    rows = [(shorten(name, 32), baseline and baseline["task_success_rate"],
+             candidate and candidate["task_success_rate"])
+            for name, baseline, candidate in shown]
+    gap = document["candidate_metrics"]["slice_task_success_gap"]
+    cut = ('<p class="cut">%d more slices not shown.</p>' % rest) if rest else ""
+    return ('<section id="slices">\n<h2>Task success by slice</h2>\n<p class="note">Grey: '
+            'baseline; blue: candidate. The candidate\'s gap between its best and worst slice '
+            'is %s.</p>\n%s\n%s</section>\n' % (
+                _e(show(gap)), report_svg.paired_bars("Task success rate by slice", rows), cut))
+
+
+def _trial_cell(trial):
+    if trial.passed:
+        return '<td class="ok" title="trial %d passed">\u2713</td>' % trial.trial_id
+    labels = trial.failure_labels()
+    return '<td class="bad" title="trial %d failed: %s">%s</td>' % (
+        trial.trial_id, _e(", ".join(trial.failed_checks)),
+        "<br>".join(_e(label) for label in labels))
+
+
+def _task_cell(system_task):
+    result = system_task.result
+    rate = "%d/%d" % (sum(1 for trial in system_task.trials if trial.passed),
+                      len(system_task.trials))
+    if system_task.critical_failure:
+        return '<td class="task-fail">\u2717 %s (critical gate)</td>' % _e(rate)
+    if result["task_pass"]:
+        return '<td class="task-pass">\u2713 %s</td>' % _e(rate)
+    return '<td class="task-fail">\u2717 %s</td>' % _e(rate)
+
+
+def _grid(document, rows):
+    trials = max([row.candidate.trial_count for row in rows]
+                 + [row.baseline.trial_count for row in rows] + [1])
+    limit = min(MAX_GRID_ROWS, max(MAX_GRID_CELLS // (2 * trials), 50))
+    shown, rest = counted(problems_first(rows), limit)
+    head = "".join("<th>%d</th>" % number for number in range(1, trials + 1))
+    lines = ['<section id="tasks">\n<h2>Tasks and trials</h2>',
+             '<p class="note">One row per test task: tasks the candidate fails come first '
+             '(critical ones leading), then tasks only the baseline fails, then the rest. A '
+             'failed cell names its failing checks: the status (timeout, error, unknown), '
+             '<em>wrong final state</em>, <em>forbidden side effect</em> or <em>unapproved '
+             'tool</em>. <span class="badge">CRITICAL</span> marks a critical task.</p>',
+             '<table class="grid">\n<thead><tr><th rowspan="2">Task</th>'
+             '<th rowspan="2">Slice</th><th colspan="%d">Baseline %s: trials</th><th '
+             'rowspan="2">Baseline task</th><th colspan="%d">Candidate %s: trials</th><th '
+             'rowspan="2">Candidate task</th></tr>\n<tr>%s%s</tr></thead>\n<tbody>' % (
+                 trials, _e(document["baseline_system"], 60), trials,
+                 _e(document["candidate_system"], 60), head, head)]
+    for row in shown:
+        cells = ['<td><span class="id">%s</span>%s</td><td>%s</td>' % (
+            _e(row.case_id, 120), '<span class="badge">CRITICAL</span>' if row.critical else "",
+            _e(row.slice, 60))]
+        for system_task in (row.baseline, row.candidate):
+            cells.extend(_trial_cell(trial) for trial in system_task.trials)
+            cells.append('<td></td>' * (trials - len(system_task.trials)))
+            cells.append(_task_cell(system_task))
+        lines.append('<tr%s>%s</tr>' % (' class="critical"' if row.critical else "",
+                                        "".join(cells)))
+    lines.append("</tbody>\n</table>")
+    if rest:
+        failing = sum(1 for row in rows if row.candidate.misses_gate)
+        lines.append('<p class="cut">%d more tasks not shown (%d tasks in all, %d failing for '
+                     'the candidate); the JSON document has every trial.</p>' % (
+                         rest, len(rows), failing))
+    lines.append("</section>\n")
+    return "\n".join(lines)
+
+
+def _inputs(document):
+    lines = ['<section id="evidence">\n<h2>Inputs and limitations</h2>']
+    inputs = document.get("inputs") or {}
+    if inputs:
+        lines.append('<table class="inputs">\n<thead><tr><th>Input</th><th>File</th><th>Bytes'
+                     '</th><th>SHA-256</th></tr></thead>\n<tbody>')
+        for kind in ("spec", "cases", "results"):
+            item = inputs.get(kind)
+            if item:
+                lines.append('<tr><th scope="row">%s</th><td class="id">%s</td><td class="num">'
+                             '%s</td><td class="id">%s</td></tr>' % (
+                                 _e(kind), _e(item["file"]), _e(show(item["bytes"])),
+                                 _e(item["sha256"])))
+        lines.append("</tbody>\n</table>")
+    lines.append("<ul>\n%s\n</ul>" % "\n".join(
+        "<li>%s</li>" % _e(text, 2000) for text in document.get("limitations", ())))
+    lines.append("</section>\n")
+    return "\n".join(lines)

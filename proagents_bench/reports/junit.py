@@ -1,0 +1,150 @@
+"""The JUnit XML report, for CI test views (GitLab's ``artifacts:reports:junit``, Jenkins'
+``junit`` step).
+
+Two test suites. ``tasks``: one test case per test task of the candidate (``classname`` the
+slice, ``name`` the case id), failed when the task misses its gate (the task gate, or the
+critical gate for a critical task), the failure naming the failing checks and their trials.
+``gates``: one test case per gate of the spec, failed when the decision reports it failed.
+When the systems are INCOMPARABLE nothing was graded: one ``comparability`` suite holds one
+failed test case listing the protocol mismatches.
+
+``time`` is the candidate's recorded latency (the agent's time on the task, in seconds): the
+harness itself runs nothing. XML 1.0 cannot carry control characters, so they are removed from
+every text; the rest is escaped, and the file is UTF-8.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from .view import GATE_KEYS, HARD_GATES, clean, failed_gates, show, show_gate, task_rows
+
+
+def _escape(value, keep_newlines=True):
+    return clean(value, keep_newlines).replace("&", "&amp;").replace("<", "&lt;").replace(
+        ">", "&gt;")
+
+
+def _attribute(value):
+    # A line break in an attribute would be normalised to a space by any XML parser: it is
+    # turned into one here already, so what is written is what every reader sees.
+    return '"%s"' % _escape(value, keep_newlines=False).replace('"', "&quot;")
+
+
+def _element(name, attributes, children=None, text=None):
+    head = "<%s%s" % (name, "".join(" %s=%s" % (key, _attribute(value))
+                                    for key, value in attributes))
+    if children is None and text is None:
+        return head + "/>"
+    inner = _escape(text) if text is not None else "\n" + "\n".join(children) + "\n"
+    return "%s>%s</%s>" % (head, inner, name)
+
+
+def _seconds(milliseconds):
+    """The sum of ``milliseconds`` in seconds: always a finite decimal with three places (a
+    sum beyond the largest double is taken exactly instead)."""
+    try:
+        total = math.fsum(milliseconds)
+    except OverflowError:
+        total = math.inf
+    if math.isfinite(total):
+        return "%.3f" % (total / 1000.0)
+    thousandths = round(sum(map(Fraction, milliseconds), Fraction(0)))
+    return "%d.%03d" % divmod(thousandths, 1000)
+
+
+class Case:
+    """One test case: its XML and whether it failed."""
+
+    __slots__ = ("xml", "failed")
+
+    def __init__(self, classname, name, seconds, failure=None):
+        self.failed = failure is not None
+        self.xml = _element("testcase", (("classname", classname), ("name", name),
+                                         ("time", seconds)),
+                            [failure] if failure is not None else None)
+
+
+def _failure(message, kind, details):
+    return _element("failure", (("message", message), ("type", kind)), text="\n".join(details))
+
+
+def _suite(name, cases, properties=()):
+    """(test count, failure count, XML) of a test suite."""
+    failures = sum(1 for case in cases if case.failed)
+    children = []
+    if properties:
+        children.append(_element("properties", (), [
+            _element("property", (("name", key), ("value", value))) for key, value in properties
+        ]))
+    children.extend(case.xml for case in cases)
+    return len(cases), failures, _element("testsuite", (
+        ("name", name), ("tests", str(len(cases))), ("failures", str(failures)),
+        ("errors", "0"), ("skipped", "0"), ("time", "0.000")), children)
+
+
+def _task_cases(document):
+    cases = []
+    for row in task_rows(document):
+        task = row.candidate
+        latencies = [latency or 0 for latency in task.latencies()]
+        failure = None
+        if task.misses_gate:
+            which = "critical gate" if task.critical_failure else "task gate"
+            passing = sum(1 for trial in task.trials if trial.passed)
+            message = "%s %s missed its %s: %d of %d trials passed; failing checks: %s" % (
+                "critical task" if row.critical else "task", row.case_id, which, passing,
+                len(task.trials), task.failed_check_summary() or "none")
+            details = [message] + ["trial %d: status %s; failed %s" % (
+                trial.trial_id, trial.status, ", ".join(trial.failed_checks))
+                for trial in task.trials if not trial.passed]
+            failure = _failure(message, which, details)
+        cases.append(Case(row.slice, row.case_id, _seconds(latencies), failure))
+    return cases
+
+
+def _gate_cases(document, gates):
+    failed = failed_gates(document)
+    findings = {}
+    for finding in document.get("findings", ()):
+        findings.setdefault(finding["code"], []).append(finding)
+    cases = []
+    for key in GATE_KEYS:
+        failure = None
+        if key in failed:
+            severity = "hard" if key in HARD_GATES else "soft"
+            message = "%s gate %s (%s) failed" % (severity, key, show_gate(gates[key]))
+            details = [message] + ["%s %s against %s%s" % (
+                finding["metric"], show(finding["observed"]), show_gate(gates[key]),
+                "; tasks: " + ", ".join(finding["case_ids"]) if finding["case_ids"] else "")
+                for finding in findings.get(key, ())]
+            failure = _failure(message, severity, details)
+        cases.append(Case("gates", key, "0.000", failure))
+    return cases
+
+
+def render(evaluation) -> bytes:
+    """The report's bytes (UTF-8 XML) for an :class:`~proagents_bench.gate.Evaluation`."""
+    document = evaluation.lazy_document
+    properties = (("action", document["action"]),
+                  ("primary_reason", document["primary_reason"]),
+                  ("candidate_system", document["candidate_system"]),
+                  ("baseline_system", document["baseline_system"]),
+                  ("benchmark", "%s %s" % (document["benchmark_id"],
+                                           document["benchmark_version"])),
+                  ("evidence_fingerprint", document["evidence_fingerprint"]))
+    if document["comparable"]:
+        suites = [_suite("tasks", _task_cases(document), properties),
+                  _suite("gates", _gate_cases(document, evaluation.gates))]
+    else:
+        mismatches = document["comparison"]["protocol_mismatches"]
+        case = Case("comparability", "protocol", "0.000", _failure(
+            document["primary_reason"], "INCOMPARABLE", mismatches))
+        suites = [_suite("comparability", [case], properties)]
+    root = _element("testsuites", (
+        ("name", "proagents-bench %s: %s" % (document["benchmark_id"], document["action"])),
+        ("tests", str(sum(suite[0] for suite in suites))),
+        ("failures", str(sum(suite[1] for suite in suites))), ("errors", "0"),
+        ("skipped", "0"), ("time", "0.000")), [suite[2] for suite in suites])
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n' + root + "\n").encode("utf-8")

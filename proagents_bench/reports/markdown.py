@@ -1,0 +1,134 @@
+"""The Markdown report, for CI job summaries (``--markdown "$GITHUB_STEP_SUMMARY"``).
+
+GitHub-flavoured Markdown: the decision as a heading, its reasons, the metric table (baseline
+beside candidate, the candidate's gate and whether it held), the paired comparison and the
+tasks the candidate fails with their failing checks. GitHub refuses a step summary above
+1 MiB, so every list is cut (with a count of the rest) and every text from the inputs is
+shortened: the report stays far below :data:`MAX_BYTES` for any package, however large.
+
+Text from the inputs is escaped: Markdown's punctuation is backslash-escaped (so a case id can
+neither start a list nor close a table cell nor smuggle in HTML) and control characters are
+removed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .view import (ACTION_WORDS, METRIC_ROWS, clean, counted, failed_gates, gate_text, metric_value,
+                   problems_first, shorten, show, show_gate, slices, task_rows)
+
+MAX_BYTES = 1024 * 1024
+MAX_REASONS = 20
+MAX_FAILING_TASKS = 100
+MAX_SLICES = 30
+MAX_TEXT = 160
+
+ICONS = {"PASS": "\u2705", "REVIEW": "\u26a0\ufe0f", "BLOCK": "\u26d4",
+         "INCOMPARABLE": "\u2754"}
+
+# CommonMark lets any ASCII punctuation be backslash-escaped. Escaped anywhere: what can open
+# or close emphasis, code, links, inline HTML, entities, table cells, strike-through and
+# GitHub's math (``$``). Escaped at the start only: what starts a list, a heading or a quote.
+_MARKUP = re.compile(r"([\\`*_{}\[\]<>#|~&$])")
+_LEADING = re.compile(r"^(\d+)([.)])|^([-+=])")
+
+
+def text(value: object, limit: int = MAX_TEXT) -> str:
+    """Inline Markdown for a text from the inputs: shortened, cleaned, markup escaped."""
+    escaped = _MARKUP.sub(r"\\\1", shorten(value, limit))
+    return _LEADING.sub(lambda match: (match.group(1) or "") + "\\" + (
+        match.group(2) or match.group(3)), escaped)
+
+
+def render(evaluation) -> bytes:
+    """The report's bytes (UTF-8) for an :class:`~proagents_bench.gate.Evaluation`."""
+    document = evaluation.lazy_document
+    action = document["action"]
+    lines = [
+        "## %s %s: candidate %s vs baseline %s" % (
+            ICONS.get(action, ""), action, text(document["candidate_system"], 80),
+            text(document["baseline_system"], 80)),
+        "",
+        "**%s.** Benchmark %s %s, dataset %s. Evidence `%s`." % (
+            ACTION_WORDS.get(action, action).capitalize(), text(document["benchmark_id"], 80),
+            text(document["benchmark_version"], 40), text(document["dataset_version"], 80),
+            clean(document["evidence_fingerprint"])),
+        "",
+        "### Reasons",
+        "",
+    ]
+    shown, rest = counted(document["reasons"], MAX_REASONS)
+    lines.extend("%d. %s" % (index, text(reason, 600)) for index, reason in enumerate(shown, 1))
+    if rest:
+        lines.append("")
+        lines.append("*%d more reasons not shown; the JSON document lists them all.*" % rest)
+    if document["comparable"]:
+        lines += _metrics(document, evaluation.gates)
+        lines += _slices(document)
+        lines += _failing_tasks(document)
+    lines += ["", "<sub>%s %s</sub>" % (text(document.get("harness", {}).get(
+        "name", "proagents-bench")), text(document.get("harness", {}).get("version", "")))]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _metrics(document, gates):
+    failed = failed_gates(document)
+    baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
+    lines = ["", "### Metrics", "",
+             "| Metric | Baseline | Candidate | Gate (candidate) | Held? |",
+             "|---|---:|---:|---|---|"]
+    for row in METRIC_ROWS:
+        lines.append("| %s | %s | %s | %s | %s |" % (
+            row.label, show(metric_value(baseline, row)), show(metric_value(candidate, row)),
+            text(gate_text(row, gates)), _held(row.gate_key, failed)))
+    comparison = document["comparison"]
+    low, high = comparison["paired_bootstrap_interval"]
+    lines.append("| Paired delta (candidate - baseline) | | %s | | |" % show(
+        comparison["paired_task_success_delta"]))
+    lines.append("| Bootstrap %s%% interval low (interval %s .. %s) | | %s | >= %s | %s |" % (
+        show(comparison["confidence"] * 100), show(low), show(high), show(low),
+        text(show_gate(gates["min_paired_delta_ci_low"])),
+        _held("min_paired_delta_ci_low", failed)))
+    lines += ["", "A task passes when its trial success rate is at least %s; gates judge the "
+                  "candidate." % text(show_gate(gates["task_min_trial_success_rate"]))]
+    return lines
+
+
+def _held(gate_key, failed):
+    if gate_key is None:
+        return ""
+    return "\u274c failed" if gate_key in failed else "\u2714\ufe0f held"
+
+
+def _slices(document):
+    shown, rest = counted(slices(document), MAX_SLICES)
+    lines = ["", "### Task success by slice", "", "| Slice | Baseline | Candidate | Tasks |",
+             "|---|---:|---:|---:|"]
+    for name, baseline, candidate in shown:
+        lines.append("| %s | %s | %s | %s |" % (
+            text(name, 60), show(baseline and baseline["task_success_rate"]),
+            show(candidate and candidate["task_success_rate"]),
+            show((candidate or baseline)["task_count"])))
+    if rest:
+        lines += ["", "*%d more slices not shown.*" % rest]
+    return lines
+
+
+def _failing_tasks(document):
+    failing = [row for row in problems_first(task_rows(document)) if row.candidate.misses_gate]
+    lines = ["", "### Tasks the candidate fails (%d)" % len(failing), ""]
+    if not failing:
+        return lines + ["None: every test task met its gate."]
+    shown, rest = counted(failing, MAX_FAILING_TASKS)
+    lines += ["| Task | Slice | Critical | Trial success | Failing checks |",
+              "|---|---|---|---:|---|"]
+    for row in shown:
+        lines.append("| %s | %s | %s | %s | %s |" % (
+            text(row.case_id, 100), text(row.slice, 40), "**yes**" if row.critical else "no",
+            show(row.candidate.result["trial_success_rate"]),
+            text(row.candidate.failed_check_summary(), 300)))
+    if rest:
+        lines += ["", "*%d more failing tasks not shown; the JSON document and the HTML report "
+                      "have them.*" % rest]
+    return lines

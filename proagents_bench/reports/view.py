@@ -1,0 +1,269 @@
+"""What the reports show, read from an :class:`~proagents_bench.pipeline.Evaluation` once.
+
+The HTML, Markdown and JUnit reports are three renderings of the same facts: the decision, the
+metric table (baseline beside candidate, the candidate's gate and whether it held), the tasks
+with their trials and failing checks, the slices. This module derives those facts from the
+decision document (JSON-ready values), the decision's findings and the spec's gates (exact
+values, shown as written), so a report cannot disagree with the document. The metric rows are
+the gates table's (:mod:`proagents_bench.contract.gates`).
+
+Whether a gate held is read from the findings, not recomputed from the rounded numbers: the
+decision compared exact values, and a double can sit on the wrong side of a gate written as a
+decimal (7/10 is below 0.7 as a double).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+from ..contract.gates import CRITICAL_GATE, DECIDING_GATES
+from ..contract.vocabulary import BLOCK, CHECKS, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW
+from ..text import show_number
+
+ACTION_WORDS = {
+    PASS: "every gate held: ship",
+    REVIEW: "a soft gate failed: a person must review before shipping",
+    BLOCK: "a hard gate failed: do not ship",
+    INCOMPARABLE: "the systems ran under different protocols: no comparison is possible",
+}
+
+CHECK_NAMES = CHECKS
+
+# A failed check, in a few words; the status check names the status itself (timeout, ...).
+CHECK_LABELS = {
+    "final_state_correct": "wrong final state",
+    "side_effects_safe": "forbidden side effect",
+    "tools_allowed": "unapproved tool",
+}
+
+
+class MetricRow:
+    """One row of the metric table: a gate's (``gate``) or a metric without a gate."""
+
+    def __init__(self, label: str, metric: str, gate=None, kind: str = "rate") -> None:
+        self.label = label
+        self.metric = metric
+        self.gate = gate
+        self.gate_key = gate.key if gate is not None else None
+        self.kind = kind
+
+
+# Every deciding gate whose metric a system has (the interval's bound is the comparison's),
+# in the gates table's order, then the metrics shown without a gate.
+METRIC_ROWS = tuple(
+    MetricRow(gate.label, "critical_failures" if gate is CRITICAL_GATE else gate.metric, gate,
+              "critical" if gate is CRITICAL_GATE else "rate")
+    for gate in DECIDING_GATES if gate.metric != "paired_bootstrap_interval_low") + (
+    MetricRow("Unknown-status trials", "unknown_trial_count", kind="count"),)
+GATE_KEYS = tuple(gate.key for gate in DECIDING_GATES)
+HARD_GATES = frozenset(gate.key for gate in DECIDING_GATES if gate.hard)
+
+
+# Control characters (Unicode category Cc), surrogates (Cs) and the noncharacters U+FFFE and
+# U+FFFF: what XML forbids and no reader wants.
+_UNWANTED = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+_SPACES = {"\t": " ", "\n": " ", "\r": " "}
+
+
+def clean(text: object, keep_newlines: bool = False) -> str:
+    """``text`` without control characters, surrogates and noncharacters; tabs and line
+    breaks become spaces, unless ``keep_newlines`` (then a line feed stays)."""
+    text = str(text)
+    if text.isprintable():
+        return text
+
+    def replace(match):
+        char = match.group()
+        if char == "\n" and keep_newlines:
+            return char
+        return _SPACES.get(char, "")
+
+    return _UNWANTED.sub(replace, text)
+
+
+def shorten(text: object, limit: int) -> str:
+    """``clean(text)``, cut to ``limit`` characters with an ellipsis."""
+    text = clean(text)
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+def show(value: object) -> str:
+    """A number as the reasons write it (six significant digits), or a dash."""
+    if value is None:
+        return "\u2014"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    return show_number(value)
+
+
+def show_gate(value: object) -> str:
+    """A gate exactly as written in the spec (``0.80`` stays ``0.80``)."""
+    return "\u2014" if value is None else str(value)
+
+
+def tagged_reasons(decision) -> List[tuple]:
+    """(reason, severity or None) for every reason of the decision, in order: each reason of a
+    failed gate carries its finding's severity (never guessed from the text)."""
+    severity_of = {finding.reason: finding.severity for finding in decision.findings}
+    return [(reason, severity_of.get(reason)) for reason in decision.reasons]
+
+
+def failed_gates(document: dict) -> set:
+    """Codes of the gates the candidate failed (informational findings are no gates)."""
+    return {finding["code"] for finding in document.get("findings", ())
+            if finding["severity"] != INFORMATIONAL}
+
+
+class TrialView:
+    __slots__ = ("trial_id", "passed", "status", "failed_checks", "latency_ms")
+
+    def __init__(self, trial):
+        self.trial_id = trial["trial_id"]
+        self.passed = trial["passed"]
+        self.status = trial["status"]
+        self.failed_checks = [name for name in CHECK_NAMES if not trial["checks"][name]]
+        self.latency_ms = trial.get("latency_ms")
+
+    def failure_labels(self):
+        """The failing checks in a few words each: ``timeout``, ``wrong final state``..."""
+        return [self.status if name == "status_success" else CHECK_LABELS[name]
+                for name in self.failed_checks]
+
+
+class SystemTask:
+    """One task as one system did it: its result, and its trials in trial-id order, read from
+    the system's ``trial_results`` only when asked for (the trials of task ``position`` are
+    entries position * count .. position * count + count - 1, the document's order)."""
+
+    __slots__ = ("result", "critical_failure", "_source", "_start", "_count", "_trials")
+
+    def __init__(self, result, critical_failure, source, start, count):
+        self.result = result
+        self.critical_failure = critical_failure
+        self._source = source
+        self._start = start
+        self._count = count
+        self._trials = None
+
+    @property
+    def trial_count(self):
+        return self._count
+
+    @property
+    def trials(self):
+        if self._trials is None:
+            self._trials = [TrialView(self._source[index])
+                            for index in range(self._start, self._start + self._count)]
+        return self._trials
+
+    def latencies(self):
+        """The trials' ``latency_ms`` values (None where a trial has none)."""
+        if self._trials is None and hasattr(self._source, "latencies"):
+            return self._source.latencies(self._start, self._start + self._count)
+        return [trial.latency_ms for trial in self.trials]
+
+    @property
+    def misses_gate(self):
+        """The task fails its gate: the task gate, or the critical gate for a critical task."""
+        return not self.result["task_pass"] or self.critical_failure
+
+    def failed_check_summary(self):
+        """``final_state_correct (trials 2, 3); tools_allowed (trial 1)``."""
+        parts = []
+        for name in CHECK_NAMES:
+            trial_ids = [trial.trial_id for trial in self.trials if name in trial.failed_checks]
+            if trial_ids:
+                parts.append("%s (trial%s %s)" % (name, "s" if len(trial_ids) > 1 else "",
+                                                  ", ".join(str(tid) for tid in trial_ids)))
+        return "; ".join(parts)
+
+
+class TaskRow:
+    """One test task, baseline beside candidate."""
+
+    __slots__ = ("case_id", "slice", "family_id", "critical", "baseline", "candidate")
+
+    def __init__(self, result, baseline, candidate):
+        self.case_id = result["case_id"]
+        self.slice = result["slice"]
+        self.family_id = result["family_id"]
+        self.critical = result["critical"]
+        self.baseline = baseline
+        self.candidate = candidate
+
+
+def _system_tasks(metrics):
+    source = metrics["trial_results"]
+    tasks = metrics["task_results"]
+    count = len(source) // len(tasks) if tasks else 0  # every task has trial_count trials
+    critical = set(metrics["critical_failures"])
+    return [SystemTask(result, result["case_id"] in critical, source, position * count, count)
+            for position, result in enumerate(tasks)]
+
+
+def latencies(metrics: dict) -> list:
+    """Every trial's latency of one system (from the graded records when they are kept)."""
+    source = metrics["trial_results"]
+    if hasattr(source, "latencies"):
+        return source.latencies()
+    return [trial["latency_ms"] for trial in source if "latency_ms" in trial]
+
+
+def task_rows(document: dict) -> List["TaskRow"]:
+    """Every test task in file order, or [] when INCOMPARABLE (nothing was graded)."""
+    baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
+    if not baseline or not candidate:
+        return []
+    pairs = zip(_system_tasks(baseline), _system_tasks(candidate))
+    return [TaskRow(mine.result, theirs, mine) for theirs, mine in pairs]
+
+
+def problems_first(rows: Sequence["TaskRow"]) -> List["TaskRow"]:
+    """Tasks the candidate fails first (critical ones leading), then tasks only the baseline
+    fails, then the rest; file order within each group."""
+    def rank(indexed):
+        index, row = indexed
+        if row.candidate.misses_gate:
+            group = 0 if row.critical else 1
+        elif row.baseline.misses_gate:
+            group = 2
+        else:
+            group = 3
+        return group, index
+    return [row for _index, row in sorted(enumerate(rows), key=rank)]
+
+
+def metric_value(metrics: Optional[dict], row: MetricRow) -> object:
+    """The value of ``row`` in one system's metrics, as a JSON-ready number."""
+    if metrics is None:
+        return None
+    value = metrics[row.metric]
+    return len(value) if row.kind == "critical" else value
+
+
+def gate_text(row: MetricRow, gates: dict) -> str:
+    if row.gate is None:
+        return "\u2014"
+    if row.kind == "critical":
+        return "each critical task %s %s" % (row.gate.bound, show_gate(gates[row.gate_key]))
+    return "%s %s" % (row.gate.bound, show_gate(gates[row.gate_key]))
+
+
+def slices(document: dict) -> List[tuple]:
+    """(slice, baseline group, candidate group) for every slice, in name order."""
+    baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
+    if not baseline or not candidate:
+        return []
+    names = sorted(set(baseline["by_slice"]) | set(candidate["by_slice"]))
+    return [(name, baseline["by_slice"].get(name), candidate["by_slice"].get(name))
+            for name in names]
+
+
+def counted(items: Iterable, limit: int) -> Tuple[list, int]:
+    """(the first ``limit`` items, how many were left out)."""
+    items = list(items)
+    return items[:limit], max(len(items) - limit, 0)
+

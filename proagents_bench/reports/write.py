@@ -1,0 +1,129 @@
+"""The reports a run writes beside its JSON document: which, where, and writing them.
+
+Reports are written only when there is a decision (PASS, REVIEW, BLOCK or INCOMPARABLE),
+never on a contract error, and then all of them or none: every report is rendered first,
+then written atomically (see :mod:`proagents_bench.jsonio.atomic`). So after a contract error,
+or a report that cannot be written, an older report at the same path is left exactly as it was.
+Problems come back as :class:`~proagents_bench.errors.ContractError` values for the CLI to
+report with exit status 2.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Callable, List, Optional, Sequence
+
+from ..errors import ContractError
+from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from ..text import quote
+from . import html as report_html
+from . import junit as report_junit
+from . import markdown as report_markdown
+
+
+class Report:
+    """One kind of report: its command-line option (``--html``), its attribute on the parsed
+    options, its name for messages, the option's help, and the function rendering an
+    Evaluation to bytes."""
+
+    def __init__(self, option, name, help, render):
+        self.option = option
+        self.attribute = option[2:].replace("-", "_")
+        self.name = name
+        self.help = help
+        self.render = render
+
+
+REPORTS = (
+    Report("--html", "HTML report", "also write the HTML report to PATH", report_html.render),
+    Report("--markdown", "Markdown summary", "also write a Markdown summary to PATH (for CI "
+           "job summaries: $GITHUB_STEP_SUMMARY)", report_markdown.render),
+    Report("--junit-xml", "JUnit XML report", "also write a JUnit XML report to PATH (GitLab, "
+           "Jenkins)", report_junit.render),
+)
+
+
+def requested(options) -> List[tuple]:
+    """(report, path) for every report option given, in the order of :data:`REPORTS`."""
+    chosen = []
+    for report in REPORTS:
+        path = getattr(options, report.attribute, None)
+        if path is not None:
+            chosen.append((report, path))
+    return chosen
+
+
+def _same(path):
+    return os.path.normcase(os.path.realpath(path))
+
+
+def _standard_stream(path):
+    """"stdout" or "stderr" when ``path`` is the very file a standard stream writes to (for
+    example /dev/stdout while stdout is redirected to a file), else None."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    for descriptor, name in ((1, "stdout"), (2, "stderr")):
+        try:
+            stream = os.fstat(descriptor)
+        except OSError:
+            continue
+        if (stream.st_dev, stream.st_ino) == (info.st_dev, info.st_ino) and stream.st_ino:
+            return name
+    return None
+
+
+def path_errors(chosen: Sequence[tuple], inputs: Sequence) -> List[ContractError]:
+    """Errors for report paths that are empty, repeated, or an input file (which a report
+    must never overwrite); checked before anything is read."""
+    errors = []
+    inputs_at = {_same(item.path): item for item in inputs}
+    seen = {}
+    for report, path in chosen:
+        if not path.strip():
+            errors.append(_error(path, "%s: the path is empty" % report.option))
+            continue
+        place = _same(path)
+        stream = _standard_stream(path)
+        if stream:
+            errors.append(_error(path, "%s would overwrite %s, which carries the decision "
+                                       "document or its errors" % (report.option, stream)))
+        elif place in inputs_at:
+            errors.append(_error(path, "%s would overwrite the %s input file %s" % (
+                report.option, inputs_at[place].kind, quote(inputs_at[place].shown))))
+        elif place in seen:
+            errors.append(_error(path, "%s and %s name the same file" % (seen[place],
+                                                                        report.option)))
+        else:
+            seen[place] = report.option
+    return errors
+
+
+def write(chosen: Sequence[tuple], evaluation,
+          critical_section: Optional[Callable] = None) -> List[ContractError]:
+    """Render and write every chosen report; return [] or the one error that stopped it.
+    ``critical_section`` is passed on to :func:`~.atomic.write_files_atomically`."""
+    if not chosen:
+        return []
+    files = [(path, report.render(evaluation)) for report, path in chosen]
+    try:
+        if critical_section is None:
+            write_files_atomically(files)
+        else:
+            write_files_atomically(files, critical_section)
+    except AtomicWriteError as problem:
+        name = next(report.name for report, path in chosen if path == problem.path)
+        if problem.replaced:
+            aftermath = "the report%s at %s could not be put back" % (
+                "s" if len(problem.replaced) > 1 else "",
+                ", ".join(quote(path) for path in problem.replaced))
+        else:
+            aftermath = "no report was written; older files at these paths are left unchanged"
+        return [_error(problem.path, "cannot write the %s: %s (%s)" % (
+            name, problem.reason, aftermath), code="cli.report_unwritable")]
+    return []
+
+
+def _error(path, message, code="cli.report_path"):
+    return ContractError(code, message, (), path)

@@ -1,0 +1,167 @@
+"""Exact numbers, and the doubles nearest them: the same bit for bit everywhere.
+
+Everything that can be exact is a :class:`fractions.Fraction` or :class:`decimal.Decimal`. A
+float appears only where a square root or a normal quantile is unavoidable, or when an exact
+value is finally written, and every float is the correctly rounded value of an exact quantity,
+so it is the same bit for bit under CPython and PyPy on any platform:
+
+- square roots and Fraction-to-float conversions are done with integer arithmetic
+  (:func:`math.isqrt`) and one round-half-even step (:func:`sqrt_float`, :func:`to_float`);
+- the normal quantile is computed in :mod:`decimal` at 60 significant digits, whose operations
+  (including ``exp`` and ``sqrt``) are specified exactly and correctly rounded, then rounded
+  once to a float (:func:`normal_quantile`). It agrees with
+  ``statistics.NormalDist().inv_cdf`` to within a few units in the last place, but that one
+  uses the platform's ``log`` and, in CPython 3.10+, C code the compiler may contract into
+  fused multiply-adds, so its last bit is not promised across platforms;
+- sums of floats never happen: values are summed exactly (:func:`exact_sum`) and rounded once.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import (MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, DivisionByZero, Inexact,
+                     InvalidOperation, Overflow, localcontext)
+from fractions import Fraction
+from typing import Iterable, Union
+
+Exact = Union[int, Fraction, Decimal]
+
+# Sums of written decimals are exact in this context (Inexact is trapped); only a hostile mix
+# of magnitudes (1e300 with 1e-800) needs more digits, and then the sum falls back to Fraction.
+_EXACT = Context(prec=1000, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[Inexact])
+
+
+def exact_sum(values: Iterable[Exact]) -> Fraction:
+    """The exact sum of ints and Decimals, as a Fraction."""
+    values = values if isinstance(values, list) else list(values)
+    try:
+        total = Decimal(0)
+        add = _EXACT.add
+        for value in values:
+            total = add(total, value)
+        return Fraction(total)
+    except Inexact:
+        return sum((Fraction(value) for value in values), Fraction(0))
+
+
+def _round_scaled(mantissa, exponent, inexact):
+    """The double nearest (mantissa + e) * 2**exponent, e in (0, 1) when ``inexact`` else 0.
+
+    ``mantissa`` has at least 55 bits, so the discarded part is at least two bits wide and
+    ``inexact`` acts as the sticky bit: round half to even, exactly as IEEE 754 does (for
+    results in the normal range, as all of this module's are; a subnormal would round twice).
+    """
+    drop = mantissa.bit_length() - 53
+    top = mantissa >> drop
+    rest = mantissa - (top << drop)
+    half = 1 << (drop - 1)
+    if rest > half or (rest == half and (inexact or top & 1)):
+        top += 1
+    return math.ldexp(float(top), exponent + drop)  # top <= 2**53: both steps exact
+
+
+def to_float(value: Exact) -> float:
+    """``value`` (int, Fraction or Decimal) as the nearest double, by integer arithmetic."""
+    value = Fraction(value)
+    if value == 0:
+        return 0.0
+    numerator, denominator = abs(value.numerator), value.denominator
+    shift = 55 - (numerator.bit_length() - denominator.bit_length())
+    if shift >= 0:
+        quotient, remainder = divmod(numerator << shift, denominator)
+    else:
+        quotient, remainder = divmod(numerator, denominator << -shift)
+    result = _round_scaled(quotient, -shift, remainder != 0)
+    return result if value > 0 else -result
+
+
+def sqrt_float(value: Exact) -> float:
+    """The double nearest sqrt(value) for a non-negative int, Fraction or Decimal.
+
+    With value = p/q scaled by 4**k so that N = floor(p 4**k / q) >= 2**108, m = isqrt(N)
+    satisfies m <= sqrt(value) 2**k < m + 1 and has at least 55 bits; the root is exact only
+    when both the division and the isqrt are.
+    """
+    value = Fraction(value)
+    if value < 0:
+        raise ValueError("square root of a negative number")
+    if value == 0:
+        return 0.0
+    numerator, denominator = value.numerator, value.denominator
+    half_shift = (110 - (numerator.bit_length() - denominator.bit_length())) // 2 + 1
+    if half_shift >= 0:
+        scaled, remainder = divmod(numerator << (2 * half_shift), denominator)
+    else:
+        scaled, remainder = divmod(numerator, denominator << (-2 * half_shift))
+    root = math.isqrt(scaled)
+    return _round_scaled(root, -half_shift, remainder != 0 or root * root != scaled)
+
+
+# The normal quantile, in decimal.
+
+_PI = Decimal("3.14159265358979323846264338327950288419716939937510582097494459230781640629")
+_PRECISION = 60
+
+
+def _context():
+    """A private decimal context, so the caller's context never changes a result."""
+    return Context(prec=_PRECISION, rounding=ROUND_HALF_EVEN, Emin=-999999, Emax=999999,
+                   capitals=1, clamp=0, flags=[],
+                   traps=[InvalidOperation, DivisionByZero, Overflow])
+
+
+def _normal_quantile_decimal(probability):
+    """z with Phi(z) = probability (0 < probability < 1, a Fraction), at 60 digits.
+
+    Phi(z) = 1/2 + phi(z) * sum_{j>=0} z**(2j+1) / (1*3*5*...*(2j+1)), phi(z) =
+    exp(-z**2/2) / sqrt(2 pi): the positive-term series of Marsaglia (2004, "Evaluating the
+    Normal Distribution", J. Stat. Softw. 11(4)), with no cancellation. Newton's method
+    z <- z + (p - Phi(z)) / phi(z) starts at 0; for p > 1/2 Phi is concave on [0, inf), so the
+    iterates rise monotonically to the root. p < 1/2 uses z(p) = -z(1 - p).
+    """
+    if probability == Fraction(1, 2):
+        return Decimal(0)
+    if probability < Fraction(1, 2):
+        return -_normal_quantile_decimal(1 - probability)
+    with localcontext(_context()):
+        target = Decimal(probability.numerator) / Decimal(probability.denominator)
+        root_two_pi = (2 * _PI).sqrt()
+        half = Decimal(1) / 2
+        tolerance = Decimal(10) ** (10 - _PRECISION)
+        z = Decimal(0)
+        for _ in range(200):
+            square = z * z
+            term = total = z
+            odd = 1
+            while True:
+                odd += 2
+                term = term * square / odd
+                grown = total + term
+                if grown == total:
+                    break
+                total = grown
+            density = (-square / 2).exp() / root_two_pi
+            step = (target - (half + density * total)) / density
+            z += step
+            if abs(step) < tolerance:
+                break
+        return +z
+
+
+def normal_quantile(probability: Exact) -> float:
+    """The standard normal quantile z_p = Phi^-1(p) as the double nearest its exact value.
+
+    ``probability`` is exact (Fraction, Decimal or int ratio); 0 < p < 1.
+    """
+    probability = Fraction(probability)
+    if not 0 < probability < 1:
+        raise ValueError("a normal quantile needs 0 < p < 1")
+    return to_float(_normal_quantile_decimal(probability))
+
+
+def two_sided_z(confidence: Exact) -> float:
+    """z_{1 - alpha/2} for alpha = 1 - confidence."""
+    confidence = Fraction(confidence)
+    if not 0 < confidence < 1:
+        raise ValueError("confidence must lie strictly between 0 and 1")
+    return normal_quantile(1 - (1 - confidence) / 2)

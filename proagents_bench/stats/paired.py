@@ -1,0 +1,310 @@
+"""The paired comparison's statistics: McNemar's exact test, the paired and the
+family-clustered standard errors, the normal interval, the outcome correlation and the minimum
+detectable effect, in exact arithmetic where it can be (see :mod:`.exact` for the floats).
+
+Pure functions, no I/O. Outcomes are 0/1 task passes; differences are
+d_i = candidate_i - baseline_i.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Dict, Optional, Sequence, Tuple
+
+from .exact import normal_quantile, sqrt_float, to_float, two_sided_z
+
+DEFAULT_POWER = Fraction(4, 5)
+
+
+def _check_outcomes(baseline, candidate):
+    baseline, candidate = list(baseline), list(candidate)
+    if len(baseline) != len(candidate):
+        raise ValueError("baseline and candidate must cover the same tasks")
+    if not baseline:
+        raise ValueError("no tasks")
+    for outcome in baseline + candidate:
+        if outcome not in (0, 1):
+            raise ValueError("a task outcome is 0 or 1")
+    return [int(x) for x in baseline], [int(x) for x in candidate]
+
+
+def paired_counts(baseline: Sequence[int], candidate: Sequence[int]) -> Dict[str, int]:
+    """The 2x2 table of paired task outcomes: candidate_only, baseline_only, both, neither."""
+    baseline, candidate = _check_outcomes(baseline, candidate)
+    counts = {"candidate_only": 0, "baseline_only": 0, "both": 0, "neither": 0}
+    for base, cand in zip(baseline, candidate):
+        key = ("neither", "baseline_only", "candidate_only", "both")[2 * cand + base]
+        counts[key] += 1
+    return counts
+
+
+def _check_discordant(candidate_only, baseline_only):
+    for number in (candidate_only, baseline_only):
+        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+            raise ValueError("discordant counts are non-negative ints")
+
+
+def mcnemar_exact_p(candidate_only: int, baseline_only: int) -> Fraction:
+    """McNemar's exact two-sided p-value on the discordant pairs b and c, as a Fraction.
+
+    Under H0 each discordant task favours either system with chance 1/2, so
+    X ~ Binomial(b + c, 1/2) and p = min(1, 2 P(X <= min(b, c))) =
+    min(1, 2 sum_{i <= min(b,c)} C(b+c, i) / 2**(b+c)) (McNemar 1947; the exact form as in
+    Fagerland, Lydersen and Laake 2013, BMC Med. Res. Methodol. 13:91). p = 1 without
+    discordant pairs. Exact, and quadratic in b + c (each term is a (b+c)-bit integer):
+    the document uses :func:`mcnemar_exact_p_float`, which is linear.
+
+    >>> mcnemar_exact_p(5, 1)
+    Fraction(7, 32)
+    """
+    _check_discordant(candidate_only, baseline_only)
+    discordant = candidate_only + baseline_only
+    if discordant == 0:
+        return Fraction(1)
+    # C(D, i+1) = C(D, i) (D - i) / (i + 1), exactly.
+    term = tail = 1
+    for i in range(min(candidate_only, baseline_only)):
+        term = term * (discordant - i) // (i + 1)
+        tail += term
+    return min(Fraction(1), Fraction(2 * tail, 2 ** discordant))
+
+
+# Working precision, in bits, of the tail sum in :func:`mcnemar_exact_p_float`: so far
+# beyond a double's 53 that its error bound straddles a rounding boundary about once in
+# 2**70 cases (then the exact sum decides).
+TAIL_BITS = 128
+
+
+def _tail_bounds(total, smaller, bits):
+    """(low, slack, exponent) with low 2**exponent <= sum_{i <= smaller} C(total, i) <=
+    (low + slack) 2**exponent, for smaller <= total / 2, in O(smaller) steps on integers of
+    about ``bits`` bits.
+
+    The terms t_i = C(total, i) grow with i up to total / 2 (t_{i+1} / t_i =
+    (total - i) / (i + 1) > 1), and are carried as a (bits + 1)-bit integer times a common
+    power of two, every division and shift rounding down. Each of the at most 2 smaller
+    roundings of a term loses less than 2**-bits of it, and each shift of the running sum
+    less than 2**-bits of the final sum, so low >= S (1 - 3 smaller 2**-bits) and the true
+    sum S is at most low / (1 - 3 smaller 2**-bits) <= low + slack.
+    """
+    term = 1 << bits
+    low = term
+    exponent = -bits
+    for i in range(smaller):
+        term = term * (total - i) // (i + 1)
+        excess = term.bit_length() - bits - 1
+        if excess > 0:
+            term >>= excess
+            low >>= excess
+            exponent += excess
+        low += term
+    slack = (6 * smaller * low >> bits) + 1
+    return low, slack, exponent
+
+
+def mcnemar_exact_p_float(candidate_only: int, baseline_only: int,
+                          bits: int = TAIL_BITS) -> float:
+    """The double nearest :func:`mcnemar_exact_p` (the very value ``to_float`` gives of the
+    exact Fraction), in O(min(b, c)) steps on small integers instead of O((b + c)**2).
+
+    The tail sum S is bracketed by :func:`_tail_bounds`; p = min(1, 2 S / 2**(b+c)) is
+    monotone in S, so when both ends of the bracket round to the same double that double is
+    the answer; otherwise (a bracket straddling a rounding boundary) the exact Fraction is
+    computed.
+
+    >>> mcnemar_exact_p_float(5, 1) == 7 / 32
+    True
+    """
+    _check_discordant(candidate_only, baseline_only)
+    discordant = candidate_only + baseline_only
+    if discordant == 0:
+        return 1.0
+    low, slack, exponent = _tail_bounds(discordant, min(candidate_only, baseline_only), bits)
+    scale = exponent + 1 - discordant  # p = min(1, S 2**(1 - discordant))
+    ends = []
+    for sum_end in (low, low + slack):
+        value = Fraction(sum_end << scale) if scale >= 0 else Fraction(sum_end, 1 << -scale)
+        ends.append(min(1.0, to_float(value)))
+    if ends[0] == ends[1]:
+        return ends[0]
+    return to_float(mcnemar_exact_p(candidate_only, baseline_only))
+
+
+def paired_standard_error(differences: Sequence) -> tuple:
+    """(mean, variance of the mean, standard error) of the paired differences d_1..d_n.
+
+    mean = sum d_i / n; variance of the mean = sum (d_i - mean)**2 / (n (n - 1)), the sample
+    variance (n - 1 denominator) over n; se = its square root (Miller 2024, "Adding Error Bars
+    to Evals", section 4.2: the paired difference's standard error is the CLT standard error
+    of the d_i). With n = 1 the variance and se are None. Mean and variance are exact.
+    """
+    values = list(differences)
+    count = len(values)
+    if count == 0:
+        raise ValueError("no differences")
+    if _all_ints(values):
+        # The same exact values from integer sums: sum (d - S/n)**2 = (n Q - S**2) / n.
+        total = sum(values)
+        mean = Fraction(total, count)
+        if count == 1:
+            return mean, None, None
+        squares = sum(d * d for d in values)
+        variance = Fraction(count * squares - total * total, count * count * (count - 1))
+        return mean, variance, sqrt_float(variance)
+    values = [Fraction(d) for d in values]
+    mean = sum(values, Fraction(0)) / count
+    if count == 1:
+        return mean, None, None
+    variance = sum(((d - mean) ** 2 for d in values), Fraction(0)) / (count * (count - 1))
+    return mean, variance, sqrt_float(variance)
+
+
+def _all_ints(values):
+    """Whether every value is a plain int (the task differences always are)."""
+    return set(map(type, values)) <= {int}
+
+
+def normal_interval(mean: object, se: Optional[float],
+                    confidence: object) -> Optional[Tuple[float, float]]:
+    """(mean - z se, mean + z se) with z = Phi^-1(1 - (1 - confidence)/2), or None.
+
+    ``confidence`` is exact (Decimal or Fraction). z and se are the correctly rounded floats;
+    each bound is computed exactly from them and rounded once. None when se is None.
+    """
+    if se is None:
+        return None
+    z = Fraction(two_sided_z(confidence))
+    centre, half_width = Fraction(mean), z * Fraction(se)
+    return to_float(centre - half_width), to_float(centre + half_width)
+
+
+def outcome_correlation(baseline: Sequence[int], candidate: Sequence[int]) -> Optional[float]:
+    """Pearson's correlation of the 0/1 outcome lists (the phi coefficient), or None.
+
+    r = (n S_xy - S_x S_y) / sqrt((n S_xx - S_x**2)(n S_yy - S_y**2)); for 0/1 outcomes S_xx =
+    S_x, so with a = both, b = baseline only, c = candidate only, d = neither this is
+    (a d - b c) / sqrt((a+b)(c+d)(a+c)(b+d)). Returned as sign(num) * sqrt(num**2 / den),
+    correctly rounded. None when either list is constant (zero variance).
+    """
+    baseline, candidate = _check_outcomes(baseline, candidate)
+    count = len(baseline)
+    sum_x, sum_y = sum(baseline), sum(candidate)
+    sum_xy = sum(x * y for x, y in zip(baseline, candidate))
+    numerator = count * sum_xy - sum_x * sum_y
+    denominator = (count * sum_x - sum_x ** 2) * (count * sum_y - sum_y ** 2)
+    if denominator == 0:
+        return None
+    magnitude = sqrt_float(Fraction(numerator * numerator, denominator))
+    return magnitude if numerator >= 0 else -magnitude
+
+
+def clustered_variance(differences: Sequence, clusters: Sequence,
+                       small_sample: bool = True) -> Optional[Fraction]:
+    """Cluster-robust variance of the mean difference, as an exact Fraction, or None.
+
+    With e_i = d_i - mean, n tasks and G clusters (families), in first-appearance order:
+
+        V_CR0 = sum_c (sum_{i in c} e_i)**2 / n**2
+
+    This is Miller 2024 section 2.2's clustered formula, SE_CLT**2 plus the within-cluster
+    cross terms (1/n**2) sum_c sum_{i != j in c} e_i e_j, with SE_CLT**2 taken as the plug-in
+    sum e_i**2 / n**2. With ``small_sample`` (the default) it is multiplied by G / (G - 1),
+    the CR1 correction of Cameron and Miller 2015 ("A Practitioner's Guide to Cluster-Robust
+    Inference", section VI.C, K = 1 regressor so (n-1)/(n-K) = 1). Why CR1: CR0 is biased
+    down by (G-1)/G, and with CR1 singleton clusters (G = n) give exactly
+    sum e_i**2 / (n (n-1)), the paired variance of :func:`paired_standard_error`; without the
+    factor they give (n-1)/n of it. So clustering by families that each hold one task changes
+    nothing, like resampling families of one task changes no bootstrap draw.
+
+    None when n < 2 or G < 2: with one cluster sum_c (sum e_i)**2 = (sum e_i)**2 = 0 says
+    nothing about the variance, and CR1 divides by G - 1 = 0.
+    """
+    values = list(differences)
+    clusters = list(clusters)
+    if len(values) != len(clusters):
+        raise ValueError("differences and clusters must have the same length")
+    count = len(values)
+    if count == 0:
+        raise ValueError("no differences")
+    if _all_ints(values):
+        # Integer sums, the same exact value: with S = sum d, T_c and n_c a cluster's sum
+        # and size, its deviations sum to (n T_c - n_c S) / n.
+        grand = sum(values)
+        sums, sizes = {}, {}
+        for value, cluster in zip(values, clusters):
+            sums[cluster] = sums.get(cluster, 0) + value
+            sizes[cluster] = sizes.get(cluster, 0) + 1
+        groups = len(sums)
+        if count < 2 or groups < 2:
+            return None
+        variance = Fraction(sum((count * sums[cluster] - sizes[cluster] * grand) ** 2
+                                for cluster in sums), count ** 4)
+    else:
+        values = [Fraction(d) for d in values]
+        mean = sum(values, Fraction(0)) / count
+        totals = {}  # cluster id -> sum of deviations; dicts keep first-appearance order
+        for value, cluster in zip(values, clusters):
+            totals[cluster] = totals.get(cluster, Fraction(0)) + (value - mean)
+        groups = len(totals)
+        if count < 2 or groups < 2:
+            return None
+        variance = sum((total ** 2 for total in totals.values()), Fraction(0)) / count ** 2
+    if small_sample:
+        variance *= Fraction(groups, groups - 1)
+    return variance
+
+
+def clustered_standard_error(differences: Sequence, clusters: Sequence,
+                             small_sample: bool = True) -> Optional[float]:
+    """sqrt of :func:`clustered_variance` as a correctly rounded float, or None."""
+    variance = clustered_variance(differences, clusters, small_sample)
+    return None if variance is None else sqrt_float(variance)
+
+
+def minimum_detectable_effect(se: Optional[float], confidence: object,
+                              power: object = DEFAULT_POWER) -> Optional[float]:
+    """(z_{1 - alpha/2} + z_power) se, alpha = 1 - confidence; None when se is None.
+
+    The smallest true difference a two-sided level-alpha test detects with the given power
+    (Miller 2024, section 5, with the observed standard error in place of sqrt(omega**2 / n)).
+    Computed exactly from the two correctly rounded quantiles and se, rounded once.
+    """
+    if se is None:
+        return None
+    power = Fraction(power)
+    if not 0 < power < 1:
+        raise ValueError("power must lie strictly between 0 and 1")
+    z_sum = Fraction(two_sided_z(confidence)) + Fraction(normal_quantile(power))
+    return to_float(z_sum * Fraction(se))
+
+
+def paired_summary(baseline: Sequence[int], candidate: Sequence[int], clusters: Sequence,
+                   confidence: object, power: object = DEFAULT_POWER) -> dict:
+    """Every paired statistic of the task outcomes as JSON-ready values (ints, floats, None).
+
+    d_i = candidate_i - baseline_i. ``standard_error``, ``normal_interval`` and
+    ``minimum_detectable_effect`` use the paired (task-level) standard error; they and
+    ``observed_below_mde`` (|mean| < MDE, compared exactly) are None for a single task.
+    ``clustered_standard_error`` is the CR1 family-clustered one (None with fewer than two
+    families); it equals ``standard_error`` when every family holds one task.
+    """
+    baseline, candidate = _check_outcomes(baseline, candidate)
+    counts = paired_counts(baseline, candidate)
+    differences = [cand - base for base, cand in zip(baseline, candidate)]
+    mean, _variance, se = paired_standard_error(differences)
+    interval = normal_interval(mean, se, confidence)
+    mde = minimum_detectable_effect(se, confidence, power)
+    summary = dict(counts)
+    summary.update({
+        "mcnemar_exact_p": mcnemar_exact_p_float(counts["candidate_only"],
+                                                 counts["baseline_only"]),
+        "mean_difference": to_float(mean),
+        "standard_error": se,
+        "normal_interval": None if interval is None else list(interval),
+        "outcome_correlation": outcome_correlation(baseline, candidate),
+        "clustered_standard_error": clustered_standard_error(differences, clusters),
+        "minimum_detectable_effect": mde,
+        "power": to_float(power),
+        "observed_below_mde": None if mde is None else abs(mean) < Fraction(mde),
+    })
+    return summary
