@@ -161,7 +161,7 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str],
                                            systems.candidate_records), gates)
     comparison = compare(spec, baseline, candidate, progress)
     progress("deciding")
-    decision = decide(gates, candidate, comparison.interval.low, comparison.statistics)
+    decision = decide(gates, candidate, comparison)
     document = render.decision_document(
         decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
         comparison=render.comparison_document(spec, [], comparison), **shared)

@@ -418,7 +418,8 @@ class DetectableEffectTests(unittest.TestCase):
 KEYS = {"candidate_only", "baseline_only", "both", "neither", "mcnemar_exact_p",
         "mean_difference", "standard_error", "normal_interval", "outcome_correlation",
         "clustered_standard_error", "minimum_detectable_effect", "power",
-        "observed_below_mde"}
+        "observed_below_mde", "standard_error_unit", "normal_interval_clipped",
+        "not_estimable"}
 
 
 class SummaryTests(unittest.TestCase):
@@ -437,6 +438,8 @@ class SummaryTests(unittest.TestCase):
             # families a: -1, b: 1, c: 0 -> (1 + 1 + 0) / 25 * 3/2 = 3/25
             "clustered_standard_error": sqrt_float(F(3, 25)),
             "minimum_detectable_effect": mde, "power": 0.8, "observed_below_mde": True,
+            "standard_error_unit": "task", "normal_interval_clipped": False,
+            "not_estimable": None,
         })
 
     def test_large_difference_is_not_below_the_mde(self):
@@ -448,17 +451,54 @@ class SummaryTests(unittest.TestCase):
         self.assertEqual(summary["clustered_standard_error"], summary["standard_error"])
         self.assertFalse(summary["observed_below_mde"])
 
-    def test_identical_systems(self):
+    def test_identical_systems_are_not_estimable_not_certain(self):
         summary = paired_summary([1, 0, 1], [1, 0, 1], ["a", "b", "c"], Decimal("0.95"))
         self.assertEqual(summary["mcnemar_exact_p"], 1.0)
-        self.assertEqual(summary["standard_error"], 0.0)
-        self.assertEqual(summary["normal_interval"], [0.0, 0.0])
         self.assertEqual(summary["outcome_correlation"], 1.0)
-        self.assertEqual(summary["minimum_detectable_effect"], 0.0)
-        self.assertIs(summary["observed_below_mde"], False)
+        for key in ("standard_error", "clustered_standard_error", "normal_interval",
+                    "minimum_detectable_effect", "observed_below_mde"):
+            self.assertIsNone(summary[key], key)
+        self.assertIn("every task has the same difference", summary["not_estimable"])
+
+    def test_five_identical_gains_have_no_mde_of_zero(self):
+        summary = paired_summary([0] * 5, [1] * 5, list("abcde"), Decimal("0.95"))
+        self.assertIsNone(summary["minimum_detectable_effect"])
+        self.assertIsNotNone(summary["not_estimable"])
+
+    def test_the_mde_follows_the_family_unit(self):
+        # Two families of correlated tasks: the clustered standard error is larger.
+        baseline, candidate = [0, 0, 0, 1, 1, 1, 0, 1], [1, 1, 1, 1, 1, 1, 0, 0]
+        families = list("aaabbbcd")
+        by_task = paired_summary(baseline, candidate, families, Decimal("0.95"))
+        by_family = paired_summary(baseline, candidate, families, Decimal("0.95"),
+                                   unit="family")
+        self.assertEqual(by_family["standard_error_unit"], "family")
+        self.assertEqual(by_task["minimum_detectable_effect"],
+                         minimum_detectable_effect(by_task["standard_error"], Decimal("0.95")))
+        self.assertEqual(by_family["minimum_detectable_effect"],
+                         minimum_detectable_effect(by_family["clustered_standard_error"],
+                                                   Decimal("0.95")))
+        self.assertNotEqual(by_task["minimum_detectable_effect"],
+                            by_family["minimum_detectable_effect"])
+
+    def test_one_family_under_the_family_unit_is_not_estimable(self):
+        summary = paired_summary([0, 1, 0], [1, 1, 0], ["f", "f", "f"], Decimal("0.95"),
+                                 unit="family")
+        self.assertIsNone(summary["minimum_detectable_effect"])
+        self.assertIsNone(summary["normal_interval"])
+        self.assertIn("one test family", summary["not_estimable"])
+        self.assertIsNotNone(summary["standard_error"])  # the task level is estimable
+
+    def test_the_normal_interval_is_clipped_to_minus_one_one(self):
+        summary = paired_summary([0, 0, 0, 1], [1, 1, 1, 0], list("abcd"), Decimal("0.95"))
+        low, high = summary["normal_interval"]
+        self.assertTrue(summary["normal_interval_clipped"])
+        self.assertEqual(high, 1.0)
+        self.assertGreaterEqual(low, -1.0)
 
     def test_single_task(self):
         summary = paired_summary([0], [1], ["a"], Decimal("0.95"))
+        self.assertIn("one test task", summary["not_estimable"])
         for key in ("standard_error", "normal_interval", "outcome_correlation",
                     "clustered_standard_error", "minimum_detectable_effect",
                     "observed_below_mde"):

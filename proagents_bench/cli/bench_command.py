@@ -5,10 +5,11 @@ figures on stdout."""
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 from typing import List
 
 from ..errors import ContractError
-from ..tools import bench
+from ..tools import bench, simulate
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
@@ -38,6 +39,19 @@ def build_parser(program: str) -> Parser:
     gate.add_argument("--reports", action="store_true",
                       help="also time the gate writing all three reports (--html, "
                            "--markdown, --junit-xml) beside the plain gate")
+    simulation = kinds.add_parser(
+        "false-pass", help="the bootstrap gate's false-pass rate under no true difference, "
+                           "by a seeded simulation (a Markdown table)")
+    simulation.add_argument("--tasks", default="10,50,200",
+                            help="comma-separated test task counts (default 10,50,200)")
+    simulation.add_argument("--shares", default="0.02,0.1,0.3",
+                            help="comma-separated discordant shares (default 0.02,0.1,0.3)")
+    simulation.add_argument("--repetitions", type=int, default=2000,
+                            help="simulated benchmarks per cell (default 2000)")
+    simulation.add_argument("--samples", type=int, default=1000,
+                            help="bootstrap samples (default 1000)")
+    simulation.add_argument("--confidence", default="0.95", help="confidence (default 0.95)")
+    simulation.add_argument("--seed", type=int, default=20261202, help="seed")
     return parser
 
 
@@ -46,6 +60,17 @@ def run(arguments: List[str], session: Session) -> Outcome:
         options = build_parser(session.program).parse_args(arguments)
     except UsageError as usage:
         return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
-    if options.kind == "gate":
-        succeeded = bench.gate_benchmark(options, session.say)
+    if options.kind == "false-pass":
+        try:
+            tasks = [int(item) for item in options.tasks.split(",")]
+            shares = [float(item) for item in options.shares.split(",")]
+            confidence = Fraction(options.confidence)
+        except ValueError as problem:
+            return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" %
+                                                         problem)])
+        for line in simulate.false_pass_table(tasks, shares, options.repetitions,
+                                              options.samples, confidence, options.seed):
+            session.say(line)
+        return Outcome(EXIT_PASS)
+    succeeded = bench.gate_benchmark(options, session.say)
     return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)

@@ -10,8 +10,8 @@ from ..jsonio.load import MAX_SAFE_INTEGER
 from .gates import GATES_OBJECT
 from .shapes import (Array, Boolean, Field, Integer, Nullable, Number, Object, Rule, String,
                      StringSet)
-from .vocabulary import (BOOTSTRAP_UNITS, CASES_V1, RESULTS_V1, ROLES, SPEC_V1, SPEC_V2, SPLITS,
-                         STATUSES)
+from .vocabulary import (BOOTSTRAP_UNITS, CASES_V1, LOWER_BOUND_RULES, RESULTS_V1, ROLES,
+                         SPEC_V1, SPEC_V2, SPEC_V3, SPLITS, STATUSES)
 
 PROTOCOL = Object("protocol", [
     Field("protocol_version", String(), "version of the run protocol"),
@@ -37,6 +37,15 @@ BOOTSTRAP_V2 = Object("bootstrap", BOOTSTRAP_V1.fields + (
     Field("unit", String(enum=BOOTSTRAP_UNITS),
           "what the bootstrap resamples; `family` draws whole families"),), title="Bootstrap v2")
 
+# Spec v3 is v2 plus the rule of the bootstrap gate: ``inclusive`` passes when the lower bound
+# is at or above min_paired_delta_ci_low (as v1 and v2 always do), ``strict`` only when it is
+# above (see the README's false-pass table: the bootstrap distribution of -1/0/+1 means is
+# discrete, and a lower bound of exactly 0 is common when nothing changed).
+BOOTSTRAP_V3 = Object("bootstrap", BOOTSTRAP_V2.fields + (
+    Field("lower_bound", String(enum=LOWER_BOUND_RULES),
+          "`inclusive`: the interval's low end passes the gate at or above it (as v1); "
+          "`strict`: only above it"),), title="Bootstrap v3")
+
 
 def _spec_shape(version: str, bootstrap: Object, title: str) -> Object:
     return Object("spec", [
@@ -56,6 +65,7 @@ def _spec_shape(version: str, bootstrap: Object, title: str) -> Object:
 
 SPEC_V1_SHAPE = _spec_shape(SPEC_V1, BOOTSTRAP_V1, "Spec")
 SPEC_V2_SHAPE = _spec_shape(SPEC_V2, BOOTSTRAP_V2, "Spec v2")
+SPEC_V3_SHAPE = _spec_shape(SPEC_V3, BOOTSTRAP_V3, "Spec v3")
 
 
 def _private_exactly_when_test(case: dict):
@@ -118,7 +128,7 @@ RESULTS_V1_SHAPE = Object("results", [
 
 # Each file kind: the schema versions it accepts, mapped to the shape of that version.
 FILE_KINDS = {
-    "spec": {SPEC_V1: SPEC_V1_SHAPE, SPEC_V2: SPEC_V2_SHAPE},
+    "spec": {SPEC_V1: SPEC_V1_SHAPE, SPEC_V2: SPEC_V2_SHAPE, SPEC_V3: SPEC_V3_SHAPE},
     "cases": {CASES_V1: CASES_V1_SHAPE},
     "results": {RESULTS_V1: RESULTS_V1_SHAPE},
 }

@@ -99,13 +99,35 @@ PAIRED_STATISTICS = Object("paired statistics", closed=False, fields=[
     Field("baseline_only", _count()),
     Field("mcnemar_exact_p", _rate()),
     Field("mean_difference", _measure(minimum=-1, maximum=1)),
-    Field("standard_error", Nullable(_measure(minimum=0))),
-    Field("normal_interval", Nullable(_pair(_measure()))),
+    Field("standard_error", Nullable(_measure(minimum=0)),
+          "the paired (task-level) standard error; null when not estimable"),
+    Field("normal_interval", Nullable(_pair(_measure(minimum=-1, maximum=1))),
+          "mean -/+ z times the resampling unit's standard error, clipped to [-1, 1]"),
     Field("outcome_correlation", Nullable(_measure(minimum=-1, maximum=1))),
-    Field("clustered_standard_error", Nullable(_measure(minimum=0))),
-    Field("minimum_detectable_effect", Nullable(_measure(minimum=0))),
+    Field("clustered_standard_error", Nullable(_measure(minimum=0)),
+          "the CR1 family-clustered standard error; null when not estimable"),
+    Field("minimum_detectable_effect", Nullable(_measure(minimum=0)),
+          "at the given power, from the resampling unit's standard error"),
     Field("power", _rate()),
     Field("observed_below_mde", Nullable(Boolean())),
+], optional=[
+    Field("standard_error_unit", String(enum=BOOTSTRAP_UNITS),
+          "whose standard error the interval and the MDE use: the bootstrap's unit"),
+    Field("normal_interval_clipped", Boolean()),
+    Field("not_estimable", Nullable(String()),
+          "why the unit's standard error is not estimable, or null"),
+])
+
+TRIAL_LEVEL = Object("trial level", closed=False, fields=[
+    Field("mean_difference", _measure(minimum=-1, maximum=1),
+          "mean over tasks of candidate minus baseline trial success rate"),
+    Field("standard_error", Nullable(_measure(minimum=0))),
+    Field("not_estimable", Nullable(String())),
+    Field("bootstrap_interval", _pair(_measure(minimum=-1, maximum=1))),
+    Field("pass_hat_k_difference", Mapping(_measure(minimum=-1, maximum=1)),
+          "candidate minus baseline pass^k, k = 1..trial_count"),
+    Field("flaky_tasks", Array(String()),
+          "tasks whose trials disagree in the baseline or the candidate"),
 ])
 
 COMPARISON = Object("comparison", closed=False, fields=[
@@ -119,6 +141,7 @@ COMPARISON = Object("comparison", closed=False, fields=[
     Field("samples", Integer(minimum=1)),
     Field("seed", Integer(minimum=0)),
     Field("paired_statistics", PAIRED_STATISTICS),
+    Field("trial_level", TRIAL_LEVEL),
 ])
 
 FINDING = Object("finding", closed=False, fields=[
@@ -126,7 +149,7 @@ FINDING = Object("finding", closed=False, fields=[
     Field("severity", String(enum=SEVERITIES)),
     Field("metric", String()),
     Field("observed", _measure()),
-    Field("threshold", _measure()),
+    Field("threshold", Nullable(_measure()), "null for a note without a threshold"),
     Field("case_ids", Array(String())),
 ])
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 SPEC_V1 = "agent-benchmark-spec-v1"
 SPEC_V2 = "agent-benchmark-spec-v2"
+SPEC_V3 = "agent-benchmark-spec-v3"
 CASES_V1 = "agent-benchmark-cases-v1"
 RESULTS_V1 = "agent-benchmark-results-v1"
 
@@ -13,6 +14,11 @@ SPLITS = ("train", "development", "test")
 STATUSES = ("success", "timeout", "error", "unknown")
 ROLES = ("baseline", "candidate")
 BOOTSTRAP_UNITS = ("task", "family")
+# How the bootstrap gate compares the interval's lower bound with min_paired_delta_ci_low:
+# inclusive (v1 and v2: low >= gate) or strict (low > gate).
+INCLUSIVE = "inclusive"
+STRICT = "strict"
+LOWER_BOUND_RULES = (INCLUSIVE, STRICT)
 
 # The four checks of a trial, in the contract's order ("Grading"), as the output names them.
 CHECKS = ("status_success", "final_state_correct", "side_effects_safe", "tools_allowed")

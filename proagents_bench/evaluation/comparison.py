@@ -11,11 +11,12 @@ statistics (:mod:`proagents_bench.stats.paired`).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 from ..contract.inputs import PROTOCOL
+from ..contract.vocabulary import INCLUSIVE
 from ..stats.bootstrap import PairedInterval, family_clusters, paired_interval, task_clusters
-from ..stats.paired import paired_summary
+from ..stats.paired import paired_summary, unit_standard_error
 from ..text import quote
 from .metrics import SystemMetrics
 
@@ -46,16 +47,60 @@ def protocol_mismatches(spec: dict, systems: Sequence[dict]) -> List[str]:
     return mismatches
 
 
+# The bootstrap interval's bounds are order statistics of the B resampled means. With fewer
+# than this many resamples beyond each bound (B (1 - c) / 2 of them), the bounds are the
+# resamples' extremes or next to them, and move a lot with the seed: the document warns.
+MIN_TAIL_RESAMPLES = 10
+
+
+def minimum_samples(confidence: object) -> int:
+    """The fewest bootstrap samples B with at least MIN_TAIL_RESAMPLES beyond each bound of
+    the ``confidence`` interval: the smallest B with B (1 - c) / 2 >= MIN_TAIL_RESAMPLES.
+
+    >>> minimum_samples(Fraction(95, 100)), minimum_samples(Fraction(999, 1000))
+    (400, 20000)
+    """
+    tail = (1 - Fraction(confidence)) / 2
+    return -(-MIN_TAIL_RESAMPLES // tail)
+
+
+class TrialLevel:
+    """The comparison beside the task-level one, from the trials: the paired difference of
+    per-task trial success rates (the mean over K trials per task: Miller 2024, "Adding Error
+    Bars to Evals", section 3), its standard error and bootstrap interval (the same samples,
+    seed and unit as the task-level interval; informational), the per-system pass^k
+    difference, and the tasks whose verdict flips between trials in either system."""
+
+    def __init__(self, mean: Fraction, se: Optional[float], reason: Optional[str],
+                 interval: Tuple[Fraction, Fraction], pass_hat_k_difference: dict,
+                 flaky_tasks: List[str]) -> None:
+        self.mean = mean
+        self.standard_error = se
+        self.not_estimable = reason
+        self.interval = interval
+        self.pass_hat_k_difference = pass_hat_k_difference
+        self.flaky_tasks = flaky_tasks
+
+
 class Comparison:
     """The paired comparison of two comparable systems: the difference of their primary
-    rates, the bootstrap interval and unit, and the paired statistics (JSON-ready)."""
+    rates, the bootstrap interval and unit, the paired statistics (JSON-ready), the
+    trial-level comparison, and the bootstrap's settings as the spec gives them."""
 
     def __init__(self, delta: Fraction, interval: PairedInterval, unit: str,
-                 statistics: dict) -> None:
+                 statistics: dict, trial_level: TrialLevel, bootstrap: dict) -> None:
         self.delta = delta
         self.interval = interval
         self.unit = unit
         self.statistics = statistics
+        self.trial_level = trial_level
+        self.samples = bootstrap["samples"]
+        self.confidence = bootstrap["confidence"]
+        self.lower_bound = bootstrap.get("lower_bound", INCLUSIVE)  # v1, v2: inclusive
+
+    @property
+    def too_few_samples(self) -> bool:
+        return self.samples < minimum_samples(self.confidence)
 
 
 def compare(spec: dict, baseline: SystemMetrics, candidate: SystemMetrics,
@@ -67,13 +112,38 @@ def compare(spec: dict, baseline: SystemMetrics, candidate: SystemMetrics,
     families = [task.case["family_id"] for task in candidate.tasks]
     bootstrap = spec["bootstrap"]
     unit = bootstrap.get("unit", "task")  # spec v1 has no unit: it resamples tasks
-    clusters = (family_clusters(differences, families) if unit == "family"
-                else task_clusters(differences))
     if progress is not None:
         progress("bootstrapping")
-    interval = paired_interval(clusters, bootstrap["samples"], bootstrap["seed"],
-                               bootstrap["confidence"])
+    interval = _interval(differences, families, unit, bootstrap)
     statistics = paired_summary(baseline_passes, candidate_passes, families,
-                                bootstrap["confidence"])
+                                bootstrap["confidence"], unit=unit)
     delta = candidate.primary_task_success_rate - baseline.primary_task_success_rate
-    return Comparison(delta, interval, unit, statistics)
+    trial_level = _trial_level(baseline, candidate, families, unit, bootstrap)
+    return Comparison(delta, interval, unit, statistics, trial_level, bootstrap)
+
+
+def _interval(differences: Sequence[int], families: Sequence[str], unit: str,
+              bootstrap: dict) -> PairedInterval:
+    clusters = (family_clusters(differences, families) if unit == "family"
+                else task_clusters(differences))
+    return paired_interval(clusters, bootstrap["samples"], bootstrap["seed"],
+                           bootstrap["confidence"])
+
+
+def _trial_level(baseline: SystemMetrics, candidate: SystemMetrics, families: List[str],
+                 unit: str, bootstrap: dict) -> TrialLevel:
+    # Both systems ran the spec's protocol (they are comparable), so K trials per task each;
+    # the differences of passing trials are integers, resampled exactly, and divided by K.
+    trials = candidate.grades.trial_count
+    counts = [mine.passing_trials - theirs.passing_trials
+              for theirs, mine in zip(baseline.tasks, candidate.tasks)]
+    rates = [Fraction(count, trials) for count in counts]
+    mean = Fraction(sum(counts), trials * len(counts))
+    se, reason = unit_standard_error(rates, families, unit)
+    interval = _interval(counts, families, unit, bootstrap)
+    pass_hat = {k: candidate.pass_k["pass_hat_k"][k] - baseline.pass_k["pass_hat_k"][k]
+                for k in candidate.pass_k["pass_hat_k"]}
+    flaky = [mine.case["id"] for theirs, mine in zip(baseline.tasks, candidate.tasks)
+             if not (theirs.stable and mine.stable)]
+    return TrialLevel(mean, se, reason, (interval.low / trials, interval.high / trials),
+                      pass_hat, flaky)

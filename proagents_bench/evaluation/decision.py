@@ -17,12 +17,13 @@ reasons.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Sequence
 
 from ..contract.gates import AT_LEAST, CRITICAL_GATE, DECIDING_GATES
 from ..contract.vocabulary import (BLOCK, BLOCKING, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW,
-                                   REVIEWING)
+                                   REVIEWING, STRICT)
 from ..text import show_number
+from .comparison import MIN_TAIL_RESAMPLES, minimum_samples
 from .grading import CHECK_BITS
 from .metrics import SystemMetrics
 
@@ -124,15 +125,19 @@ def _critical_findings(gates: dict, candidate: SystemMetrics) -> List[Finding]:
     return findings
 
 
-def decide(gates: dict, candidate: SystemMetrics, interval_low: Fraction,
-           statistics: Optional[dict] = None) -> Decision:
-    """Decide on ``candidate`` and the lower bound of the paired interval.
+def decide(gates: dict, candidate: SystemMetrics, comparison) -> Decision:
+    """Decide on ``candidate`` and the paired ``comparison``
+    (:class:`~.comparison.Comparison`).
 
-    ``statistics`` (:func:`~proagents_bench.stats.paired.paired_summary`) adds an
-    informational finding when the observed difference is below the minimum detectable
-    effect; it is never a gate and never a reason.
+    The bootstrap gate holds when the interval's lower bound is at or above
+    ``min_paired_delta_ci_low`` (``inclusive``, as v1 and v2 always decide), or, when the spec
+    (v3) says ``strict``, only above it. Informational findings (never gates, never reasons,
+    but every report shows them beside the decision): the standard error is not estimable,
+    the observed difference is below the minimum detectable effect, the bootstrap has too few
+    samples for its confidence, tasks flip between passing and failing across trials.
     """
-    observed_values = {"paired_bootstrap_interval_low": interval_low}
+    observed_values = {"paired_bootstrap_interval_low": comparison.interval.low}
+    strict = comparison.lower_bound == STRICT
     findings = []
     for gate in DECIDING_GATES:
         if gate is CRITICAL_GATE:
@@ -142,8 +147,11 @@ def decide(gates: dict, candidate: SystemMetrics, interval_low: Fraction,
         observed = observed_values.get(gate.metric)
         if observed is None:
             observed = getattr(candidate, gate.metric)
-        held = observed >= Fraction(threshold) if gate.bound == AT_LEAST else (
-            observed <= Fraction(threshold))
+        strictly = strict and gate.metric in observed_values
+        if gate.bound == AT_LEAST:
+            held = observed > Fraction(threshold) if strictly else observed >= Fraction(threshold)
+        else:
+            held = observed <= Fraction(threshold)
         if held:
             continue
         finder, _, check = gate.cases.partition(":")
@@ -152,13 +160,9 @@ def decide(gates: dict, candidate: SystemMetrics, interval_low: Fraction,
             FINDERS[finder](candidate, threshold, check),
             "%s gate %s failed: %s %s is %s %s" % (
                 "hard" if gate.hard else "soft", gate.key, gate.subject, show_number(observed),
-                "below" if gate.bound == AT_LEAST else "above", show_number(threshold))))
-    if statistics and statistics.get("observed_below_mde"):
-        findings.append(Finding(
-            "below_minimum_detectable_effect", INFORMATIONAL, "paired_task_success_delta",
-            Fraction(statistics["mean_difference"]), statistics["minimum_detectable_effect"],
-            [], "the observed difference is below the minimum detectable effect at %s "
-                "power: too few tasks to tell" % show_number(statistics["power"])))
+                ("not above" if strictly else "below") if gate.bound == AT_LEAST else "above",
+                show_number(threshold))))
+    findings.extend(_notes(comparison))
     blocking = [finding.reason for finding in findings if finding.severity == BLOCKING]
     reviewing = [finding.reason for finding in findings if finding.severity == REVIEWING]
     if blocking:
@@ -167,3 +171,39 @@ def decide(gates: dict, candidate: SystemMetrics, interval_low: Fraction,
         return Decision(REVIEW, reviewing, findings)
     return Decision(PASS, ["every hard and soft gate held for candidate %s" % (
         candidate.grades.system["system_id"],)], findings)
+
+
+def _notes(comparison) -> List[Finding]:
+    """The informational findings of the comparison (see :func:`decide`)."""
+    statistics = comparison.statistics
+    mean = Fraction(statistics["mean_difference"])
+    notes = []
+    if statistics["not_estimable"]:
+        notes.append(Finding(
+            "not_estimable", INFORMATIONAL, "paired_task_success_delta", mean, None, [],
+            "the standard error of the paired difference is not estimable (%s): the minimum "
+            "detectable effect and the normal interval are null, and the bootstrap interval "
+            "cannot say how much the difference would move" % statistics["not_estimable"]))
+    if statistics["observed_below_mde"]:
+        notes.append(Finding(
+            "below_minimum_detectable_effect", INFORMATIONAL, "paired_task_success_delta", mean,
+            statistics["minimum_detectable_effect"], [],
+            "the observed difference is below the minimum detectable effect at %s power: too "
+            "few tasks to tell" % show_number(statistics["power"])))
+    if comparison.too_few_samples:
+        needed = minimum_samples(comparison.confidence)
+        notes.append(Finding(
+            "bootstrap_samples_too_few", INFORMATIONAL, "bootstrap.samples", comparison.samples,
+            needed, [],
+            "%d bootstrap samples leave fewer than %d resamples beyond each bound of the %s "
+            "interval, so its ends are the resamples' extremes or near them: use at least %d "
+            "samples" % (comparison.samples, MIN_TAIL_RESAMPLES,
+                         show_number(comparison.confidence), needed)))
+    flaky = comparison.trial_level.flaky_tasks
+    if flaky:
+        notes.append(Finding(
+            "flaky_tasks", INFORMATIONAL, "stable_across_trials", len(flaky), None, flaky,
+            "%d task%s flip%s between passing and failing trials in the baseline or the "
+            "candidate: their verdict may change on a rerun" % (
+                len(flaky), "" if len(flaky) == 1 else "s", "s" if len(flaky) == 1 else "")))
+    return notes

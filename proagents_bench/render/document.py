@@ -17,9 +17,17 @@ CHUNK_CHARACTERS = 1 << 20
 
 HARNESS_NAME = "proagents-bench"
 
+# Below this many test tasks the document says the sample is small: about where the normal
+# approximation behind the standard errors and the minimum detectable effect stops being
+# trustworthy (the central limit theorem's usual rule of thumb, n >= 30).
+SMALL_SAMPLE_TASKS = 30
+
+RANKED_TASKS = "Only the declared test tasks are ranked."
+SMALL_SAMPLE = ("%d test task%s %s a small sample: the bootstrap interval and the minimum "
+                "detectable effect say how little it can tell.")
+NOT_COMPARED = ("Nothing was graded or compared: the systems did not run under the spec's "
+                "protocol.")
 LIMITATIONS = (
-    "Only the declared test tasks are ranked; a handful of synthetic tasks is a tiny sample, "
-    "and the bootstrap interval says how little it can tell.",
     "is_private is a contract field: it does not make a local file a real private test.",
     "Family checks find only declared cross-split contamination in the cases file, not "
     "contamination of model training data, answers found at run time (browsing, retrieval) or "
@@ -89,7 +97,7 @@ def finding(item) -> dict:
         "severity": item.severity,
         "metric": item.metric,
         "observed": number(item.observed),
-        "threshold": number(item.threshold),
+        "threshold": None if item.threshold is None else number(item.threshold),
         "case_ids": list(item.case_ids),
     }
 
@@ -113,10 +121,24 @@ def decision_document(*, decision, comparable, fingerprint, spec, cases, results
         "candidate_metrics": system_metrics(candidate_metrics) if candidate_metrics else None,
         "comparison": comparison,
         "findings": [finding(item) for item in decision.findings],
-        "limitations": list(LIMITATIONS),
+        "limitations": limitations(candidate_metrics.task_count if candidate_metrics else None),
         "inputs": inputs,
         "harness": {"name": HARNESS_NAME, "version": version},
     }
+
+
+def limitations(task_count) -> list:
+    """What the decision cannot tell, for this package: the small-sample sentence only when
+    there are fewer than SMALL_SAMPLE_TASKS test tasks, and nothing about an interval when
+    nothing was compared (``task_count`` None: INCOMPARABLE)."""
+    if task_count is None:
+        first = [RANKED_TASKS, NOT_COMPARED]
+    elif task_count < SMALL_SAMPLE_TASKS:
+        first = [RANKED_TASKS, SMALL_SAMPLE % (task_count, "" if task_count == 1 else "s",
+                                               "is" if task_count == 1 else "are")]
+    else:
+        first = [RANKED_TASKS]
+    return first + list(LIMITATIONS)
 
 
 def comparison_document(spec: dict, mismatches: List[str], comparison=None) -> dict:
@@ -135,6 +157,20 @@ def comparison_document(spec: dict, mismatches: List[str], comparison=None) -> d
         "seed": bootstrap["seed"],
         "protocol_mismatches": [],
         "paired_statistics": comparison.statistics,
+        "trial_level": _trial_level(comparison.trial_level),
+    }
+
+
+def _trial_level(trial_level) -> dict:
+    low, high = trial_level.interval
+    return {
+        "mean_difference": rate(trial_level.mean),
+        "standard_error": trial_level.standard_error,
+        "not_estimable": trial_level.not_estimable,
+        "bootstrap_interval": [rate(low), rate(high)],
+        "pass_hat_k_difference": {k: rate(value) for k, value in
+                                  trial_level.pass_hat_k_difference.items()},
+        "flaky_tasks": list(trial_level.flaky_tasks),
     }
 
 

@@ -9,7 +9,7 @@ d_i = candidate_i - baseline_i.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from .exact import normal_quantile, sqrt_float, to_float, two_sided_z
 
@@ -278,33 +278,89 @@ def minimum_detectable_effect(se: Optional[float], confidence: object,
     return to_float(z_sum * Fraction(se))
 
 
+# Why a standard error is not estimable: the reasons the document gives, by case.
+ONE_TASK = "one test task: there is no spread to estimate a standard error from"
+ONE_FAMILY = ("one test family, and the bootstrap resamples families: there is no spread "
+              "between families to estimate a standard error from")
+NO_SPREAD = ("every %s has the same difference: a standard error of 0 says nothing about how "
+             "much the difference would move on other %ss")
+
+
+def unit_standard_error(differences: Sequence, clusters: Sequence,
+                        unit: str = "task") -> Tuple[Optional[float], Optional[str]]:
+    """(standard error, None), or (None, the reason it is not estimable), for the resampling
+    ``unit``: the paired (task-level) standard error for ``task``, the CR1 family-clustered
+    one for ``family``. One task, one family, or no spread at all (every unit's difference
+    the same, so the estimate is 0) leave the standard error not estimable: 0 would claim a
+    certainty that a handful of identical outcomes cannot give.
+
+    >>> unit_standard_error([1, 1, 1, 1, 1], ["a", "b", "c", "d", "e"])
+    (None, 'every task has the same difference: a standard error of 0 says nothing about how much the difference would move on other tasks')
+    >>> unit_standard_error([1, 0, 1], ["f", "f", "f"], "family")[1] == ONE_FAMILY
+    True
+    """
+    if len(differences) < 2:
+        return None, ONE_TASK
+    if unit == "family":
+        se = clustered_standard_error(differences, clusters)
+        if se is None:
+            return None, ONE_FAMILY
+    else:
+        se = paired_standard_error(differences)[2]
+    if se == 0:
+        return None, NO_SPREAD % (unit, unit)
+    return se, None
+
+
+def clipped_interval(interval: Optional[Tuple[float, float]], low: float = -1.0,
+                     high: float = 1.0) -> Tuple[Optional[List[float]], bool]:
+    """The normal interval cut to [low, high] (a difference of rates lies in [-1, 1]), and
+    whether it was cut."""
+    if interval is None:
+        return None, False
+    clipped = [max(interval[0], low), min(interval[1], high)]
+    return clipped, clipped != list(interval)
+
+
 def paired_summary(baseline: Sequence[int], candidate: Sequence[int], clusters: Sequence,
-                   confidence: object, power: object = DEFAULT_POWER) -> dict:
+                   confidence: object, power: object = DEFAULT_POWER,
+                   unit: str = "task") -> dict:
     """Every paired statistic of the task outcomes as JSON-ready values (ints, floats, None).
 
-    d_i = candidate_i - baseline_i. ``standard_error``, ``normal_interval`` and
-    ``minimum_detectable_effect`` use the paired (task-level) standard error; they and
-    ``observed_below_mde`` (|mean| < MDE, compared exactly) are None for a single task.
-    ``clustered_standard_error`` is the CR1 family-clustered one (None with fewer than two
-    families); it equals ``standard_error`` when every family holds one task.
+    d_i = candidate_i - baseline_i. ``standard_error`` is the paired (task-level) one and
+    ``clustered_standard_error`` the CR1 family-clustered one (it equals the paired one when
+    every family holds one task); each is None when it is not estimable (see
+    :func:`unit_standard_error`). ``normal_interval`` and ``minimum_detectable_effect``
+    follow the resampling ``unit``'s standard error, and are None, with the reason in
+    ``not_estimable``, when it is not estimable; the interval is clipped to [-1, 1]
+    (``normal_interval_clipped`` says when). ``observed_below_mde`` compares |mean| with the
+    MDE exactly.
     """
     baseline, candidate = _check_outcomes(baseline, candidate)
     counts = paired_counts(baseline, candidate)
     differences = [cand - base for base, cand in zip(baseline, candidate)]
-    mean, _variance, se = paired_standard_error(differences)
-    interval = normal_interval(mean, se, confidence)
+    mean = Fraction(sum(differences), len(differences))
+    task_se, _ = unit_standard_error(differences, clusters, "task")
+    family_se, _ = unit_standard_error(differences, clusters, "family")
+    se, reason = (family_se, None) if unit == "family" else (task_se, None)
+    if se is None:
+        reason = unit_standard_error(differences, clusters, unit)[1]
+    interval, clipped = clipped_interval(normal_interval(mean, se, confidence))
     mde = minimum_detectable_effect(se, confidence, power)
     summary = dict(counts)
     summary.update({
         "mcnemar_exact_p": mcnemar_exact_p_float(counts["candidate_only"],
                                                  counts["baseline_only"]),
         "mean_difference": to_float(mean),
-        "standard_error": se,
-        "normal_interval": None if interval is None else list(interval),
+        "standard_error": task_se,
+        "clustered_standard_error": family_se,
+        "standard_error_unit": unit,
+        "normal_interval": interval,
+        "normal_interval_clipped": clipped,
         "outcome_correlation": outcome_correlation(baseline, candidate),
-        "clustered_standard_error": clustered_standard_error(differences, clusters),
         "minimum_detectable_effect": mde,
         "power": to_float(power),
         "observed_below_mde": None if mde is None else abs(mean) < Fraction(mde),
+        "not_estimable": reason,
     })
     return summary
