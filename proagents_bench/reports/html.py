@@ -15,6 +15,7 @@ browser opens: the JSON document always holds everything.
 
 from __future__ import annotations
 
+import re
 import sys
 from html import escape
 from itertools import repeat
@@ -22,39 +23,48 @@ from itertools import repeat
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from . import svg as report_svg
 from .view import (ACTION_WORDS, HARD_GATES, METRIC_ROWS, clean, counted, failed_gates, gate_text,
-                   latencies, metric_value, problems_first, shorten, show, show_gate, slices,
-                   tagged_reasons, task_rows)
+                   latencies, metric_value, note_facts, notes, problems_first, shorten, show,
+                   show_gate, slices, tagged_reasons, task_rows)
 
 MAX_GRID_ROWS = 500
 MAX_GRID_CELLS = 30000  # rows x trial columns of both systems: keeps the page light
 MAX_REASONS = 200
+MAX_NOTES = 50
 MAX_SLICES = 60
 MAX_TEXT = 300
 HISTOGRAM_BINS = 40
 
 STYLE = """
-:root { --pass: #1a7f37; --review: #b35c00; --block: #c62828; --incomparable: #6a1b9a; }
+:root { --pass: #1a7f37; --review: #b35c00; --block: #c62828; --incomparable: #6a1b9a;
+  --note: #0b5cad; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif;
-  color: #1b1f24; margin: 0 auto; max-width: 1180px; padding: 0 20px 40px; }
+  color: #1b1f24; margin: 0 auto; max-width: 1180px; padding: 0 20px 40px;
+  overflow-wrap: break-word; }
 h1 { font-size: 1.2rem; margin: 18px 0 4px; } h2 { font-size: 1.15rem; margin: 28px 0 8px;
   border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
 .banner { color: #fff; padding: 18px 24px; border-radius: 8px; margin-top: 16px; }
 .banner .action { font-size: 2.6rem; font-weight: 800; letter-spacing: .04em; margin: 0; }
 .banner .meaning { font-size: 1.1rem; margin: 2px 0 10px; }
 .banner .primary { font-size: 1.05rem; margin: 0; font-weight: 600; }
+.banner .notes { background: #fff; color: #1b1f24; border-radius: 6px; padding: 8px 12px;
+  margin-top: 14px; border-left: 6px solid var(--note); }
+.notes .notes-head { margin: 0 0 4px; font-weight: 700; color: var(--note); }
+.notes ul { margin: 0; padding-left: 1.2em; } .notes li { margin: 2px 0; }
+.notes .facts { color: #57606a; font-size: .9em; }
 .PASS { background: var(--pass); } .REVIEW { background: var(--review); }
 .BLOCK { background: var(--block); } .INCOMPARABLE { background: var(--incomparable); }
 .reasons li { margin: 3px 0; } .sev { font-weight: 700; font-size: .8rem; padding: 0 5px;
   border-radius: 3px; color: #fff; margin-right: 6px; }
 .sev.block { background: var(--block); } .sev.review { background: var(--review); }
-table { border-collapse: collapse; margin: 6px 0; }
+.sev.note { background: var(--note); }
+.scroll { overflow-x: auto; max-width: 100%; margin: 6px 0; }
+table { border-collapse: collapse; margin: 0; }
 th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f5f7; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .held { color: var(--pass); font-weight: 700; } .failed { color: var(--block); font-weight: 700; }
-.facts th { width: 13em; } .inputs td.id { white-space: nowrap; word-break: normal; }
-code, .id { font-family: ui-monospace, Consolas, monospace;
-  font-size: .9em; word-break: break-all; }
+.facts th { width: 13em; }
+code, .id { font-family: ui-monospace, Consolas, monospace; font-size: .9em; }
 .chart { width: 100%; max-width: 760px; height: auto; display: block; margin: 4px 0 12px; }
 .chart .bar { fill: #5b7fa6; } .chart .bar.baseline { fill: #9aa5b1; }
 .chart .bar.candidate { fill: #2f6fb3; } .chart .band { fill: #cfe3f7; }
@@ -63,22 +73,31 @@ code, .id { font-family: ui-monospace, Consolas, monospace;
 .chart .marker { stroke-width: 2; } .chart .marker.gate { stroke: var(--block);
   stroke-dasharray: 6 4; } .chart .marker-label.gate { fill: var(--block); font-weight: 700; }
 .chart .marker.bound { stroke: #1f5a96; } .chart .marker.observed { stroke: #1b1f24; }
-.chart .marker.zero { stroke: #8c959f; stroke-dasharray: 2 3; }
 table.grid { font-size: 12px; } table.grid td, table.grid th { padding: 2px 5px; }
 table.grid td.ok { background: #dcf5e3; color: #14532d; text-align: center; }
 table.grid td.bad { background: #fde2e1; color: #7f1d1d; }
 table.grid td.task-pass { font-weight: 700; color: var(--pass); }
 table.grid td.task-fail { font-weight: 700; color: var(--block); }
 table.grid tr.critical td:first-child { border-left: 5px solid var(--block); }
+table.grid tbody td:first-child { position: sticky; left: 0; background: #fff;
+  min-width: 9em; }
 .badge { font-size: .72rem; font-weight: 700; background: var(--block); color: #fff;
   padding: 0 4px; border-radius: 3px; margin-left: 4px; }
+.badge, .sev { white-space: nowrap; overflow-wrap: normal; }
 .note { color: #57606a; font-size: .9rem; } .cut { font-weight: 600; color: #7f1d1d; }
+@media (max-width: 600px) {
+  body { padding: 0 10px 30px; } .banner { padding: 12px 14px; }
+  .banner .action { font-size: 2rem; } .facts th { width: auto; }
+}
 @media print {
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   body { font-size: 10pt; max-width: none; padding: 0; }
   h2 { break-after: avoid; }
   tr, .chart, .banner, #bootstrap, #slices { break-inside: avoid; }
   thead { display: table-header-group; } table.grid { font-size: 7.5pt; }
+  .scroll { overflow: visible; }
+  .id { overflow-wrap: anywhere; }
+  table.grid tbody td:first-child { position: static; min-width: 0; }
   a { color: inherit; text-decoration: none; }
 }
 """
@@ -86,6 +105,28 @@ table.grid tr.critical td:first-child { border-left: 5px solid var(--block); }
 
 def _e(text, limit=MAX_TEXT):
     return escape(shorten(text, limit), quote=True)
+
+
+# Where a long id may break: after a separator, never inside a word (so "test-safety" breaks
+# as "test-" / "safety", not "test-saf" / "ety"); <wbr> adds no character to a copied id.
+_ID_BREAKS = re.compile(r"([-_/.\\:])(?!$)")
+_HEX_GROUP = re.compile(r"([0-9a-f]{16})(?=[0-9a-f])")
+
+
+def _id(text, limit=MAX_TEXT):
+    """An id, path or version, escaped, breakable after its separators only."""
+    return _ID_BREAKS.sub(r"\1<wbr>", _e(text, limit))
+
+
+def _digest(text):
+    """A hash (``sha256:`` and 64 hex digits): breakable between groups of 16 digits."""
+    return _HEX_GROUP.sub(r"\1<wbr>", _id(text))
+
+
+def _table(html_class, body):
+    """A table in its own scroll container: on a narrow window the table scrolls, never the
+    page (print shows it whole)."""
+    return '<div class="scroll">\n<table class="%s">\n%s\n</table>\n</div>' % (html_class, body)
 
 
 def render(evaluation) -> bytes:
@@ -100,7 +141,7 @@ def render(evaluation) -> bytes:
         "<title>%s: %s vs %s (%s)</title>\n<style>%s</style>\n</head>\n<body>\n" % (
             _e(action), _e(document["candidate_system"], 80),
             _e(document["baseline_system"], 80), _e(document["benchmark_id"], 80), STYLE),
-        _banner(document),
+        _banner(document, evaluation.decision),
         _reasons(document, evaluation.decision),
         _facts(document),
     ]
@@ -115,12 +156,29 @@ def render(evaluation) -> bytes:
     return "".join(parts).encode("utf-8")
 
 
-def _banner(document):
+def _banner(document, decision):
     action = document["action"]
     return ('<header class="banner %s" id="decision">\n<p class="action">%s</p>\n'
-            '<p class="meaning">%s</p>\n<p class="primary">%s</p>\n</header>\n' % (
+            '<p class="meaning">%s</p>\n<p class="primary">%s</p>\n%s</header>\n' % (
                 _e(action), _e(action), _e(ACTION_WORDS.get(action, "")),
-                _e(document["primary_reason"], 2000)))
+                _e(document["primary_reason"], 2000), _notes(decision)))
+
+
+def _notes(decision):
+    """The informational findings, inside the decision's banner: a PASS must not hide that,
+    say, the benchmark is too small to detect the difference it reports."""
+    found = notes(decision)
+    if not found:
+        return ""
+    shown, rest = counted(found, MAX_NOTES)
+    items = ['<li><span class="sev note">NOTE</span>%s <span class="facts">(%s)</span></li>' % (
+        _e(finding.reason, 2000), _e(note_facts(finding), 2000)) for finding in shown]
+    if rest:
+        items.append('<li class="cut">%d more notes not shown (the JSON document lists them '
+                     'all)</li>' % rest)
+    return ('<div class="notes" id="notes">\n<p class="notes-head">%d informational note%s '
+            '(never a gate, never a reason)</p>\n<ul>\n%s\n</ul>\n</div>\n' % (
+                len(found), "" if len(found) == 1 else "s", "\n".join(items)))
 
 
 _SEVERITY_TAGS = {BLOCKING: '<span class="sev block">BLOCK</span>',
@@ -141,19 +199,20 @@ def _reasons(document, decision):
 
 def _facts(document):
     facts = [
-        ("Candidate", document["candidate_system"]),
-        ("Baseline", document["baseline_system"]),
-        ("Benchmark", "%s %s" % (document["benchmark_id"], document["benchmark_version"])),
-        ("Dataset", document["dataset_version"]),
-        ("Result set", document.get("result_set_version", "")),
-        ("Evidence fingerprint", document["evidence_fingerprint"]),
-        ("Harness", "%s %s" % (document["harness"]["name"], document["harness"]["version"])
-         if "harness" in document else ""),
+        ("Candidate", _id(document["candidate_system"])),
+        ("Baseline", _id(document["baseline_system"])),
+        ("Benchmark", _id("%s %s" % (document["benchmark_id"],
+                                     document["benchmark_version"]))),
+        ("Dataset", _id(document["dataset_version"])),
+        ("Result set", _id(document.get("result_set_version", ""))),
+        ("Evidence fingerprint", _digest(document["evidence_fingerprint"])),
+        ("Harness", _id("%s %s" % (document["harness"]["name"], document["harness"]["version"])
+                        if "harness" in document else "")),
     ]
     body = "\n".join('<tr><th scope="row">%s</th><td class="id">%s</td></tr>' % (
-        _e(label), _e(value)) for label, value in facts)
-    return '<section id="about">\n<h2>What was compared</h2>\n<table class="facts">\n%s\n' \
-           '</table>\n</section>\n' % body
+        _e(label), value) for label, value in facts)
+    return '<section id="about">\n<h2>What was compared</h2>\n%s\n</section>\n' % _table(
+        "facts", body)
 
 
 def _held_cell(gate_key, failed):
@@ -168,12 +227,8 @@ def _held_cell(gate_key, failed):
 def _metrics(document, gates):
     failed = failed_gates(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
-    lines = ['<section id="metrics">\n<h2>Metrics and gates</h2>',
-             '<p class="note">Gates judge the candidate; the baseline is shown for comparison. '
-             'A task passes when its trial success rate is at least %s.</p>' % _e(
-                 show_gate(gates["task_min_trial_success_rate"])),
-             '<table class="metrics">\n<thead><tr><th>Metric</th><th>Baseline</th>'
-             '<th>Candidate</th><th>Gate (candidate)</th><th>Held?</th></tr></thead>\n<tbody>']
+    lines = ['<thead><tr><th>Metric</th><th>Baseline</th><th>Candidate</th>'
+             '<th>Gate (candidate)</th><th>Held?</th></tr></thead>\n<tbody>']
     for row in METRIC_ROWS:
         lines.append('<tr><th scope="row">%s</th><td class="num">%s</td><td class="num">%s'
                      '</td><td>%s</td>%s</tr>' % (
@@ -190,8 +245,12 @@ def _metrics(document, gates):
                      _e(show(comparison["confidence"] * 100)), _e(show(low)), _e(show(high)),
                      _e(show(low)), _e(show_gate(gates["min_paired_delta_ci_low"])),
                      _held_cell("min_paired_delta_ci_low", failed)))
-    lines.append("</tbody>\n</table>\n</section>\n")
-    return "\n".join(lines)
+    lines.append("</tbody>")
+    return ('<section id="metrics">\n<h2>Metrics and gates</h2>\n<p class="note">Gates judge '
+            'the candidate; the baseline is shown for comparison. A task passes when its trial '
+            'success rate is at least %s.</p>\n%s\n</section>\n' % (
+                _e(show_gate(gates["task_min_trial_success_rate"])),
+                _table("metrics", "\n".join(lines))))
 
 
 def _bootstrap(evaluation, gates):
@@ -295,52 +354,53 @@ def _grid(document, rows):
     limit = min(MAX_GRID_ROWS, max(MAX_GRID_CELLS // (2 * trials), 50))
     shown, rest = counted(problems_first(rows), limit)
     head = "".join("<th>%d</th>" % number for number in range(1, trials + 1))
-    lines = ['<section id="tasks">\n<h2>Tasks and trials</h2>',
-             '<p class="note">One row per test task: tasks the candidate fails come first '
-             '(critical ones leading), then tasks only the baseline fails, then the rest. A '
-             'failed cell names its failing checks: the status (timeout, error, unknown), '
-             '<em>wrong final state</em>, <em>forbidden side effect</em> or <em>unapproved '
-             'tool</em>. <span class="badge">CRITICAL</span> marks a critical task.</p>',
-             '<table class="grid">\n<thead><tr><th rowspan="2">Task</th>'
-             '<th rowspan="2">Slice</th><th colspan="%d">Baseline %s: trials</th><th '
-             'rowspan="2">Baseline task</th><th colspan="%d">Candidate %s: trials</th><th '
-             'rowspan="2">Candidate task</th></tr>\n<tr>%s%s</tr></thead>\n<tbody>' % (
-                 trials, _e(document["baseline_system"], 60), trials,
-                 _e(document["candidate_system"], 60), head, head)]
+    lines = ['<thead><tr><th rowspan="2">Task</th><th rowspan="2">Slice</th><th colspan="%d">'
+             'Baseline %s: trials</th><th rowspan="2">Baseline task</th><th colspan="%d">'
+             'Candidate %s: trials</th><th rowspan="2">Candidate task</th></tr>\n<tr>%s%s</tr>'
+             '</thead>\n<tbody>' % (trials, _id(document["baseline_system"], 60), trials,
+                                    _id(document["candidate_system"], 60), head, head)]
     for row in shown:
         cells = ['<td><span class="id">%s</span>%s</td><td>%s</td>' % (
-            _e(row.case_id, 120), '<span class="badge">CRITICAL</span>' if row.critical else "",
-            _e(row.slice, 60))]
+            _id(row.case_id, 120), '<span class="badge">CRITICAL</span>' if row.critical else "",
+            _id(row.slice, 60))]
         for system_task in (row.baseline, row.candidate):
             cells.extend(_trial_cell(trial) for trial in system_task.trials)
             cells.append('<td></td>' * (trials - len(system_task.trials)))
             cells.append(_task_cell(system_task))
         lines.append('<tr%s>%s</tr>' % (' class="critical"' if row.critical else "",
                                         "".join(cells)))
-    lines.append("</tbody>\n</table>")
+    lines.append("</tbody>")
+    parts = ['<section id="tasks">\n<h2>Tasks and trials</h2>',
+             '<p class="note">One row per test task: tasks the candidate fails come first '
+             '(critical ones leading), then tasks only the baseline fails, then the rest. A '
+             'failed cell names its failing checks: the status (timeout, error, unknown), '
+             '<em>wrong final state</em>, <em>forbidden side effect</em> or <em>unapproved '
+             'tool</em>. <span class="badge">CRITICAL</span> marks a critical task.</p>',
+             _table("grid", "\n".join(lines))]
     if rest:
         failing = sum(1 for row in rows if row.candidate.misses_gate)
-        lines.append('<p class="cut">%d more tasks not shown (%d tasks in all, %d failing for '
+        parts.append('<p class="cut">%d more tasks not shown (%d tasks in all, %d failing for '
                      'the candidate); the JSON document has every trial.</p>' % (
                          rest, len(rows), failing))
-    lines.append("</section>\n")
-    return "\n".join(lines)
+    parts.append("</section>\n")
+    return "\n".join(parts)
 
 
 def _inputs(document):
     lines = ['<section id="evidence">\n<h2>Inputs and limitations</h2>']
     inputs = document.get("inputs") or {}
     if inputs:
-        lines.append('<table class="inputs">\n<thead><tr><th>Input</th><th>File</th><th>Bytes'
-                     '</th><th>SHA-256</th></tr></thead>\n<tbody>')
+        body = ['<thead><tr><th>Input</th><th>File</th><th>Bytes</th><th>SHA-256</th></tr>'
+                '</thead>\n<tbody>']
         for kind in ("spec", "cases", "results"):
             item = inputs.get(kind)
             if item:
-                lines.append('<tr><th scope="row">%s</th><td class="id">%s</td><td class="num">'
-                             '%s</td><td class="id">%s</td></tr>' % (
-                                 _e(kind), _e(item["file"]), _e(show(item["bytes"])),
-                                 _e(item["sha256"])))
-        lines.append("</tbody>\n</table>")
+                body.append('<tr><th scope="row">%s</th><td class="id">%s</td><td class="num">'
+                            '%s</td><td class="id">%s</td></tr>' % (
+                                _e(kind), _id(item["file"]), _e(show(item["bytes"])),
+                                _digest(item["sha256"])))
+        body.append("</tbody>")
+        lines.append(_table("inputs", "\n".join(body)))
     lines.append("<ul>\n%s\n</ul>" % "\n".join(
         "<li>%s</li>" % _e(text, 2000) for text in document.get("limitations", ())))
     lines.append("</section>\n")
