@@ -72,6 +72,15 @@ class HtmlNoteTests(unittest.TestCase):
         self.assertIn("(code not_estimable; metric paired_task_success_delta)", banner)
         self.assertIn("tasks: test-status, test-cancel, test-refund", banner)
 
+    def test_the_note_badge_is_not_styled_as_grey_note_text(self):
+        # .note is the grey explanatory paragraph; the badge must not pick up its colour.
+        parsed = tree(report_html.render(evaluate_arguments(SCENARIOS["PASS"])))
+        badges = [attrs["class"].split() for tag, attrs, _ancestors in parsed.found
+                  if "sev" in attrs.get("class", "").split()]
+        self.assertIn(["sev", "note-tag"], badges)
+        for classes in badges:
+            self.assertNotIn("note", classes)
+
     def test_notes_are_capped_with_a_count(self):
         many = [Finding("flaky_tasks", INFORMATIONAL, "m", index, None, [], "note %d" % index)
                 for index in range(report_html.MAX_NOTES + 7)]

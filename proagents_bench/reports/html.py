@@ -15,12 +15,14 @@ browser opens: the JSON document always holds everything.
 
 from __future__ import annotations
 
+import heapq
+import math
 import re
-import sys
+from fractions import Fraction
 from html import escape
-from itertools import repeat
 
 from ..contract.vocabulary import BLOCKING, REVIEWING
+from ..stats.quantiles import nearest_rank_index
 from . import svg as report_svg
 from .view import (ACTION_WORDS, HARD_GATES, METRIC_ROWS, clean, counted, failed_gates, gate_text,
                    latencies, metric_value, note_facts, notes, problems_first, shorten, show,
@@ -33,6 +35,12 @@ MAX_NOTES = 50
 MAX_SLICES = 60
 MAX_TEXT = 300
 HISTOGRAM_BINS = 40
+BOOTSTRAP_BARS = 50
+# The latency axis ends at most this many times the p95's distance from the fastest trial
+# (then the slower trials are counted off scale), so that one outlier cannot squeeze every
+# other trial into the first bar: at least 95% of each system's trials stay on the axis.
+LATENCY_AXIS_P95_SPAN = 4
+P95 = Fraction(95, 100)
 
 STYLE = """
 :root { --pass: #1a7f37; --review: #b35c00; --block: #c62828; --incomparable: #6a1b9a;
@@ -57,21 +65,27 @@ h1 { font-size: 1.2rem; margin: 18px 0 4px; } h2 { font-size: 1.15rem; margin: 2
 .reasons li { margin: 3px 0; } .sev { font-weight: 700; font-size: .8rem; padding: 0 5px;
   border-radius: 3px; color: #fff; margin-right: 6px; }
 .sev.block { background: var(--block); } .sev.review { background: var(--review); }
-.sev.note { background: var(--note); }
+.sev.note-tag { background: var(--note); }
 .scroll { overflow-x: auto; max-width: 100%; margin: 6px 0; }
 table { border-collapse: collapse; margin: 0; }
 th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f5f7; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .held { color: var(--pass); font-weight: 700; } .failed { color: var(--block); font-weight: 700; }
+td.held { white-space: nowrap; }
 .facts th { width: 13em; }
 code, .id { font-family: ui-monospace, Consolas, monospace; font-size: .9em; }
 .chart { width: 100%; max-width: 760px; height: auto; display: block; margin: 4px 0 12px; }
 .chart .bar { fill: #5b7fa6; } .chart .bar.baseline { fill: #9aa5b1; }
 .chart .bar.candidate { fill: #2f6fb3; } .chart .band { fill: #cfe3f7; }
+.chart .bar.off-scale { fill: #b7c3d0; stroke: #5b7fa6; stroke-dasharray: 3 2; }
 .chart .axis, .chart .tick { stroke: #57606a; } .chart .grid { stroke: #e3e7eb; }
 .chart text { font: 11px system-ui, Arial, sans-serif; fill: #1b1f24; }
+.chart .marker-label { paint-order: stroke; stroke: #fff; stroke-width: 3px;
+  stroke-linejoin: round; }
+.chart .bar-value.inside { fill: #fff; }
 .chart .marker { stroke-width: 2; } .chart .marker.gate { stroke: var(--block);
   stroke-dasharray: 6 4; } .chart .marker-label.gate { fill: var(--block); font-weight: 700; }
+.chart .marker-arrow.gate { fill: var(--block); } .chart .marker-arrow { fill: #1b1f24; }
 .chart .marker.bound { stroke: #1f5a96; } .chart .marker.observed { stroke: #1b1f24; }
 table.grid { font-size: 12px; } table.grid td, table.grid th { padding: 2px 5px; }
 table.grid td.ok { background: #dcf5e3; color: #14532d; text-align: center; }
@@ -171,7 +185,7 @@ def _notes(decision):
     if not found:
         return ""
     shown, rest = counted(found, MAX_NOTES)
-    items = ['<li><span class="sev note">NOTE</span>%s <span class="facts">(%s)</span></li>' % (
+    items = ['<li><span class="sev note-tag">NOTE</span>%s <span class="facts">(%s)</span></li>' % (
         _e(finding.reason, 2000), _e(note_facts(finding), 2000)) for finding in shown]
     if rest:
         items.append('<li class="cut">%d more notes not shown (the JSON document lists them '
@@ -260,56 +274,119 @@ def _bootstrap(evaluation, gates):
     low, high = comparison["paired_bootstrap_interval"]
     gate = float(gates["min_paired_delta_ci_low"])
     delta = comparison["paired_task_success_delta"]
-    values = [float(mean) for mean, _count in distribution] or [low, high]
-    left = min(min(values), gate, 0.0)
-    right = max(max(values), gate, 0.0)
-    margin = max((right - left) * 0.05, 0.02)
-    left, right = left - margin, right + margin
-    counts = report_svg.bin_counts(distribution, left, right, HISTOGRAM_BINS)
+    task_count = len(document["candidate_metrics"]["task_results"])
+    # The resampled means lie on a lattice (multiples of 1/n for n tasks): each bar is centred
+    # on the values it counts, so the bar of a zero difference straddles 0.
+    bars, cell, lattice = report_svg.support_bins(distribution, BOOTSTRAP_BARS,
+                                                  Fraction(1, max(task_count, 1)))
+    half_cell = float(cell) / 2
+    if bars:
+        data_low, data_high = float(bars[0][0]), float(bars[-1][1])
+    else:
+        data_low, data_high = low - half_cell, high + half_cell
+    data_low = min(data_low, float(delta) - half_cell, low - half_cell)
+    data_high = max(data_high, float(delta) + half_cell, high + half_cell)
+    axis_low, axis_high, gate_on_axis = report_svg.axis_around(data_low, data_high, gate)
+    pad = (axis_high - axis_low) * 0.03
     markers = [
         report_svg.Marker(gate, "gate min_paired_delta_ci_low %s" % show_gate(
-            gates["min_paired_delta_ci_low"]), "gate"),
+            gates["min_paired_delta_ci_low"]), "gate", bold=True),
         report_svg.Marker(low, "interval low %s" % show(low), "bound"),
         report_svg.Marker(high, "interval high %s" % show(high), "bound"),
         report_svg.Marker(delta, "observed delta %s" % show(delta), "observed"),
     ]
     title = ("Paired bootstrap: %s resampled mean differences (unit: %s, seed %s)" % (
         comparison["samples"], comparison.get("bootstrap_unit", "task"), comparison["seed"]))
-    svg = report_svg.histogram(title, counts, left, right, markers, band=(low, high),
-                               x_label="mean task success difference, candidate - baseline")
+    svg = report_svg.histogram(
+        title, bars, (axis_low - pad, axis_high + pad), markers,
+        band=(low - half_cell, high + half_cell),
+        x_label="mean task success difference, candidate - baseline", unit=" samples")
+    gate_words = ("the dashed red line is the gate its low end must reach" if gate_on_axis
+                  else "the gate its low end must reach (%s) lies far from every resampled "
+                       "mean: an arrow at the edge points to it" % _e(show(gate)))
+    per_bar = round(float(bars[0][1] - bars[0][0]) / float(cell)) if bars else 1
+    if not lattice:
+        bar_words = "Each bar counts the differences within its width"
+    elif per_bar == 1:
+        bar_words = ("The differences are %s apart; each bar is centred on one of them"
+                     % _e(show(cell)))
+    else:
+        bar_words = ("The differences are %s apart; each bar is centred on the middle one of "
+                     "the %d it counts" % (_e(show(cell)), per_bar))
     return ('<section id="bootstrap">\n<h2>Paired bootstrap distribution</h2>\n<p class="note">'
-            '%s. The shaded band is the %s%% interval; the dashed red line is the gate its low '
-            'end must reach.</p>\n%s\n</section>\n' % (
-                _e(title), _e(show(comparison["confidence"] * 100)), svg))
+            '%s. %s; the shaded band is the %s%% interval; %s.</p>\n%s\n</section>\n' % (
+                _e(title), bar_words, _e(show(comparison["confidence"] * 100)), gate_words,
+                svg))
+
+
+def _reference_latency(values, p95):
+    """The latency the axis is scaled to: the p95, or, when the p95 is the slowest trial
+    itself (20 trials or fewer), the second slowest, so one outlier never sets the scale."""
+    if len(values) > 1 and nearest_rank_index(P95, len(values)) == len(values) - 1:
+        return float(heapq.nlargest(2, values)[1])
+    return float(p95)
+
+
+def latency_axis(value_lists, p95_values):
+    """(low, high, clipped) of the latency axis shared by both systems: from 0 (or from the
+    fastest trial, when starting at 0 would cost more than a quarter of the width) to the
+    slowest trial, or, when the slowest lie more than :data:`LATENCY_AXIS_P95_SPAN` times
+    the reference latency's distance from the fastest (:func:`_reference_latency`), to that
+    distance (``clipped``: the trials beyond are counted off scale). Finite for any finite
+    latencies."""
+    smallest = min(min(values) for values in value_lists if values)
+    largest = max(max(values) for values in value_lists if values)
+    reference = max(_reference_latency(values, p95)
+                    for values, p95 in zip(value_lists, p95_values) if values)
+    limit = smallest + LATENCY_AXIS_P95_SPAN * (reference - smallest)
+    clipped = math.isfinite(limit) and smallest < limit < largest
+    high = limit if clipped else float(largest)
+    low = 0.0 if smallest <= (high - smallest) / 3 else float(smallest)
+    if not high > low:
+        low, high = 0.0, high if high > 0 else 1.0
+    return low, high, clipped
 
 
 def _latency(document, gates):
     gate = float(gates["max_p95_latency_ms"])
     systems = [("Baseline", document["baseline_metrics"]),
                ("Candidate", document["candidate_metrics"])]
-    values = {name: latencies(metrics) for name, metrics in systems}
-    if not any(values.values()):
+    values = [latencies(metrics) for _name, metrics in systems]
+    if not any(values):
         return ""
-    largest = max(max(found) for found in values.values() if found)
-    right = min(max(largest, gate, 1.0) * 1.05, sys.float_info.max)
-    parts = ['<section id="latency">\n<h2>Latency per trial</h2>\n<p class="note">The dashed '
-             'red line is the gate max_p95_latency_ms %s (it judges the candidate); the solid '
-             'line is each system\'s observed p95.</p>' % _e(show_gate(
-                 gates["max_p95_latency_ms"]))]
-    for name, metrics in systems:
-        counts = report_svg.bin_counts(zip(values[name], repeat(1)), 0.0, right,
-                                       HISTOGRAM_BINS)
+    low, high, clipped = latency_axis(values, [metrics["p95_latency_ms"]
+                                               for _name, metrics in systems])
+    axis_low, axis_high, gate_on_axis = report_svg.axis_around(low, high, gate)
+    binned = [report_svg.even_bins(found, low, high, HISTOGRAM_BINS) for found in values]
+    parts = ['<section id="latency">\n<h2>Latency per trial</h2>\n<p class="note">%s; the '
+             'solid line is each system\'s observed p95.%s</p>' % (
+                 "The dashed red line is the gate max_p95_latency_ms %s (it judges the "
+                 "candidate)" % _e(show_gate(gates["max_p95_latency_ms"])) if gate_on_axis
+                 else "The gate max_p95_latency_ms %s lies far beyond the trials: an arrow at "
+                      "the edge points to it" % _e(show_gate(gates["max_p95_latency_ms"])),
+                 " The axis ends at %s ms, %s times the p95's distance from the fastest trial "
+                 "(the second slowest trial's, with 20 trials or fewer); the slower trials are "
+                 "counted in the last bar, right of the axis." % (
+                     _e(report_svg.group_digits(high)), LATENCY_AXIS_P95_SPAN)
+                 if clipped else "")]
+    for (name, metrics), found, (bars, above) in zip(systems, values, binned):
         markers = [
             report_svg.Marker(gate, "gate max_p95_latency_ms %s" % show_gate(
-                gates["max_p95_latency_ms"]), "gate"),
+                gates["max_p95_latency_ms"]), "gate", bold=True),
             report_svg.Marker(metrics["p95_latency_ms"], "%s p95 %s ms" % (
                 name.lower(), show(metrics["p95_latency_ms"])), "observed"),
         ]
+        off_scale = None
+        if clipped:
+            off_scale = (above, "%d trial%s above %s ms%s" % (
+                above, "" if above == 1 else "s", report_svg.group_digits(high),
+                ", the slowest %s ms" % show(max(found)) if above else ""))
         title = "%s %s: %d trials, mean %s ms" % (name, clean(metrics.get("system_id", "")),
                                                    metrics["trial_count"],
                                                    show(metrics["mean_latency_ms"]))
         parts.append("<h3>%s</h3>\n%s" % (_e(title), report_svg.histogram(
-            title, counts, 0.0, right, markers, x_label="latency (ms)", height=190)))
+            title, bars, (axis_low, axis_high), markers, x_label="latency (ms)",
+            plot_height=110, off_scale=off_scale, unit=" trials")))
     parts.append("</section>\n")
     return "\n".join(parts)
 
@@ -317,7 +394,7 @@ def _latency(document, gates):
 def _slices(document):
     all_slices = slices(document)
     shown, rest = counted(all_slices, MAX_SLICES)
-    rows = [(shorten(name, 32), baseline and baseline["task_success_rate"],
+    rows = [(name, baseline and baseline["task_success_rate"],
              candidate and candidate["task_success_rate"])
             for name, baseline, candidate in shown]
     gap = document["candidate_metrics"]["slice_task_success_gap"]
