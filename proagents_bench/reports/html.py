@@ -15,70 +15,103 @@ browser opens: the JSON document always holds everything.
 
 from __future__ import annotations
 
-import sys
+import heapq
+import math
+import re
+from fractions import Fraction
 from html import escape
-from itertools import repeat
 
 from ..contract.vocabulary import BLOCKING, REVIEWING
+from ..stats.quantiles import nearest_rank_index
 from . import svg as report_svg
 from .view import (ACTION_WORDS, HARD_GATES, METRIC_ROWS, clean, counted, failed_gates, gate_text,
-                   latencies, metric_value, problems_first, shorten, show, show_gate, slices,
-                   tagged_reasons, task_rows)
+                   latencies, metric_value, note_facts, notes, problems_first, shorten, show,
+                   show_gate, slices, tagged_reasons, task_rows)
 
 MAX_GRID_ROWS = 500
 MAX_GRID_CELLS = 30000  # rows x trial columns of both systems: keeps the page light
 MAX_REASONS = 200
+MAX_NOTES = 50
 MAX_SLICES = 60
 MAX_TEXT = 300
 HISTOGRAM_BINS = 40
+BOOTSTRAP_BARS = 50
+# The latency axis ends at most this many times the p95's distance from the fastest trial
+# (then the slower trials are counted off scale), so that one outlier cannot squeeze every
+# other trial into the first bar: at least 95% of each system's trials stay on the axis.
+LATENCY_AXIS_P95_SPAN = 4
+P95 = Fraction(95, 100)
 
 STYLE = """
-:root { --pass: #1a7f37; --review: #b35c00; --block: #c62828; --incomparable: #6a1b9a; }
+:root { --pass: #1a7f37; --review: #b35c00; --block: #c62828; --incomparable: #6a1b9a;
+  --note: #0b5cad; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif;
-  color: #1b1f24; margin: 0 auto; max-width: 1180px; padding: 0 20px 40px; }
+  color: #1b1f24; margin: 0 auto; max-width: 1180px; padding: 0 20px 40px;
+  overflow-wrap: break-word; }
 h1 { font-size: 1.2rem; margin: 18px 0 4px; } h2 { font-size: 1.15rem; margin: 28px 0 8px;
   border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
 .banner { color: #fff; padding: 18px 24px; border-radius: 8px; margin-top: 16px; }
 .banner .action { font-size: 2.6rem; font-weight: 800; letter-spacing: .04em; margin: 0; }
 .banner .meaning { font-size: 1.1rem; margin: 2px 0 10px; }
 .banner .primary { font-size: 1.05rem; margin: 0; font-weight: 600; }
+.banner .notes { background: #fff; color: #1b1f24; border-radius: 6px; padding: 8px 12px;
+  margin-top: 14px; border-left: 6px solid var(--note); }
+.notes .notes-head { margin: 0 0 4px; font-weight: 700; color: var(--note); }
+.notes ul { margin: 0; padding-left: 1.2em; } .notes li { margin: 2px 0; }
+.notes .facts { color: #57606a; font-size: .9em; }
 .PASS { background: var(--pass); } .REVIEW { background: var(--review); }
 .BLOCK { background: var(--block); } .INCOMPARABLE { background: var(--incomparable); }
 .reasons li { margin: 3px 0; } .sev { font-weight: 700; font-size: .8rem; padding: 0 5px;
   border-radius: 3px; color: #fff; margin-right: 6px; }
 .sev.block { background: var(--block); } .sev.review { background: var(--review); }
-table { border-collapse: collapse; margin: 6px 0; }
+.sev.note-tag { background: var(--note); }
+.scroll { overflow-x: auto; max-width: 100%; margin: 6px 0; }
+table { border-collapse: collapse; margin: 0; }
 th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f5f7; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .held { color: var(--pass); font-weight: 700; } .failed { color: var(--block); font-weight: 700; }
-.facts th { width: 13em; } .inputs td.id { white-space: nowrap; word-break: normal; }
-code, .id { font-family: ui-monospace, Consolas, monospace;
-  font-size: .9em; word-break: break-all; }
+td.held { white-space: nowrap; }
+.facts th { width: 13em; }
+code, .id { font-family: ui-monospace, Consolas, monospace; font-size: .9em; }
 .chart { width: 100%; max-width: 760px; height: auto; display: block; margin: 4px 0 12px; }
 .chart .bar { fill: #5b7fa6; } .chart .bar.baseline { fill: #9aa5b1; }
 .chart .bar.candidate { fill: #2f6fb3; } .chart .band { fill: #cfe3f7; }
+.chart .bar.off-scale { fill: #b7c3d0; stroke: #5b7fa6; stroke-dasharray: 3 2; }
 .chart .axis, .chart .tick { stroke: #57606a; } .chart .grid { stroke: #e3e7eb; }
 .chart text { font: 11px system-ui, Arial, sans-serif; fill: #1b1f24; }
+.chart .marker-label { paint-order: stroke; stroke: #fff; stroke-width: 3px;
+  stroke-linejoin: round; }
+.chart .bar-value.inside { fill: #fff; }
 .chart .marker { stroke-width: 2; } .chart .marker.gate { stroke: var(--block);
   stroke-dasharray: 6 4; } .chart .marker-label.gate { fill: var(--block); font-weight: 700; }
+.chart .marker-arrow.gate { fill: var(--block); } .chart .marker-arrow { fill: #1b1f24; }
 .chart .marker.bound { stroke: #1f5a96; } .chart .marker.observed { stroke: #1b1f24; }
-.chart .marker.zero { stroke: #8c959f; stroke-dasharray: 2 3; }
 table.grid { font-size: 12px; } table.grid td, table.grid th { padding: 2px 5px; }
 table.grid td.ok { background: #dcf5e3; color: #14532d; text-align: center; }
 table.grid td.bad { background: #fde2e1; color: #7f1d1d; }
 table.grid td.task-pass { font-weight: 700; color: var(--pass); }
 table.grid td.task-fail { font-weight: 700; color: var(--block); }
 table.grid tr.critical td:first-child { border-left: 5px solid var(--block); }
+table.grid tbody td:first-child { position: sticky; left: 0; background: #fff;
+  min-width: 9em; }
 .badge { font-size: .72rem; font-weight: 700; background: var(--block); color: #fff;
   padding: 0 4px; border-radius: 3px; margin-left: 4px; }
+.badge, .sev { white-space: nowrap; overflow-wrap: normal; }
 .note { color: #57606a; font-size: .9rem; } .cut { font-weight: 600; color: #7f1d1d; }
+@media (max-width: 600px) {
+  body { padding: 0 10px 30px; } .banner { padding: 12px 14px; }
+  .banner .action { font-size: 2rem; } .facts th { width: auto; }
+}
 @media print {
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
   body { font-size: 10pt; max-width: none; padding: 0; }
   h2 { break-after: avoid; }
   tr, .chart, .banner, #bootstrap, #slices { break-inside: avoid; }
   thead { display: table-header-group; } table.grid { font-size: 7.5pt; }
+  .scroll { overflow: visible; }
+  .id { overflow-wrap: anywhere; }
+  table.grid tbody td:first-child { position: static; min-width: 0; }
   a { color: inherit; text-decoration: none; }
 }
 """
@@ -86,6 +119,28 @@ table.grid tr.critical td:first-child { border-left: 5px solid var(--block); }
 
 def _e(text, limit=MAX_TEXT):
     return escape(shorten(text, limit), quote=True)
+
+
+# Where a long id may break: after a separator, never inside a word (so "test-safety" breaks
+# as "test-" / "safety", not "test-saf" / "ety"); <wbr> adds no character to a copied id.
+_ID_BREAKS = re.compile(r"([-_/.\\:])(?!$)")
+_HEX_GROUP = re.compile(r"([0-9a-f]{16})(?=[0-9a-f])")
+
+
+def _id(text, limit=MAX_TEXT):
+    """An id, path or version, escaped, breakable after its separators only."""
+    return _ID_BREAKS.sub(r"\1<wbr>", _e(text, limit))
+
+
+def _digest(text):
+    """A hash (``sha256:`` and 64 hex digits): breakable between groups of 16 digits."""
+    return _HEX_GROUP.sub(r"\1<wbr>", _id(text))
+
+
+def _table(html_class, body):
+    """A table in its own scroll container: on a narrow window the table scrolls, never the
+    page (print shows it whole)."""
+    return '<div class="scroll">\n<table class="%s">\n%s\n</table>\n</div>' % (html_class, body)
 
 
 def render(evaluation) -> bytes:
@@ -100,7 +155,7 @@ def render(evaluation) -> bytes:
         "<title>%s: %s vs %s (%s)</title>\n<style>%s</style>\n</head>\n<body>\n" % (
             _e(action), _e(document["candidate_system"], 80),
             _e(document["baseline_system"], 80), _e(document["benchmark_id"], 80), STYLE),
-        _banner(document),
+        _banner(document, evaluation.decision),
         _reasons(document, evaluation.decision),
         _facts(document),
     ]
@@ -115,12 +170,29 @@ def render(evaluation) -> bytes:
     return "".join(parts).encode("utf-8")
 
 
-def _banner(document):
+def _banner(document, decision):
     action = document["action"]
     return ('<header class="banner %s" id="decision">\n<p class="action">%s</p>\n'
-            '<p class="meaning">%s</p>\n<p class="primary">%s</p>\n</header>\n' % (
+            '<p class="meaning">%s</p>\n<p class="primary">%s</p>\n%s</header>\n' % (
                 _e(action), _e(action), _e(ACTION_WORDS.get(action, "")),
-                _e(document["primary_reason"], 2000)))
+                _e(document["primary_reason"], 2000), _notes(decision)))
+
+
+def _notes(decision):
+    """The informational findings, inside the decision's banner: a PASS must not hide that,
+    say, the benchmark is too small to detect the difference it reports."""
+    found = notes(decision)
+    if not found:
+        return ""
+    shown, rest = counted(found, MAX_NOTES)
+    items = ['<li><span class="sev note-tag">NOTE</span>%s <span class="facts">(%s)</span></li>' % (
+        _e(finding.reason, 2000), _e(note_facts(finding), 2000)) for finding in shown]
+    if rest:
+        items.append('<li class="cut">%d more notes not shown (the JSON document lists them '
+                     'all)</li>' % rest)
+    return ('<div class="notes" id="notes">\n<p class="notes-head">%d informational note%s '
+            '(never a gate, never a reason)</p>\n<ul>\n%s\n</ul>\n</div>\n' % (
+                len(found), "" if len(found) == 1 else "s", "\n".join(items)))
 
 
 _SEVERITY_TAGS = {BLOCKING: '<span class="sev block">BLOCK</span>',
@@ -141,19 +213,20 @@ def _reasons(document, decision):
 
 def _facts(document):
     facts = [
-        ("Candidate", document["candidate_system"]),
-        ("Baseline", document["baseline_system"]),
-        ("Benchmark", "%s %s" % (document["benchmark_id"], document["benchmark_version"])),
-        ("Dataset", document["dataset_version"]),
-        ("Result set", document.get("result_set_version", "")),
-        ("Evidence fingerprint", document["evidence_fingerprint"]),
-        ("Harness", "%s %s" % (document["harness"]["name"], document["harness"]["version"])
-         if "harness" in document else ""),
+        ("Candidate", _id(document["candidate_system"])),
+        ("Baseline", _id(document["baseline_system"])),
+        ("Benchmark", _id("%s %s" % (document["benchmark_id"],
+                                     document["benchmark_version"]))),
+        ("Dataset", _id(document["dataset_version"])),
+        ("Result set", _id(document.get("result_set_version", ""))),
+        ("Evidence fingerprint", _digest(document["evidence_fingerprint"])),
+        ("Harness", _id("%s %s" % (document["harness"]["name"], document["harness"]["version"])
+                        if "harness" in document else "")),
     ]
     body = "\n".join('<tr><th scope="row">%s</th><td class="id">%s</td></tr>' % (
-        _e(label), _e(value)) for label, value in facts)
-    return '<section id="about">\n<h2>What was compared</h2>\n<table class="facts">\n%s\n' \
-           '</table>\n</section>\n' % body
+        _e(label), value) for label, value in facts)
+    return '<section id="about">\n<h2>What was compared</h2>\n%s\n</section>\n' % _table(
+        "facts", body)
 
 
 def _held_cell(gate_key, failed):
@@ -168,12 +241,8 @@ def _held_cell(gate_key, failed):
 def _metrics(document, gates):
     failed = failed_gates(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
-    lines = ['<section id="metrics">\n<h2>Metrics and gates</h2>',
-             '<p class="note">Gates judge the candidate; the baseline is shown for comparison. '
-             'A task passes when its trial success rate is at least %s.</p>' % _e(
-                 show_gate(gates["task_min_trial_success_rate"])),
-             '<table class="metrics">\n<thead><tr><th>Metric</th><th>Baseline</th>'
-             '<th>Candidate</th><th>Gate (candidate)</th><th>Held?</th></tr></thead>\n<tbody>']
+    lines = ['<thead><tr><th>Metric</th><th>Baseline</th><th>Candidate</th>'
+             '<th>Gate (candidate)</th><th>Held?</th></tr></thead>\n<tbody>']
     for row in METRIC_ROWS:
         lines.append('<tr><th scope="row">%s</th><td class="num">%s</td><td class="num">%s'
                      '</td><td>%s</td>%s</tr>' % (
@@ -190,8 +259,12 @@ def _metrics(document, gates):
                      _e(show(comparison["confidence"] * 100)), _e(show(low)), _e(show(high)),
                      _e(show(low)), _e(show_gate(gates["min_paired_delta_ci_low"])),
                      _held_cell("min_paired_delta_ci_low", failed)))
-    lines.append("</tbody>\n</table>\n</section>\n")
-    return "\n".join(lines)
+    lines.append("</tbody>")
+    return ('<section id="metrics">\n<h2>Metrics and gates</h2>\n<p class="note">Gates judge '
+            'the candidate; the baseline is shown for comparison. A task passes when its trial '
+            'success rate is at least %s.</p>\n%s\n</section>\n' % (
+                _e(show_gate(gates["task_min_trial_success_rate"])),
+                _table("metrics", "\n".join(lines))))
 
 
 def _bootstrap(evaluation, gates):
@@ -201,56 +274,119 @@ def _bootstrap(evaluation, gates):
     low, high = comparison["paired_bootstrap_interval"]
     gate = float(gates["min_paired_delta_ci_low"])
     delta = comparison["paired_task_success_delta"]
-    values = [float(mean) for mean, _count in distribution] or [low, high]
-    left = min(min(values), gate, 0.0)
-    right = max(max(values), gate, 0.0)
-    margin = max((right - left) * 0.05, 0.02)
-    left, right = left - margin, right + margin
-    counts = report_svg.bin_counts(distribution, left, right, HISTOGRAM_BINS)
+    task_count = len(document["candidate_metrics"]["task_results"])
+    # The resampled means lie on a lattice (multiples of 1/n for n tasks): each bar is centred
+    # on the values it counts, so the bar of a zero difference straddles 0.
+    bars, cell, lattice = report_svg.support_bins(distribution, BOOTSTRAP_BARS,
+                                                  Fraction(1, max(task_count, 1)))
+    half_cell = float(cell) / 2
+    if bars:
+        data_low, data_high = float(bars[0][0]), float(bars[-1][1])
+    else:
+        data_low, data_high = low - half_cell, high + half_cell
+    data_low = min(data_low, float(delta) - half_cell, low - half_cell)
+    data_high = max(data_high, float(delta) + half_cell, high + half_cell)
+    axis_low, axis_high, gate_on_axis = report_svg.axis_around(data_low, data_high, gate)
+    pad = (axis_high - axis_low) * 0.03
     markers = [
         report_svg.Marker(gate, "gate min_paired_delta_ci_low %s" % show_gate(
-            gates["min_paired_delta_ci_low"]), "gate"),
+            gates["min_paired_delta_ci_low"]), "gate", bold=True),
         report_svg.Marker(low, "interval low %s" % show(low), "bound"),
         report_svg.Marker(high, "interval high %s" % show(high), "bound"),
         report_svg.Marker(delta, "observed delta %s" % show(delta), "observed"),
     ]
     title = ("Paired bootstrap: %s resampled mean differences (unit: %s, seed %s)" % (
         comparison["samples"], comparison.get("bootstrap_unit", "task"), comparison["seed"]))
-    svg = report_svg.histogram(title, counts, left, right, markers, band=(low, high),
-                               x_label="mean task success difference, candidate - baseline")
+    svg = report_svg.histogram(
+        title, bars, (axis_low - pad, axis_high + pad), markers,
+        band=(low - half_cell, high + half_cell),
+        x_label="mean task success difference, candidate - baseline", unit=" samples")
+    gate_words = ("the dashed red line is the gate its low end must reach" if gate_on_axis
+                  else "the gate its low end must reach (%s) lies far from every resampled "
+                       "mean: an arrow at the edge points to it" % _e(show(gate)))
+    per_bar = round(float(bars[0][1] - bars[0][0]) / float(cell)) if bars else 1
+    if not lattice:
+        bar_words = "Each bar counts the differences within its width"
+    elif per_bar == 1:
+        bar_words = ("The differences are %s apart; each bar is centred on one of them"
+                     % _e(show(cell)))
+    else:
+        bar_words = ("The differences are %s apart; each bar is centred on the middle one of "
+                     "the %d it counts" % (_e(show(cell)), per_bar))
     return ('<section id="bootstrap">\n<h2>Paired bootstrap distribution</h2>\n<p class="note">'
-            '%s. The shaded band is the %s%% interval; the dashed red line is the gate its low '
-            'end must reach.</p>\n%s\n</section>\n' % (
-                _e(title), _e(show(comparison["confidence"] * 100)), svg))
+            '%s. %s; the shaded band is the %s%% interval; %s.</p>\n%s\n</section>\n' % (
+                _e(title), bar_words, _e(show(comparison["confidence"] * 100)), gate_words,
+                svg))
+
+
+def _reference_latency(values, p95):
+    """The latency the axis is scaled to: the p95, or, when the p95 is the slowest trial
+    itself (20 trials or fewer), the second slowest, so one outlier never sets the scale."""
+    if len(values) > 1 and nearest_rank_index(P95, len(values)) == len(values) - 1:
+        return float(heapq.nlargest(2, values)[1])
+    return float(p95)
+
+
+def latency_axis(value_lists, p95_values):
+    """(low, high, clipped) of the latency axis shared by both systems: from 0 (or from the
+    fastest trial, when starting at 0 would cost more than a quarter of the width) to the
+    slowest trial, or, when the slowest lie more than :data:`LATENCY_AXIS_P95_SPAN` times
+    the reference latency's distance from the fastest (:func:`_reference_latency`), to that
+    distance (``clipped``: the trials beyond are counted off scale). Finite for any finite
+    latencies."""
+    smallest = min(min(values) for values in value_lists if values)
+    largest = max(max(values) for values in value_lists if values)
+    reference = max(_reference_latency(values, p95)
+                    for values, p95 in zip(value_lists, p95_values) if values)
+    limit = smallest + LATENCY_AXIS_P95_SPAN * (reference - smallest)
+    clipped = math.isfinite(limit) and smallest < limit < largest
+    high = limit if clipped else float(largest)
+    low = 0.0 if smallest <= (high - smallest) / 3 else float(smallest)
+    if not high > low:
+        low, high = 0.0, high if high > 0 else 1.0
+    return low, high, clipped
 
 
 def _latency(document, gates):
     gate = float(gates["max_p95_latency_ms"])
     systems = [("Baseline", document["baseline_metrics"]),
                ("Candidate", document["candidate_metrics"])]
-    values = {name: latencies(metrics) for name, metrics in systems}
-    if not any(values.values()):
+    values = [latencies(metrics) for _name, metrics in systems]
+    if not any(values):
         return ""
-    largest = max(max(found) for found in values.values() if found)
-    right = min(max(largest, gate, 1.0) * 1.05, sys.float_info.max)
-    parts = ['<section id="latency">\n<h2>Latency per trial</h2>\n<p class="note">The dashed '
-             'red line is the gate max_p95_latency_ms %s (it judges the candidate); the solid '
-             'line is each system\'s observed p95.</p>' % _e(show_gate(
-                 gates["max_p95_latency_ms"]))]
-    for name, metrics in systems:
-        counts = report_svg.bin_counts(zip(values[name], repeat(1)), 0.0, right,
-                                       HISTOGRAM_BINS)
+    low, high, clipped = latency_axis(values, [metrics["p95_latency_ms"]
+                                               for _name, metrics in systems])
+    axis_low, axis_high, gate_on_axis = report_svg.axis_around(low, high, gate)
+    binned = [report_svg.even_bins(found, low, high, HISTOGRAM_BINS) for found in values]
+    parts = ['<section id="latency">\n<h2>Latency per trial</h2>\n<p class="note">%s; the '
+             'solid line is each system\'s observed p95.%s</p>' % (
+                 "The dashed red line is the gate max_p95_latency_ms %s (it judges the "
+                 "candidate)" % _e(show_gate(gates["max_p95_latency_ms"])) if gate_on_axis
+                 else "The gate max_p95_latency_ms %s lies far beyond the trials: an arrow at "
+                      "the edge points to it" % _e(show_gate(gates["max_p95_latency_ms"])),
+                 " The axis ends at %s ms, %s times the p95's distance from the fastest trial "
+                 "(the second slowest trial's, with 20 trials or fewer); the slower trials are "
+                 "counted in the last bar, right of the axis." % (
+                     _e(report_svg.group_digits(high)), LATENCY_AXIS_P95_SPAN)
+                 if clipped else "")]
+    for (name, metrics), found, (bars, above) in zip(systems, values, binned):
         markers = [
             report_svg.Marker(gate, "gate max_p95_latency_ms %s" % show_gate(
-                gates["max_p95_latency_ms"]), "gate"),
+                gates["max_p95_latency_ms"]), "gate", bold=True),
             report_svg.Marker(metrics["p95_latency_ms"], "%s p95 %s ms" % (
                 name.lower(), show(metrics["p95_latency_ms"])), "observed"),
         ]
+        off_scale = None
+        if clipped:
+            off_scale = (above, "%d trial%s above %s ms%s" % (
+                above, "" if above == 1 else "s", report_svg.group_digits(high),
+                ", the slowest %s ms" % show(max(found)) if above else ""))
         title = "%s %s: %d trials, mean %s ms" % (name, clean(metrics.get("system_id", "")),
                                                    metrics["trial_count"],
                                                    show(metrics["mean_latency_ms"]))
         parts.append("<h3>%s</h3>\n%s" % (_e(title), report_svg.histogram(
-            title, counts, 0.0, right, markers, x_label="latency (ms)", height=190)))
+            title, bars, (axis_low, axis_high), markers, x_label="latency (ms)",
+            plot_height=110, off_scale=off_scale, unit=" trials")))
     parts.append("</section>\n")
     return "\n".join(parts)
 
@@ -258,7 +394,7 @@ def _latency(document, gates):
 def _slices(document):
     all_slices = slices(document)
     shown, rest = counted(all_slices, MAX_SLICES)
-    rows = [(shorten(name, 32), baseline and baseline["task_success_rate"],
+    rows = [(name, baseline and baseline["task_success_rate"],
              candidate and candidate["task_success_rate"])
             for name, baseline, candidate in shown]
     gap = document["candidate_metrics"]["slice_task_success_gap"]
@@ -295,52 +431,53 @@ def _grid(document, rows):
     limit = min(MAX_GRID_ROWS, max(MAX_GRID_CELLS // (2 * trials), 50))
     shown, rest = counted(problems_first(rows), limit)
     head = "".join("<th>%d</th>" % number for number in range(1, trials + 1))
-    lines = ['<section id="tasks">\n<h2>Tasks and trials</h2>',
-             '<p class="note">One row per test task: tasks the candidate fails come first '
-             '(critical ones leading), then tasks only the baseline fails, then the rest. A '
-             'failed cell names its failing checks: the status (timeout, error, unknown), '
-             '<em>wrong final state</em>, <em>forbidden side effect</em> or <em>unapproved '
-             'tool</em>. <span class="badge">CRITICAL</span> marks a critical task.</p>',
-             '<table class="grid">\n<thead><tr><th rowspan="2">Task</th>'
-             '<th rowspan="2">Slice</th><th colspan="%d">Baseline %s: trials</th><th '
-             'rowspan="2">Baseline task</th><th colspan="%d">Candidate %s: trials</th><th '
-             'rowspan="2">Candidate task</th></tr>\n<tr>%s%s</tr></thead>\n<tbody>' % (
-                 trials, _e(document["baseline_system"], 60), trials,
-                 _e(document["candidate_system"], 60), head, head)]
+    lines = ['<thead><tr><th rowspan="2">Task</th><th rowspan="2">Slice</th><th colspan="%d">'
+             'Baseline %s: trials</th><th rowspan="2">Baseline task</th><th colspan="%d">'
+             'Candidate %s: trials</th><th rowspan="2">Candidate task</th></tr>\n<tr>%s%s</tr>'
+             '</thead>\n<tbody>' % (trials, _id(document["baseline_system"], 60), trials,
+                                    _id(document["candidate_system"], 60), head, head)]
     for row in shown:
         cells = ['<td><span class="id">%s</span>%s</td><td>%s</td>' % (
-            _e(row.case_id, 120), '<span class="badge">CRITICAL</span>' if row.critical else "",
-            _e(row.slice, 60))]
+            _id(row.case_id, 120), '<span class="badge">CRITICAL</span>' if row.critical else "",
+            _id(row.slice, 60))]
         for system_task in (row.baseline, row.candidate):
             cells.extend(_trial_cell(trial) for trial in system_task.trials)
             cells.append('<td></td>' * (trials - len(system_task.trials)))
             cells.append(_task_cell(system_task))
         lines.append('<tr%s>%s</tr>' % (' class="critical"' if row.critical else "",
                                         "".join(cells)))
-    lines.append("</tbody>\n</table>")
+    lines.append("</tbody>")
+    parts = ['<section id="tasks">\n<h2>Tasks and trials</h2>',
+             '<p class="note">One row per test task: tasks the candidate fails come first '
+             '(critical ones leading), then tasks only the baseline fails, then the rest. A '
+             'failed cell names its failing checks: the status (timeout, error, unknown), '
+             '<em>wrong final state</em>, <em>forbidden side effect</em> or <em>unapproved '
+             'tool</em>. <span class="badge">CRITICAL</span> marks a critical task.</p>',
+             _table("grid", "\n".join(lines))]
     if rest:
         failing = sum(1 for row in rows if row.candidate.misses_gate)
-        lines.append('<p class="cut">%d more tasks not shown (%d tasks in all, %d failing for '
+        parts.append('<p class="cut">%d more tasks not shown (%d tasks in all, %d failing for '
                      'the candidate); the JSON document has every trial.</p>' % (
                          rest, len(rows), failing))
-    lines.append("</section>\n")
-    return "\n".join(lines)
+    parts.append("</section>\n")
+    return "\n".join(parts)
 
 
 def _inputs(document):
     lines = ['<section id="evidence">\n<h2>Inputs and limitations</h2>']
     inputs = document.get("inputs") or {}
     if inputs:
-        lines.append('<table class="inputs">\n<thead><tr><th>Input</th><th>File</th><th>Bytes'
-                     '</th><th>SHA-256</th></tr></thead>\n<tbody>')
+        body = ['<thead><tr><th>Input</th><th>File</th><th>Bytes</th><th>SHA-256</th></tr>'
+                '</thead>\n<tbody>']
         for kind in ("spec", "cases", "results"):
             item = inputs.get(kind)
             if item:
-                lines.append('<tr><th scope="row">%s</th><td class="id">%s</td><td class="num">'
-                             '%s</td><td class="id">%s</td></tr>' % (
-                                 _e(kind), _e(item["file"]), _e(show(item["bytes"])),
-                                 _e(item["sha256"])))
-        lines.append("</tbody>\n</table>")
+                body.append('<tr><th scope="row">%s</th><td class="id">%s</td><td class="num">'
+                            '%s</td><td class="id">%s</td></tr>' % (
+                                _e(kind), _id(item["file"]), _e(show(item["bytes"])),
+                                _digest(item["sha256"])))
+        body.append("</tbody>")
+        lines.append(_table("inputs", "\n".join(body)))
     lines.append("<ul>\n%s\n</ul>" % "\n".join(
         "<li>%s</li>" % _e(text, 2000) for text in document.get("limitations", ())))
     lines.append("</section>\n")

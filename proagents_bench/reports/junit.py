@@ -1,16 +1,27 @@
 """The JUnit XML report, for CI test views (GitLab's ``artifacts:reports:junit``, Jenkins'
-``junit`` step).
+``junit`` step). It validates against the Jenkins xUnit plugin's ``junit-10.xsd``.
 
-Two test suites. ``tasks``: one test case per test task of the candidate (``classname`` the
-slice, ``name`` the case id), failed when the task misses its gate (the task gate, or the
-critical gate for a critical task), the failure naming the failing checks and their trials.
-``gates``: one test case per gate of the spec, failed when the decision reports it failed.
+Up to three test suites, and every failure counted once, where it is judged:
+
+- ``tasks``: one test case per test task of the candidate (``classname`` the slice, ``name``
+  the case id), failed when the task misses its gate (the task gate, or the critical gate for
+  a critical task), the failure naming the failing checks and their trials. The critical gate
+  is judged per critical task, so these failures *are* that gate's failures.
+- ``gates``: one test case per gate judged on the candidate as a whole (every deciding gate
+  but the critical one, which the ``tasks`` suite carries), failed when the decision reports
+  it failed. A property names the critical gate and where it is judged.
+- ``notes``: one passing test case per informational finding (its code and reason in the
+  name, every detail in ``system-out``): never a failure, and still listed by name in
+  GitLab's and Jenkins' test views, which show a passing case's name but ignore suite
+  properties and suite output.
+
 When the systems are INCOMPARABLE nothing was graded: one ``comparability`` suite holds one
 failed test case listing the protocol mismatches.
 
-``time`` is the candidate's recorded latency (the agent's time on the task, in seconds): the
-harness itself runs nothing. XML 1.0 cannot carry control characters, so they are removed from
-every text; the rest is escaped, and the file is UTF-8.
+``time`` is the candidate's recorded latency, in seconds: a task's case has the sum of its
+trials' ``latency_ms``, the ``tasks`` suite and the root the sum over every trial; gates and
+notes take none (the harness itself runs nothing). XML 1.0 cannot carry control characters, so
+they are removed from every text; the rest is escaped, and the file is UTF-8.
 """
 
 from __future__ import annotations
@@ -18,7 +29,14 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from .view import GATE_KEYS, HARD_GATES, clean, failed_gates, show, show_gate, task_rows
+from ..contract.gates import CRITICAL_GATE
+from .view import (GATE_KEYS, HARD_GATES, clean, failed_gates, note_facts, notes,
+                   show, show_gate, shorten, task_rows)
+from .view import latencies as latencies_of
+
+# The gates judged on the candidate as a whole, one test case each in the ``gates`` suite.
+WHOLE_CANDIDATE_GATES = tuple(key for key in GATE_KEYS if key != CRITICAL_GATE.key)
+MAX_NOTE_NAME = 200
 
 
 def _escape(value, keep_newlines=True):
@@ -41,13 +59,18 @@ def _element(name, attributes, children=None, text=None):
     return "%s>%s</%s>" % (head, inner, name)
 
 
+def _sum(milliseconds):
+    """``math.fsum``, or infinity where the sum is beyond the largest double."""
+    try:
+        return math.fsum(milliseconds)
+    except OverflowError:
+        return math.inf
+
+
 def _seconds(milliseconds):
     """The sum of ``milliseconds`` in seconds: always a finite decimal with three places (a
     sum beyond the largest double is taken exactly instead)."""
-    try:
-        total = math.fsum(milliseconds)
-    except OverflowError:
-        total = math.inf
+    total = _sum(milliseconds)
     if math.isfinite(total):
         return "%.3f" % (total / 1000.0)
     thousandths = round(sum(map(Fraction, milliseconds), Fraction(0)))
@@ -59,18 +82,20 @@ class Case:
 
     __slots__ = ("xml", "failed")
 
-    def __init__(self, classname, name, seconds, failure=None):
+    def __init__(self, classname, name, seconds, failure=None, output=None):
         self.failed = failure is not None
+        children = [failure] if failure is not None else []
+        if output is not None:
+            children.append(_element("system-out", (), text=output))
         self.xml = _element("testcase", (("classname", classname), ("name", name),
-                                         ("time", seconds)),
-                            [failure] if failure is not None else None)
+                                         ("time", seconds)), children or None)
 
 
 def _failure(message, kind, details):
     return _element("failure", (("message", message), ("type", kind)), text="\n".join(details))
 
 
-def _suite(name, cases, properties=()):
+def _suite(name, cases, properties=(), seconds="0.000"):
     """(test count, failure count, XML) of a test suite."""
     failures = sum(1 for case in cases if case.failed)
     children = []
@@ -81,27 +106,36 @@ def _suite(name, cases, properties=()):
     children.extend(case.xml for case in cases)
     return len(cases), failures, _element("testsuite", (
         ("name", name), ("tests", str(len(cases))), ("failures", str(failures)),
-        ("errors", "0"), ("skipped", "0"), ("time", "0.000")), children)
+        ("errors", "0"), ("skipped", "0"), ("time", seconds)), children)
 
 
-def _task_cases(document):
+def _task_cases(document, gates):
+    """(the test cases of suite tasks, the suite's time): its time is the sum of the tasks'
+    sums, made from the same lists (one pass over the trials, not two), and exactly from
+    every trial when a task's sum is beyond the largest double."""
     cases = []
+    task_sums = []
     for row in task_rows(document):
         task = row.candidate
         latencies = [latency or 0 for latency in task.latencies()]
+        task_sums.append(_sum(latencies))
         failure = None
         if task.misses_gate:
             which = "critical gate" if task.critical_failure else "task gate"
+            key = CRITICAL_GATE.key if task.critical_failure else "task_min_trial_success_rate"
             passing = sum(1 for trial in task.trials if trial.passed)
-            message = "%s %s missed its %s: %d of %d trials passed; failing checks: %s" % (
-                "critical task" if row.critical else "task", row.case_id, which, passing,
-                len(task.trials), task.failed_check_summary() or "none")
+            message = "%s %s missed its %s (%s %s): %d of %d trials passed; failing checks: " \
+                      "%s" % ("critical task" if row.critical else "task", row.case_id, which,
+                              key, show_gate(gates[key]), passing, len(task.trials),
+                              task.failed_check_summary() or "none")
             details = [message] + ["trial %d: status %s; failed %s" % (
                 trial.trial_id, trial.status, ", ".join(trial.failed_checks))
                 for trial in task.trials if not trial.passed]
             failure = _failure(message, which, details)
         cases.append(Case(row.slice, row.case_id, _seconds(latencies), failure))
-    return cases
+    if all(map(math.isfinite, task_sums)):
+        return cases, _seconds(task_sums)
+    return cases, _seconds(latencies_of(document["candidate_metrics"]))
 
 
 def _gate_cases(document, gates):
@@ -110,7 +144,7 @@ def _gate_cases(document, gates):
     for finding in document.get("findings", ()):
         findings.setdefault(finding["code"], []).append(finding)
     cases = []
-    for key in GATE_KEYS:
+    for key in WHOLE_CANDIDATE_GATES:
         failure = None
         if key in failed:
             severity = "hard" if key in HARD_GATES else "soft"
@@ -124,6 +158,22 @@ def _gate_cases(document, gates):
     return cases
 
 
+def _note_cases(decision):
+    """One passing test case per informational finding: its name says the note (GitLab and
+    Jenkins list a passing case by name), ``system-out`` holds the rest."""
+    cases = []
+    names = set()
+    for finding in notes(decision):
+        name = shorten("%s: %s" % (finding.code, finding.reason), MAX_NOTE_NAME)
+        if name in names:  # GitLab keeps only the first of equal names
+            name = shorten("%s (%d): %s" % (finding.code, len(cases) + 1, finding.reason),
+                           MAX_NOTE_NAME)
+        names.add(name)
+        cases.append(Case("notes", name, "0.000",
+                          output="%s\n%s" % (finding.reason, note_facts(finding))))
+    return cases
+
+
 def render(evaluation) -> bytes:
     """The report's bytes (UTF-8 XML) for an :class:`~proagents_bench.gate.Evaluation`."""
     document = evaluation.lazy_document
@@ -134,17 +184,27 @@ def render(evaluation) -> bytes:
                   ("benchmark", "%s %s" % (document["benchmark_id"],
                                            document["benchmark_version"])),
                   ("evidence_fingerprint", document["evidence_fingerprint"]))
+    seconds = "0.000"
     if document["comparable"]:
-        suites = [_suite("tasks", _task_cases(document), properties),
-                  _suite("gates", _gate_cases(document, evaluation.gates))]
+        gates = evaluation.gates
+        task_cases, seconds = _task_cases(document, gates)
+        suites = [_suite("tasks", task_cases, properties, seconds),
+                  _suite("gates", _gate_cases(document, gates), (
+                      (CRITICAL_GATE.key, "%s: judged per critical task, each a test case of "
+                                          "suite tasks" % show_gate(gates[CRITICAL_GATE.key])),
+                  ))]
+        note_cases = _note_cases(evaluation.decision)
+        if note_cases:
+            suites.append(_suite("notes", note_cases))
     else:
         mismatches = document["comparison"]["protocol_mismatches"]
         case = Case("comparability", "protocol", "0.000", _failure(
             document["primary_reason"], "INCOMPARABLE", mismatches))
         suites = [_suite("comparability", [case], properties)]
+    # junit-10.xsd allows only name, time, tests, failures and errors on the root.
     root = _element("testsuites", (
         ("name", "proagents-bench %s: %s" % (document["benchmark_id"], document["action"])),
         ("tests", str(sum(suite[0] for suite in suites))),
         ("failures", str(sum(suite[1] for suite in suites))), ("errors", "0"),
-        ("skipped", "0"), ("time", "0.000")), [suite[2] for suite in suites])
+        ("time", seconds)), [suite[2] for suite in suites])
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + root + "\n").encode("utf-8")

@@ -1,8 +1,9 @@
 """The Markdown report, for CI job summaries (``--markdown "$GITHUB_STEP_SUMMARY"``).
 
-GitHub-flavoured Markdown: the decision as a heading, its reasons, the metric table (baseline
-beside candidate, the candidate's gate and whether it held), the paired comparison and the
-tasks the candidate fails with their failing checks. GitHub refuses a step summary above
+GitHub-flavoured Markdown: the decision as a heading with its informational notes right under
+it (a PASS never hides that the benchmark is too small to tell), its reasons, the metric table
+(baseline beside candidate, the candidate's gate and whether it held), the paired comparison
+and the tasks the candidate fails with their failing checks. GitHub refuses a step summary above
 1 MiB, so every list is cut (with a count of the rest) and every text from the inputs is
 shortened: the report stays far below :data:`MAX_BYTES` for any package, however large.
 
@@ -16,10 +17,11 @@ from __future__ import annotations
 import re
 
 from .view import (ACTION_WORDS, METRIC_ROWS, clean, counted, failed_gates, gate_text, metric_value,
-                   problems_first, shorten, show, show_gate, slices, task_rows)
+                   note_facts, notes, problems_first, shorten, show, show_gate, slices, task_rows)
 
 MAX_BYTES = 1024 * 1024
 MAX_REASONS = 20
+MAX_NOTES = 20
 MAX_FAILING_TASKS = 100
 MAX_SLICES = 30
 MAX_TEXT = 160
@@ -55,6 +57,9 @@ def render(evaluation) -> bytes:
             text(document["benchmark_version"], 40), text(document["dataset_version"], 80),
             clean(document["evidence_fingerprint"])),
         "",
+    ]
+    lines += _notes(evaluation.decision)
+    lines += [
         "### Reasons",
         "",
     ]
@@ -70,6 +75,21 @@ def render(evaluation) -> bytes:
     lines += ["", "<sub>%s %s</sub>" % (text(document.get("harness", {}).get(
         "name", "proagents-bench")), text(document.get("harness", {}).get("version", "")))]
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _notes(decision):
+    """The informational findings, under the decision: never a gate, never a reason."""
+    found = notes(decision)
+    if not found:
+        return []
+    shown, rest = counted(found, MAX_NOTES)
+    lines = ["\u2139\ufe0f **%d informational note%s** (never a gate, never a reason):" % (
+        len(found), "" if len(found) == 1 else "s"), ""]
+    lines.extend("- %s (%s)" % (text(finding.reason, 600), text(note_facts(finding), 600))
+                 for finding in shown)
+    if rest:
+        lines += ["", "*%d more notes not shown; the JSON document lists them all.*" % rest]
+    return lines + [""]
 
 
 def _metrics(document, gates):

@@ -99,6 +99,14 @@ def show(value: object) -> str:
     return show_number(value)
 
 
+def _show_any(value: object) -> str:
+    """A finding's value: a number as :func:`show` writes it, anything else as text."""
+    try:
+        return show(value)
+    except (TypeError, ValueError):
+        return shorten(value, 80)
+
+
 def show_gate(value: object) -> str:
     """A gate exactly as written in the spec (``0.80`` stays ``0.80``)."""
     return "\u2014" if value is None else str(value)
@@ -109,6 +117,35 @@ def tagged_reasons(decision) -> List[tuple]:
     failed gate carries its finding's severity (never guessed from the text)."""
     severity_of = {finding.reason: finding.severity for finding in decision.findings}
     return [(reason, severity_of.get(reason)) for reason in decision.reasons]
+
+
+def notes(decision) -> list:
+    """The decision's informational findings, in its order: notes that are never a gate
+    (below the minimum detectable effect, ...), which every report shows beside the decision
+    so that a PASS cannot hide them."""
+    return [finding for finding in decision.findings if finding.severity == INFORMATIONAL]
+
+
+NOTE_CASE_IDS = 10  # the case ids a note names; then a count of the rest
+
+
+def note_facts(finding) -> str:
+    """What a finding carries besides its reason, in words, for any code (so a new kind of
+    note needs no report change): ``code below_minimum_detectable_effect;
+    paired_task_success_delta 0.4; threshold 0.686245; tasks: a, b (and 3 more)``. Its
+    threshold and observed value are left out when it has none."""
+    parts = ["code %s" % clean(finding.code)]
+    if finding.observed is not None:
+        parts.append("%s %s" % (clean(finding.metric), _show_any(finding.observed)))
+    elif finding.metric:
+        parts.append("metric %s" % clean(finding.metric))
+    if finding.threshold is not None:
+        parts.append("threshold %s" % _show_any(finding.threshold))
+    if finding.case_ids:
+        shown, rest = counted(finding.case_ids, NOTE_CASE_IDS)
+        parts.append("tasks: %s%s" % (", ".join(shorten(case_id, 80) for case_id in shown),
+                                      " (and %d more)" % rest if rest else ""))
+    return "; ".join(parts)
 
 
 def failed_gates(document: dict) -> set:
