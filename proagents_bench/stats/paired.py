@@ -294,8 +294,9 @@ def unit_standard_error(differences: Sequence, clusters: Sequence,
     the same, so the estimate is 0) leave the standard error not estimable: 0 would claim a
     certainty that a handful of identical outcomes cannot give.
 
-    >>> unit_standard_error([1, 1, 1, 1, 1], ["a", "b", "c", "d", "e"])
-    (None, 'every task has the same difference: a standard error of 0 says nothing about how much the difference would move on other tasks')
+    >>> se, reason = unit_standard_error([1, 1, 1, 1, 1], ["a", "b", "c", "d", "e"])
+    >>> se, reason.startswith("every task has the same difference")
+    (None, True)
     >>> unit_standard_error([1, 0, 1], ["f", "f", "f"], "family")[1] == ONE_FAMILY
     True
     """
