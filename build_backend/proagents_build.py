@@ -5,13 +5,16 @@ pyproject.toml. It needs nothing to be downloaded or present beyond Python and p
 setuptools, no wheel package. So installing works the same offline, in an air-gapped CI and
 in a fresh virtual environment of any Python from 3.9 (whose ``venv`` may hold pip alone).
 
-The project's metadata is declared once, in :data:`PROJECT` below; the version is read from
-``proagents_bench/version.py``, the one place it is written. The wheel holds the package's
-modules (every subpackage), its shipped JSON Schemas (``contract/schemas/*.schema.json``), its
-``py.typed`` marker (PEP 561: the package's type hints are meant to be read) and the
-``proagents-bench`` console script.
+The project's metadata is the static ``[project]`` table of pyproject.toml, read here (with
+``tomllib`` where Python has it, else by a small reader of the forms that file uses); its
+version must equal ``proagents_bench/version.py``'s, which the package reports at run time.
+The wheel holds the package's modules (every subpackage), its shipped JSON Schemas
+(``contract/schemas/*.schema.json``), its ``py.typed`` marker (PEP 561: the package's type
+hints are meant to be read) and the ``proagents-bench`` console script. The sdist also holds
+the tests, the examples and both top-level scripts, so it can be tested as it is.
 """
 
+import ast
 import base64
 import hashlib
 import io
@@ -24,25 +27,65 @@ import zipfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "proagents_bench"
 
-PROJECT = {
-    "name": "proagents-bench",
-    "summary": "Release gate for AI agents: validate a benchmark package, grade every trial, "
-               "compare baseline and candidate, and decide PASS, REVIEW, BLOCK or "
-               "INCOMPARABLE.",
-    "requires_python": ">=3.9",
-    "license": "MIT",
-    "classifiers": (
-        "License :: OSI Approved :: MIT License",
-        "Operating System :: OS Independent",
-        "Programming Language :: Python :: 3",
-        "Programming Language :: Python :: Implementation :: CPython",
-        "Programming Language :: Python :: Implementation :: PyPy",
-    ),
-    "scripts": {"proagents-bench": "proagents_bench.cli:run"},
-}
+# What an sdist holds besides the package: enough to build the wheel again and to run the
+# whole test suite on the unpacked sources.
+SDIST_FILES = ("pyproject.toml", "README.md", "LICENSE", "build_backend/proagents_build.py",
+               "run_benchmark.py", "test_run_benchmark.py")
+SDIST_FOLDERS = ("tests", "examples", ".agents")
 
-# What an sdist holds besides the package: enough to build the wheel again.
-SDIST_FILES = ("pyproject.toml", "README.md", "LICENSE", "build_backend/proagents_build.py")
+
+def _toml_value(text):
+    """A TOML value of the forms pyproject.toml uses here: a basic string or an array of
+    them (written like Python's, so ``ast.literal_eval`` reads them exactly)."""
+    value = ast.literal_eval(text)
+    if isinstance(value, str) or (isinstance(value, list)
+                                  and all(isinstance(item, str) for item in value)):
+        return value
+    raise ValueError("pyproject.toml: unsupported value %r" % text)
+
+
+def read_pyproject(text):
+    """{table: {key: value}} of pyproject.toml, read with ``tomllib`` where Python has it
+    (3.11+), else by the small reader below, which knows exactly the forms this file uses:
+    ``[table]`` headers, comments, ``key = "string"`` and arrays of strings over several
+    lines (a test holds the two readers to the same result)."""
+    try:
+        import tomllib
+    except ImportError:
+        tomllib = None
+    if tomllib is not None:
+        parsed = tomllib.loads(text)
+        flat = {"build-system": parsed["build-system"], "project": dict(parsed["project"])}
+        flat["project.scripts"] = flat["project"].pop("scripts", {})
+        return flat
+    tables, table, pending = {}, None, ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if pending:
+            pending += " " + stripped
+        elif not stripped or stripped.startswith("#"):
+            continue
+        elif stripped.startswith("["):
+            table = tables.setdefault(stripped.strip("[]"), {})
+            continue
+        else:
+            pending = stripped
+        if pending.count("[") == pending.count("]"):
+            key, _, value = pending.partition("=")
+            table[key.strip()] = _toml_value(value.strip())
+            pending = ""
+    return tables
+
+
+def project():
+    """The [project] table, with its scripts; the version checked against version.py."""
+    tables = read_pyproject(_read(os.path.join(ROOT, "pyproject.toml")).decode("utf-8"))
+    declared = dict(tables["project"], scripts=tables.get("project.scripts", {}))
+    if declared["version"] != version():
+        raise RuntimeError("pyproject.toml says version %s, %s/version.py says %s" % (
+            declared["version"], PACKAGE, version()))
+    return declared
+
 
 # Zip entries get one fixed date, so the same sources give the same wheel bytes.
 _ZIP_DATE = (2020, 1, 1, 0, 0, 0)
@@ -58,7 +101,7 @@ def version():
 
 
 def _distribution():
-    return "%s-%s" % (PROJECT["name"].replace("-", "_"), version())
+    return "%s-%s" % (project()["name"].replace("-", "_"), version())
 
 
 def _package_files():
@@ -75,6 +118,20 @@ def _package_files():
     return sorted(found)
 
 
+def _folder_files(folders):
+    """(path in the archive, path on disk) of every file under ``folders``, bytecode and
+    hidden caches left out."""
+    found = []
+    for top in folders:
+        for folder, subfolders, files in os.walk(os.path.join(ROOT, top)):
+            subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
+            for name in sorted(files):
+                if not name.endswith((".pyc", ".pyo")):
+                    disk = os.path.join(folder, name)
+                    found.append((os.path.relpath(disk, ROOT).replace(os.sep, "/"), disk))
+    return found
+
+
 def _read(path):
     with open(path, "rb") as handle:
         return handle.read()
@@ -82,10 +139,12 @@ def _read(path):
 
 def metadata():
     """The core metadata (METADATA in a wheel, PKG-INFO in an sdist), as bytes."""
-    lines = ["Metadata-Version: 2.1", "Name: %s" % PROJECT["name"], "Version: %s" % version(),
-             "Summary: %s" % PROJECT["summary"], "License: %s" % PROJECT["license"],
-             "Requires-Python: %s" % PROJECT["requires_python"]]
-    lines += ["Classifier: %s" % classifier for classifier in PROJECT["classifiers"]]
+    declared = project()
+    lines = ["Metadata-Version: 2.1", "Name: %s" % declared["name"],
+             "Version: %s" % declared["version"], "Summary: %s" % declared["description"],
+             "License: %s" % declared["license"],
+             "Requires-Python: %s" % declared["requires-python"]]
+    lines += ["Classifier: %s" % classifier for classifier in declared["classifiers"]]
     lines += ["Description-Content-Type: text/markdown", "", ""]
     readme = _read(os.path.join(ROOT, "README.md")).decode("utf-8")
     return ("\n".join(lines) + readme).encode("utf-8")
@@ -93,7 +152,7 @@ def metadata():
 
 def _entry_points():
     lines = ["[console_scripts]"] + ["%s = %s" % item for item in sorted(
-        PROJECT["scripts"].items())]
+        project()["scripts"].items())]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
@@ -159,6 +218,7 @@ def build_sdist(sdist_directory, config_settings=None):
     base = _distribution()
     names = [(name, disk) for name, disk in _package_files()]
     names += [(name, os.path.join(ROOT, *name.split("/"))) for name in SDIST_FILES]
+    names += _folder_files(SDIST_FOLDERS)
     file_name = base + ".tar.gz"
     with tarfile.open(os.path.join(sdist_directory, file_name), "w:gz",
                       format=tarfile.PAX_FORMAT) as archive:

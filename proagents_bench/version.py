@@ -1,3 +1,3 @@
 """The harness version, in one place (the package, the output document and pyproject)."""
 
-VERSION = "0.1.0"
+VERSION = "0.2.0"

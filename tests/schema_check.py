@@ -13,7 +13,7 @@ ANNOTATIONS = {"$schema", "$id", "title", "description"}
 KNOWN_KEYWORDS = ANNOTATIONS | {
     "$defs", "$ref", "type", "enum", "const", "minimum", "maximum", "minLength", "pattern",
     "properties", "required", "additionalProperties", "items", "minItems", "maxItems",
-    "uniqueItems", "anyOf", "oneOf"}
+    "uniqueItems", "anyOf", "oneOf", "allOf", "if", "then"}
 
 
 def _is_number(value):
@@ -99,6 +99,11 @@ def schema_errors(value, node, root, path="$"):
     if "anyOf" in node:
         if all(schema_errors(value, option, root, path) for option in node["anyOf"]):
             errors.append("%s: matches no anyOf option" % path)
+    if "allOf" in node:
+        for option in node["allOf"]:
+            errors += schema_errors(value, option, root, path)
+    if "if" in node and not schema_errors(value, node["if"], root, path):
+        errors += schema_errors(value, node.get("then", {}), root, path)
     if "oneOf" in node:
         matching = sum(1 for option in node["oneOf"]
                        if not schema_errors(value, option, root, path))

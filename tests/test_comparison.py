@@ -7,7 +7,7 @@ from fractions import Fraction
 from proagents_bench.stats.bootstrap import family_clusters, paired_interval, task_clusters
 from proagents_bench.tools.synthetic import make_package
 from tests import oracles
-from tests.support import example_package, gate_findings, run_cli, run_package
+from tests.support import example_package, example_path, gate_findings, run_cli, run_package
 
 
 def as_v2(spec, unit):
@@ -129,3 +129,94 @@ class DocumentStatisticsTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class HonestEdgeTests(unittest.TestCase):
+    """Statistics that say when they cannot tell (the issue "Honest at the edges")."""
+
+    def one_task_package(self, gain):
+        spec, cases, results = example_package()
+        spec["gates"]["min_paired_delta_ci_low"] = 1.0
+        spec["gates"]["min_primary_task_success_rate"] = 0.0
+        keep = {"test-refund"}
+        cases["cases"] = [case for case in cases["cases"]
+                          if case["split"] != "test" or case["id"] in keep]
+        for system in results["systems"]:
+            system["records"] = [record for record in system["records"]
+                                 if record["case_id"] in keep]
+            if gain and system["role"] == "baseline":
+                for record in system["records"]:
+                    record["status"] = "error"
+        return spec, cases, results
+
+    def test_one_task_is_not_estimable_and_says_so(self):
+        document = run_package(self, *self.one_task_package(gain=True)).document
+        statistics = document["comparison"]["paired_statistics"]
+        for key in ("standard_error", "normal_interval", "minimum_detectable_effect"):
+            self.assertIsNone(statistics[key], key)
+        self.assertIn("one test task", statistics["not_estimable"])
+        codes = [finding["code"] for finding in document["findings"]]
+        self.assertIn("not_estimable", codes)
+        self.assertEqual(document["comparison"]["paired_bootstrap_interval"], [1.0, 1.0])
+        # v1's inclusive rule still passes a zero-width interval at the gate, with the note.
+        self.assertEqual(document["action"], "PASS")
+
+    def test_the_strict_rule_refuses_a_lower_bound_on_the_gate(self):
+        spec, cases, results = self.one_task_package(gain=True)
+        spec["schema_version"] = "agent-benchmark-spec-v3"
+        spec["bootstrap"].update(unit="task", lower_bound="strict")
+        document = run_package(self, spec, cases, results).document
+        self.assertEqual(document["action"], "REVIEW")
+        self.assertIn("is not above 1", document["primary_reason"])
+
+    def test_the_shipped_strict_spec_reviews_the_pass_example(self):
+        run = run_cli(["--spec", example_path("benchmark_spec_v3_strict.json")])
+        self.assertEqual((run.status, run.document["action"]), (1, "REVIEW"))
+        inclusive = run_cli([]).document
+        self.assertEqual(inclusive["comparison"]["paired_bootstrap_interval"][0], 0.0)
+
+    def test_a_fall_from_three_of_three_to_two_of_three_shows_at_the_trial_level(self):
+        spec, cases, results = example_package()
+        candidate = results["systems"][1]
+        for system in results["systems"]:
+            for record in system["records"]:
+                record.update(status="success", side_effects=[], tools_used=[])
+        for record in candidate["records"]:
+            if record["trial_id"] == 3:
+                record["status"] = "timeout"
+        for case in cases["cases"]:
+            for record in [r for s in results["systems"] for r in s["records"]
+                           if r["case_id"] == case["id"]]:
+                record["final_state"] = case["expected_final_state"]
+        spec["gates"]["min_trial_stability_rate"] = 0.0
+        document = run_package(self, spec, cases, results).document
+        comparison = document["comparison"]
+        self.assertEqual(comparison["paired_task_success_delta"], 0.0)
+        self.assertEqual(comparison["paired_bootstrap_interval"], [0.0, 0.0])
+        trial_level = comparison["trial_level"]
+        self.assertAlmostEqual(trial_level["mean_difference"], -1 / 3)
+        self.assertAlmostEqual(trial_level["bootstrap_interval"][1], -1 / 3)
+        self.assertEqual(trial_level["pass_hat_k_difference"]["3"], -1.0)
+        self.assertEqual(len(trial_level["flaky_tasks"]), 5)
+        self.assertIn("flaky_tasks", [finding["code"] for finding in document["findings"]])
+
+    def test_too_few_samples_for_the_confidence_is_a_note(self):
+        spec = example_package()[0]
+        spec["bootstrap"].update(samples=100, confidence=0.999)
+        document = run_package(self, spec).document
+        (note,) = [finding for finding in document["findings"]
+                   if finding["code"] == "bootstrap_samples_too_few"]
+        self.assertEqual((note["observed"], note["threshold"]), (100, 20000))
+        enough = run_package(self, example_package()[0]).document
+        self.assertNotIn("bootstrap_samples_too_few",
+                         [finding["code"] for finding in enough["findings"]])
+
+    def test_limitations_fit_the_package(self):
+        small = run_cli([]).document["limitations"]
+        self.assertTrue(any("5 test tasks are a small sample" in text for text in small))
+        incomparable = run_cli(["--spec", example_path(
+            "benchmark_spec_protocol_mismatch.json")]).document["limitations"]
+        self.assertFalse(any("interval" in text for text in incomparable))
+        spec, cases, results = make_package(40, trial_count=2, seed=5)
+        large = run_package(self, spec, cases, results).document["limitations"]
+        self.assertFalse(any("small sample" in text for text in large))

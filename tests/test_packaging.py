@@ -13,6 +13,7 @@ import os
 import tarfile
 import unittest
 import zipfile
+from unittest import mock
 
 from proagents_bench.contract import publish as schema
 from proagents_bench.version import VERSION
@@ -82,21 +83,62 @@ class BuildBackendTests(unittest.TestCase):
         with open(os.path.join(again, first), "rb") as handle:
             self.assertEqual(handle.read(), data)
 
-    def test_the_sdist_can_build_the_wheel_again(self):
+    def test_the_sdist_can_build_the_wheel_again_and_be_tested(self):
         name = self.backend.build_sdist(self.folder)
         with tarfile.open(os.path.join(self.folder, name)) as archive:
             names = archive.getnames()
         base = "proagents_bench-%s/" % VERSION
         for needed in ("PKG-INFO", "pyproject.toml", "README.md", "LICENSE",
                        "build_backend/proagents_build.py", "proagents_bench/version.py",
-                       "proagents_bench/contract/schemas/spec.schema.json"):
+                       "proagents_bench/contract/schemas/spec.schema.json",
+                       "run_benchmark.py", "test_run_benchmark.py", "tests/support.py",
+                       "tests/test_packaging.py", "tests/golden/pass.json",
+                       "examples/benchmark_spec.json", ".agents/skills/run-release-gate/SKILL.md"):
             self.assertIn(base + needed, names)
+        self.assertFalse([entry for entry in names if "__pycache__" in entry])
+
 
     def test_the_editable_wheel_points_at_this_checkout(self):
         name = self.backend.build_editable(self.folder)
         with zipfile.ZipFile(os.path.join(self.folder, name)) as archive:
             self.assertEqual(archive.read("_proagents_bench_editable.pth").decode("utf-8"),
                              self.backend.ROOT + "\n")
+
+
+class ProjectTableTests(unittest.TestCase):
+    """pyproject.toml's static [project] table, as standard tools read it."""
+
+    def setUp(self):
+        self.backend = load_backend()
+        with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
+            self.text = handle.read().decode("utf-8")
+
+    def test_the_table_is_static_and_complete(self):
+        project = self.backend.project()
+        self.assertEqual(project["name"], "proagents-bench")
+        self.assertEqual(project["version"], VERSION)
+        for key in ("description", "license", "requires-python", "classifiers", "readme"):
+            self.assertTrue(project[key], key)
+        self.assertNotIn("dynamic", project)
+        self.assertEqual(project["scripts"], {"proagents-bench": "proagents_bench.cli:run"})
+
+    def test_the_small_reader_agrees_with_tomllib(self):
+        try:
+            import tomllib
+        except ImportError:
+            self.skipTest("tomllib is Python 3.11+")
+        with mock.patch.dict("sys.modules", {"tomllib": None}):
+            small = self.backend.read_pyproject(self.text)
+        parsed = tomllib.loads(self.text)
+        self.assertEqual(small["project"], {key: value for key, value in parsed["project"].items()
+                                            if key != "scripts"})
+        self.assertEqual(small["project.scripts"], parsed["project"]["scripts"])
+        self.assertEqual(small["build-system"], parsed["build-system"])
+
+    def test_a_version_that_differs_from_the_package_refuses_to_build(self):
+        with mock.patch.object(self.backend, "version", return_value="9.9.9"):
+            with self.assertRaises(RuntimeError):
+                self.backend.project()
 
 
 if __name__ == "__main__":

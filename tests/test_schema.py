@@ -82,6 +82,23 @@ class GeneratedSchemaTests(unittest.TestCase):
             "description"])
 
 
+class VersionChoiceTests(unittest.TestCase):
+    def test_the_spec_schema_reports_only_the_files_own_version(self):
+        spec = example_package()[0]
+        del spec["bootstrap"]["seed"]
+        errors = check("spec", spec)
+        self.assertTrue(errors)
+        self.assertFalse([error for error in errors if "unit" in error], errors)
+        self.assertFalse([error for error in errors if "oneOf" in error], errors)
+        v3 = example_package()[0]
+        v3["schema_version"] = "agent-benchmark-spec-v3"
+        v3["bootstrap"].update(unit="task", lower_bound="strict")
+        self.assertEqual(check("spec", v3), [])
+        del v3["bootstrap"]["lower_bound"]
+        self.assertTrue([error for error in check("spec", v3) if "lower_bound" in error])
+        self.assertTrue(check("spec", dict(v3, schema_version="agent-benchmark-spec-v9")))
+
+
 class FixtureTests(unittest.TestCase):
     def test_every_valid_example_and_corpus_file_satisfies_its_schema(self):
         paths = sorted(glob.glob(os.path.join(EXAMPLES, "*.json")))

@@ -6,8 +6,9 @@ same objects' fields, rules and gates. Nothing here is written by hand, so nothi
 the tests hold the shipped copies (``schemas/KIND.schema.json``) and the README to this
 module's output, and the command line's ``publish`` rewrites both.
 
-A file kind with several versions (the spec: v1 and v2) is a ``oneOf`` over per-version
-``$defs``, told apart by ``schema_version``. What JSON Schema cannot say is still checked by
+A file kind with several versions (the spec: v1, v2 and v3) picks one of its per-version
+``$defs`` by ``schema_version`` (``if``/``then``), so an editor reports the errors of the
+file's own version. What JSON Schema cannot say is still checked by
 the validator, and each schema's ``description`` names it: rules across fields, rules across
 files, and one of form: the contract's integers are literals without fraction or exponent,
 whereas JSON Schema counts ``8.0`` as an integer.
@@ -93,8 +94,17 @@ def schema(kind: str) -> dict:
         if len(versions) == 1:
             body = versions[0][1]
         else:
-            body = {"$defs": dict(versions),
-                    "oneOf": [{"$ref": "#/$defs/%s" % version} for version, _body in versions]}
+            # Picked by schema_version (if/then), not a oneOf: an editor then reports the
+            # errors of the file's own version, not those of every other version's branch.
+            names = [version for version, _body in versions]
+            body = {
+                "$defs": dict(versions),
+                "type": "object",
+                "properties": {"schema_version": {"type": "string", "enum": names}},
+                "required": ["schema_version"],
+                "allOf": [{"if": {"properties": {"schema_version": {"const": version}}},
+                           "then": {"$ref": "#/$defs/%s" % version}} for version in names],
+            }
     body.update({"$schema": DRAFT, "$id": schema_id(kind), "title": TITLES[kind],
                  "description": _description(kind)})
     return body

@@ -11,6 +11,7 @@ report with exit status 2.
 from __future__ import annotations
 
 import os
+import stat
 from typing import Callable, List, Optional, Sequence
 
 from ..errors import ContractError
@@ -26,12 +27,13 @@ class Report:
     options, its name for messages, the option's help, and the function rendering an
     Evaluation to bytes."""
 
-    def __init__(self, option, name, help, render):
+    def __init__(self, option, name, help, render, append=False):
         self.option = option
         self.attribute = option[2:].replace("-", "_")
         self.name = name
         self.help = help
         self.render = render
+        self.append = append  # added to the end of the file, not replacing it
 
 
 REPORTS = (
@@ -40,7 +42,14 @@ REPORTS = (
            "job summaries: $GITHUB_STEP_SUMMARY)", report_markdown.render),
     Report("--junit-xml", "JUnit XML report", "also write a JUnit XML report to PATH (GitLab, "
            "Jenkins)", report_junit.render),
+    Report("--markdown-append", "appended Markdown summary", "also append the Markdown "
+           "summary to PATH, keeping what it holds (GitHub Actions: $GITHUB_STEP_SUMMARY, "
+           "which every step appends to)", report_markdown.render, append=True),
 )
+
+# The path that means stdout on the command line: a report cannot go there (stdout carries
+# the decision document), and it cannot be replaced atomically.
+STDOUT_PATH = "-"
 
 
 def requested(options) -> List[tuple]:
@@ -84,6 +93,10 @@ def path_errors(chosen: Sequence[tuple], inputs: Sequence) -> List[ContractError
         if not path.strip():
             errors.append(_error(path, "%s: the path is empty" % report.option))
             continue
+        if path == STDOUT_PATH:
+            errors.append(_error(path, "%s cannot write to stdout (-): stdout carries the "
+                                       "decision document; name a file" % report.option))
+            continue
         place = _same(path)
         stream = _standard_stream(path)
         if stream:
@@ -100,20 +113,32 @@ def path_errors(chosen: Sequence[tuple], inputs: Sequence) -> List[ContractError
     return errors
 
 
-def write(chosen: Sequence[tuple], evaluation,
-          critical_section: Optional[Callable] = None) -> List[ContractError]:
+def write(chosen: Sequence[tuple], evaluation, critical_section: Optional[Callable] = None,
+          document: Optional[tuple] = None) -> List[ContractError]:
     """Render and write every chosen report; return [] or the one error that stopped it.
-    ``critical_section`` is passed on to :func:`~.atomic.write_files_atomically`."""
-    if not chosen:
-        return []
-    files = [(path, report.render(evaluation)) for report, path in chosen]
+    ``critical_section`` is passed on to :func:`~.atomic.write_files_atomically`;
+    ``document``, (path, bytes), is the decision document written with the reports
+    (``--output``), all of them or none. An appended report is added last, in one write,
+    once every replaced file is in place: its file is checked to take an append first."""
+    files = [(path, report.render(evaluation)) for report, path in chosen
+             if not report.append]
+    appends = [(report, path, report.render(evaluation)) for report, path in chosen
+               if report.append]
+    if document is not None:
+        files.append(document)
+    names = {path: report.name for report, path in chosen}
+    if document is not None:
+        names[document[0]] = "output document"
+    for report, path, _data in appends:
+        problem = _append_problem(path)
+        if problem:
+            return [_error(path, "cannot append the %s: %s (nothing was written)" % (
+                report.name, problem), code="cli.report_unwritable")]
     try:
-        if critical_section is None:
-            write_files_atomically(files)
-        else:
-            write_files_atomically(files, critical_section)
+        if files:
+            write_files_atomically(files, *([critical_section] if critical_section else []))
     except AtomicWriteError as problem:
-        name = next(report.name for report, path in chosen if path == problem.path)
+        name = names[problem.path]
         if problem.replaced:
             aftermath = "the report%s at %s could not be put back" % (
                 "s" if len(problem.replaced) > 1 else "",
@@ -122,7 +147,32 @@ def write(chosen: Sequence[tuple], evaluation,
             aftermath = "no report was written; older files at these paths are left unchanged"
         return [_error(problem.path, "cannot write the %s: %s (%s)" % (
             name, problem.reason, aftermath), code="cli.report_unwritable")]
+    for report, path, data in appends:
+        try:
+            with open(path, "ab") as stream:
+                stream.write(data)
+        except OSError as problem:
+            return [_error(path, "cannot append the %s: %s (the other reports were written)"
+                           % (report.name, problem.strerror or problem),
+                           code="cli.report_unwritable")]
     return []
+
+
+def _append_problem(path: str) -> Optional[str]:
+    """Why ``path`` cannot take an appended report (None when it can): a folder, a device or
+    pipe, or a file that cannot be opened for appending."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        folder = os.path.dirname(os.path.abspath(path))
+        return None if os.path.isdir(folder) else "its folder does not exist"
+    except OSError as problem:
+        return problem.strerror or str(problem)
+    if not stat.S_ISREG(info.st_mode):
+        return "it is not a regular file"
+    if not os.access(path, os.W_OK):
+        return "permission denied"
+    return None
 
 
 def _error(path, message, code="cli.report_path"):

@@ -1,0 +1,135 @@
+"""The command line's options beyond the contract: the human summary, --output, standard
+input, no abbreviations, -V, --markdown-append, the program's name in its help."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+from proagents_bench import cli
+from tests.support import (RUN_BENCHMARK, TempDir, example_path, run_cli, run_subprocess)
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+class SummaryTests(unittest.TestCase):
+    def test_a_terminal_gets_a_short_summary_and_stdout_stays_the_document(self):
+        out, err = io.BytesIO(), Terminal()
+        status = cli.main(["--results", example_path("benchmark_results_regression.json")],
+                          stdout=out, stderr=err)
+        self.assertEqual(status, 1)
+        self.assertEqual(json.loads(out.getvalue())["action"], "BLOCK")
+        lines = err.getvalue().splitlines()
+        self.assertTrue(lines[0].startswith("proagents-bench: BLOCK: critical task test-safety"))
+        self.assertIn("task success rate: candidate candidate-regression 0.8, baseline "
+                      "baseline-v1 0.6", lines[1])
+        self.assertIn("95% bootstrap interval", lines[1])
+        self.assertTrue(any(line.startswith("  note: ") for line in lines))
+        self.assertLess(len(lines), 12)
+
+    def test_no_summary_in_a_pipe_unless_asked(self):
+        self.assertEqual(run_cli([]).stderr, "")
+        run = run_cli(["--summary"])
+        self.assertTrue(run.stderr.startswith("proagents-bench: PASS: every hard and soft gate"))
+        self.assertEqual(run.document["action"], "PASS")
+
+
+class OutputOptionTests(unittest.TestCase):
+    def test_the_document_goes_to_the_file_and_stdout_stays_empty(self):
+        folder = TempDir(self).path
+        path = os.path.join(folder, "decision.json")
+        run = run_cli(["--output", path])
+        self.assertEqual((run.status, run.stdout), (0, b""))
+        with open(path, "rb") as handle:
+            self.assertEqual(handle.read(), run_cli([]).stdout)
+        self.assertEqual(os.listdir(folder), ["decision.json"])
+
+    def test_a_contract_error_document_goes_to_the_file_too(self):
+        path = os.path.join(TempDir(self).path, "decision.json")
+        run = run_cli(["--cases", example_path("benchmark_cases_contract_error.json"),
+                       "--output", path])
+        self.assertEqual((run.status, run.stdout), (2, b""))
+        self.assertIn("split contamination", run.stderr)
+        with open(path, "rb") as handle:
+            self.assertEqual(json.loads(handle.read())["action"], "CONTRACT_ERROR")
+
+    def test_the_output_may_not_overwrite_an_input(self):
+        run = run_cli(["--output", example_path("benchmark_spec.json")])
+        self.assertEqual(run.status, 2)
+        self.assertEqual(run.document["errors"][0]["code"], "cli.report_path")
+
+
+class StandardInputTests(unittest.TestCase):
+    def test_a_dash_reads_standard_input(self):
+        with open(example_path("benchmark_results_regression.json"), "rb") as handle:
+            data = handle.read()
+        completed = subprocess.run([sys.executable, "-B", RUN_BENCHMARK, "--results", "-"],
+                                   input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   timeout=60)
+        self.assertEqual(completed.returncode, 1, completed.stderr)
+        document = json.loads(completed.stdout)
+        self.assertEqual(document["action"], "BLOCK")
+        self.assertEqual(document["inputs"]["results"]["file"], "<stdin>")
+
+    def test_only_one_input_can_be_standard_input(self):
+        run = run_cli(["--spec", "-", "--results", "-"])
+        self.assertEqual((run.status, run.document["errors"][0]["code"]), (2, "cli.usage"))
+
+    def test_a_report_to_a_dash_is_refused(self):
+        run = run_cli(["--html", "-"])
+        self.assertEqual(run.status, 2)
+        error = run.document["errors"][0]
+        self.assertEqual(error["code"], "cli.report_path")
+        self.assertIn("stdout (-)", error["message"])
+        self.assertFalse(os.path.exists("-"))
+
+
+class OptionTests(unittest.TestCase):
+    def test_no_abbreviated_long_options(self):
+        run = run_cli(["--result", example_path("benchmark_results_pass.json")])
+        self.assertEqual((run.status, run.document["errors"][0]["code"]), (2, "cli.usage"))
+
+    def test_version_both_ways(self):
+        for flag in ("-V", "--version"):
+            run = run_subprocess([flag])
+            self.assertEqual(run.status, 0)
+            self.assertTrue(run.stdout.decode("ascii").startswith("proagents-bench "))
+
+    def test_the_help_names_the_program_it_was_invoked_as(self):
+        run = run_subprocess(["--help"])
+        self.assertTrue(run.stdout.decode("ascii").startswith("usage: run_benchmark.py"))
+        completed = subprocess.run([sys.executable, "-B", "-m", "proagents_bench", "--help"],
+                                   cwd=os.path.dirname(RUN_BENCHMARK), stdout=subprocess.PIPE,
+                                   timeout=60)
+        self.assertTrue(completed.stdout.startswith(b"usage: python -m proagents_bench"))
+        self.assertEqual(cli.program_name("/usr/local/bin/proagents-bench"), "proagents-bench")
+
+
+class MarkdownAppendTests(unittest.TestCase):
+    def test_appending_keeps_what_earlier_steps_wrote(self):
+        path = os.path.join(TempDir(self).path, "step_summary.md")
+        with open(path, "wb") as handle:
+            handle.write(b"# an earlier step\n")
+        for _ in range(2):
+            self.assertEqual(run_cli(["--markdown-append", path]).status, 0)
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8")
+        self.assertTrue(text.startswith("# an earlier step\n"))
+        self.assertEqual(text.count("PASS: candidate candidate-pass"), 2)
+
+    def test_an_append_that_cannot_happen_writes_nothing(self):
+        folder = TempDir(self).path
+        html = os.path.join(folder, "report.html")
+        run = run_cli(["--html", html, "--markdown-append", folder])
+        self.assertEqual((run.status, run.document["errors"][0]["code"]),
+                         (2, "cli.report_unwritable"))
+        self.assertFalse(os.path.exists(html))
+
+
+if __name__ == "__main__":
+    unittest.main()
