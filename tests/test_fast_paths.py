@@ -105,6 +105,17 @@ class WriterTests(unittest.TestCase):
         self.assertEqual(parent, '{\n  "x": ' + inner + "\n}")
 
 
+class MappingColumnTests(unittest.TestCase):
+    def test_large_mappings_of_objects_equal_the_standard_encoder(self):
+        uniform = {"f%03d" % i: {"task_count": i, "task_success_rate": i / 7} for i in range(40)}
+        mixed = dict(uniform, f031={"other": [1, 2]}, f005="text")
+        late = dict(uniform, f039={"task_count": 1})
+        for value in (uniform, mixed, late, {"x": uniform, "y": [late]}):
+            with mock.patch.object(jsondump, "BATCH_ITEMS", 7):
+                self.assertEqual(jsondump.dumps(value), standard(value))
+            self.assertEqual(jsondump.dumps(value), standard(value))
+
+
 class DocumentBytesTests(unittest.TestCase):
     def evaluate(self, spec, cases, results):
         folder = TempDir(self)

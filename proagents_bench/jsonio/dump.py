@@ -104,15 +104,31 @@ def _write(value, level):
             return
         inner = "\n" + INDENT * (level + 1)
         yield "{"
+        if len(value) >= COLUMN_MIN_ITEMS:
+            # A large mapping (by_family, by_slice) of objects sharing one key order: the
+            # values are written column by column too, in batches.
+            keys = sorted(value)
+            for start in range(0, len(keys), BATCH_ITEMS):
+                batch = keys[start:start + BATCH_ITEMS]
+                texts = _object_texts([value[key] for key in batch], level + 1)
+                if texts is None:
+                    break
+                yield (inner if not start else "," + inner) + ("," + inner).join(
+                    map("%s: %s".__mod__, zip(map(_encode_string, batch), texts)))
+            else:
+                yield "\n" + INDENT * level + "}"
+                return
+            if start:  # a later batch was not uniform: write the rest one by one
+                for key in keys[start:]:
+                    yield "," + inner + _encode_string(key) + ": "
+                    yield from _member(value[key], level + 1)
+                yield "\n" + INDENT * level + "}"
+                return
         first = True
         for key in sorted(value):
             yield (inner if first else "," + inner) + _encode_string(key) + ": "
             first = False
-            item = value[key]
-            if type(item) in _SCALAR_TYPES:
-                yield _scalar(item, level + 1)
-            else:
-                yield from _write(item, level + 1)
+            yield from _member(value[key], level + 1)
         yield "\n" + INDENT * level + "}"
     elif kind is list:
         if not value:
@@ -127,10 +143,7 @@ def _write(value, level):
         else:
             for index, item in enumerate(value):
                 yield inner if not index else "," + inner
-                if type(item) in _SCALAR_TYPES:
-                    yield _scalar(item, level + 1)
-                else:
-                    yield from _write(item, level + 1)
+                yield from _member(item, level + 1)
         yield "\n" + INDENT * level + "]"
     elif kind in _SCALAR_TYPES:
         yield _scalar(value, level)
@@ -142,6 +155,14 @@ def _write(value, level):
 
 
 _SCALAR_TYPES = frozenset(_SCALARS)
+
+
+def _member(item, level):
+    """The text of a member or element at ``level``."""
+    if type(item) in _SCALAR_TYPES:
+        yield _scalar(item, level)
+    else:
+        yield from _write(item, level)
 
 
 def _write_rows(items, level, inner):
