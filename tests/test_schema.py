@@ -336,7 +336,8 @@ class ValidatorAgreementTests(unittest.TestCase):
                 self.assertNotIn("minLength", node)
                 self.assertEqual(node.get("pattern"), shape.pattern)
             else:
-                self.assertEqual((node["minLength"], node["pattern"]), (1, "\\S"))
+                self.assertEqual((node["minLength"], node["pattern"]),
+                                 (1, shape.pattern or "\\S"))
         elif isinstance(shape, Boolean):
             self.assertEqual(node["type"], "boolean")
             if shape.const is not None:

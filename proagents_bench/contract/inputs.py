@@ -10,8 +10,9 @@ from ..jsonio.load import MAX_SAFE_INTEGER
 from .gates import GATES_OBJECT
 from .shapes import (Array, Boolean, Field, Integer, Nullable, Number, Object, Rule, String,
                      StringSet)
-from .vocabulary import (BOOTSTRAP_UNITS, CASES_V1, LOWER_BOUND_RULES, RESULTS_V1, ROLES,
-                         SPEC_V1, SPEC_V2, SPEC_V3, SPLITS, STATUSES)
+from .vocabulary import (BOOTSTRAP_UNITS, CASES_V1, LOG_FORMATS, LOWER_BOUND_RULES, RESULTS_V1,
+                         RESULTS_V2, ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPLITS,
+                         STATUSES)
 
 PROTOCOL = Object("protocol", [
     Field("protocol_version", String(), "version of the run protocol"),
@@ -117,18 +118,47 @@ SYSTEM = Object("system", [
     Field("records", Array(RECORD)),
 ], title="System")
 
-RESULTS_V1_SHAPE = Object("results", [
-    Field("schema_version", String(enum=[RESULTS_V1])),
-    Field("benchmark_id", String(), "equal to the spec's"),
-    Field("benchmark_version", String(), "equal to the spec's"),
-    Field("dataset_version", String(), "equal to the cases'"),
-    Field("result_set_version", String()),
-    Field("systems", Array(SYSTEM)),
-], root=True, title="Results")
+# Results v2 (the importers' packages) is v1 plus one required key in every system: where its
+# records came from, so that the evidence fingerprint covers it too; null for a system that
+# was not imported (written by hand or by another tool).
+PROVENANCE = Object("provenance", [
+    Field("log_file", String(), "the log's file name as given, without its folder"),
+    Field("log_sha256", String(pattern=SHA256_HEX),
+          "SHA-256 of the log's bytes, 64 lowercase hex digits"),
+    Field("log_bytes", Integer(minimum=0), "the log's size in bytes"),
+    Field("log_format", String(enum=LOG_FORMATS), "the kind of log"),
+    Field("log_format_version", Nullable(String()),
+          "the log's own format version (Inspect's `version`), where it has one"),
+    Field("harness", String(), "the harness that wrote the log: `inspect_ai`, `tau2-bench`"),
+    Field("harness_version", Nullable(String()), "its version, where the log records it"),
+    Field("harness_commit", Nullable(String()), "its source commit, where the log records it"),
+    Field("run_id", Nullable(String()), "the log's id of the run, where it has one"),
+    Field("run_started", Nullable(String()), "when the run started, as the log writes it"),
+    Field("mapping_sha256", Nullable(String(pattern=SHA256_HEX)),
+          "SHA-256 of the mapping file used; null: the defaults"),
+], title="Provenance")
 
+SYSTEM_V2 = Object("system", SYSTEM.fields[:3] + (
+    Field("provenance", Nullable(PROVENANCE), "where the records came from; null: not "
+          "imported"),) + SYSTEM.fields[3:], title="System v2")
+
+
+def _results_shape(version: str, system: Object, title: str) -> Object:
+    return Object("results", [
+        Field("schema_version", String(enum=[version])),
+        Field("benchmark_id", String(), "equal to the spec's"),
+        Field("benchmark_version", String(), "equal to the spec's"),
+        Field("dataset_version", String(), "equal to the cases'"),
+        Field("result_set_version", String()),
+        Field("systems", Array(system)),
+    ], root=True, title=title)
+
+
+RESULTS_V1_SHAPE = _results_shape(RESULTS_V1, SYSTEM, "Results")
+RESULTS_V2_SHAPE = _results_shape(RESULTS_V2, SYSTEM_V2, "Results v2")
 # Each file kind: the schema versions it accepts, mapped to the shape of that version.
 FILE_KINDS = {
     "spec": {SPEC_V1: SPEC_V1_SHAPE, SPEC_V2: SPEC_V2_SHAPE, SPEC_V3: SPEC_V3_SHAPE},
     "cases": {CASES_V1: CASES_V1_SHAPE},
-    "results": {RESULTS_V1: RESULTS_V1_SHAPE},
+    "results": {RESULTS_V1: RESULTS_V1_SHAPE, RESULTS_V2: RESULTS_V2_SHAPE},
 }

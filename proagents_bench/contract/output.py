@@ -13,7 +13,8 @@ emits no key this module does not declare. Numbers in the output are JSON number
 from __future__ import annotations
 
 from .shapes import AnyOf, Array, Boolean, Field, Integer, Mapping, Nullable, Number, Object, String
-from .vocabulary import ACTIONS, BOOTSTRAP_UNITS, CHECKS, CONTRACT_ERROR, SEVERITIES, STATUSES
+from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CHECKS, CONTRACT_ERROR, SEVERITIES,
+                         SHA256_HEX, STATUSES)
 
 
 def _rate():
@@ -31,8 +32,6 @@ def _pair(items):
 def _count():
     return Integer(minimum=0)
 
-
-SHA256_HEX = "^[0-9a-f]{64}$"
 
 HARNESS = Object("harness", closed=False,
                  fields=[Field("name", String()), Field("version", String())])

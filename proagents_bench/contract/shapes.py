@@ -175,9 +175,11 @@ class String(Shape):
                 self.pattern,))
 
     def describe(self) -> str:
-        if self.enum is None:
-            return "string"
-        return " or ".join("`%s`" % item for item in self.enum)
+        if self.enum is not None:
+            return " or ".join("`%s`" % item for item in self.enum)
+        if self.pattern:
+            return "string matching `%s`" % self.pattern
+        return "string"
 
     def json_schema(self) -> dict:
         if self.enum is not None:

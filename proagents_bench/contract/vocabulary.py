@@ -9,6 +9,13 @@ SPEC_V2 = "agent-benchmark-spec-v2"
 SPEC_V3 = "agent-benchmark-spec-v3"
 CASES_V1 = "agent-benchmark-cases-v1"
 RESULTS_V1 = "agent-benchmark-results-v1"
+RESULTS_V2 = "agent-benchmark-results-v2"
+
+# A SHA-256 digest as text: 64 lowercase hex digits.
+SHA256_HEX = "^[0-9a-f]{64}$"
+
+# The kinds of harness log a results v2 system may come from (its provenance).
+LOG_FORMATS = ("inspect-eval", "inspect-json", "tau2-results-json", "tau2-results-dir")
 
 SPLITS = ("train", "development", "test")
 STATUSES = ("success", "timeout", "error", "unknown")
