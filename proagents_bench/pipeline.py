@@ -111,20 +111,31 @@ class Evaluation:
         return b"".join(self.chunks())
 
 
+def fingerprint_here(spec: dict, cases: dict, results: dict, candidate_id: str,
+                     decimals: Optional[list]) -> Callable[[], str]:
+    """The default way to compute the evidence fingerprint: at once, in this process; returns
+    a function that gives it. (The command line may pass one that computes it in a forked
+    process while the pipeline grades: it is a third of a large run's work.)"""
+    fingerprint = evidence_fingerprint(spec, cases, results, candidate_id, decimals=decimals)
+    return lambda: fingerprint
+
+
 def evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str] = None,
-             progress: Optional[Progress] = None) -> Evaluation:
+             progress: Optional[Progress] = None,
+             fingerprinter: Callable = fingerprint_here) -> Evaluation:
     """Evaluate the three :class:`InputFile` objects ``inputs`` (spec, cases, results);
-    ``progress(stage)``, when given, is called with each stage's name as it starts."""
+    ``progress(stage)``, when given, is called with each stage's name as it starts;
+    ``fingerprinter`` starts the evidence fingerprint (see :func:`fingerprint_here`)."""
     with CollectorPaused():
-        return _evaluate(inputs, candidate_id, progress or _quiet)
+        return _evaluate(inputs, candidate_id, progress or _quiet, fingerprinter)
 
 
 def _quiet(stage: str) -> None:
     pass
 
 
-def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str],
-              progress: Progress) -> Evaluation:
+def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress: Progress,
+              fingerprinter: Callable) -> Evaluation:
     progress("loading and validating")
     documents, values = _load_and_validate(inputs)
     spec, cases, results = values["spec"], values["cases"], values["results"]
@@ -139,17 +150,16 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str],
     progress("computing the evidence fingerprint")
     systems = context.systems
     mismatches = protocol_mismatches(spec, [systems.baseline, systems.candidate])
-    fingerprint = evidence_fingerprint(spec, cases, results, systems.candidate["system_id"],
-                                       decimals=decimals)
+    fingerprint = fingerprinter(spec, cases, results, systems.candidate["system_id"], decimals)
     del decimals
-    shared = dict(comparable=not mismatches, fingerprint=fingerprint, spec=spec, cases=cases,
-                  results=results, systems=systems, inputs=_describe_inputs(inputs, documents),
-                  version=VERSION)
+    shared = dict(comparable=not mismatches, spec=spec, cases=cases, results=results,
+                  systems=systems, inputs=_describe_inputs(inputs, documents), version=VERSION)
     if mismatches:
         decision = incomparable(mismatches)
         document = render.decision_document(
             decision=decision, baseline_metrics=None, candidate_metrics=None,
-            comparison=render.comparison_document(spec, mismatches), **shared)
+            comparison=render.comparison_document(spec, mismatches), fingerprint=fingerprint(),
+            **shared)
         return Evaluation(decision, document, spec["gates"])
 
     progress("grading")
@@ -164,7 +174,8 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str],
     decision = decide(gates, candidate, comparison)
     document = render.decision_document(
         decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
-        comparison=render.comparison_document(spec, [], comparison), **shared)
+        comparison=render.comparison_document(spec, [], comparison), fingerprint=fingerprint(),
+        **shared)
     return Evaluation(decision, document, gates, comparison.interval.distribution())
 
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import unittest
+from unittest import mock
 
 from proagents_bench import cli
 from tests.support import (RUN_BENCHMARK, TempDir, example_path, run_cli, run_subprocess)
@@ -133,3 +134,28 @@ class MarkdownAppendTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@unittest.skipUnless(hasattr(os, "fork"), "POSIX fork")
+class ForkedFingerprintTests(unittest.TestCase):
+    """The fingerprint computed in a forked child gives the very same document."""
+
+    def test_the_forked_fingerprint_is_the_same(self):
+        from proagents_bench.cli import parallel
+        expected = run_cli(["--results", example_path("benchmark_results_regression.json")])
+        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
+                mock.patch.object(parallel, "_start_in_child",
+                                  wraps=parallel._start_in_child) as started:
+            forked = run_cli(["--results", example_path("benchmark_results_regression.json")])
+        self.assertTrue(started.called)
+        self.assertEqual((forked.status, forked.stdout), (expected.status, expected.stdout))
+
+    def test_a_child_that_fails_leaves_the_fingerprint_to_the_parent(self):
+        from proagents_bench.cli import parallel
+        expected = run_cli([])
+        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
+                mock.patch.object(parallel, "_FINGERPRINT_CHARS", 5):
+            self.assertEqual(run_cli([]).stdout, expected.stdout)
+        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
+                mock.patch.object(os, "fork", side_effect=OSError("no fork")):
+            self.assertEqual(run_cli([]).stdout, expected.stdout)

@@ -25,6 +25,7 @@ from ..reports import write as reports
 from ..text import quote, show_number
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
+from .parallel import forking_fingerprinter
 from .status import EXIT_DECISION, EXIT_PASS
 
 # The shipped example package, evaluated when no file is given; shown relative to the
@@ -162,7 +163,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return contract_error_outcome(problems)
     progress = _progress(session)
     try:
-        evaluation = pipeline.evaluate(inputs, options.candidate, progress)
+        evaluation = pipeline.evaluate(inputs, options.candidate, progress,
+                                       forking_fingerprinter(_input_bytes(inputs)))
     except ContractErrors as failure:
         outcome = contract_error_outcome(failure.errors, failure.omitted)
         return _to_output(outcome, output, session) if output else outcome
@@ -231,6 +233,20 @@ def summary_lines(evaluation: pipeline.Evaluation) -> List[str]:
         if finding.severity == INFORMATIONAL:
             lines.append("  note: %s" % finding.reason)
     return lines
+
+
+def _input_bytes(inputs: List[pipeline.InputFile]) -> int:
+    """The inputs' size in bytes together (0 for what cannot be measured)."""
+    total = 0
+    for item in inputs:
+        if item.data is not None:
+            total += len(item.data)
+        else:
+            try:
+                total += os.path.getsize(item.path)
+            except OSError:
+                pass
+    return total
 
 
 def _progress(session: Session):
