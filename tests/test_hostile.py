@@ -303,13 +303,17 @@ class DiagnosticTests(unittest.TestCase):
             jsonload.load_file("")
         self.assertIn("the path is empty", caught.exception.errors[0].message)
 
-    @unittest.skipUnless(hasattr(os, "mkfifo"), "POSIX FIFOs")
-    def test_a_fifo_without_a_writer_fails_after_the_documented_wait(self):
-        from proagents_bench.jsonio import load as jsonload
+    def fifo_package(self):
+        """Gate arguments for the example package, and a FIFO to pass as its spec."""
         temp = TempDir(self)
         fifo = os.path.join(temp.path, "spec.fifo")
         os.mkfifo(fifo)
-        args = temp.package()
+        return temp.package(), fifo
+
+    @unittest.skipUnless(hasattr(os, "mkfifo"), "POSIX FIFOs")
+    def test_a_fifo_without_a_writer_fails_after_the_documented_wait(self):
+        from proagents_bench.jsonio import load as jsonload
+        args, fifo = self.fifo_package()
         args[1] = fifo
         with mock.patch.object(jsonload, "PIPE_WAIT_SECONDS", 0.2):
             run = run_cli(args)
@@ -321,10 +325,7 @@ class DiagnosticTests(unittest.TestCase):
     @unittest.skipUnless(hasattr(os, "mkfifo"), "POSIX FIFOs")
     def test_a_fifo_with_a_writer_is_read(self):
         import threading
-        temp = TempDir(self)
-        fifo = os.path.join(temp.path, "spec.fifo")
-        os.mkfifo(fifo)
-        args = temp.package()
+        args, fifo = self.fifo_package()
         with open(args[1], "rb") as handle:
             data = handle.read()
 
