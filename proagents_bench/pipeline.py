@@ -113,11 +113,36 @@ class Evaluation:
 
 def fingerprint_here(spec: dict, cases: dict, results: dict, candidate_id: str,
                      decimals: Optional[list]) -> Callable[[], str]:
-    """The default way to compute the evidence fingerprint: at once, in this process; returns
-    a function that gives it. (The command line may pass one that computes it in a forked
-    process while the pipeline grades: it is a third of a large run's work.)"""
-    fingerprint = evidence_fingerprint(spec, cases, results, candidate_id, decimals=decimals)
-    return lambda: fingerprint
+    """The default way to compute the evidence fingerprint: in this process, when it is first
+    asked for (once every contract check has passed); returns the function that gives it.
+
+    The pipeline starts its fingerprinter as soon as the three files are loaded, before they
+    are validated, so that the command line's forked one (a third of a large run's work, see
+    ``cli/parallel.py``) overlaps with validation too; this one waits to be asked, so that an
+    invalid package never costs a fingerprint."""
+    found: List[Optional[list]] = [decimals]  # the Decimals until used, then the fingerprint
+
+    def fingerprint() -> str:
+        if not isinstance(found[0], str):
+            found[0] = evidence_fingerprint(spec, cases, results, candidate_id,
+                                            decimals=found[0])
+        return found[0]
+
+    return fingerprint
+
+
+def presumed_candidate_id(results: object, candidate_id: Optional[str]) -> Optional[str]:
+    """The candidate's ``system_id`` as the cross-file rules will find it if the files are
+    valid (``candidate_id`` when given, else the id of the one system whose role is
+    ``candidate``), told before they are checked; None when the results cannot say."""
+    if candidate_id is not None:
+        return candidate_id
+    systems = results.get("systems") if isinstance(results, dict) else None
+    if not isinstance(systems, list):
+        return None
+    found = [system.get("system_id") for system in systems
+             if isinstance(system, dict) and system.get("role") == "candidate"]
+    return found[0] if len(found) == 1 and isinstance(found[0], str) else None
 
 
 def evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str] = None,
@@ -137,21 +162,29 @@ def _quiet(stage: str) -> None:
 def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress: Progress,
               fingerprinter: Callable) -> Evaluation:
     progress("loading and validating")
-    documents, values = _load_and_validate(inputs)
+    documents, load_errors = _load(inputs)
+    presumed = None
+    fingerprint = None
+    if not load_errors:
+        presumed = presumed_candidate_id(documents["results"].value, candidate_id)
+        if presumed is not None:
+            fingerprint = fingerprinter(*[documents[kind].value for kind in KINDS], presumed,
+                                        _recorded_decimals(documents))
+    values = _validate(documents, load_errors)
     spec, cases, results = values["spec"], values["cases"], values["results"]
-    context = None
-    if spec is not None and cases is not None:
-        context = Context(spec, cases, results, candidate_id)
-        errors = cross_file_errors(context)
-        if errors:
-            _raise_located(errors, documents)
-    decimals = _release_texts(documents)
-
-    progress("computing the evidence fingerprint")
+    context = Context(spec, cases, results, candidate_id)
+    errors = cross_file_errors(context)
+    if errors:
+        _raise_located(errors, documents)
     systems = context.systems
+    if fingerprint is None or systems.candidate["system_id"] != presumed:
+        # Never for valid files (the presumed id is the one the rules find); kept so that
+        # the fingerprint can never name another candidate.
+        fingerprint = fingerprint_here(spec, cases, results, systems.candidate["system_id"],
+                                       _recorded_decimals(documents))
+    _release_texts(documents)
+
     mismatches = protocol_mismatches(spec, [systems.baseline, systems.candidate])
-    fingerprint = fingerprinter(spec, cases, results, systems.candidate["system_id"], decimals)
-    del decimals
     shared = dict(comparable=not mismatches, spec=spec, cases=cases, results=results,
                   systems=systems, inputs=_describe_inputs(inputs, documents), version=VERSION)
     if mismatches:
@@ -179,40 +212,50 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
     return Evaluation(decision, document, gates, comparison.interval.distribution())
 
 
-def _load_and_validate(inputs: Sequence[InputFile]):
-    """Load and validate every file, collecting the errors of all three before raising."""
+def _load(inputs: Sequence[InputFile]):
+    """Load every file; return the loaded documents and the load errors of the others."""
     documents: Dict[str, load.Document] = {}
-    values: Dict[str, Optional[dict]] = {kind: None for kind in KINDS}
     errors = []
     for item in inputs:
         try:
-            document = item.load()
+            documents[item.kind] = item.load()
         except ContractErrors as failure:
             errors.extend((item.kind, error) for error in failure.errors)
+    return documents, errors
+
+
+def _validate(documents: Dict[str, load.Document], errors: List[tuple]) -> Dict[str, dict]:
+    """Validate every loaded file; raise with the errors of all three (load errors first)."""
+    values: Dict[str, dict] = {}
+    for kind in KINDS:
+        if kind not in documents:
             continue
-        documents[item.kind] = document
-        problems = file_errors(item.kind, document.value)
+        problems = file_errors(kind, documents[kind].value)
         if problems:
-            errors.extend((item.kind, error) for error in problems)
+            errors.extend((kind, error) for error in problems)
         else:
-            values[item.kind] = document.value
+            values[kind] = documents[kind].value
     if errors:
         _raise_located(errors, documents)
-    return documents, values
+    return values
 
 
-def _release_texts(documents: Dict[str, load.Document]) -> Optional[list]:
-    """Every check passed: drop the decoded texts (memory); return the three files' Decimals
-    for the fingerprint (None when a file did not record them: it then finds them itself)."""
-    decimals: Optional[list] = []
+def _recorded_decimals(documents: Dict[str, load.Document]) -> Optional[list]:
+    """The three files' Decimals as the loader recorded them, for the fingerprint (None when a
+    file did not record them: the fingerprint then finds them itself)."""
+    decimals: list = []
+    for kind in KINDS:
+        if documents[kind].decimals is None:
+            return None
+        decimals.extend(documents[kind].decimals)
+    return decimals
+
+
+def _release_texts(documents: Dict[str, load.Document]) -> None:
+    """Every check passed: drop the decoded texts and the Decimal lists (memory)."""
     for kind in KINDS:
         documents[kind].text = None
-        if decimals is not None and documents[kind].decimals is not None:
-            decimals.extend(documents[kind].decimals)
-        else:
-            decimals = None
         documents[kind].decimals = None
-    return decimals
 
 
 def _raise_located(errors: List[tuple], documents: Dict[str, load.Document]) -> None:

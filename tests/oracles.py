@@ -2,10 +2,12 @@
 
 Each is the plain, obviously correct way to compute what the package computes fast:
 index resampling for the multinomial bootstrap, a second pass for the canonical record order,
-the resampled means expanded from their counts.
+the resampled means expanded from their counts, the paired and clustered variances summed
+one Fraction at a time.
 """
 
 from collections import Counter
+from fractions import Fraction
 
 
 def _below(rng, bound):
@@ -52,3 +54,23 @@ def ordered_records(system, cases):
     for record in system["records"]:
         ordered[test_index[record["case_id"]] * trials + record["trial_id"] - 1] = record
     return ordered
+
+
+def paired_variance(differences):
+    """The variance of the mean paired difference, sum (d - mean)**2 / (n (n - 1)), summed
+    in Fractions one value at a time (the definition)."""
+    values = [Fraction(d) for d in differences]
+    mean = sum(values, Fraction(0)) / len(values)
+    return sum(((d - mean) ** 2 for d in values), Fraction(0)) / (len(values) * (len(values) - 1))
+
+
+def clustered_variance(differences, clusters):
+    """CR1: sum over clusters of (sum of deviations)**2 / n**2, times G / (G - 1)."""
+    values = [Fraction(d) for d in differences]
+    mean = sum(values, Fraction(0)) / len(values)
+    totals = {}
+    for value, cluster in zip(values, clusters):
+        totals[cluster] = totals.get(cluster, Fraction(0)) + value - mean
+    groups = len(totals)
+    return (sum((total ** 2 for total in totals.values()), Fraction(0)) / len(values) ** 2
+            * Fraction(groups, groups - 1))

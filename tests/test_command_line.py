@@ -132,10 +132,6 @@ class MarkdownAppendTests(unittest.TestCase):
         self.assertFalse(os.path.exists(html))
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 @unittest.skipUnless(hasattr(os, "fork"), "POSIX fork")
 class ForkedFingerprintTests(unittest.TestCase):
     """The fingerprint computed in a forked child gives the very same document."""
@@ -159,3 +155,52 @@ class ForkedFingerprintTests(unittest.TestCase):
         with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
                 mock.patch.object(os, "fork", side_effect=OSError("no fork")):
             self.assertEqual(run_cli([]).stdout, expected.stdout)
+
+    def test_the_child_starts_before_validation_and_ends_with_an_invalid_package(self):
+        from proagents_bench.cli import parallel
+        started, original = [], parallel._start_in_child
+
+        def start(*arguments):
+            result = original(*arguments)
+            started.append(getattr(result, "child", None))  # the pid, not the result
+            return result
+
+        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
+                mock.patch.object(parallel, "_start_in_child", side_effect=start):
+            run = run_cli(["--cases", example_path("benchmark_cases_contract_error.json")])
+        self.assertEqual(run.status, 2)
+        self.assertEqual(len(started), 1)  # forked once the files loaded, before the checks
+        child = started[0]
+        if child:  # the child was ended and reaped when the run gave up on it
+            with self.assertRaises(ChildProcessError):
+                os.waitpid(child, os.WNOHANG)
+
+
+class FingerprintTimingTests(unittest.TestCase):
+    """The in-process fingerprint is computed only when asked for, after every check."""
+
+    def test_an_invalid_package_costs_no_fingerprint(self):
+        from proagents_bench import pipeline
+        with mock.patch.object(pipeline, "evidence_fingerprint") as fingerprint:
+            with self.assertRaises(pipeline.ContractErrors):
+                pipeline.evaluate([
+                    pipeline.InputFile("spec", example_path("benchmark_spec.json")),
+                    pipeline.InputFile("cases",
+                                       example_path("benchmark_cases_contract_error.json")),
+                    pipeline.InputFile("results", example_path("benchmark_results_pass.json"))])
+        self.assertFalse(fingerprint.called)
+
+    def test_the_presumed_candidate_is_the_one_the_rules_find(self):
+        from proagents_bench.pipeline import presumed_candidate_id
+        systems = {"systems": [{"system_id": "b", "role": "baseline"},
+                               {"system_id": "c", "role": "candidate"}]}
+        self.assertEqual(presumed_candidate_id(systems, None), "c")
+        self.assertEqual(presumed_candidate_id(systems, "given"), "given")
+        two = {"systems": systems["systems"] + [{"system_id": "d", "role": "candidate"}]}
+        for results in (two, {"systems": {}}, [], {"systems": [{"system_id": 1,
+                                                                "role": "candidate"}]}):
+            self.assertIsNone(presumed_candidate_id(results, None))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -180,8 +180,8 @@ class ProgressTests(unittest.TestCase):
     def test_evaluate_names_each_stage(self):
         stages = []
         pipeline.evaluate(gate_command.default_inputs(), progress=stages.append)
-        self.assertEqual(stages, ["loading and validating", "computing the evidence fingerprint",
-                                  "grading", "bootstrapping", "deciding"])
+        self.assertEqual(stages, ["loading and validating", "grading", "bootstrapping",
+                                  "deciding"])
 
     def test_progress_only_on_a_terminal(self):
         class Terminal(io.StringIO):
@@ -304,15 +304,25 @@ class NumberPathTests(unittest.TestCase):
                              nearest_rank(sorted(values), P95))
 
     def test_integer_paths_of_the_paired_statistics(self):
+        # Task differences (ints), trial-level rates (Fractions over K, whose reduced
+        # denominators differ), and Decimals (the general path): each equal to the plain sum.
         rng = random.Random(4)
-        for count in (1, 2, 3, 17, 60):
-            differences = [rng.choice((-1, 0, 0, 1)) for _ in range(count)]
-            families = [rng.choice("abcde") for _ in range(count)]
-            as_fractions = [Fraction(d) for d in differences]
-            self.assertEqual(paired.paired_standard_error(differences),
-                             paired.paired_standard_error(as_fractions))
-            self.assertEqual(paired.clustered_variance(differences, families),
-                             paired.clustered_variance(as_fractions, families))
+        for count in (2, 3, 17, 60):
+            for trials in (1, 4, 6):
+                counts = [rng.randint(-trials, trials) for _ in range(count)]
+                families = [rng.choice("abcde") for _ in range(count)] + ["a", "b"]
+                for differences in (counts, [Fraction(c, trials) for c in counts],
+                                    [Decimal(c) / 4 for c in counts]):
+                    differences = differences + [differences[0], -differences[0]]
+                    with self.subTest(count=count, trials=trials,
+                                      kind=type(differences[0]).__name__):
+                        mean, variance, _se = paired.paired_standard_error(differences)
+                        self.assertEqual(mean, Fraction(sum(differences)) / len(differences))
+                        self.assertEqual(variance, oracles.paired_variance(differences))
+                        self.assertEqual(paired.clustered_variance(differences, families),
+                                         oracles.clustered_variance(differences, families))
+        self.assertEqual(paired.paired_standard_error([Fraction(1, 3)])[:2],
+                         (Fraction(1, 3), None))
 
     def test_mcnemar_tail_by_recurrence(self):
         for b in range(0, 40, 3):

@@ -177,7 +177,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     if problems:
         return contract_error_outcome(problems)
     lines = summary_lines(evaluation) if options.summary or session.messages.isatty() else []
-    return Outcome(status, b"" if output else evaluation.chunks(), lines)
+    return Outcome(status, b"" if output else evaluation.chunks(), lines, kept=evaluation)
 
 
 class _OutputOption:

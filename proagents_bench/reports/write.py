@@ -12,39 +12,41 @@ from __future__ import annotations
 
 import os
 import stat
+from importlib import import_module
 from typing import Callable, List, Optional, Sequence
 
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..text import quote
-from . import html as report_html
-from . import junit as report_junit
-from . import markdown as report_markdown
 
 
 class Report:
     """One kind of report: its command-line option (``--html``), its attribute on the parsed
-    options, its name for messages, the option's help, and the function rendering an
-    Evaluation to bytes."""
+    options, its name for messages, the option's help, and the module whose ``render``
+    turns an Evaluation into bytes (imported when a report is asked for: a run without
+    reports, the usual one, never loads the renderers)."""
 
-    def __init__(self, option, name, help, render, append=False):
+    def __init__(self, option, name, help, module, append=False):
         self.option = option
         self.attribute = option[2:].replace("-", "_")
         self.name = name
         self.help = help
-        self.render = render
+        self.module = module
         self.append = append  # added to the end of the file, not replacing it
+
+    def render(self, evaluation) -> bytes:
+        return import_module("." + self.module, __package__).render(evaluation)
 
 
 REPORTS = (
-    Report("--html", "HTML report", "also write the HTML report to PATH", report_html.render),
+    Report("--html", "HTML report", "also write the HTML report to PATH", "html"),
     Report("--markdown", "Markdown summary", "also write a Markdown summary to PATH (for CI "
-           "job summaries: $GITHUB_STEP_SUMMARY)", report_markdown.render),
+           "job summaries: $GITHUB_STEP_SUMMARY)", "markdown"),
     Report("--junit-xml", "JUnit XML report", "also write a JUnit XML report to PATH (GitLab, "
-           "Jenkins)", report_junit.render),
+           "Jenkins)", "junit"),
     Report("--markdown-append", "appended Markdown summary", "also append the Markdown "
            "summary to PATH, keeping what it holds (GitHub Actions: $GITHUB_STEP_SUMMARY, "
-           "which every step appends to)", report_markdown.render, append=True),
+           "which every step appends to)", "markdown", append=True),
 )
 
 # The path that means stdout on the command line: a report cannot go there (stdout carries

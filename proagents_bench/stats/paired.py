@@ -9,6 +9,8 @@ d_i = candidate_i - baseline_i.
 from __future__ import annotations
 
 from fractions import Fraction
+from math import gcd
+from operator import attrgetter
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .exact import normal_quantile, sqrt_float, to_float, two_sided_z
@@ -142,14 +144,18 @@ def paired_standard_error(differences: Sequence) -> tuple:
     count = len(values)
     if count == 0:
         raise ValueError("no differences")
-    if _all_ints(values):
-        # The same exact values from integer sums: sum (d - S/n)**2 = (n Q - S**2) / n.
+    scaled = _integer_multiples(values)
+    if scaled is not None:
+        # The same exact values from integer sums: with q a common denominator, a_i = d_i q,
+        # S = sum a_i and Q = sum a_i**2: sum (d - S/(n q))**2 = (n Q - S**2) / (n q**2).
+        values, denominator = scaled
         total = sum(values)
-        mean = Fraction(total, count)
+        mean = Fraction(total, count * denominator)
         if count == 1:
             return mean, None, None
         squares = sum(d * d for d in values)
-        variance = Fraction(count * squares - total * total, count * count * (count - 1))
+        variance = Fraction(count * squares - total * total,
+                            count * count * (count - 1) * denominator * denominator)
         return mean, variance, sqrt_float(variance)
     values = [Fraction(d) for d in values]
     mean = sum(values, Fraction(0)) / count
@@ -159,9 +165,19 @@ def paired_standard_error(differences: Sequence) -> tuple:
     return mean, variance, sqrt_float(variance)
 
 
-def _all_ints(values):
-    """Whether every value is a plain int (the task differences always are)."""
-    return set(map(type, values)) <= {int}
+def _integer_multiples(values):
+    """(the values times q, q) with q the least common denominator, when every value is an
+    int or a Fraction (the task differences are ints, the trial-level rates Fractions with
+    denominators dividing K); else None."""
+    kinds = set(map(type, values))
+    if kinds <= {int}:
+        return values, 1
+    if not kinds <= {int, Fraction}:
+        return None
+    denominator = 1
+    for each in set(map(attrgetter("denominator"), values)):
+        denominator = denominator * each // gcd(denominator, each)
+    return [d.numerator * (denominator // d.denominator) for d in values], denominator
 
 
 def normal_interval(mean: object, se: Optional[float],
@@ -226,9 +242,12 @@ def clustered_variance(differences: Sequence, clusters: Sequence,
     count = len(values)
     if count == 0:
         raise ValueError("no differences")
-    if _all_ints(values):
-        # Integer sums, the same exact value: with S = sum d, T_c and n_c a cluster's sum
-        # and size, its deviations sum to (n T_c - n_c S) / n.
+    scaled = _integer_multiples(values)
+    if scaled is not None:
+        # Integer sums, the same exact value: with q a common denominator, a_i = d_i q,
+        # S = sum a_i, T_c and n_c a cluster's sum and size, its deviations sum to
+        # (n T_c - n_c S) / (n q).
+        values, denominator = scaled
         grand = sum(values)
         sums, sizes = {}, {}
         for value, cluster in zip(values, clusters):
@@ -238,7 +257,7 @@ def clustered_variance(differences: Sequence, clusters: Sequence,
         if count < 2 or groups < 2:
             return None
         variance = Fraction(sum((count * sums[cluster] - sizes[cluster] * grand) ** 2
-                                for cluster in sums), count ** 4)
+                                for cluster in sums), count ** 4 * denominator ** 2)
     else:
         values = [Fraction(d) for d in values]
         mean = sum(values, Fraction(0)) / count
