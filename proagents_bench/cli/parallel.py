@@ -3,7 +3,9 @@ decides: on a large package it is about a third of the work, and a second core i
 
 Only the command line does this (it owns the process): on POSIX, with ``os.fork``, in a
 process with no other thread, and for inputs of at least FORK_INPUT_BYTES (below that a fork
-costs more than it saves). The child inherits the parsed files (shared pages, copied only as
+costs more than it saves). The pipeline starts it as soon as the three files are loaded,
+so that it overlaps with validation too; a package that then fails a check ends the child
+unread. The child inherits the parsed files (shared pages, copied only as
 it touches them), computes the very same fingerprint with the very same function, writes its
 71 ASCII characters to a pipe and ends; it takes no signal handler of the parent's (a Ctrl-C
 ends it at once). Whenever anything goes wrong with the child (no fork, a failed fork, a
@@ -101,6 +103,10 @@ class _Result:
 
     def __del__(self):  # a run stopped before the fingerprint was needed: end the child
         if self.value is None and self.child:
+            try:
+                os.close(self.read_end)
+            except OSError:
+                pass
             try:
                 os.kill(self.child, signal.SIGKILL)
                 os.waitpid(self.child, 0)
