@@ -49,6 +49,9 @@ class ServiceRequestHandler(WSGIRequestHandler):
                             "title": "Bad request", "status": code, "code":
                             "service.bad_request", "detail": message or "malformed request"},
                            sort_keys=True) + "\n").encode("ascii")
+        # A garbled request line reads as HTTP/0.9, which has no status line nor headers:
+        # answer as HTTP/1.0, so that the client sees the status and the content type.
+        self.request_version = "HTTP/1.0"
         try:
             self.send_response(code, message)
             self.send_header("Content-Type", PROBLEM_TYPE)
