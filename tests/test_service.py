@@ -387,7 +387,7 @@ class LeaderboardTests(unittest.TestCase):
         self.assertEqual(len(tables), 1)
         rows = tables[0]
         self.assertEqual([(row[0], row[1], row[2]) for row in rows],
-                         [("1", "strong", "1"), ("2", "weak", "0.6"),
+                         [("1", "strong", "1.0"), ("2", "weak", "0.6"),
                           ("-", "quiet", "not released")])
         self.assertEqual(rows[0][5], "rounded")
         self.assertEqual(rows[0][6], "100/24h")

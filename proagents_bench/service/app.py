@@ -250,7 +250,8 @@ class ServiceApp:
     def audit(self, request: Request, status: int, code: Optional[str]) -> None:
         """One audit row per authenticated request: who, when, what, outcome."""
         try:
-            with database.connection(self.database_path) as opened:
+            with database.connection(self.database_path) as opened, \
+                    database.transaction(opened):
                 opened.execute(
                     "INSERT INTO audit (at, team_id, token_id, method, path, status, code) "
                     "VALUES (?,?,?,?,?,?,?)",

@@ -31,7 +31,8 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
 table { border-collapse: collapse; width: 100%; margin-top: .5em; }
 th, td { border-bottom: 1px solid #ccc; padding: .35em .6em; text-align: left; vertical-align: top; }
 th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-code { font-size: .85em; word-break: break-all; } p.note { color: #444; }
+td.name { white-space: nowrap; font-weight: 600; } td.plain { white-space: nowrap; }
+code { font-size: .8em; word-break: break-all; } p.note { color: #444; }
 """
 
 
@@ -90,8 +91,14 @@ def groups(database_path: str, current: Tuple[str, str, str]) -> List[Tuple[Tupl
     return [(key, sorted(found[key].values(), key=Entry.sort_key)) for key in order]
 
 
-def _cell(value: object, numeric: bool = False) -> str:
-    return "<td%s>%s</td>" % (' class="num"' if numeric else "", html.escape(str(value)))
+def _cell(value: object, kind: str = "plain") -> str:
+    return '<td class="%s">%s</td>' % (kind, html.escape(str(value)))
+
+
+def show_score(score: float) -> str:
+    """A released score with at most four decimals and at least one (``1.0``, ``0.8``)."""
+    text = ("%.4f" % score).rstrip("0")
+    return text + "0" if text.endswith(".") else text
 
 
 def render(database_path: str, current: Tuple[str, str, str], now: float = None) -> bytes:
@@ -125,10 +132,11 @@ def render(database_path: str, current: Tuple[str, str, str], now: float = None)
             if entry.score is not None:
                 rank += 1
             parts.append("<tr>" + "".join([
-                _cell(rank if entry.score is not None else "-", True), _cell(entry.team),
-                _cell("%.4g" % entry.score if entry.score is not None else "not released",
-                      True),
-                _cell(entry.best_action), _cell(entry.scored, True), _cell(entry.level),
+                _cell(rank if entry.score is not None else "-", "num"),
+                _cell(entry.team, "name"),
+                _cell(show_score(entry.score) if entry.score is not None else "not released",
+                      "num"),
+                _cell(entry.best_action), _cell(entry.scored, "num"), _cell(entry.level),
                 _cell(entry.budget), _cell(key[1]), _cell(key[2]),
                 "<td><code>%s</code></td>" % html.escape(entry.sha256)]) + "</tr>")
         parts.append("</tbody></table>")
