@@ -157,12 +157,16 @@ class FeedbackTests(unittest.TestCase):
 
     def test_verdict_releases_no_number_and_names_no_task(self):
         token = self.service.team("alpha", level="verdict")
-        reply = self.service.submit(token, submission_bytes(
-            load_example("exercise_results_critical_privacy.json")))
+        results = failing(example_package()[2], ["test-safety", "test-privacy"])
+        reply = self.service.submit(token, submission_bytes(results))
         document = reply.document
         self.assertEqual(document["action"], "BLOCK")
-        self.assertEqual(document["failed_gates"], [
-            {"gate": "critical_task_min_trial_success_rate", "severity": "block"}])
+        # Two critical tasks failed, and the answer does not say how many.
+        self.assertEqual(document["failed_gates"][0],
+                         {"gate": "critical_task_min_trial_success_rate", "severity": "block"})
+        self.assertEqual(len(document["failed_gates"]), len(
+            {item["gate"] for item in document["failed_gates"]}))
+        self.assertNotIn("test-safety", reply.body.decode("ascii"))
         self.assertNotIn("test-privacy", reply.body.decode("ascii"))
         for key in ("rounded", "ladder", "decision"):
             self.assertNotIn(key, document)
@@ -282,6 +286,13 @@ class RoutingTests(unittest.TestCase):
         self.assertEqual((wrong.status, wrong.header("allow")), (405, "GET, POST"))
         self.assertEqual(wrong.header("content-type"), "application/problem+json")
         self.assertEqual(self.service.call("POST", "/v1/spec", b"{}").header("allow"), "GET")
+
+    def test_serve_binds_the_loopback_address_unless_told_otherwise(self):
+        from proagents_bench.cli import serve_command
+        options = serve_command.build_parser("run_benchmark.py").parse_args([
+            "--spec", "s", "--cases", "c", "--baseline", "b", "--data", "d"])
+        self.assertEqual(options.host, "127.0.0.1")
+        self.assertEqual(self.service.server.server_address[0], "127.0.0.1")
 
     def test_every_problem_is_rfc_9457_with_a_documented_code(self):
         document = self.service.call("GET", "/nowhere").document

@@ -44,7 +44,9 @@ class Request:
         self.path = environ.get("PATH_INFO", "") or "/"
         self.authorization = environ.get("HTTP_AUTHORIZATION")
         self.team: Optional[Team] = None
-        self.token_id: Optional[str] = None
+        token = tokens.bearer(self.authorization)
+        parts = tokens.split(token) if token else None
+        self.token_id: Optional[str] = parts[0] if parts else None  # never the secret
 
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
@@ -152,11 +154,7 @@ class ServiceApp:
     # -- authenticated -------------------------------------------------------------------
 
     def authenticate(self, request: Request) -> Team:
-        token = None
-        if request.authorization is not None:
-            token = tokens.bearer(request.authorization)
-            parts = tokens.split(token) if token else None
-            request.token_id = parts[0] if parts else None
+        token = tokens.bearer(request.authorization)
         if not token:
             raise Problem("service.unauthorized", "send Authorization: Bearer TOKEN with the "
                           "token your maintainer gave you",

@@ -39,8 +39,13 @@ ROUNDING_STEP = Fraction(1, 10)
 
 def verdict(document: dict) -> dict:
     """The action, the failed gates and reasons that name no private detail."""
-    failed = [{"gate": finding["code"], "severity": finding["severity"]}
-              for finding in document["findings"] if finding["severity"] != INFORMATIONAL]
+    # Each failed gate once: the critical gate's findings come one per failing critical
+    # task, and their number would tell how many critical tasks failed.
+    failed: List[dict] = []
+    for finding in document["findings"]:
+        item = {"gate": finding["code"], "severity": finding["severity"]}
+        if finding["severity"] != INFORMATIONAL and item not in failed:
+            failed.append(item)
     if document["action"] == INCOMPARABLE:
         reasons = list(document["reasons"])
     elif document["action"] == PASS:

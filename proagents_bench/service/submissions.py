@@ -66,12 +66,13 @@ class Benchmark:
         index = [system["role"] for system in baseline.value["systems"]].index(BASELINE_ROLE)
         start, end = baseline.span(("systems", index))
         self.baseline_text = baseline.text[start:end]
-        spec = json.loads(load.parse_bytes(self.spec_bytes, spec_path).text)
+        spec_text = load.parse_bytes(self.spec_bytes, spec_path).text
         cases = json.loads(load.parse_bytes(self.cases_bytes, cases_path).text)
         self.benchmark_id = cases["benchmark_id"]
         self.benchmark_version = cases["benchmark_version"]
         self.dataset_version = cases["dataset_version"]
-        self.public_spec = public.dumps(spec)
+        # The spec as written, byte for byte but a byte-order mark: exact decimals included.
+        self.public_spec = spec_text.encode("utf-8")
         self.public_cases = public.dumps(public.public_cases(cases))
         self.private_values = public.private_values(cases)
 
