@@ -111,6 +111,14 @@ class SubmissionTests(unittest.TestCase):
         self.assertEqual([(error["code"], error["path"]) for error in reply.document["errors"]],
                          [("submission.baseline_given", "$.systems[0].role")])
 
+    def test_a_submission_uses_the_baselines_results_version(self):
+        token = self.service.team("alpha")
+        results = example_package()[2]
+        results["schema_version"] = "agent-benchmark-results-v2"
+        reply = self.service.submit(token, submission_bytes(results))
+        self.assertEqual([(error["code"], error["path"]) for error in reply.document["errors"]],
+                         [("version.mismatch", "$.schema_version")])
+
     def test_the_budget_refuses_with_429_and_retry_after(self):
         token = self.service.team("alpha", budget="2/1h", level="verdict")
         self.assertEqual([self.service.submit(token).status for _ in range(2)], [200, 200])

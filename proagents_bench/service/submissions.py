@@ -26,6 +26,7 @@ from .. import pipeline
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..render.document import contract_error_document
+from ..text import quote
 from ..version import VERSION
 from . import budget, database, feedback, public
 from .problems import Problem
@@ -66,6 +67,7 @@ class Benchmark:
         index = [system["role"] for system in baseline.value["systems"]].index(BASELINE_ROLE)
         start, end = baseline.span(("systems", index))
         self.baseline_text = baseline.text[start:end]
+        self.results_version = baseline.value["schema_version"]
         spec_text = load.parse_bytes(self.spec_bytes, spec_path).text
         cases = json.loads(load.parse_bytes(self.cases_bytes, cases_path).text)
         self.benchmark_id = cases["benchmark_id"]
@@ -80,17 +82,27 @@ class Benchmark:
         """The gate's decision document for a submission's bytes, or :class:`ContractErrors`
         placed in ``submission.json``."""
         submission = load.parse_bytes(body, SUBMISSION_NAME)  # raises for bad JSON
-        value = submission.value
+        value = submission.value  # an object: the loader refuses any other root
         systems = value.get("systems")
         combined = body
         count = 0
         if isinstance(systems, list):
-            given = [(("systems", index, "role"),) for index, system in enumerate(systems)
-                     if isinstance(system, dict) and system.get("role") == BASELINE_ROLE]
-            if given:
-                raise ContractErrors(submission.errors_at([ContractError(
-                    BASELINE_ERROR_CODE, "a submission holds only the candidate system; the "
-                    "service adds the maintainer's baseline", path[0]) for path in given]))
+            refused = [ContractError(
+                BASELINE_ERROR_CODE, "a submission holds only the candidate system; the "
+                "service adds the maintainer's baseline", ("systems", index, "role"))
+                for index, system in enumerate(systems)
+                if isinstance(system, dict) and system.get("role") == BASELINE_ROLE]
+            version = value.get("schema_version")
+            if isinstance(version, str) and version != self.results_version:
+                # The baseline's system is spliced in as written: a v1 system lacks what a v2
+                # one must have, and the other way round.
+                refused.append(ContractError(
+                    "version.mismatch", "this service's baseline is a %s package: submit "
+                    "the same schema_version, not %s" % (quote(self.results_version),
+                                                         quote(version)),
+                    ("schema_version",)))
+            if refused:
+                raise ContractErrors(submission.errors_at(refused))
             count = len(systems)
             start, end = submission.span(("systems",))
             text = submission.text
