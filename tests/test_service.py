@@ -3,20 +3,23 @@ submissions through the real gate, budgets, feedback levels, tokens, the audit l
 database and the leaderboard. (Hostile clients and the process-level faults are in
 test_service_faults.py.)"""
 
+import io
 import json
 import os
 import sqlite3
 import threading
-import time
 import unittest
 from html.parser import HTMLParser
 
 from proagents_bench import pipeline
 from proagents_bench.cli import gate_command
 from proagents_bench.service import budget, database, feedback, public, teams, tokens
+from proagents_bench.service.app import ServiceApp
 from proagents_bench.service.problems import PROBLEMS
+from proagents_bench.service.submissions import Benchmark
 
-from .service_support import Service, failing, secret_cases, submission_bytes
+from .service_support import (Service, failing, secret_cases, submission_bytes,
+                              write_benchmark)
 from .support import ROOT, example_package, load_example
 
 
@@ -425,20 +428,22 @@ class LeaderboardTests(unittest.TestCase):
         results["dataset_version"] = cases["dataset_version"]
         folder = os.path.join(service.folder, "next")
         os.makedirs(folder)
-        from .service_support import write_benchmark
-        from proagents_bench.service.app import ServiceApp
-        from proagents_bench.service.submissions import Benchmark
-        paths = write_benchmark(folder, cases, results)
-        app = ServiceApp(Benchmark(*paths), service.db)
-        body = json.loads(submission_bytes(failing(results, ["test-cancel"])))
-        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/"}
-        answers = []
-        page = b"".join(app(environ, lambda status, headers: answers.append(status)))
+        app = ServiceApp(Benchmark(*write_benchmark(folder, cases, results)), service.db)
+        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/v1/submissions",
+                   "HTTP_AUTHORIZATION": "Bearer " + token}
+        body = submission_bytes(failing(results, ["test-cancel"]))
+        environ.update({"CONTENT_LENGTH": str(len(body)), "wsgi.input": io.BytesIO(body)})
+        statuses = []
+        b"".join(app(environ, lambda status, headers: statuses.append(status)))
+        page = b"".join(app({"REQUEST_METHOD": "GET", "PATH_INFO": "/"},
+                            lambda status, headers: statuses.append(status)))
+        self.assertEqual(statuses, ["200 OK", "200 OK"])
         text = page.decode("utf-8")
         self.assertNotIn("<b>orders-2027", text)
         self.assertIn("&lt;b&gt;orders-2027&lt;/b&gt;&amp;", text)
-        self.assertEqual(len(parse_page(text)), 2)  # two dataset versions: two tables
-        self.assertIsNotNone(body)
+        tables = parse_page(text)  # two dataset versions: two tables, the current first
+        self.assertEqual([[row[8] for row in table] for table in tables],
+                         [[cases["dataset_version"]], ["orders-2026-07"]])
         checker = ResourceFinder()
         checker.feed(text)
         self.assertEqual(checker.found, [])

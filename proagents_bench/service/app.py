@@ -20,7 +20,7 @@ import time
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from . import database, feedback, leaderboard, public, teams, tokens
-from .problems import PROBLEM_TYPE, PROBLEMS, Problem
+from .problems import PROBLEM_TYPE, Problem
 from .submissions import Benchmark, Submitter, now_iso
 from .teams import Team
 
@@ -257,7 +257,3 @@ class ServiceApp:
                      request.method[:16], request.path[:512], status, code))
         except sqlite3.Error:
             pass  # the answer stands; a full disk shows in the submission's own write
-
-
-def problem_codes() -> List[str]:
-    return sorted(PROBLEMS)

@@ -76,7 +76,6 @@ class Benchmark:
         # The spec as written, byte for byte but a byte-order mark: exact decimals included.
         self.public_spec = spec_text.encode("utf-8")
         self.public_cases = public.dumps(public.public_cases(cases))
-        self.private_values = public.private_values(cases)
 
     def evaluate(self, body: bytes) -> dict:
         """The gate's decision document for a submission's bytes, or :class:`ContractErrors`
