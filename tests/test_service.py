@@ -398,6 +398,8 @@ class LeaderboardTests(unittest.TestCase):
         strong = service.team("strong", level="rounded")
         weak = service.team("weak", level="ladder")
         quiet = service.team("quiet", level="verdict")
+        service.team("waiting")
+        teams.revoke(service.db, service.team("gone") and "gone")
         results = example_package()[2]
         service.submit(weak, submission_bytes(failing(results, ["test-cancel", "test-status"])))
         service.submit(strong, submission_bytes())
@@ -410,7 +412,8 @@ class LeaderboardTests(unittest.TestCase):
         rows = tables[0]
         self.assertEqual([(row[0], row[1], row[2]) for row in rows],
                          [("1", "strong", "1.0"), ("2", "weak", "0.6"),
-                          ("-", "quiet", "not released")])
+                          ("-", "quiet", "not released"), ("-", "waiting", "not released")])
+        self.assertEqual((rows[3][3], rows[3][4]), ("-", "0"))
         self.assertEqual(rows[0][5], "rounded")
         self.assertEqual(rows[0][6], "100/24h")
         self.assertEqual(rows[0][8], "orders-2026-07")

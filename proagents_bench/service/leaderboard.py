@@ -29,7 +29,8 @@ _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #1a1a1a; max-width: 72em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
 table { border-collapse: collapse; width: 100%; margin-top: .5em; }
-th, td { border-bottom: 1px solid #ccc; padding: .35em .6em; text-align: left; vertical-align: top; }
+th, td { border-bottom: 1px solid #ccc; padding: .35em .6em; text-align: left;
+         vertical-align: top; }
 th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.name { white-space: nowrap; font-weight: 600; } td.plain { white-space: nowrap; }
 code { font-size: .8em; word-break: break-all; } p.note { color: #444; }
@@ -66,7 +67,14 @@ def groups(database_path: str, current: Tuple[str, str, str]) -> List[Tuple[Tupl
             "s.score_released, s.released_score, s.received_at, s.sha256, s.id "
             "FROM submissions s JOIN teams t ON t.id = s.team_id WHERE s.outcome = ? "
             "ORDER BY s.received_at, s.id", (SCORED,)).fetchall()
-    found: Dict[Tuple[str, str, str], Dict[str, Entry]] = {}
+        active = opened.execute(
+            "SELECT name, feedback_level, budget_count, budget_window_seconds FROM teams "
+            "WHERE revoked = 0 ORDER BY name").fetchall()
+    found: Dict[Tuple[str, str, str], Dict[str, Entry]] = {current: {}}
+    for team in active:  # every team takes part in the current version, scored or not yet
+        found[current][team["name"]] = Entry(
+            team["name"], team["feedback_level"],
+            budget.describe(team["budget_count"], team["budget_window_seconds"]), 0)
     latest: Dict[Tuple[str, str, str], float] = {}
     for row in rows:
         key = (row["benchmark_id"], row["benchmark_version"], row["dataset_version"])
@@ -87,7 +95,7 @@ def groups(database_path: str, current: Tuple[str, str, str]) -> List[Tuple[Tupl
             entry.score = row["released_score"]
             entry.score_time = row["received_at"]
             entry.sha256 = row["sha256"]
-    order = sorted(found, key=lambda key: (key != current, -latest[key], key))
+    order = sorted(found, key=lambda key: (key != current, -latest.get(key, 0.0), key))
     return [(key, sorted(found[key].values(), key=Entry.sort_key)) for key in order]
 
 
@@ -113,10 +121,7 @@ def render(database_path: str, current: Tuple[str, str, str], now: float = None)
              "itself. Scores are what each team's feedback level released (rounded, Ladder or "
              "exact); a team at the verdict level shows its best decision only. Each dataset "
              "version is ranked on its own.</p>"]
-    listed = groups(database_path, current)
-    if not any(key == current for key, _entries in listed):
-        listed.insert(0, (current, []))
-    for key, entries in listed:
+    for key, entries in groups(database_path, current):
         parts.append("<h2>%s %s, dataset %s%s</h2>" % (
             html.escape(key[0]), html.escape(key[1]), html.escape(key[2]),
             " (current)" if key == current else " (earlier dataset; not ranked with the "
@@ -126,7 +131,7 @@ def render(database_path: str, current: Tuple[str, str, str], now: float = None)
                      '<th>feedback level</th><th>budget</th><th>benchmark version</th>'
                      '<th>dataset version</th><th>submission sha256</th></tr></thead><tbody>')
         if not entries:
-            parts.append('<tr><td colspan="10">No scored submission yet.</td></tr>')
+            parts.append('<tr><td colspan="10">No team yet.</td></tr>')
         rank = 0
         for entry in entries:
             if entry.score is not None:
@@ -136,7 +141,8 @@ def render(database_path: str, current: Tuple[str, str, str], now: float = None)
                 _cell(entry.team, "name"),
                 _cell(show_score(entry.score) if entry.score is not None else "not released",
                       "num"),
-                _cell(entry.best_action), _cell(entry.scored, "num"), _cell(entry.level),
+                _cell(entry.best_action or "-"), _cell(entry.scored, "num"),
+                _cell(entry.level),
                 _cell(entry.budget), _cell(key[1]), _cell(key[2]),
                 "<td><code>%s</code></td>" % html.escape(entry.sha256)]) + "</tr>")
         parts.append("</tbody></table>")
