@@ -19,7 +19,6 @@ from ..service.server import DEFAULT_HOST, SOCKET_TIMEOUT_SECONDS, make_server
 from ..service.submissions import Benchmark
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
-from .status import EXIT_CONTRACT_ERROR
 from .streams import Interrupted
 
 
@@ -65,7 +64,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
     try:
         path = database.open_database(options.data)
     except database.DatabaseError as problem:
-        return Outcome(EXIT_CONTRACT_ERROR, b"", ["ERROR: %s" % problem])
+        return contract_error_outcome([ContractError("file.unreadable", str(problem), (),
+                                                     options.data)])
     app = ServiceApp(benchmark, path, options.max_bytes)
     try:
         server = make_server(app, options.host, options.port, options.timeout)

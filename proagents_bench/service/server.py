@@ -16,6 +16,7 @@ import socket
 import socketserver
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
+from ..version import VERSION
 from .problems import PROBLEM_TYPE
 
 SOCKET_TIMEOUT_SECONDS = 10.0
@@ -36,6 +37,8 @@ class ServiceServer(socketserver.ThreadingMixIn, WSGIServer):
 
 class ServiceRequestHandler(WSGIRequestHandler):
     timeout = SOCKET_TIMEOUT_SECONDS
+    server_version = "proagents-bench/" + VERSION
+    sys_version = ""  # the Server header names no interpreter version
 
     def handle(self) -> None:
         try:
