@@ -78,8 +78,7 @@ def write_benchmark(folder, cases=None, results=None):
 class Service:
     """A running service (in this process, on a thread) on a free loopback port."""
 
-    def __init__(self, test, cases=None, timeout=5.0, max_bytes=None, folder=None,
-                 crash_hook=""):
+    def __init__(self, test, cases=None, timeout=5.0, max_bytes=None, folder=None):
         self.folder = folder or TempDir(test).path
         self.spec_path, self.cases_path, self.baseline_path = write_benchmark(self.folder,
                                                                               cases)
@@ -87,7 +86,7 @@ class Service:
         self.db = database.open_database(self.data)
         self.benchmark = Benchmark(self.spec_path, self.cases_path, self.baseline_path)
         options = {} if max_bytes is None else {"max_submission_bytes": max_bytes}
-        self.app = ServiceApp(self.benchmark, self.db, crash_hook=crash_hook, **options)
+        self.app = ServiceApp(self.benchmark, self.db, **options)
         self.server = make_server(self.app, "127.0.0.1", 0, timeout)
         self.port = self.server.server_port
         self.thread = threading.Thread(target=self.server.serve_forever,

@@ -14,8 +14,8 @@ import unittest
 from proagents_bench.cli.status import (EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_OVER_BUDGET,
                                         EXIT_PASS, EXIT_TERMINATED, EXIT_UNREACHABLE)
 from proagents_bench.service import database, teams
-from proagents_bench.service.submissions import (CRASH_AFTER_STORE, CRASH_EXIT_STATUS,
-                                                 CRASH_HOOK_VARIABLE)
+from proagents_bench.cli.serve_command import (CRASH_AFTER_STORE, CRASH_EXIT_STATUS,
+                                               CRASH_HOOK_VARIABLE)
 
 from .service_support import (HTTP_TIMEOUT, ServeProcess, Service, call, raw_exchange,
                               submission_bytes, write_benchmark)

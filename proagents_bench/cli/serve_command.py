@@ -21,6 +21,17 @@ from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .streams import Interrupted
 
+# A test hook, never set in production: with the value "after-store" the process ends at once
+# (os._exit: no cleanup, as kill -9 would) after a scored submission is committed and before
+# it is answered. The crash test starts the server with it.
+CRASH_HOOK_VARIABLE = "PROAGENTS_BENCH_SERVICE_TEST_CRASH"
+CRASH_AFTER_STORE = "after-store"
+CRASH_EXIT_STATUS = 70
+
+
+def _crash() -> None:
+    os._exit(CRASH_EXIT_STATUS)
+
 
 def build_parser(program: str) -> Parser:
     parser = Parser(prog=program + " serve",
@@ -66,7 +77,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
     except database.DatabaseError as problem:
         return contract_error_outcome([ContractError("file.unreadable", str(problem), (),
                                                      options.data)])
-    app = ServiceApp(benchmark, path, options.max_bytes)
+    crash = os.environ.get(CRASH_HOOK_VARIABLE) == CRASH_AFTER_STORE
+    app = ServiceApp(benchmark, path, options.max_bytes, _crash if crash else None)
     try:
         server = make_server(app, options.host, options.port, options.timeout)
     except OSError as problem:

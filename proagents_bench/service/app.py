@@ -60,11 +60,11 @@ class ServiceApp:
 
     def __init__(self, benchmark: Benchmark, database_path: str,
                  max_submission_bytes: int = MAX_SUBMISSION_BYTES,
-                 crash_hook: Optional[str] = None) -> None:
+                 after_store: Optional[Callable[[], None]] = None) -> None:
         self.benchmark = benchmark
         self.database_path = database_path
         self.max_submission_bytes = max_submission_bytes
-        self.submitter = Submitter(benchmark, database_path, crash_hook)
+        self.submitter = Submitter(benchmark, database_path, after_store)
         self.grader = public.dumps(public.grader_interface(
             feedback.LEVELS, float(feedback.ROUNDING_STEP), max_submission_bytes))
         self.index = public.dumps({

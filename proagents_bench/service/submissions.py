@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sqlite3
 import time
-from typing import Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .. import pipeline
 from ..errors import ContractError, ContractErrors
@@ -41,13 +40,6 @@ BASELINE_ROLE = "baseline"
 SCORED = "scored"
 CONTRACT_ERROR = "contract_error"
 OVER_BUDGET = "over_budget"
-
-# A test hook, never set in production: with the value "after-store" the process ends at once
-# (os._exit, no cleanup, as kill -9 would) after a scored submission is committed and before
-# it is answered. The crash test starts the server with it.
-CRASH_HOOK_VARIABLE = "PROAGENTS_BENCH_SERVICE_TEST_CRASH"
-CRASH_AFTER_STORE = "after-store"
-CRASH_EXIT_STATUS = 70
 
 BASELINE_ERROR_CODE = "submission.baseline_given"
 
@@ -148,11 +140,12 @@ class Submitter:
     """Runs submissions for one benchmark against one database."""
 
     def __init__(self, benchmark: Benchmark, database_path: str,
-                 crash_hook: Optional[str] = None) -> None:
+                 after_store: Optional[Callable[[], None]] = None) -> None:
         self.benchmark = benchmark
         self.database_path = database_path
-        self.crash_hook = crash_hook if crash_hook is not None else os.environ.get(
-            CRASH_HOOK_VARIABLE)
+        # Called after a scored submission is committed and before it is answered: the
+        # crash test's hook (see cli/serve_command.py); None otherwise.
+        self.after_store = after_store
 
     def submit(self, team: Team, body: bytes) -> Tuple[int, dict, Dict[str, str]]:
         """(HTTP status, answer, extra headers) for ``body`` from ``team``; the answer of a
@@ -219,8 +212,8 @@ class Submitter:
                 answer = self._score(opened, team, body, digest, received, document, spent)
         if refused is not None:
             raise refused  # after the commit: the refusal is stored too
-        if self.crash_hook == CRASH_AFTER_STORE:
-            os._exit(CRASH_EXIT_STATUS)
+        if self.after_store is not None:
+            self.after_store()
         return 200, answer, {}
 
     def _score(self, opened, team, body, digest, received, document, spent) -> dict:
