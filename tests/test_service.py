@@ -10,6 +10,7 @@ import sqlite3
 import threading
 import unittest
 from html.parser import HTMLParser
+from wsgiref import validate
 
 from proagents_bench import pipeline
 from proagents_bench.cli import gate_command
@@ -313,6 +314,19 @@ class RoutingTests(unittest.TestCase):
             readme = handle.read().decode("utf-8")
         for code in PROBLEMS:
             self.assertTrue("`%s`" % code in readme, code)
+
+
+class WsgiTests(unittest.TestCase):
+    def test_the_application_keeps_to_pep_3333(self):
+        # wsgiref.validate checks every call between a server and the application, as any
+        # WSGI server (waitress, gunicorn) would rely on it.
+        service = Service(self)
+        token = service.team("alpha")
+        service.server.set_app(validate.validator(service.app))
+        replies = [service.call("GET", path) for path in ("/", "/v1/spec", "/nowhere")]
+        replies.append(service.submit(token))
+        replies.append(service.call("PUT", "/v1/team", b"{}", token))
+        self.assertEqual([reply.status for reply in replies], [200, 200, 404, 200, 405])
 
 
 class DatabaseTests(unittest.TestCase):

@@ -193,6 +193,8 @@ class ProcessTests(unittest.TestCase):
     def test_a_crash_or_kill_loses_nothing_and_spends_the_budget_right(self):
         token = teams.add(self.db, "alpha", "2/24h", "ladder")
         crashing = ServeProcess(self, self.folder, env={CRASH_HOOK_VARIABLE: CRASH_AFTER_STORE})
+        self.assertEqual(call(crashing.port, "POST", "/v1/submissions", b"{}", token).status,
+                         422)  # stored, not scored: the hook waits for a scored one
         with self.assertRaises((ConnectionError, OSError)):
             call(crashing.port, "POST", "/v1/submissions", submission_bytes(), token)
         self.assertEqual(crashing.wait(), CRASH_EXIT_STATUS)
@@ -207,13 +209,17 @@ class ProcessTests(unittest.TestCase):
 
         restarted = ServeProcess(self, self.folder)
         listed = call(restarted.port, "GET", "/v1/submissions", token=token).document
-        self.assertEqual([entry["outcome"] for entry in listed["submissions"]], ["scored"])
-        first = listed["submissions"][0]["submission_id"]
+        self.assertEqual([entry["outcome"] for entry in listed["submissions"]],
+                         ["contract_error", "scored"])
+        first = listed["submissions"][1]["submission_id"]
         stored = call(restarted.port, "GET", "/v1/submissions/%d" % first, token=token)
         self.assertEqual(stored.document["answer"]["ladder"]["score"], 1.0)
         statuses = [call(restarted.port, "POST", "/v1/submissions", submission_bytes(),
                          token).status for _ in range(2)]
         self.assertEqual(statuses, [200, 429])  # the crashed submission counted
+        listed = call(restarted.port, "GET", "/v1/submissions", token=token).document
+        self.assertEqual([entry["outcome"] for entry in listed["submissions"]],
+                         ["contract_error", "scored", "scored", "over_budget"])
         with database.connection(self.db) as opened:
             self.assertEqual(opened.execute("PRAGMA integrity_check").fetchone()[0], "ok")
         restarted.process.send_signal(signal.SIGTERM)
