@@ -159,6 +159,18 @@ class CommandTests(unittest.TestCase):
         self.assertEqual(run.status, EXIT_CONTRACT_ERROR)
         self.assertEqual(run.document["errors"][0]["code"], "cases.split_contamination")
 
+    def test_serve_refuses_a_baseline_that_ran_under_another_protocol(self):
+        folder = TempDir(self).path
+        results = load_example("benchmark_results_pass.json")
+        results["systems"][0]["protocol"]["max_steps"] = 9
+        spec, cases, baseline = write_benchmark(folder, None, results)
+        run = run_cli(["serve", "--spec", spec, "--cases", cases, "--baseline", baseline,
+                       "--data", os.path.join(folder, "data"), "--port", "0"])
+        self.assertEqual(run.status, EXIT_CONTRACT_ERROR)
+        self.assertEqual(run.document["errors"][0]["code"], "cli.baseline_protocol")
+        self.assertIn("baseline-v1.max_steps: expected=8, actual=9",
+                      run.document["errors"][0]["message"])
+
 
 @unittest.skipIf(sys.platform == "win32", "POSIX signals")
 class ProcessTests(unittest.TestCase):

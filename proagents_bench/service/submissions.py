@@ -42,6 +42,7 @@ CONTRACT_ERROR = "contract_error"
 OVER_BUDGET = "over_budget"
 
 BASELINE_ERROR_CODE = "submission.baseline_given"
+BASELINE_PROTOCOL_CODE = "cli.baseline_protocol"
 
 
 class Benchmark:
@@ -52,7 +53,16 @@ class Benchmark:
     def __init__(self, spec_path: str, cases_path: str, baseline_path: str) -> None:
         inputs = [pipeline.InputFile("spec", spec_path), pipeline.InputFile("cases", cases_path),
                   pipeline.InputFile("results", baseline_path)]
-        pipeline.evaluate(inputs)  # every contract check, on the maintainer's own files
+        checked = pipeline.evaluate(inputs).document  # every check, on the maintainer's files
+        from_baseline = [mismatch for mismatch in
+                         checked["comparison"]["protocol_mismatches"]
+                         if mismatch.startswith(checked["baseline_system"] + ".")]
+        if from_baseline:
+            # Every submission would be INCOMPARABLE: refuse to start instead.
+            raise ContractErrors([ContractError(
+                BASELINE_PROTOCOL_CODE, "the baseline did not run under the spec's protocol, "
+                "so every submission would be INCOMPARABLE: %s" % "; ".join(from_baseline),
+                (), baseline_path)])
         self.spec_bytes = _read(spec_path)
         self.cases_bytes = _read(cases_path)
         baseline = load.parse_bytes(_read(baseline_path), baseline_path)
