@@ -39,6 +39,14 @@ class BenchCommandTests(unittest.TestCase):
         self.assertEqual(written, json.dumps(make_package(6, trial_count=3, samples=200,
                                                           seed=1)[2]).encode("utf-8"))
 
+    def test_the_service_benchmark_runs_end_to_end(self):
+        run = run_cli(["bench", "service", "--requests", "4", "--concurrency", "2"])
+        text = run.stdout.decode("ascii")
+        self.assertEqual(run.status, 0, text + run.stderr)
+        for phrase in ("requests: 4 from 2 concurrent clients", "latency: median",
+                       "errors: none"):
+            self.assertIn(phrase, text)
+
 
 if __name__ == "__main__":
     unittest.main()

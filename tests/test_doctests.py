@@ -15,6 +15,8 @@ MODULES = (
     "proagents_bench.stats.binomial",
     "proagents_bench.reports.svg",
     "proagents_bench.cli.streams",
+    "proagents_bench.service.budget",
+    "proagents_bench.service.feedback",
 )
 
 

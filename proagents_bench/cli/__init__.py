@@ -27,6 +27,9 @@ from .streams import (DocumentWriter, Interrupted, MessageWriter, OutputError, S
 COMMANDS = {
     "publish": "publish_command",
     "bench": "bench_command",
+    "serve": "serve_command",
+    "team": "team_command",
+    "submit": "submit_command",
 }
 DEFAULT_COMMAND = "gate_command"
 

@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import List
 
 from ..errors import ContractError
-from ..tools import bench, simulate
+from ..tools import bench, service_bench, simulate
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
@@ -39,6 +39,20 @@ def build_parser(program: str) -> Parser:
     gate.add_argument("--reports", action="store_true",
                       help="also time the gate writing all three reports (--html, "
                            "--markdown, --junit-xml) beside the plain gate")
+    service = kinds.add_parser(
+        "service", help="the private-test service under load: requests per second and "
+                        "latency of submissions")
+    service.add_argument("--tasks", type=int, default=None,
+                         help="test tasks of a synthetic package (default: the shipped "
+                              "example)")
+    service.add_argument("--trials", type=int, default=3,
+                         help="trials per task of the synthetic package (default 3)")
+    service.add_argument("--requests", type=int, default=200,
+                         help="submissions to send (default 200)")
+    service.add_argument("--concurrency", type=int, default=20,
+                         help="concurrent clients (default 20)")
+    service.add_argument("--python", metavar="EXE", default=sys.executable,
+                         help="interpreter for the server (default: this one)")
     simulation = kinds.add_parser(
         "false-pass", help="the bootstrap gate's false-pass rate under no true difference, "
                            "by a seeded simulation (a Markdown table)")
@@ -72,5 +86,15 @@ def run(arguments: List[str], session: Session) -> Outcome:
                                               options.samples, confidence, options.seed):
             session.say(line)
         return Outcome(EXIT_PASS)
+    if options.kind == "service":
+        if options.requests < 1 or options.concurrency < 1 or (
+                options.tasks is not None and options.tasks < 1) or not 2 <= options.trials <= 100:
+            return contract_error_outcome([ContractError(
+                "cli.usage", "--requests, --concurrency and --tasks are at least 1; --trials "
+                "is 2..100")])
+        succeeded = service_bench.service_benchmark(options.tasks, options.trials,
+                                                    options.requests, options.concurrency,
+                                                    options.python, session.say)
+        return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     succeeded = bench.gate_benchmark(options, session.say)
     return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)

@@ -1,0 +1,100 @@
+"""``run_benchmark.py serve --spec S --cases C --baseline R --data DIR [--host H] [--port N]``:
+the private-test service (see :mod:`proagents_bench.service`).
+
+It checks the maintainer's three files with the gate (exit 2 with the usual errors when they
+break the contract), opens or upgrades the database in DIR, binds (127.0.0.1 unless told
+otherwise), prints one line with the address on stdout, and serves until SIGINT or SIGTERM,
+which let the requests in flight finish.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import List
+
+from ..errors import ContractError, ContractErrors
+from ..service import database
+from ..service.app import MAX_SUBMISSION_BYTES, ServiceApp
+from ..service.server import DEFAULT_HOST, SOCKET_TIMEOUT_SECONDS, make_server
+from ..service.submissions import Benchmark
+from . import Outcome, Session, contract_error_outcome
+from .gate_command import Parser, UsageError
+from .streams import Interrupted
+
+# A test hook, never set in production: with the value "after-store" the process ends at once
+# (os._exit: no cleanup, as kill -9 would) after a scored submission is committed and before
+# it is answered. The crash test starts the server with it.
+CRASH_HOOK_VARIABLE = "PROAGENTS_BENCH_SERVICE_TEST_CRASH"
+CRASH_AFTER_STORE = "after-store"
+CRASH_EXIT_STATUS = 70
+
+
+def _crash() -> None:
+    os._exit(CRASH_EXIT_STATUS)
+
+
+def build_parser(program: str) -> Parser:
+    parser = Parser(prog=program + " serve",
+                    description="Run the private-test service: publish the spec, the grader "
+                                "and the public cases; score teams' submissions against the "
+                                "private test cases within their budgets.")
+    parser.add_argument("--spec", metavar="FILE", required=True, help="the frozen spec")
+    parser.add_argument("--cases", metavar="FILE", required=True,
+                        help="the cases, with the private test cases")
+    parser.add_argument("--baseline", metavar="FILE", required=True,
+                        help="a results package holding the maintainer's baseline (its "
+                             "candidate is ignored)")
+    parser.add_argument("--data", metavar="DIR", required=True,
+                        help="folder of the service's database (made if missing)")
+    parser.add_argument("--host", default=DEFAULT_HOST,
+                        help="address to bind (default 127.0.0.1: this machine only)")
+    parser.add_argument("--port", type=int, default=8080, help="port (default 8080; 0: any "
+                                                                "free port)")
+    parser.add_argument("--timeout", type=float, default=SOCKET_TIMEOUT_SECONDS,
+                        help="seconds a client may take per socket read or write "
+                             "(default %g)" % SOCKET_TIMEOUT_SECONDS)
+    parser.add_argument("--max-bytes", type=int, default=MAX_SUBMISSION_BYTES,
+                        help="largest submission body accepted (default %d)"
+                             % MAX_SUBMISSION_BYTES)
+    return parser
+
+
+def run(arguments: List[str], session: Session) -> Outcome:
+    try:
+        options = build_parser(session.program).parse_args(arguments)
+    except UsageError as usage:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see serve --help)"
+                                                     % usage)])
+    if not 0 <= options.port <= 65535 or options.timeout <= 0 or options.max_bytes < 1:
+        return contract_error_outcome([ContractError(
+            "cli.usage", "--port is 0..65535, --timeout and --max-bytes are positive")])
+    try:
+        benchmark = Benchmark(options.spec, options.cases, options.baseline)
+    except ContractErrors as failure:
+        return contract_error_outcome(failure.errors, failure.omitted)
+    try:
+        path = database.open_database(options.data)
+    except database.DatabaseError as problem:
+        return contract_error_outcome([ContractError("file.unreadable", str(problem), (),
+                                                     options.data)])
+    crash = os.environ.get(CRASH_HOOK_VARIABLE) == CRASH_AFTER_STORE
+    app = ServiceApp(benchmark, path, options.max_bytes, _crash if crash else None)
+    try:
+        server = make_server(app, options.host, options.port, options.timeout)
+    except OSError as problem:
+        return contract_error_outcome([ContractError(
+            "cli.usage", "cannot listen on %s port %d: %s" % (
+                options.host, options.port, problem.strerror or problem))])
+    try:
+        host = options.host if ":" not in options.host else "[%s]" % options.host
+        session.say("proagents-bench service listening on http://%s:%d/ (database %s)" % (
+            host, server.server_port, os.path.abspath(path)))
+        server.serve_forever(poll_interval=0.2)
+    except Interrupted as interrupted:
+        # finally's server_close stops accepting, then waits for the requests in flight
+        return Outcome(interrupted.status, b"", [
+            "proagents-bench service stopped (signal %d) after the requests in flight "
+            "finished" % interrupted.signal_number])
+    finally:
+        server.server_close()
+    return Outcome(0)

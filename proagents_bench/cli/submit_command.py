@@ -1,0 +1,102 @@
+"""``run_benchmark.py submit --url URL --results FILE [--token-file F]``: send a team's
+submission to the private-test service and print its answer as JSON.
+
+The token comes from ``--token-file`` or the ``PROAGENTS_BENCH_TOKEN`` environment variable
+(never from the command line, where other users of the machine could read it). Exit status:
+0 PASS; 1 another decision; 2 a contract error (the service's CONTRACT_ERROR document, each
+error also on stderr) or a request the service refused (bad token, too large, ...); 5 over
+the team's budget; 6 the service could not be reached or did not answer as itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import List
+
+from ..contract.vocabulary import PASS
+from ..errors import ContractError
+from ..service import client
+from . import Outcome, Session, contract_error_outcome
+from .gate_command import Parser, UsageError
+from .status import (EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_OVER_BUDGET, EXIT_PASS,
+                     EXIT_UNREACHABLE)
+
+
+def build_parser(program: str) -> Parser:
+    parser = Parser(prog=program + " submit",
+                    description="Submit a candidate's results to a private-test service.")
+    parser.add_argument("--url", required=True, help="the service, e.g. http://127.0.0.1:8080")
+    parser.add_argument("--results", metavar="FILE", required=True,
+                        help="a results package holding only your candidate system")
+    parser.add_argument("--token-file", metavar="FILE",
+                        help="file holding your team's token (default: the %s environment "
+                             "variable)" % client.TOKEN_VARIABLE)
+    parser.add_argument("--timeout", type=float, default=client.CLIENT_TIMEOUT_SECONDS,
+                        help="seconds to wait for the answer (default %g)"
+                             % client.CLIENT_TIMEOUT_SECONDS)
+    return parser
+
+
+class _Unreadable(Exception):
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(reason)
+        self.path = path
+        self.reason = reason
+
+
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as problem:
+        raise _Unreadable(path, "cannot read the file: %s" % (problem.strerror or problem))
+
+
+def _dumps(document: dict) -> bytes:
+    return (json.dumps(document, ensure_ascii=True, sort_keys=True, indent=2) + "\n").encode(
+        "ascii")
+
+
+def run(arguments: List[str], session: Session) -> Outcome:
+    try:
+        options = build_parser(session.program).parse_args(arguments)
+    except UsageError as usage:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see submit --help)"
+                                                     % usage)])
+    try:
+        token = (_read(options.token_file).decode("utf-8", "replace").strip()
+                 if options.token_file else os.environ.get(client.TOKEN_VARIABLE, "").strip())
+        body = _read(options.results)
+    except _Unreadable as problem:
+        return contract_error_outcome([ContractError("file.unreadable", problem.reason, (),
+                                                     problem.path)])
+    if not token:
+        return contract_error_outcome([ContractError(
+            "cli.usage", "no token: pass --token-file FILE or set %s" % client.TOKEN_VARIABLE)])
+    try:
+        answer = client.request(client.submissions_url(options.url), token, body,
+                                options.timeout)
+    except client.Unreachable as problem:
+        return Outcome(EXIT_UNREACHABLE, b"", ["ERROR: %s (exit %d)" % (problem,
+                                                                        EXIT_UNREACHABLE)])
+    document = answer.document
+    if answer.status == 200 and "action" in document:
+        return Outcome(EXIT_PASS if document["action"] == PASS else EXIT_DECISION,
+                       _dumps(document))
+    if answer.status == 429:
+        return Outcome(EXIT_OVER_BUDGET, _dumps(document), [
+            "ERROR: over budget: %s" % document.get("detail", "")])
+    if answer.status == 422 and isinstance(document.get("errors"), list):
+        lines = [ContractError(error.get("code", ""), error.get("message", ""), (),
+                               error.get("file"), error.get("line"), error.get("column")
+                               ).stderr_line().replace(": $: ", ": %s: " % error.get("path"), 1)
+                 for error in document["errors"] if isinstance(error, dict)]
+        return Outcome(EXIT_CONTRACT_ERROR, _dumps(document), lines)
+    if 400 <= answer.status < 500 and "code" in document:
+        return Outcome(EXIT_CONTRACT_ERROR, _dumps(document), [
+            "ERROR: the service refused the request: %s (%s)" % (
+                document.get("detail", ""), document.get("code"))])
+    return Outcome(EXIT_UNREACHABLE, _dumps(document), [
+        "ERROR: the service answered HTTP %d: %s (exit %d)" % (
+            answer.status, document.get("detail", ""), EXIT_UNREACHABLE)])

@@ -1,0 +1,74 @@
+"""``run_benchmark.py team add|rotate|revoke|set|list ... --data DIR``: the maintainer's
+commands for the private-test service's teams. A new or rotated token is printed once, on
+stdout, in a JSON document; only its salted hash is stored."""
+
+from __future__ import annotations
+
+import json
+from typing import List
+
+from ..errors import ContractError
+from ..service import database, teams
+from ..service.feedback import LEVELS
+from . import Outcome, Session, contract_error_outcome
+from .gate_command import Parser, UsageError
+from .status import EXIT_PASS
+
+TEAM_ERROR_CODE = "cli.team"
+
+
+def build_parser(program: str) -> Parser:
+    parser = Parser(prog=program + " team",
+                    description="Manage the private-test service's teams (the service may "
+                                "be running: changes apply to its next request).")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    actions.required = True
+    for name, text in (("add", "add a team; prints its token once"),
+                       ("rotate", "give the team a new token (the old one stops working)"),
+                       ("revoke", "the team's token stops working; its submissions stay"),
+                       ("set", "change the team's budget and/or feedback level"),
+                       ("list", "every team with its budget, level and submission counts")):
+        action = actions.add_parser(name, help=text, description=text)
+        if name != "list":
+            action.add_argument("name", help="the team's name")
+        if name in ("add", "set"):
+            action.add_argument("--budget", default=teams.DEFAULT_BUDGET if name == "add"
+                                else None, help="scored submissions per rolling window, N/"
+                                "WINDOW with units s, m, h, d (default %s)" % teams.DEFAULT_BUDGET)
+            action.add_argument("--level", choices=LEVELS,
+                                default=teams.DEFAULT_LEVEL if name == "add" else None,
+                                help="feedback level (default %s)" % teams.DEFAULT_LEVEL)
+        action.add_argument("--data", metavar="DIR", required=True,
+                            help="the service's data folder")
+    return parser
+
+
+def run(arguments: List[str], session: Session) -> Outcome:
+    try:
+        options = build_parser(session.program).parse_args(arguments)
+    except UsageError as usage:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see team --help)"
+                                                     % usage)])
+    try:
+        path = database.open_database(options.data)
+        if options.action == "add":
+            token = teams.add(path, options.name, options.budget, options.level)
+            result = {"team": options.name, "token": token,
+                      "note": "the token is shown once; only its hash is stored"}
+        elif options.action == "rotate":
+            result = {"team": options.name, "token": teams.rotate(path, options.name),
+                      "note": "the token is shown once; the old one no longer works"}
+        elif options.action == "revoke":
+            teams.revoke(path, options.name)
+            result = {"team": options.name, "revoked": True}
+        elif options.action == "set":
+            if options.budget is None and options.level is None:
+                raise teams.TeamError("give --budget, --level or both")
+            result = teams.configure(path, options.name, options.budget,
+                                     options.level).as_dict()
+        else:
+            result = {"teams": teams.listing(path)}
+    except (teams.TeamError, database.DatabaseError) as problem:
+        return contract_error_outcome([ContractError(TEAM_ERROR_CODE, str(problem))])
+    return Outcome(EXIT_PASS, (json.dumps(result, ensure_ascii=True, sort_keys=True, indent=2)
+                               + "\n").encode("ascii"))

@@ -1,0 +1,259 @@
+"""The service's HTTP interface: one WSGI application (PEP 3333).
+
+It runs under the standard library's ``wsgiref`` (:mod:`.server`) or any WSGI server
+(waitress, gunicorn) behind a reverse proxy. Every answer is JSON but the leaderboard's HTML
+page; every error is an RFC 9457 problem (:mod:`.problems`) with a stable code, and no
+exception ever reaches a client as a traceback.
+
+Published without a token: ``GET /`` (the leaderboard), ``GET /v1`` (this index),
+``GET /v1/spec``, ``GET /v1/cases`` (the public view), ``GET /v1/grader``. With
+``Authorization: Bearer TOKEN``: ``GET /v1/team``, ``POST /v1/submissions``,
+``GET /v1/submissions`` (the team's own) and ``GET /v1/submissions/ID``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
+
+from . import database, feedback, leaderboard, public, teams, tokens
+from .problems import PROBLEM_TYPE, Problem
+from .submissions import Benchmark, Submitter, now_iso
+from .teams import Team
+
+# The largest submission accepted (bytes). A bigger Content-Length gets 413 before any of the
+# body is read. 64 MiB holds about 200,000 trial records.
+MAX_SUBMISSION_BYTES = 64 * 1024 * 1024
+READ_CHUNK_BYTES = 1 << 16
+JSON_TYPE = "application/json"
+HTML_TYPE = "text/html; charset=utf-8"
+_SUBMISSION_PATH = re.compile(r"/v1/submissions/([0-9]{1,18})\Z")
+
+Response = Tuple[int, List[Tuple[str, str]], bytes]
+
+
+class Request:
+    """One request's facts, and who made it once known (for the audit log)."""
+
+    def __init__(self, environ: dict) -> None:
+        self.environ = environ
+        self.method = environ.get("REQUEST_METHOD", "GET")
+        self.path = environ.get("PATH_INFO", "") or "/"
+        self.authorization = environ.get("HTTP_AUTHORIZATION")
+        self.team: Optional[Team] = None
+        token = tokens.bearer(self.authorization)
+        parts = tokens.split(token) if token else None
+        self.token_id: Optional[str] = parts[0] if parts else None  # never the secret
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+            404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
+            411: "Length Required", 413: "Payload Too Large", 422: "Unprocessable Entity",
+            429: "Too Many Requests", 500: "Internal Server Error"}
+
+
+class ServiceApp:
+    """The WSGI application for one benchmark and one database."""
+
+    def __init__(self, benchmark: Benchmark, database_path: str,
+                 max_submission_bytes: int = MAX_SUBMISSION_BYTES,
+                 after_store: Optional[Callable[[], None]] = None) -> None:
+        self.benchmark = benchmark
+        self.database_path = database_path
+        self.max_submission_bytes = max_submission_bytes
+        self.submitter = Submitter(benchmark, database_path, after_store)
+        self.grader = public.dumps(public.grader_interface(
+            feedback.LEVELS, float(feedback.ROUNDING_STEP), max_submission_bytes))
+        self.index = public.dumps({
+            "service": "proagents-bench private-test service",
+            "benchmark_id": benchmark.benchmark_id,
+            "benchmark_version": benchmark.benchmark_version,
+            "dataset_version": benchmark.dataset_version,
+            "endpoints": {
+                "GET /": "the leaderboard (HTML)",
+                "GET /v1/spec": "the frozen spec",
+                "GET /v1/cases": "the public view of the cases",
+                "GET /v1/grader": "the grader interface: schemas, rules, submission format",
+                "GET /v1/team": "your team, budget and feedback level (token)",
+                "POST /v1/submissions": "submit your candidate's records (token)",
+                "GET /v1/submissions": "your team's submissions (token)",
+                "GET /v1/submissions/ID": "one of your team's submissions (token)",
+            }})
+        self.routes: Dict[str, Dict[str, Callable[[Request], Response]]] = {
+            "/": {"GET": self.leaderboard},
+            "/v1": {"GET": lambda request: self.published(self.index)},
+            "/v1/spec": {"GET": lambda request: self.published(benchmark.public_spec)},
+            "/v1/cases": {"GET": lambda request: self.published(benchmark.public_cases)},
+            "/v1/grader": {"GET": lambda request: self.published(self.grader)},
+            "/v1/team": {"GET": self.team},
+            "/v1/submissions": {"GET": self.list_submissions, "POST": self.submit},
+        }
+
+    def __call__(self, environ: dict, start_response) -> Iterable[bytes]:
+        request = Request(environ)
+        try:
+            status, headers, body = self.route(request)
+            code = None
+        except Problem as problem:
+            status, headers, body = self.problem(problem)
+            code = problem.code
+        except Exception:  # noqa: BLE001 - no traceback ever reaches a client
+            status, headers, body = self.problem(Problem(
+                "service.internal_error", "the service failed on this request; it is a bug "
+                "in proagents-bench, and nothing was stored by this request unless its "
+                "answer says so"))
+            code = "service.internal_error"
+        if request.authorization is not None:
+            self.audit(request, status, code)
+        headers = headers + [("Content-Length", str(len(body))),
+                             ("X-Content-Type-Options", "nosniff"),
+                             ("Cache-Control", "no-store")]
+        start_response("%d %s" % (status, _REASONS.get(status, "Error")), headers)
+        return [body]
+
+    # -- routing and answers -------------------------------------------------------------
+
+    def route(self, request: Request) -> Response:
+        methods = self.routes.get(request.path)
+        if methods is None and _SUBMISSION_PATH.match(request.path):
+            methods = {"GET": self.one_submission}
+        if methods is None:
+            raise Problem("service.not_found", "no resource at this path; GET /v1 lists them")
+        handler = methods.get(request.method)
+        if handler is None:
+            allowed = ", ".join(sorted(methods))
+            raise Problem("service.method_not_allowed", "%s takes %s" % (request.path, allowed),
+                          headers={"Allow": allowed}, allow=sorted(methods))
+        return handler(request)
+
+    @staticmethod
+    def published(body: bytes) -> Response:
+        return 200, [("Content-Type", JSON_TYPE)], body
+
+    @staticmethod
+    def json_answer(value: object, status: int = 200,
+                    headers: Optional[Dict[str, str]] = None) -> Response:
+        return status, [("Content-Type", JSON_TYPE)] + sorted((headers or {}).items()), \
+            public.dumps(value)
+
+    @staticmethod
+    def problem(problem: Problem) -> Response:
+        headers = [("Content-Type", PROBLEM_TYPE)] + sorted(problem.headers.items())
+        return problem.status, headers, problem.body()
+
+    def leaderboard(self, request: Request) -> Response:
+        page = leaderboard.render(self.database_path, (
+            self.benchmark.benchmark_id, self.benchmark.benchmark_version,
+            self.benchmark.dataset_version))
+        return 200, [("Content-Type", HTML_TYPE), (
+            "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")], page
+
+    # -- authenticated -------------------------------------------------------------------
+
+    def authenticate(self, request: Request) -> Team:
+        token = tokens.bearer(request.authorization)
+        if not token:
+            raise Problem("service.unauthorized", "send Authorization: Bearer TOKEN with the "
+                          "token your maintainer gave you",
+                          headers={"WWW-Authenticate": 'Bearer realm="proagents-bench"'})
+        with database.connection(self.database_path) as opened:
+            team = teams.authenticate(opened, token)
+        if team is None:
+            raise Problem("service.unauthorized", "this token is not valid",
+                          headers={"WWW-Authenticate": 'Bearer realm="proagents-bench", '
+                                                       'error="invalid_token"'})
+        request.team = team
+        if team.revoked:
+            raise Problem("service.token_revoked", "this team's token was revoked; ask the "
+                          "maintainer for a new one",
+                          headers={"WWW-Authenticate": 'Bearer realm="proagents-bench", '
+                                                       'error="invalid_token"'})
+        return team
+
+    def team(self, request: Request) -> Response:
+        team = self.authenticate(request)
+        with database.connection(self.database_path) as opened:
+            used = opened.execute(
+                "SELECT COUNT(*) FROM submissions WHERE team_id = ? AND outcome = 'scored' "
+                "AND received_at > ?", (team.id, time.time() - team.budget_window_seconds)
+            ).fetchone()[0]
+        answer = team.as_dict()
+        answer.update(used_in_window=used, remaining=max(0, team.budget_count - used))
+        return self.json_answer(answer)
+
+    def submit(self, request: Request) -> Response:
+        team = self.authenticate(request)
+        body = self.read_body(request)
+        status, answer, headers = self.submitter.submit(team, body)
+        return self.json_answer(answer, status, headers)
+
+    def read_body(self, request: Request) -> bytes:
+        """The request's body, refused (413) before reading when its declared length is over
+        the cap; a client that stops sending gets 408 when the socket's timeout passes."""
+        declared = request.environ.get("CONTENT_LENGTH", "")
+        if not declared:
+            if request.environ.get("HTTP_TRANSFER_ENCODING"):
+                raise Problem("service.length_required", "send the body with a "
+                              "Content-Length (chunked transfer encoding is not supported)")
+            raise Problem("service.length_required", "send the body with a Content-Length")
+        if not declared.isdigit() or len(declared) > 18:
+            raise Problem("service.bad_request", "Content-Length must be a whole number of "
+                          "bytes")
+        size = int(declared)
+        if size > self.max_submission_bytes:
+            raise Problem("service.payload_too_large", "the body has %d bytes; at most %d are "
+                          "accepted" % (size, self.max_submission_bytes),
+                          max_bytes=self.max_submission_bytes)
+        stream = request.environ["wsgi.input"]
+        chunks, left = [], size
+        try:
+            while left:
+                chunk = stream.read(min(left, READ_CHUNK_BYTES))
+                if not chunk:
+                    raise Problem("service.bad_request", "the body ended after %d of its %d "
+                                  "bytes" % (size - left, size))
+                chunks.append(chunk)
+                left -= len(chunk)
+        except OSError:  # socket.timeout is an OSError
+            raise Problem("service.request_timeout", "the body did not arrive in time")
+        return b"".join(chunks)
+
+    def list_submissions(self, request: Request) -> Response:
+        team = self.authenticate(request)
+        with database.connection(self.database_path) as opened:
+            rows = opened.execute(
+                "SELECT id, received_at, sha256, outcome, action, score_released, "
+                "released_score FROM submissions WHERE team_id = ? ORDER BY id",
+                (team.id,)).fetchall()
+        return self.json_answer({"team": team.name, "submissions": [{
+            "submission_id": row[0], "received_at": now_iso(row[1]), "sha256": row[2],
+            "outcome": row[3], "action": row[4], "new_score_released": bool(row[5]),
+            "released_score": row[6] if row[5] else None} for row in rows]})
+
+    def one_submission(self, request: Request) -> Response:
+        team = self.authenticate(request)
+        number = int(_SUBMISSION_PATH.match(request.path).group(1))
+        with database.connection(self.database_path) as opened:
+            row = opened.execute("SELECT team_id, answer FROM submissions WHERE id = ?",
+                                 (number,)).fetchone()
+        if row is None:
+            raise Problem("service.not_found", "no submission %d" % number)
+        if row[0] != team.id:
+            raise Problem("service.forbidden", "submission %d belongs to another team" % number)
+        return self.json_answer({"submission_id": number, "answer": json.loads(row[1])})
+
+    def audit(self, request: Request, status: int, code: Optional[str]) -> None:
+        """One audit row per authenticated request: who, when, what, outcome."""
+        try:
+            with database.connection(self.database_path) as opened, \
+                    database.transaction(opened):
+                opened.execute(
+                    "INSERT INTO audit (at, team_id, token_id, method, path, status, code) "
+                    "VALUES (?,?,?,?,?,?,?)",
+                    (time.time(), request.team.id if request.team else None, request.token_id,
+                     request.method[:16], request.path[:512], status, code))
+        except sqlite3.Error:
+            pass  # the answer stands; a full disk shows in the submission's own write

@@ -1,0 +1,167 @@
+"""The service's state: one SQLite file (the standard library's ``sqlite3``) in WAL mode,
+with a versioned schema.
+
+The schema's version is SQLite's ``user_version``; :data:`MIGRATIONS` lists the steps from
+each version to the next, and :func:`open_database` applies the missing ones in one
+transaction, so a database made by an older release is brought up to date when the service
+starts, and a newer one is refused rather than misread.
+
+Every request opens its own connection and closes it (a ``sqlite3`` connection used as a
+context manager commits but does not close): connections are never shared between threads.
+Writes that must be atomic run in ``BEGIN IMMEDIATE`` transactions (:func:`transaction`),
+which take SQLite's write lock at once, so two submissions can never both count the same
+budget as free.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from contextlib import contextmanager
+from typing import Iterator, List, Tuple
+
+DATABASE_NAME = "service.sqlite3"
+
+# How long a connection waits for another's write lock before giving up (a submission holds
+# it only to count, insert and commit: milliseconds).
+BUSY_TIMEOUT_SECONDS = 30.0
+
+# Each step takes the schema from version N to N + 1 (its index + 1). Never edit a shipped
+# step: add a new one.
+MIGRATIONS: Tuple[Tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE teams (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            token_id TEXT UNIQUE,
+            token_salt BLOB,
+            token_hash BLOB,
+            revoked INTEGER NOT NULL DEFAULT 0,
+            budget_count INTEGER NOT NULL,
+            budget_window_seconds INTEGER NOT NULL,
+            feedback_level TEXT NOT NULL,
+            created_at REAL NOT NULL
+        )""",
+        """CREATE TABLE submissions (
+            id INTEGER PRIMARY KEY,
+            team_id INTEGER NOT NULL REFERENCES teams(id),
+            received_at REAL NOT NULL,
+            sha256 TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            body BLOB,
+            outcome TEXT NOT NULL,
+            action TEXT,
+            evidence_fingerprint TEXT,
+            benchmark_id TEXT,
+            benchmark_version TEXT,
+            dataset_version TEXT,
+            feedback_level TEXT,
+            primary_rate REAL,
+            task_passes TEXT,
+            score_released INTEGER NOT NULL DEFAULT 0,
+            released_score REAL,
+            answer TEXT NOT NULL
+        )""",
+        "CREATE INDEX submissions_by_team ON submissions (team_id, outcome, received_at)",
+        """CREATE TABLE audit (
+            id INTEGER PRIMARY KEY,
+            at REAL NOT NULL,
+            team_id INTEGER,
+            token_id TEXT,
+            method TEXT NOT NULL,
+            path TEXT NOT NULL,
+            status INTEGER NOT NULL,
+            code TEXT
+        )""",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class DatabaseError(Exception):
+    """The database cannot be used (a newer schema, an unreadable file); the message says
+    why in plain words."""
+
+
+def database_path(folder: str) -> str:
+    return os.path.join(folder, DATABASE_NAME)
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """A new connection in autocommit mode (transactions are explicit), waiting for locks."""
+    connection = sqlite3.connect(path, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
+                                 check_same_thread=False)
+    connection.execute("PRAGMA foreign_keys = ON")
+    connection.execute("PRAGMA synchronous = NORMAL")  # WAL: durable at each checkpoint
+    return connection
+
+
+@contextmanager
+def connection(path: str) -> Iterator[sqlite3.Connection]:
+    """A connection, closed on leaving."""
+    opened = connect(path)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+# The writers of this process take turns here before they ask SQLite for its write lock:
+# SQLite's own busy wait sleeps in steps of up to 100 ms, which made the slowest of 20
+# concurrent submissions wait a second; a thread lock hands the turn over at once. Other
+# processes sharing the file (several WSGI workers) still wait on SQLite's lock, which is
+# what keeps the budget right across them.
+_WRITERS = threading.Lock()
+
+
+@contextmanager
+def transaction(opened: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception): the write lock is
+    taken before the first read, so what is read cannot change before the commit."""
+    with _WRITERS:
+        opened.execute("BEGIN IMMEDIATE")
+        try:
+            yield opened
+        except BaseException:
+            opened.execute("ROLLBACK")
+            raise
+        opened.execute("COMMIT")
+
+
+def open_database(folder: str) -> str:
+    """Create or upgrade the database in ``folder`` (made if missing); return its path."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+        path = database_path(folder)
+        with connection(path) as opened:
+            mode = opened.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise DatabaseError("%s cannot use write-ahead logging (journal mode %s)" % (
+                    path, mode))
+            migrate(opened)
+    except (sqlite3.Error, OSError) as problem:
+        raise DatabaseError("cannot open the service's database in %s: %s" % (folder, problem))
+    return path
+
+
+def schema_version(opened: sqlite3.Connection) -> int:
+    return int(opened.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(opened: sqlite3.Connection) -> List[int]:
+    """Apply the missing migrations in one transaction; return the versions reached."""
+    with transaction(opened):
+        current = schema_version(opened)
+        if current > SCHEMA_VERSION:
+            raise DatabaseError("the database has schema version %d, newer than this "
+                                "release's %d: use a newer proagents-bench" % (
+                                    current, SCHEMA_VERSION))
+        reached = []
+        for version in range(current, SCHEMA_VERSION):
+            for statement in MIGRATIONS[version]:
+                opened.execute(statement)
+            reached.append(version + 1)
+        # PRAGMA takes no parameters; the value is this module's own integer.
+        opened.execute("PRAGMA user_version = %d" % SCHEMA_VERSION)
+    return reached

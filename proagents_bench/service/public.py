@@ -1,0 +1,93 @@
+"""What the service publishes without a token: the spec, the grader interface and the public
+view of the cases.
+
+A test case's public view keeps what an agent needs to run it (its id, family, slice, task
+type, whether it is critical, its initial state and its allowed tools) and withholds what
+grades it: ``expected_final_state`` and ``forbidden_side_effects`` (:data:`WITHHELD`).
+Train and development cases are published whole. Nothing derived from the withheld fields
+is published either: not the cases file's hash and not an evidence fingerprint, since both
+hash the whole cases file, and with the rest of it public a small vocabulary of states could
+be tried against the hash offline.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Iterable, List, Set
+
+from ..contract import publish
+from ..contract.vocabulary import CHECKS
+from ..version import VERSION
+
+PUBLIC_CASES_VERSION = "proagents-bench-public-cases-v1"
+GRADER_VERSION = "proagents-bench-grader-v1"
+WITHHELD = ("expected_final_state", "forbidden_side_effects")
+TEST_SPLIT = "test"
+
+GRADING_RULES = (
+    "A trial passes when all four checks hold: status is success; final_state equals the "
+    "case's expected_final_state after both are case-folded, trimmed and their inner "
+    "whitespace runs collapsed to one space (null never matches); side_effects shares "
+    "nothing with forbidden_side_effects; tools_used is a subset of allowed_tools. A task's "
+    "trial success rate is its passing trials over trial_count, and it passes at the spec's "
+    "task_min_trial_success_rate. Only test tasks are ranked. The paired comparison bootstraps "
+    "test tasks with the spec's seed; the decision is INCOMPARABLE on any protocol mismatch, "
+    "BLOCK on a failed critical task or hard gate, REVIEW on a failed soft gate, else PASS.")
+
+SUBMISSION_RULES = (
+    "POST /v1/submissions with Authorization: Bearer TOKEN and, as the body, a results "
+    "package (agent-benchmark-results-v1 or -v2) whose systems array holds only the "
+    "candidate (role candidate). The service adds the maintainer's baseline system, runs the "
+    "same gate as run_benchmark.py, and answers with what the team's feedback level allows. "
+    "Contract errors name the file submission.json and spend no budget.")
+
+
+def public_cases(cases: dict) -> dict:
+    """The public view of a valid cases file's value."""
+    shown = []
+    for case in cases["cases"]:
+        if case["split"] == TEST_SPLIT:
+            shown.append({key: value for key, value in case.items() if key not in WITHHELD})
+        else:
+            shown.append(dict(case))
+    return {
+        "schema_version": PUBLIC_CASES_VERSION,
+        "benchmark_id": cases["benchmark_id"],
+        "benchmark_version": cases["benchmark_version"],
+        "dataset_version": cases["dataset_version"],
+        "withheld_from_test_cases": list(WITHHELD),
+        "cases": shown,
+    }
+
+
+def private_values(cases: dict) -> List[str]:
+    """Every withheld value of every test case (for the tests that search every response)."""
+    found: Set[str] = set()
+    for case in cases["cases"]:
+        if case["split"] == TEST_SPLIT:
+            found.add(case["expected_final_state"])
+            found.update(case["forbidden_side_effects"])
+    return sorted(found)
+
+
+def grader_interface(levels: Iterable[str], rounding_step: float,
+                     max_submission_bytes: int) -> dict:
+    """The grader's published interface: the JSON Schemas, the grading rules, the output
+    contract and how to submit."""
+    return {
+        "schema_version": GRADER_VERSION,
+        "harness": {"name": "proagents-bench", "version": VERSION},
+        "schemas": {kind: publish.schema(kind) for kind in publish.KINDS},
+        "grading_rules": GRADING_RULES,
+        "checks": list(CHECKS),
+        "submission": SUBMISSION_RULES,
+        "max_submission_bytes": max_submission_bytes,
+        "feedback_levels": list(levels),
+        "rounding_step": rounding_step,
+    }
+
+
+def dumps(value: object) -> bytes:
+    """A published document: ASCII JSON, sorted keys, two-space indent, final newline."""
+    return (json.dumps(value, ensure_ascii=True, sort_keys=True, indent=2, allow_nan=False)
+            + "\n").encode("ascii")

@@ -1,0 +1,143 @@
+"""The private-test service's load benchmark: ``run_benchmark.py bench service``.
+
+It writes a benchmark (the shipped example by default, or a synthetic package of
+``--tasks`` x ``--trials``) to a temporary folder, adds one team with a budget no run can
+spend, starts ``run_benchmark.py serve`` as a child process on a free loopback port, and
+sends ``--requests`` submissions of the candidate's records from ``--concurrency`` client
+threads (each request a new connection, as the ``submit`` command makes). It prints the
+requests per second over the whole run, the median, p95 and slowest latency of the
+submissions, and the count of answers that were not 200 (errors). Then it stops the server
+with SIGTERM. The clients run in this process and the server in its own, so the figures
+are the server's, on a machine shared with its clients.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from typing import Callable, Dict, List, Optional
+
+from ..service import database, teams
+from .bench import PACKAGE_ROOT
+from .synthetic import make_package
+
+SERVE_START_SECONDS = 60.0
+UNSPENDABLE_BUDGET = "999999/1s"
+EXAMPLES = os.path.join(PACKAGE_ROOT, "examples")
+
+
+def _example_package():
+    parts = []
+    for name in ("benchmark_spec.json", "benchmark_cases.json", "benchmark_results_pass.json"):
+        with open(os.path.join(EXAMPLES, name), "rb") as handle:
+            parts.append(json.loads(handle.read().decode("utf-8")))
+    return parts
+
+
+def nearest_rank(values: List[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, int(math.ceil(share * len(ordered))) - 1)]
+
+
+def service_benchmark(tasks: Optional[int], trials: int, requests: int, concurrency: int,
+                      python: str, say: Callable[[str], None]) -> bool:
+    """Run the load and ``say`` the figures; False when the server could not be started or
+    a request failed."""
+    import http.client
+    folder = tempfile.mkdtemp(prefix="proagents-service-bench-")
+    process = None
+    try:
+        if tasks is None:
+            spec, cases, results = _example_package()
+            label = "the shipped example (5 test tasks x 3 trials)"
+        else:
+            spec, cases, results = make_package(tasks, trial_count=trials, samples=1000)
+            label = "a synthetic package (%d test tasks x %d trials)" % (tasks, trials)
+        paths: Dict[str, str] = {}
+        for name, value in (("spec", spec), ("cases", cases), ("baseline", results)):
+            paths[name] = os.path.join(folder, name + ".json")
+            with open(paths[name], "wb") as handle:
+                handle.write(json.dumps(value).encode("utf-8"))
+        submission = dict(results)
+        submission["systems"] = [system for system in results["systems"]
+                                 if system["role"] == "candidate"]
+        body = json.dumps(submission).encode("utf-8")
+        data = os.path.join(folder, "data")
+        token = teams.add(database.open_database(data), "bench", UNSPENDABLE_BUDGET, "ladder")
+        process = subprocess.Popen(
+            [python, "-B", os.path.join(PACKAGE_ROOT, "run_benchmark.py"), "serve",
+             "--spec", paths["spec"], "--cases", paths["cases"], "--baseline",
+             paths["baseline"], "--data", data, "--port", "0"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        line = process.stdout.readline().decode("ascii", "replace")
+        marker = "http://127.0.0.1:"
+        if marker not in line:
+            say("the service did not start: %s" % process.stderr.read().decode(
+                "utf-8", "replace").strip())
+            return False
+        port = int(line.split(marker)[1].split("/")[0])
+        latencies: List[float] = []
+        failures: Dict[str, int] = {}
+        lock = threading.Lock()
+        counter = iter(range(requests))
+
+        def client() -> None:
+            while True:
+                with lock:
+                    if next(counter, None) is None:
+                        return
+                started = time.perf_counter()
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                try:
+                    connection.request("POST", "/v1/submissions", body=body, headers={
+                        "Authorization": "Bearer " + token,
+                        "Content-Type": "application/json"})
+                    response = connection.getresponse()
+                    response.read()
+                    outcome = None if response.status == 200 else "HTTP %d" % response.status
+                except OSError as problem:
+                    outcome = type(problem).__name__
+                finally:
+                    connection.close()
+                elapsed = time.perf_counter() - started
+                with lock:
+                    latencies.append(elapsed)
+                    if outcome is not None:
+                        failures[outcome] = failures.get(outcome, 0) + 1
+
+        threads = [threading.Thread(target=client) for _ in range(concurrency)]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        wall = time.perf_counter() - started
+        say("package: %s; submission %d bytes" % (label, len(body)))
+        say("requests: %d from %d concurrent clients in %.2f s: %.1f requests/s" % (
+            len(latencies), concurrency, wall, len(latencies) / wall))
+        say("latency: median %.1f ms, p95 %.1f ms, max %.1f ms" % (
+            1000 * nearest_rank(latencies, 0.5), 1000 * nearest_rank(latencies, 0.95),
+            1000 * max(latencies)))
+        say("errors: %s" % (", ".join("%s x%d" % (name, count) for name, count in
+                                      sorted(failures.items())) or "none"))
+        say("server: %s %s" % (os.path.basename(python), sys.platform))
+        return not failures
+    finally:
+        if process is not None:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(SERVE_START_SECONDS)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+            process.stdout.close()
+            process.stderr.close()
+        shutil.rmtree(folder, ignore_errors=True)

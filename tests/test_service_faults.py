@@ -1,0 +1,242 @@
+"""The private-test service against hostile clients and process faults: oversized and slow
+requests, malformed HTTP, a bug inside a request, SIGTERM with a request in flight, a crash
+between storing and answering, kill -9 mid-request and restarts; and the ``serve``, ``team``
+and ``submit`` commands with their exit statuses."""
+
+import json
+import os
+import signal
+import socket
+import sys
+import time
+import unittest
+
+from proagents_bench.cli.status import (EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_OVER_BUDGET,
+                                        EXIT_PASS, EXIT_TERMINATED, EXIT_UNREACHABLE)
+from proagents_bench.service import database, teams
+from proagents_bench.cli.serve_command import (CRASH_AFTER_STORE, CRASH_EXIT_STATUS,
+                                               CRASH_HOOK_VARIABLE)
+
+from .service_support import (HTTP_TIMEOUT, ServeProcess, Service, call, raw_exchange,
+                              submission_bytes, write_benchmark)
+from .support import TempDir, load_example, run_cli
+
+
+def head(token, length, path="/v1/submissions"):
+    return ("POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
+            "Content-Type: application/json\r\nContent-Length: %s\r\n\r\n" % (
+                path, token, length)).encode("ascii")
+
+
+def split_reply(data):
+    """(status, headers text, parsed JSON body) of a raw HTTP answer."""
+    header, _, body = data.partition(b"\r\n\r\n")
+    status = int(header.split(b" ", 2)[1])
+    return status, header.decode("latin-1").lower(), json.loads(body.decode("utf-8"))
+
+
+class HostileClientTests(unittest.TestCase):
+    def setUp(self):
+        self.service = Service(self, timeout=0.5, max_bytes=65536)
+        self.token = self.service.team("alpha")
+
+    def test_a_body_over_the_cap_gets_413_before_it_is_read(self):
+        # Only the headers are sent: the answer comes without waiting for a gigabyte.
+        status, headers, document = split_reply(raw_exchange(
+            self.service.port, head(self.token, 10 ** 9), wait=5))
+        self.assertEqual((status, document["code"]), (413, "service.payload_too_large"))
+        self.assertIn("content-type: application/problem+json", headers)
+        self.assertEqual(self.service.rows("SELECT COUNT(*) FROM submissions"), [(0,)])
+
+    def test_a_stalled_body_gets_408_and_others_are_served_meanwhile(self):
+        with socket.create_connection(("127.0.0.1", self.service.port), timeout=5) as slow:
+            slow.sendall(head(self.token, 100) + b"{")
+            self.assertEqual(self.service.call("GET", "/v1/spec").status, 200)
+            started = time.monotonic()
+            data = b""
+            while time.monotonic() - started < 5:
+                chunk = slow.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        status, _headers, document = split_reply(data)
+        self.assertEqual((status, document["code"]), (408, "service.request_timeout"))
+
+    def test_a_client_that_never_finishes_its_headers_is_dropped(self):
+        started = time.monotonic()
+        data = raw_exchange(self.service.port, b"GET /v1/spec HTTP/1.1\r\nHost: 127", wait=5)
+        self.assertEqual(data, b"")
+        self.assertLess(time.monotonic() - started, 4)
+
+    def test_malformed_requests_get_json_problems(self):
+        for request, status in (
+                (head(self.token, "12abc"), 400),
+                (head(self.token, "").replace(b"Content-Length: \r\n", b""), 411),
+                (b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n", 414),
+                (b"NONSENSE\r\n\r\n", 400)):
+            with self.subTest(status=status):
+                got, headers, document = split_reply(raw_exchange(self.service.port, request,
+                                                                  wait=5))
+                self.assertEqual(got, status)
+                self.assertIn("application/problem+json", headers)
+                self.assertIn("code", document)
+
+    def test_a_bug_inside_a_request_is_a_500_problem_without_a_traceback(self):
+        def broken(team, body):
+            raise RuntimeError("secret internals")
+
+        self.service.app.submitter.submit = broken
+        reply = self.service.submit(self.token)
+        self.assertEqual((reply.status, reply.document["code"]),
+                         (500, "service.internal_error"))
+        self.assertNotIn(b"Traceback", reply.body)
+        self.assertNotIn(b"secret internals", reply.body)
+
+
+def unused_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class CommandTests(unittest.TestCase):
+    def test_team_commands(self):
+        data = TempDir(self).path
+        added = run_cli(["team", "add", "alpha", "--budget", "2/1h", "--level", "rounded",
+                         "--data", data])
+        self.assertEqual(added.status, EXIT_PASS, added.stderr)
+        self.assertTrue(added.document["token"].startswith("pab1."))
+        changed = run_cli(["team", "set", "alpha", "--level", "verdict", "--data", data])
+        self.assertEqual(changed.document, {"team": "alpha", "budget": "2/1h",
+                                            "feedback_level": "verdict", "revoked": False})
+        rotated = run_cli(["team", "rotate", "alpha", "--data", data]).document["token"]
+        self.assertNotEqual(rotated, added.document["token"])
+        self.assertEqual(run_cli(["team", "revoke", "alpha", "--data", data]).status, 0)
+        listed = run_cli(["team", "list", "--data", data]).document["teams"]
+        self.assertEqual([(team["team"], team["revoked"]) for team in listed],
+                         [("alpha", True)])
+        for arguments in (["add", "alpha"], ["set", "alpha", "--budget", "3/forever"],
+                          ["rotate", "nobody"], ["add", "bad name"]):
+            failed = run_cli(["team"] + arguments + ["--data", data])
+            self.assertEqual(failed.status, EXIT_CONTRACT_ERROR)
+            self.assertEqual(failed.document["errors"][0]["code"], "cli.team")
+
+    def test_submit_exit_statuses(self):
+        service = Service(self)
+        folder = TempDir(self)
+        token_file = folder.write_bytes("token", (service.team(
+            "alpha", budget="2/24h", level="verdict") + "\n").encode("ascii"))
+        regression = folder.write_bytes("regression.json", submission_bytes(
+            load_example("benchmark_results_regression.json")))
+        passing = folder.write_bytes("pass.json", submission_bytes())
+        broken = folder.write_bytes("broken.json", b'{"schema_version": 1}')
+        base = ["submit", "--url", service.url, "--token-file", token_file, "--results"]
+        self.assertEqual(run_cli(base + [passing]).status, EXIT_PASS)
+        contract = run_cli(base + [broken])
+        self.assertEqual(contract.status, EXIT_CONTRACT_ERROR)
+        self.assertIn("ERROR: submission.json:1:", contract.stderr)
+        decided = run_cli(base + [regression])
+        self.assertEqual((decided.status, decided.document["action"]),
+                         (EXIT_DECISION, "BLOCK"))
+        over = run_cli(base + [passing])
+        self.assertEqual((over.status, over.document["code"]),
+                         (EXIT_OVER_BUDGET, "service.over_budget"))
+        wrong = folder.write_bytes("wrong", b"pab1.0000000000000000." + b"A" * 43)
+        refused = run_cli(["submit", "--url", service.url, "--token-file", wrong,
+                           "--results", passing])
+        self.assertEqual((refused.status, refused.document["code"]),
+                         (EXIT_CONTRACT_ERROR, "service.unauthorized"))
+        gone = run_cli(["submit", "--url", "http://127.0.0.1:%d" % unused_port(),
+                        "--token-file", token_file, "--results", passing])
+        self.assertEqual((gone.status, gone.stdout), (EXIT_UNREACHABLE, b""))
+
+    def test_serve_refuses_files_that_break_the_contract(self):
+        folder = TempDir(self).path
+        spec, cases, baseline = write_benchmark(folder, load_example(
+            "benchmark_cases_contract_error.json"))
+        run = run_cli(["serve", "--spec", spec, "--cases", cases, "--baseline", baseline,
+                       "--data", os.path.join(folder, "data"), "--port", "0"])
+        self.assertEqual(run.status, EXIT_CONTRACT_ERROR)
+        self.assertEqual(run.document["errors"][0]["code"], "cases.split_contamination")
+
+    def test_serve_refuses_a_baseline_that_ran_under_another_protocol(self):
+        folder = TempDir(self).path
+        results = load_example("benchmark_results_pass.json")
+        results["systems"][0]["protocol"]["max_steps"] = 9
+        spec, cases, baseline = write_benchmark(folder, None, results)
+        run = run_cli(["serve", "--spec", spec, "--cases", cases, "--baseline", baseline,
+                       "--data", os.path.join(folder, "data"), "--port", "0"])
+        self.assertEqual(run.status, EXIT_CONTRACT_ERROR)
+        self.assertEqual(run.document["errors"][0]["code"], "cli.baseline_protocol")
+        self.assertIn("baseline-v1.max_steps: expected=8, actual=9",
+                      run.document["errors"][0]["message"])
+
+
+@unittest.skipIf(sys.platform == "win32", "POSIX signals")
+class ProcessTests(unittest.TestCase):
+    """The ``serve`` command as a real child process."""
+
+    def setUp(self):
+        self.folder = TempDir(self).path
+        write_benchmark(self.folder)
+        self.db = database.open_database(os.path.join(self.folder, "data"))
+
+    def test_sigterm_lets_the_request_in_flight_finish(self):
+        token = teams.add(self.db, "alpha", "5/24h", "verdict")
+        server = ServeProcess(self, self.folder)
+        body = submission_bytes()
+        with socket.create_connection(("127.0.0.1", server.port), timeout=HTTP_TIMEOUT) as sock:
+            sock.sendall(head(token, len(body)) + body[:100])
+            time.sleep(0.2)  # the request is being read
+            server.process.send_signal(signal.SIGTERM)
+            time.sleep(0.2)
+            sock.sendall(body[100:])
+            data = b""
+            while True:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        status, _headers, document = split_reply(data)
+        self.assertEqual((status, document["action"]), (200, "PASS"))
+        self.assertEqual(server.wait(), EXIT_TERMINATED)
+        self.assertIn(b"stopped", server.process.stderr.read())
+
+    def test_a_crash_or_kill_loses_nothing_and_spends_the_budget_right(self):
+        token = teams.add(self.db, "alpha", "2/24h", "ladder")
+        crashing = ServeProcess(self, self.folder, env={CRASH_HOOK_VARIABLE: CRASH_AFTER_STORE})
+        self.assertEqual(call(crashing.port, "POST", "/v1/submissions", b"{}", token).status,
+                         422)  # stored, not scored: the hook waits for a scored one
+        with self.assertRaises((ConnectionError, OSError)):
+            call(crashing.port, "POST", "/v1/submissions", submission_bytes(), token)
+        self.assertEqual(crashing.wait(), CRASH_EXIT_STATUS)
+
+        killed = ServeProcess(self, self.folder)
+        body = submission_bytes()
+        with socket.create_connection(("127.0.0.1", killed.port), timeout=HTTP_TIMEOUT) as sock:
+            sock.sendall(head(token, len(body)) + body[:-10])
+            time.sleep(0.2)
+            killed.process.kill()  # SIGKILL, mid-request
+            self.assertEqual(killed.wait(), -signal.SIGKILL)
+
+        restarted = ServeProcess(self, self.folder)
+        listed = call(restarted.port, "GET", "/v1/submissions", token=token).document
+        self.assertEqual([entry["outcome"] for entry in listed["submissions"]],
+                         ["contract_error", "scored"])
+        first = listed["submissions"][1]["submission_id"]
+        stored = call(restarted.port, "GET", "/v1/submissions/%d" % first, token=token)
+        self.assertEqual(stored.document["answer"]["ladder"]["score"], 1.0)
+        statuses = [call(restarted.port, "POST", "/v1/submissions", submission_bytes(),
+                         token).status for _ in range(2)]
+        self.assertEqual(statuses, [200, 429])  # the crashed submission counted
+        listed = call(restarted.port, "GET", "/v1/submissions", token=token).document
+        self.assertEqual([entry["outcome"] for entry in listed["submissions"]],
+                         ["contract_error", "scored", "scored", "over_budget"])
+        with database.connection(self.db) as opened:
+            self.assertEqual(opened.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+        restarted.process.send_signal(signal.SIGTERM)
+        self.assertEqual(restarted.wait(), EXIT_TERMINATED)
+
+
+if __name__ == "__main__":
+    unittest.main()
