@@ -27,6 +27,7 @@ from .streams import (DocumentWriter, Interrupted, MessageWriter, OutputError, S
 COMMANDS = {
     "publish": "publish_command",
     "bench": "bench_command",
+    "import": "import_command",
 }
 DEFAULT_COMMAND = "gate_command"
 
