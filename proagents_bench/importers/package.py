@@ -111,8 +111,13 @@ def import_logs(logs: List[LogSource], settings: Settings, cases_file: Optional[
     if errors:
         raise ContractErrors(errors[:MAX_REPORTED_ERRORS], len(errors[MAX_REPORTED_ERRORS:]))
     for system, given in zip(systems, system_ids):
-        system.protocol = _protocol(system, settings)
+        try:
+            system.protocol = _protocol(system, settings)
+        except ContractErrors as failure:
+            errors.extend(failure.errors)
         system.system_id = given if given is not None else system.run.model
+    if errors:
+        raise ContractErrors(errors)
     _check_system_ids(systems)
     results = _results(systems, settings, cases_file)
     cases = _cases(systems, settings, results) if build_cases else None
@@ -217,10 +222,10 @@ def _protocol(system: ImportedSystem, settings: Settings) -> dict:
         logged = system.run.protocol.get(key)
         mapped = _plain_number(given[key]) if key in given else None
         if logged is not None and mapped is not None and logged[0] != mapped:
-            errors.append(ContractError(
+            errors.extend(settings.placed([ContractError(
                 "mapping.protocol_conflict", "protocol.%s is %s in the mapping, but the %s log "
                 "records %s (%s)" % (key, mapped, system.role, logged[0], logged[1]),
-                ("protocol", key), settings.shown))
+                ("protocol", key))]))
             continue
         if logged is not None:
             value = logged[0]

@@ -98,9 +98,10 @@ class Settings:
                 "final_state.key: the store key that holds the final state",
                 ("final_state",)))
         if errors:
-            raise ContractErrors(self._placed(errors))
+            raise ContractErrors(self.placed(errors))
 
-    def _placed(self, errors: List[ContractError]) -> List[ContractError]:
+    def placed(self, errors: List[ContractError]) -> List[ContractError]:
+        """Errors of the mapping file, placed at their line and column in it."""
         if self._document is None:
             return errors
         return self._document.errors_at(errors)

@@ -266,8 +266,10 @@ class MappingErrorTests(unittest.TestCase):
         run, _written = run_import(self, fixture("baseline.eval"), CANDIDATE, *IDS,
                                    "--mapping", mapping_path)
         self.assertEqual(run.status, 2)
-        self.assertEqual([(error["code"], error["path"]) for error in run.document["errors"]],
-                         [("mapping.protocol_conflict", "$.protocol.max_steps")])
+        self.assertEqual([(error["code"], error["path"], error["file"], error["line"])
+                          for error in run.document["errors"]],
+                         [("mapping.protocol_conflict", "$.protocol.max_steps", mapping_path,
+                           4)] * 2)
 
     def test_a_wrong_schema_version(self):
         self.mapping_error({"schema_version": "agent-benchmark-spec-v1"},
