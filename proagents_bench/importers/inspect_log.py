@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 import zipfile
 import zlib
 from typing import Iterator, List, Optional, Tuple
@@ -29,6 +30,7 @@ from typing import Iterator, List, Optional, Tuple
 from ..contract.vocabulary import (INSPECT_EVAL, INSPECT_HARNESS, INSPECT_JSON, SCORE_ANSWER,
                                    SCORE_VALUE, TOTAL_TOKENS)
 from ..errors import ContractErrors
+from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .settings import Settings
 from .source import LogError, LogSource, decode_json, optional, require, type_name
@@ -44,6 +46,11 @@ SAMPLES_FOLDER = "samples/"
 # corrupt or hostile size field cannot make the importer allocate without bound.
 MAX_ENTRY_BYTES = 512 * 1024 * 1024
 ZSTD_METHOD = 93
+ENCRYPTED_FLAG = 0x1
+ZIP_LOCAL_MAGIC = b"PK\x03\x04"
+# A zip entry's local header (APPNOTE 4.3.7), as zipfile's own ``structFileHeader``: its last
+# two fields are the lengths of the name and the extra field that follow it.
+LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
 TIMEOUT_LIMITS = ("time", "working")
 # Inspect's value of a correct answer (``CORRECT``), the expected final state of a case built
 # from a log whose final state is the score's value.
@@ -330,10 +337,10 @@ def scaled(value: object, scale: object) -> object:
 
 def read_eval(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[Trial]]:
     """An ``.eval`` log: its run, and its trials one zip entry at a time (the generator holds
-    the zip open until it is exhausted or closed)."""
+    the log open until it is exhausted or closed)."""
     archive = _open_zip(source)
     try:
-        names = [info for info in archive.infolist()]
+        names = archive.infolist()
         entries = {info.filename: info for info in names}
         header_entry = HEADER_ENTRY if HEADER_ENTRY in entries else JOURNAL_START_ENTRY
         if header_entry not in entries:
@@ -349,20 +356,64 @@ def read_eval(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[T
     except BaseException:
         archive.close()
         raise
-    samples = [info for info in names
-               if info.filename.startswith(SAMPLES_FOLDER) and info.filename.endswith(".json")]
+    # In the order of their bytes in the file: one pass from start to end.
+    samples = sorted((info for info in names if info.filename.startswith(SAMPLES_FOLDER)
+                      and info.filename.endswith(".json")),
+                     key=lambda info: info.header_offset)
     return run, _eval_trials(archive, samples, source, SampleReader(settings, run))
 
 
 def _eval_trials(archive: zipfile.ZipFile, samples: list, source: LogSource,
                  reader: SampleReader) -> Iterator[Trial]:
-    with archive:
+    with archive, open(source.path, "rb") as stream, CollectorPaused():
         for info in samples:
-            sample = decode_json(_read_entry(archive, info, source), source, info.filename)
+            data = _read_raw(stream, info, source)
+            if data is None:
+                data = _read_entry(archive, info, source)
+            sample = decode_json(data, source, info.filename)
             try:
                 yield reader.trial(sample, info.filename, ())
             except LogError as failure:
                 raise ContractErrors([source.placed(failure)])
+
+
+def _read_raw(stream, info: zipfile.ZipInfo, source: LogSource) -> Optional[bytes]:
+    """A stored or deflated entry's bytes, read straight from the file: a third of the
+    time ``ZipFile.open`` takes per entry, which counts when a log has a million of them.
+    The checks are zipfile's own (local header signature, sizes, CRC-32); None for anything
+    else (another compression, encryption), which ``ZipFile.open`` then reads or refuses."""
+    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) or (
+            info.flag_bits & ENCRYPTED_FLAG):
+        return None
+    if info.file_size > MAX_ENTRY_BYTES:
+        raise ContractErrors([source.error(
+            "import.too_large", "the entry is %d bytes uncompressed, more than the limit of "
+            "%d bytes for one sample" % (info.file_size, MAX_ENTRY_BYTES), (), info.filename)])
+    stream.seek(info.header_offset)
+    header = stream.read(LOCAL_HEADER.size)
+    if len(header) != LOCAL_HEADER.size or header[:4] != ZIP_LOCAL_MAGIC:
+        _corrupt(source, info, "bad local file header")
+    fields = LOCAL_HEADER.unpack(header)
+    stream.seek(info.header_offset + LOCAL_HEADER.size + fields[-2] + fields[-1])
+    raw = stream.read(info.compress_size)
+    if len(raw) != info.compress_size:
+        _corrupt(source, info, "the entry is truncated")
+    if info.compress_type == zipfile.ZIP_STORED:
+        data = raw
+    else:
+        try:
+            inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+            data = inflater.decompress(raw, MAX_ENTRY_BYTES + 1)
+        except zlib.error as problem:
+            _corrupt(source, info, "Error -3 while decompressing data: %s" % problem)
+    if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
+        _corrupt(source, info, "Bad CRC-32 or size for file %r" % info.filename)
+    return data
+
+
+def _corrupt(source: LogSource, info: zipfile.ZipInfo, reason: str) -> None:
+    raise ContractErrors([source.error("import.zip_corrupt", "the zip entry cannot be read: "
+                                       "%s" % reason, (), info.filename)])
 
 
 def _open_zip(source: LogSource) -> zipfile.ZipFile:
