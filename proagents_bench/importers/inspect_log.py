@@ -3,7 +3,10 @@
 An ``.eval`` log is a zip holding ``header.json`` (the eval: task, model, configuration,
 packages, stats; ``_journal/start.json`` while the eval runs) and one
 ``samples/<id>_epoch_<n>.json`` per sample and epoch. Its samples are read one entry at a
-time, so a large log never sits in memory whole: memory is one sample plus the records. A
+time, so a large log never sits in memory whole: memory is one sample plus the records.
+Stored, deflated and zstd-compressed entries are read straight from the file (zstd, Inspect's
+default, by :mod:`.zstd` where Python's zipfile cannot: before Python 3.14), with zipfile's
+own checks, CRC-32 included; any other compression goes through zipfile. A
 ``.json`` log is the same header with a ``samples`` array, read whole (its format has no
 smaller unit).
 
@@ -32,6 +35,7 @@ from ..contract.vocabulary import (INSPECT_EVAL, INSPECT_HARNESS, INSPECT_JSON, 
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
+from . import zstd
 from .settings import Settings
 from .source import LogError, LogSource, decode_json, optional, require, type_name
 from .trial import LogRun, Trial
@@ -382,8 +386,9 @@ def _read_raw(stream, info: zipfile.ZipInfo, source: LogSource) -> Optional[byte
     time ``ZipFile.open`` takes per entry, which counts when a log has a million of them.
     The checks are zipfile's own (local header signature, sizes, CRC-32); None for anything
     else (another compression, encryption), which ``ZipFile.open`` then reads or refuses."""
-    if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) or (
-            info.flag_bits & ENCRYPTED_FLAG):
+    methods = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) + (
+        () if _reads_zstd() else (ZSTD_METHOD,))
+    if info.compress_type not in methods or info.flag_bits & ENCRYPTED_FLAG:
         return None
     if info.file_size > MAX_ENTRY_BYTES:
         raise ContractErrors([source.error(
@@ -400,6 +405,11 @@ def _read_raw(stream, info: zipfile.ZipInfo, source: LogSource) -> Optional[byte
         _corrupt(source, info, "the entry is truncated")
     if info.compress_type == zipfile.ZIP_STORED:
         data = raw
+    elif info.compress_type == ZSTD_METHOD:
+        try:
+            data = zstd.decompress(raw, MAX_ENTRY_BYTES)
+        except zstd.ZstdError as problem:
+            _corrupt(source, info, "zstd: %s" % problem)
     else:
         try:
             inflater = zlib.decompressobj(-zlib.MAX_WBITS)
@@ -428,12 +438,10 @@ def _open_zip(source: LogSource) -> zipfile.ZipFile:
 
 
 def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: LogSource) -> bytes:
-    if info.compress_type == ZSTD_METHOD and not _reads_zstd():
-        raise ContractErrors([source.error(
-            "import.zip_compression", "the entry is zstd-compressed (zip method 93), which "
-            "Python's zipfile reads only from Python 3.14 on; convert the log with Inspect "
-            "AI (`inspect log convert LOG --to json --output-dir DIR`) and import the .json "
-            "log, or run the import under Python 3.14", (), info.filename)])
+    with open(source.path, "rb") as stream:
+        data = _read_raw(stream, info, source)
+    if data is not None:
+        return data
     if info.file_size > MAX_ENTRY_BYTES:
         raise ContractErrors([source.error(
             "import.too_large", "the entry is %d bytes uncompressed, more than the limit of "
@@ -443,9 +451,10 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: LogSour
             data = stream.read(MAX_ENTRY_BYTES + 1)
     except NotImplementedError as problem:
         raise ContractErrors([source.error(
-            "import.zip_compression", "the entry's compression cannot be read: %s; convert "
-            "the log with Inspect AI (`inspect log convert LOG --to json --output-dir DIR`) "
-            "and import the .json log" % problem, (), info.filename)])
+            "import.zip_compression", "the entry's compression (zip method %d) cannot be "
+            "read: %s; convert the log with Inspect AI (`inspect log convert LOG --to json "
+            "--output-dir DIR`) and import the .json log" % (info.compress_type, problem), (),
+            info.filename)])
     except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError) as problem:
         raise ContractErrors([source.error("import.zip_corrupt", "the zip entry cannot be "
                                            "read: %s" % problem, (), info.filename)])

@@ -19,8 +19,9 @@ Each system is written as an ``.eval`` log, and as a ``.json`` log of ``test-saf
 alone, two epochs (``.json`` logs are not compressed, and the suite's fixtures stay small). Inspect writes ``.eval``
 entries zstd-compressed by default; the fixtures are written with deflate (the script
 switches Inspect's zip compression for its own run), and one baseline log is also written
-as Inspect writes it by default (``baseline-zstd.eval``), to test the importer's message
-for that case.
+as Inspect writes it by default (``baseline-zstd.eval``), for the importer's zstd decoder.
+Tracebacks in the logs name the files of the machine that ran them: the script replaces the
+interpreter's and the checkout's folders with ``<python>`` and ``<project>``.
 """
 
 import json

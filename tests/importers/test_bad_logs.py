@@ -4,6 +4,7 @@ is one, and the JSON path; never a traceback, and nothing written."""
 import json
 import os
 import unittest
+import zipfile
 
 from tests.importers.support import (EXAMPLE_CASES, changed_eval, eval_entries, fixture,
                                      load_json, read_bytes, run_import, write_eval)
@@ -53,10 +54,37 @@ class BadLogTests(unittest.TestCase):
         error = self.assert_error(path, "import.zip_corrupt", ".json", "$")
         self.assertIn("damaged.eval:samples/", error["file"])
 
-    def test_a_zstd_log_says_how_to_convert_it(self):
-        error = self.assert_error(fixture("baseline-zstd.eval"), "import.zip_compression",
-                                  "baseline-zstd.eval:header.json", "$")
+    def test_a_compression_nobody_reads_says_how_to_convert_the_log(self):
+        folder = TempDir(self)
+        path = os.path.join(folder.path, "odd.eval")
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
+            for info, data in eval_entries():
+                archive.writestr(info.filename, data)
+        data = bytearray(read_bytes(path))
+        with zipfile.ZipFile(path) as archive:
+            infos = archive.infolist()
+        header = next(info for info in infos if info.filename == "header.json")
+        data[header.header_offset + 8] = 97  # the local header's method: none zipfile knows
+        for index in range(bytes(data).index(b"PK\x01\x02"), len(data) - 57):
+            if data[index:index + 4] == b"PK\x01\x02" and data[index + 46:index + 57] == (
+                    b"header.json"):
+                data[index + 10] = 97  # the central directory's method for that entry
+        path = folder.write_bytes("odd.eval", bytes(data))
+        error = self.assert_error(path, "import.zip_compression", "odd.eval:header.json", "$")
         self.assertIn("inspect log convert", error["message"])
+
+    def test_a_damaged_zstd_entry_names_the_entry(self):
+        folder = TempDir(self)
+        data = bytearray(read_bytes(fixture("baseline-zstd.eval")))
+        with zipfile.ZipFile(fixture("baseline-zstd.eval")) as archive:
+            info = next(info for info in archive.infolist()
+                        if info.filename == "samples/test-cancel_epoch_1.json")
+        start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+        for offset in range(start + 20, start + info.compress_size - 8, 7):
+            data[offset] ^= 0x5A
+        path = folder.write_bytes("damaged-zstd.eval", bytes(data))
+        self.assert_error(path, "import.zip_corrupt",
+                          "damaged-zstd.eval:samples/test-cancel_epoch_1.json", "$")
 
     def test_a_newer_major_format_version(self):
         def newer(name, value):
