@@ -25,6 +25,7 @@ from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
+from .parallel import forking_background
 from .status import EXIT_PASS
 
 IMPORTED = "IMPORTED"
@@ -72,7 +73,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
         cases_file = _load_cases(options.cases) if options.cases is not None else None
         imported = import_logs([LogSource(options.baseline), LogSource(options.candidate)],
                                settings, cases_file, options.write_cases is not None,
-                               (options.baseline_id, options.candidate_id))
+                               (options.baseline_id, options.candidate_id),
+                               forking_background(_size(options.baseline)))
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
     files = [(options.output, file_bytes(imported.results))]
@@ -111,6 +113,13 @@ def _path_problems(options) -> List[ContractError]:
         errors.append(ContractError("cli.report_path", "--output and --write-cases name the "
                                     "same file", (), options.write_cases))
     return errors
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except (OSError, ValueError):
+        return 0
 
 
 def _same(first: str, second: str) -> bool:

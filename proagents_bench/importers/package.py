@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from decimal import Decimal
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from ..contract.inputs import CASES_V1_SHAPE, PROTOCOL, RESULTS_V2_SHAPE
 from ..contract.vocabulary import (CASES_V1, INSPECT_EVAL, INSPECT_JSON, RESULTS_V2, SPLITS,
@@ -45,6 +45,7 @@ class ImportedSystem:
         self.not_test = 0
         self.system_id: Optional[str] = None
         self.protocol: dict = {}
+        self.errors: List[ContractError] = []
 
 
 class Imported:
@@ -91,22 +92,27 @@ def _close(trials: Iterator[Trial]) -> None:
         close()
 
 
+Background = Callable[[Callable[[], ImportedSystem]], Callable[[], ImportedSystem]]
+
+
+def run_here(read: Callable[[], ImportedSystem]) -> Callable[[], ImportedSystem]:
+    """The default way to read the candidate's log: here, when its result is asked for (the
+    command line may pass one that reads it in a forked process meanwhile)."""
+    return read
+
+
 def import_logs(logs: List[LogSource], settings: Settings, cases_file: Optional[dict] = None,
                 build_cases: bool = False,
-                system_ids: Tuple[Optional[str], Optional[str]] = (None, None)) -> Imported:
+                system_ids: Tuple[Optional[str], Optional[str]] = (None, None),
+                background: Background = run_here) -> Imported:
     """Import the baseline's and the candidate's log (``logs``, in that order); raise
-    ContractErrors with every error found."""
+    ContractErrors with every error found. ``background`` starts the candidate's reading
+    (see :func:`run_here`) while the baseline's is read."""
     known = _case_index(cases_file) if cases_file is not None else None
-    systems = []
-    errors: List[ContractError] = []
-    for role, source in zip(ROLES, logs):
-        run, trials = open_log(source, settings)
-        system = ImportedSystem(role, source, run)
-        try:
-            errors.extend(_collect(system, trials, settings, known))
-        finally:
-            _close(trials)
-        systems.append(system)
+    # Only the baseline's cases make a cases file: the candidate's are not kept.
+    candidate = background(lambda: read_log(ROLES[1], logs[1], settings, known, False))
+    systems = [read_log(ROLES[0], logs[0], settings, known), candidate()]
+    errors = [error for system in systems for error in system.errors]
     errors.extend(_coverage_errors(systems, known))
     if errors:
         raise ContractErrors(errors[:MAX_REPORTED_ERRORS], len(errors[MAX_REPORTED_ERRORS:]))
@@ -122,6 +128,22 @@ def import_logs(logs: List[LogSource], settings: Settings, cases_file: Optional[
     results = _results(systems, settings, cases_file)
     cases = _cases(systems, settings, results) if build_cases else None
     return Imported(results, cases, systems)
+
+
+def read_log(role: str, source: LogSource, settings: Settings,
+             known: Optional[Dict[str, str]], keep_cases: bool = True) -> ImportedSystem:
+    """One log read whole: its run, test records, cases and the errors of its samples (a log
+    that cannot be read further raises ContractErrors). Plain data, so that a forked process
+    can hand it back."""
+    run, trials = open_log(source, settings)
+    system = ImportedSystem(role, source, run)
+    try:
+        system.errors = _collect(system, trials, settings, known)
+    finally:
+        _close(trials)
+    if not keep_cases:
+        system.cases = {}
+    return system
 
 
 def _case_index(cases_file: dict) -> Dict[str, str]:
