@@ -15,8 +15,8 @@ from decimal import Decimal
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from ..contract.inputs import CASES_V1_SHAPE, PROTOCOL, RESULTS_V2_SHAPE
-from ..contract.vocabulary import (CASES_V1, INSPECT_EVAL, INSPECT_JSON, RESULTS_V2, SPLITS,
-                                   TAU2_JSON)
+from ..contract.vocabulary import (CASES_V1, INSPECT_EVAL, INSPECT_JSON, RESULTS_V2, ROLES,
+                                   SPLITS, TAU2_JSON)
 from ..errors import ContractError, ContractErrors, format_path
 from ..jsonio import dump
 from ..text import quote
@@ -29,7 +29,6 @@ from .trial import LogRun, Trial
 # case ids one error lists.
 MAX_REPORTED_ERRORS = 100
 MAX_LISTED_IDS = 20
-ROLES = ("baseline", "candidate")
 
 
 class ImportedSystem:
@@ -72,11 +71,11 @@ def open_log(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[Tr
         elif found == TAU2_JSON:
             run, trials = tau2.read_results(source, value, settings)
         else:
-            source.fail("import.format", "not a log this importer reads: expected an Inspect "
-                        "AI .eval log (a zip), an Inspect AI .json log (an object with "
-                        "\"version\" and \"eval\") or a tau2-bench results.json (an object "
-                        "with \"info\" and \"simulations\")")
-            raise AssertionError("unreachable")  # fail() raises
+            raise ContractErrors([source.error(
+                "import.format", "not a log this importer reads: expected an Inspect AI .eval "
+                "log (a zip), an Inspect AI .json log (an object with \"version\" and "
+                "\"eval\") or a tau2-bench results.json (an object with \"info\" and "
+                "\"simulations\")")])
     try:
         settings.check_harness(run.harness)
     except ContractErrors as failure:
@@ -156,17 +155,17 @@ def _collect(system: ImportedSystem, trials: Iterator[Trial], settings: Settings
     errors (duplicates, samples of cases the cases file lacks)."""
     source = system.source
     errors: List[ContractError] = []
-    seen: Dict[tuple, Trial] = {}
+    seen: Dict[tuple, tuple] = {}  # (case, trial) -> where it was read: entry, path
     for trial in trials:
         key = trial.key
         if key in seen:
-            first = seen[key]
+            entry, path = seen[key]
             errors.append(source.error(
                 "import.duplicate_sample", "sample %s epoch %d appears twice (also at %s%s)" % (
-                    quote(key[0]), key[1], first.entry or "", _shown_path(first.path)),
+                    quote(key[0]), key[1], entry or "", _shown_path(path)),
                 trial.path, trial.entry))
             continue
-        seen[key] = Trial(trial.record, {}, trial.entry, trial.path)  # the case is kept below
+        seen[key] = (trial.entry, trial.path)
         case_id = key[0]
         if case_id not in system.cases:
             system.cases[case_id] = trial.case

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Dict, List, Optional
 
 from ..contract.validate import file_errors
-from ..contract.vocabulary import (INSPECT_COSTS, INSPECT_FINAL_STATES, INSPECT_HARNESS,
-                                   SCORE_ANSWER, STORE, TAU2_COSTS, TAU2_FINAL_STATES,
-                                   TOTAL_TOKENS, AGENT_COST, DB_CHECK)
+from ..contract.vocabulary import (AGENT_COST, DB_CHECK, INSPECT_COSTS, INSPECT_FINAL_STATES,
+                                   INSPECT_HARNESS, SCORE_ANSWER, STORE, TAU2_COSTS,
+                                   TAU2_FINAL_STATES, TAU2_HARNESS, TOTAL_TOKENS)
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..text import quote
@@ -22,12 +22,10 @@ from ..text import quote
 # Each harness: its final-state sources and cost sources, the first of each the default.
 HARNESS_SOURCES = {
     INSPECT_HARNESS: (INSPECT_FINAL_STATES, INSPECT_COSTS),
-    "tau2-bench": (TAU2_FINAL_STATES, TAU2_COSTS),
+    TAU2_HARNESS: (TAU2_FINAL_STATES, TAU2_COSTS),
 }
-DEFAULT_FINAL_STATE = {INSPECT_HARNESS: SCORE_ANSWER, "tau2-bench": DB_CHECK}
-DEFAULT_COST = {INSPECT_HARNESS: TOTAL_TOKENS, "tau2-bench": AGENT_COST}
-CASE_FIELDS = ("split", "family_id", "slice", "critical", "task_type", "allowed_tools",
-               "forbidden_side_effects")
+DEFAULT_FINAL_STATE = {INSPECT_HARNESS: SCORE_ANSWER, TAU2_HARNESS: DB_CHECK}
+DEFAULT_COST = {INSPECT_HARNESS: TOTAL_TOKENS, TAU2_HARNESS: AGENT_COST}
 
 
 class Settings:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Iterable, List, Optional
+from typing import Iterable, Optional
 
 from ..contract.vocabulary import INSPECT_EVAL, INSPECT_JSON, TAU2_JSON
 from ..errors import ContractError, ContractErrors, PathStep
@@ -76,11 +76,11 @@ class LogSource:
         digest = hashlib.sha256()
         size = 0
         head = b""
+        if os.path.isdir(self.path):
+            self.fail("import.unreadable", "cannot read the log: it is a directory (a "
+                      "tau2-bench run saved as a folder, with its simulations in files of "
+                      "their own, is not imported: save the run as one results.json)")
         try:
-            if os.path.isdir(self.path):
-                self.fail("import.unreadable", "cannot read the log: it is a directory (a "
-                          "tau2-bench run saved as a folder: pass its results.json only when "
-                          "it holds the simulations; the folder format is not imported)")
             with open(self.path, "rb") as stream:
                 while True:
                     chunk = stream.read(READ_CHUNK_BYTES)
@@ -200,7 +200,3 @@ def _kind_name(kind: object) -> str:
              float: "a number", bool: "a Boolean"}
     kinds = kind if isinstance(kind, tuple) else (kind,)
     return " or ".join(names.get(item, getattr(item, "__name__", "?")) for item in kinds)
-
-
-def errors_of(failures: List[LogError], source: LogSource) -> List[ContractError]:
-    return [source.placed(failure) for failure in failures]

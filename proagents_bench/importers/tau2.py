@@ -12,8 +12,8 @@ matches but an environment assertion is not met; null without a check), or from 
 ``tools_used`` from the assistant's tool calls; ``side_effects`` from its calls to write tools
 (the mapping's ``side_effect_tools``, by default the tools the log's own action checks mark
 ``write``); ``latency_ms`` from ``duration``; ``cost_units`` from ``agent_cost``. The protocol
-comes from ``info`` (``num_trials``, ``max_steps``, the domain; the agent's model names the
-system). Keys the importer does not read are ignored: logs grow.
+comes from ``info`` (``num_trials``, ``max_steps``, the domain and the user simulator's model
+in the ids; the agent's model names the system). Keys the importer does not read are ignored: logs grow.
 """
 
 from __future__ import annotations
@@ -79,6 +79,8 @@ def _header(log: dict) -> Tuple[LogRun, Dict[str, dict], List[str]]:
     run.run_started = started if started and started.strip() else None
     model = agent.get("llm")
     run.model = model if isinstance(model, str) and model.strip() else None
+    user = optional(info, "user_info", dict, ("info",)) or {}
+    user_model = user.get("llm") if isinstance(user.get("llm"), str) else None
     for key, protocol_key in (("num_trials", "trial_count"), ("max_steps", "max_steps")):
         value = optional(info, key, int, ("info",))
         if value is not None:
@@ -88,7 +90,9 @@ def _header(log: dict) -> Tuple[LogRun, Dict[str, dict], List[str]]:
         "benchmark_id": "tau2-%s" % domain,
         "benchmark_version": (run.harness_commit or "unversioned")[:12],
         "dataset_version": "tau2-%s-tasks" % domain,
-        "protocol_version": "tau2-%s" % domain,
+        # The user simulator is part of the protocol: systems facing different simulated
+        # users are not comparable.
+        "protocol_version": "tau2-%s-user-%s" % (domain, user_model or "unknown"),
         "environment_id": domain,
         "toolset_id": "%s-tools" % domain,
         "reset_policy": "fresh-environment-per-simulation",

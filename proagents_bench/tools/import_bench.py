@@ -7,8 +7,9 @@ entry per task and epoch, each shaped like the samples Inspect AI writes for a t
 agent: messages, tool and model events, scores, store, model usage; about 4 KB of JSON, the
 same bytes for the same arguments), the cases file, the spec and the mapping; then runs, each
 in a fresh child process and one after the other, the import exactly as a user runs it and
-the gate on what it wrote, and prints each one's wall-clock time, peak resident memory, and
-their ratio. ``--repeat N`` reports medians, ``--python EXE`` runs the children under another
+the gate on what it wrote, and a bare read of both logs (every entry inflated and decoded
+by ``zipfile`` and ``json.loads`` in one process: the floor of any reader), and prints each
+one's wall-clock time, peak resident memory, and the import's ratio to the gate. ``--repeat N`` reports medians, ``--python EXE`` runs the children under another
 interpreter, ``--keep DIR`` keeps every file. Nothing here is a test.
 """
 
@@ -91,6 +92,14 @@ SAMPLE_TEMPLATE = {
     "total_time": "@TIME@", "working_time": "@TIME@", "uuid": "u-@ID@-@EPOCH@",
     "error": None, "limit": None, "error_retries": [], "attachments": {},
 }
+# The floor any reader of these logs pays: every entry inflated and decoded, in one process.
+BARE_READ_SCRIPT = (
+    "import json, sys, zipfile\n"
+    "for path in sys.argv[1:]:\n"
+    "    with zipfile.ZipFile(path) as log:\n"
+    "        for info in log.infolist():\n"
+    "            json.loads(log.read(info))\n"
+)
 PROTOCOL = {"protocol_version": "order-protocol-1", "environment_id": "order-sandbox-v1",
             "toolset_id": "order-tools-v1", "reset_policy": "fresh-sandbox-per-trial",
             "max_steps": 8, "timeout_seconds": 30, "retry_limit": 0}
@@ -205,19 +214,26 @@ def import_benchmark(options, say: Callable[[str], None]) -> bool:
                           "--output", results]
         gate_command = [options.python, "-B", "-m", "proagents_bench", "--spec", paths["spec"],
                         "--cases", paths["cases"], "--results", results]
-        import_runs, gate_runs = [], []
+        read_command = [options.python, "-B", "-c", BARE_READ_SCRIPT, paths["baseline"],
+                        paths["candidate"]]
+        import_runs, gate_runs, read_runs = [], [], []
         for _ in range(max(options.repeat, 1)):
             import_runs.append(run_child(import_command, os.path.join(folder, "import.json")))
             gate_runs.append(run_child(gate_command, os.path.join(folder, "decision.json")))
+            read_runs.append(run_child(read_command))
         imported, gate = median_run(import_runs), median_run(gate_runs)
-        if imported.status != 0 or gate.status not in (0, 1):
-            say("a child failed: import exit %s, gate exit %s" % (imported.status, gate.status))
+        bare = median_run(read_runs)
+        if imported.status != 0 or gate.status not in (0, 1) or bare.status != 0:
+            say("a child failed: import exit %s, gate exit %s, bare read exit %s" % (
+                imported.status, gate.status, bare.status))
             return False
         label = "median of %d" % len(gate_runs) if len(gate_runs) > 1 else "one run"
         say("import (both logs):   %7.2f s   peak %s   (%s)" % (
             imported.seconds, _megabytes(imported.peak), label))
         say("gate on its output:   %7.2f s   peak %s   (exit %d; results %.1f MB)" % (
             gate.seconds, _megabytes(gate.peak), gate.status, os.path.getsize(results) / 1e6))
+        say("bare read of both logs (zipfile + json.loads of every entry, one process): "
+            "%7.2f s   peak %s" % (bare.seconds, _megabytes(bare.peak)))
         say("ratio: the import takes %.2fx the time of the gate%s" % (
             imported.seconds / gate.seconds, " and %.2fx its peak memory" % (
                 imported.peak / gate.peak) if imported.peak and gate.peak else ""))

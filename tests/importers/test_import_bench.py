@@ -18,7 +18,7 @@ class ImportBenchTests(unittest.TestCase):
         text = run.stdout.decode("ascii")
         self.assertEqual(run.status, 0, text + run.stderr)
         for phrase in ("logs: 60 tasks x 2 epochs = 120 samples per log",
-                       "import (both logs):", "gate on its output:",
+                       "import (both logs):", "gate on its output:", "bare read of both logs",
                        "ratio: the import takes"):
             self.assertIn(phrase, text)
         decision = load_json(os.path.join(kept, "decision.json"))

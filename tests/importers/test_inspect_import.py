@@ -5,7 +5,6 @@ import json
 import os
 import unittest
 
-from proagents_bench.contract.vocabulary import INSPECT_HARNESS
 from proagents_bench.importers.inspect_log import SampleReader, read_header
 from proagents_bench.importers.settings import Settings, default_settings
 from proagents_bench.importers.source import LogError
