@@ -218,11 +218,16 @@ def import_benchmark(options, say: Callable[[str], None]) -> bool:
                         paths["candidate"]]
         import_runs, gate_runs, read_runs = [], [], []
         for _ in range(max(options.repeat, 1)):
-            import_runs.append(run_child(import_command, os.path.join(folder, "import.json")))
+            # The import's summary lines on stderr are kept with its document, not shown.
+            import_runs.append(run_child(import_command, os.path.join(folder, "import.json"),
+                                         os.path.join(folder, "import.stderr")))
             gate_runs.append(run_child(gate_command, os.path.join(folder, "decision.json")))
             read_runs.append(run_child(read_command))
         imported, gate = median_run(import_runs), median_run(gate_runs)
         bare = median_run(read_runs)
+        if imported.status != 0:
+            with open(os.path.join(folder, "import.stderr"), "rb") as handle:
+                say(handle.read().decode("utf-8", "replace").rstrip())
         if imported.status != 0 or gate.status not in (0, 1) or bare.status != 0:
             say("a child failed: import exit %s, gate exit %s, bare read exit %s" % (
                 imported.status, gate.status, bare.status))
