@@ -96,9 +96,11 @@ def read_header(header: dict, log_format: str, entry: Optional[str]) -> LogRun:
         value = config.get(key)
         if protocol_key in run.protocol or value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise LogError("import.field_type", "%s must be a number, got %s" % (
-                quote(key), type_name(value)), ("eval", "config", key), entry)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and not math.isfinite(value)):
+            raise LogError("import.field_type", "%s must be a finite number, got %s" % (
+                quote(key), type_name(value) if not isinstance(value, float) else value),
+                ("eval", "config", key), entry)
         run.protocol[protocol_key] = (value, config_path + key)
     run.protocol.setdefault("retry_limit", (0, "eval.config.retry_on_error (absent: none)"))
     version_text = _text(task_version) or "0"
@@ -486,6 +488,12 @@ def read_json_log(source: LogSource, log: dict,
 
 
 def _json_trials(samples: list, source: LogSource, reader: SampleReader) -> Iterator[Trial]:
+    with CollectorPaused():
+        yield from _each_json_trial(samples, source, reader)
+
+
+def _each_json_trial(samples: list, source: LogSource,
+                     reader: SampleReader) -> Iterator[Trial]:
     for index, sample in enumerate(samples):
         path = ("samples", index)
         try:

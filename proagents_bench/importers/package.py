@@ -259,7 +259,9 @@ def _protocol(system: ImportedSystem, settings: Settings) -> dict:
                 "import.missing_field", "the log does not record the protocol's %s: set "
                 "protocol.%s in the mapping" % (key, key)))
             continue
-        for error in field.shape.iter_errors(value):
+        # The contract's numbers are exact (int, Decimal); a float of the log is checked as
+        # the decimal it prints as, and written as it is.
+        for error in field.shape.iter_errors(_exact(value)):
             errors.append(system.source.error(
                 "import.protocol", "the protocol's %s would be %s: %s%s" % (
                     key, value, error.message, " (from %s)" % logged[1] if logged else ""),
@@ -268,6 +270,12 @@ def _protocol(system: ImportedSystem, settings: Settings) -> dict:
     if errors:
         raise ContractErrors(errors)
     return protocol
+
+
+def _exact(value: object) -> object:
+    """A float as the exact decimal it prints as (the contract's shapes compare exact numbers:
+    int or Decimal); anything else as it is."""
+    return Decimal(repr(value)) if isinstance(value, float) else value
 
 
 def _plain_number(value: object) -> object:
@@ -322,7 +330,9 @@ def _results(systems: List[ImportedSystem], settings: Settings,
     # >= 0); the rest, with ids from the log, the mapping and the command line, is checked
     # here against the contract itself, without the records (floats are not its numbers).
     errors = list(RESULTS_V2_SHAPE.iter_errors(dict(results, systems=[
-        dict(system, records=[]) for system in results["systems"]])))
+        dict(system, records=[], protocol={key: _exact(value) for key, value in
+                                           system["protocol"].items()})
+        for system in results["systems"]])))
     if errors:  # a value of the log the checks above let through: say where it went
         raise ContractErrors([ContractError(
             "import.invalid_result", "the imported package would not be valid: %s" % (

@@ -15,6 +15,7 @@ from typing import Iterable, Optional
 
 from ..contract.vocabulary import INSPECT_EVAL, INSPECT_JSON, TAU2_JSON
 from ..errors import ContractError, ContractErrors, PathStep
+from ..jsonio.gcpause import CollectorPaused
 from ..jsonio.load import MAX_FILE_BYTES
 from ..text import quote
 
@@ -123,7 +124,8 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> dict:
             "import.json", "the log is not valid UTF-8 (byte offset %d)" % problem.start,
             (), entry)])
     try:
-        value = json.loads(text)
+        with CollectorPaused():  # a large log decodes into millions of acyclic objects
+            value = json.loads(text)
     except json.JSONDecodeError as problem:
         raise ContractErrors([source.error("import.json", "not valid JSON: %s" % problem.msg,
                                            (), entry, problem.lineno, problem.colno)])

@@ -23,6 +23,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ..contract.vocabulary import DB_CHECK, TAU2_HARNESS, TAU2_JSON
 from ..errors import ContractErrors
+from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
@@ -244,6 +245,12 @@ def _status(reason: object) -> str:
 
 
 def _trials(simulations: list, source: LogSource, reader: SimulationReader) -> Iterator[Trial]:
+    with CollectorPaused():
+        yield from _each_trial(simulations, source, reader)
+
+
+def _each_trial(simulations: list, source: LogSource,
+                reader: SimulationReader) -> Iterator[Trial]:
     for index, simulation in enumerate(simulations):
         path = ("simulations", index)
         try:

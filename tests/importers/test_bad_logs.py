@@ -214,6 +214,14 @@ class BadLogTests(unittest.TestCase):
         self.assert_error(self.change(change), "import.metadata",
                           "changed.eval:samples/test-privacy_epoch_1.json", "$.metadata.split")
 
+    def test_a_fractional_time_limit_of_the_log(self):
+        def change(name, value):
+            if name == "header.json":
+                value["eval"]["config"]["time_limit"] = 30.5
+        run, written = run_import(self, self.change(change), CANDIDATE, *IDS)
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual(written["systems"][0]["protocol"]["timeout_seconds"], 30.5)
+
     def test_a_protocol_the_log_cannot_give(self):
         def change(name, value):
             if name == "header.json":
@@ -302,6 +310,21 @@ class MappingErrorTests(unittest.TestCase):
                           for error in run.document["errors"]],
                          [("mapping.protocol_conflict", "$.protocol.max_steps", mapping_path,
                            4)] * 2)
+
+    def test_exact_numbers_of_the_mapping_are_written_as_json_numbers(self):
+        def change(name, value):
+            if name == "header.json":
+                del value["eval"]["config"]["time_limit"]
+        folder = TempDir(self)
+        mapping_path = folder.write_bytes("mapping.json", (
+            b'{"schema_version": "proagents-bench-import-mapping-v1", '
+            b'"protocol": {"timeout_seconds": 0.5}}'))
+        baseline = changed_eval(folder, "baseline.eval", change)
+        candidate = changed_eval(folder, "candidate.eval", change, source="candidate.eval")
+        run, written = run_import(self, baseline, candidate, *IDS, "--mapping", mapping_path)
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual([system["protocol"]["timeout_seconds"]
+                          for system in written["systems"]], [0.5, 0.5])
 
     def test_a_wrong_schema_version(self):
         self.mapping_error({"schema_version": "agent-benchmark-spec-v1"},

@@ -50,6 +50,22 @@ class EndToEndTests(unittest.TestCase):
         self.assertIsNone(system["provenance"]["log_format_version"])
         self.assertEqual(system["protocol"], load_json(SPEC)["protocol"])
 
+    def test_a_candidate_that_faced_another_simulated_user_is_incomparable(self):
+        log = load_json(CANDIDATE)
+        log["info"]["user_info"]["llm"] = "another-user-model"
+        folder = TempDir(self)
+        candidate = folder.write_json("candidate.json", log)
+        results = os.path.join(folder.path, "results.json")
+        cases = os.path.join(folder.path, "cases.json")
+        run = run_cli(["import", "--baseline", BASELINE, "--candidate", candidate,
+                       "--mapping", MAPPING, "--write-cases", cases, "--output", results])
+        self.assertEqual(run.status, 0, run.stderr)
+        gate = run_cli(["--spec", SPEC, "--cases", cases, "--results", results])
+        self.assertEqual(gate.document["action"], "INCOMPARABLE")
+        self.assertEqual(gate.document["comparison"]["protocol_mismatches"], [
+            'gpt-4.1.protocol_version: expected="tau2-retail-user-gpt-4.1", '
+            'actual="tau2-retail-user-another-user-model"'])
+
     def test_without_a_timeout_in_the_mapping_the_protocol_is_incomplete(self):
         run, _written = run_import(self, BASELINE, CANDIDATE)
         self.assertEqual(run.status, 2)
