@@ -146,7 +146,8 @@ def without_local_paths(data):
     """A traceback in a log names the files of the machine that ran it: the folders of the
     interpreter and of this checkout become ``<python>`` and ``<project>``."""
     project = os.path.dirname(os.path.dirname(HERE))
-    for folder, shown in ((sys.prefix, b"<python>"), (project, b"<project>")):
+    for folder, shown in ((sys.prefix, b"<python>"), (sys.base_prefix, b"<python>"),
+                          (project, b"<project>")):
         data = data.replace(folder.encode("utf-8"), shown)
     return data
 
