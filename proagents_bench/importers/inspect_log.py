@@ -37,7 +37,7 @@ from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from . import zstd
 from .settings import Settings
-from .source import LogError, LogSource, decode_json, optional, require, type_name
+from .source import LogError, LogSource, decode_json, items, optional, require, type_name
 from .trial import LogRun, Trial
 
 # The log format versions read (Inspect's ``version``; 2 since 2024). A newer major version
@@ -148,11 +148,9 @@ class SampleReader:
                            path + ("id",), entry)
         epoch = sample.get("epoch")
         if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+            found = str(epoch) if type(epoch) is int else type_name(epoch)
             raise LogError("import.sample_epoch", "a sample's epoch must be an integer >= 1, "
-                           "got %s" % type_name(epoch) if not isinstance(epoch, int) or
-                           isinstance(epoch, bool) else
-                           "a sample's epoch must be an integer >= 1, got %d" % epoch,
-                           path + ("epoch",), entry)
+                           "got %s" % found, path + ("epoch",), entry)
         calls, store_changes = self._events(sample, entry, path)
         tools_used = sorted(set(calls))
         if self.side_effect_tools is None:
@@ -198,14 +196,14 @@ class SampleReader:
                     calls.append(_tool_name(event.get("function"), entry,
                                             path + ("events", index, "function")))
                 elif kind == "store" and self.store_keys:
-                    for change in event.get("changes") or ():
+                    for change in items(event.get("changes")):
                         key = _store_key(change)
                         if key is not None:
                             changed.add(key)
             return calls, changed
-        for index, message in enumerate(sample.get("messages") or ()):
+        for index, message in enumerate(items(sample.get("messages"))):
             if isinstance(message, dict) and message.get("role") == "assistant":
-                for number, call in enumerate(message.get("tool_calls") or ()):
+                for number, call in enumerate(items(message.get("tool_calls"))):
                     if isinstance(call, dict):
                         calls.append(_tool_name(call.get("function"), entry, path + (
                             "messages", index, "tool_calls", number, "function")))

@@ -151,6 +151,12 @@ def detect_format(head: bytes, value: Optional[dict]) -> Optional[str]:
     return None
 
 
+def items(value: object) -> list:
+    """A log's array, or none: a field of another type is read as empty (the field is one the
+    record does not need, so a value of a later format is not an error)."""
+    return value if isinstance(value, list) else []
+
+
 def type_name(value: object) -> str:
     if value is None:
         return "null"

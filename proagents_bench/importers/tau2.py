@@ -27,7 +27,7 @@ from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
-from .source import LogError, LogSource, optional, require, type_name
+from .source import LogError, LogSource, items, optional, require, type_name
 from .trial import LogRun, Trial
 
 SUCCESS_REASONS = ("user_stop", "agent_stop")
@@ -99,7 +99,7 @@ def _header(log: dict) -> Tuple[LogRun, Dict[str, dict], List[str]]:
         "reset_policy": "fresh-environment-per-simulation",
     }
     tasks: Dict[str, dict] = {}
-    for index, task in enumerate(optional(log, "tasks", list, ()) or ()):
+    for index, task in enumerate(items(optional(log, "tasks", list, ()))):
         if isinstance(task, dict) and isinstance(task.get("id"), (str, int)) and not (
                 isinstance(task.get("id"), bool)):
             tasks.setdefault(str(task["id"]), task)
@@ -114,7 +114,7 @@ def _write_tools(simulations: list) -> Set[str]:
     for simulation in simulations:
         reward = simulation.get("reward_info") if isinstance(simulation, dict) else None
         checks = reward.get("action_checks") if isinstance(reward, dict) else None
-        for check in checks or ():
+        for check in items(checks):
             if isinstance(check, dict) and check.get("tool_type") == WRITE_TOOL:
                 action = check.get("action")
                 name = action.get("name") if isinstance(action, dict) else None
@@ -164,10 +164,10 @@ class SimulationReader:
     @staticmethod
     def _calls(simulation: dict, path: tuple) -> List[str]:
         calls = []
-        for index, message in enumerate(simulation.get("messages") or ()):
+        for index, message in enumerate(items(simulation.get("messages"))):
             if not isinstance(message, dict) or message.get("role") != "assistant":
                 continue
-            for number, call in enumerate(message.get("tool_calls") or ()):
+            for number, call in enumerate(items(message.get("tool_calls"))):
                 name = call.get("name") if isinstance(call, dict) else None
                 if not isinstance(name, str) or not name.strip():
                     raise LogError("import.field_type", "a tool call's name must be a "
@@ -186,7 +186,7 @@ class SimulationReader:
                 return None
             if not check["db_match"]:
                 return DB_MISMATCH
-            for assertion in reward.get("env_assertions") or ():
+            for assertion in items(reward.get("env_assertions")):
                 if isinstance(assertion, dict) and assertion.get("met") is False:
                     return ENV_ASSERTION_FAILED
             return DB_MATCH
@@ -216,7 +216,7 @@ class SimulationReader:
         criteria = task.get("evaluation_criteria")
         expected_actions = set()
         if isinstance(criteria, dict):
-            for action in criteria.get("actions") or ():
+            for action in items(criteria.get("actions")):
                 if isinstance(action, dict) and isinstance(action.get("name"), str):
                     expected_actions.add(action["name"])
         description = task.get("description")

@@ -227,6 +227,13 @@ class SampleTests(unittest.TestCase):
                                                           "scale": 0.5}})["cost_units"], 270)
         self.assertEqual(record_of(dict(self.sample, model_usage={}))["cost_units"], 0)
 
+    def test_arrays_of_another_type_are_read_as_empty(self):
+        odd = dict(self.sample, events=[{"event": "store", "changes": 5}], messages=7)
+        record = record_of(odd, {"side_effect_store_keys": ["x"]})
+        self.assertEqual((record["tools_used"], record["side_effects"]), ([], []))
+        odd = dict(self.sample, events=None, messages=[{"role": "assistant", "tool_calls": 3}])
+        self.assertEqual(record_of(odd)["tools_used"], [])
+
     def test_an_integer_sample_id_is_a_string_case_id(self):
         self.assertEqual(record_of(dict(self.sample, id=42))["case_id"], "42")
 

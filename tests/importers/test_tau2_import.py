@@ -133,6 +133,13 @@ class SimulationTests(unittest.TestCase):
         self.assertEqual(self.record(mapping={"cost": {"source": "agent_cost", "scale": 1000}})[
             "cost_units"], 4.2)
 
+    def test_arrays_of_another_type_are_read_as_empty(self):
+        value = simulation("0")
+        value["messages"] = 5
+        value["reward_info"]["env_assertions"] = "none"
+        record = self.record(base=value)
+        self.assertEqual((record["tools_used"], record["final_state"]), ([], "db_match"))
+
     def test_the_users_tool_calls_are_not_the_agents(self):
         value = simulation()
         for message in value["messages"]:
