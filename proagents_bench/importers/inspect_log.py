@@ -137,6 +137,8 @@ class SampleReader:
             "split", "family_id", "slice", "critical", "task_type", "allowed_tools",
             "forbidden_side_effects")]
         self.task = run.defaults["benchmark_id"]
+        # A case's fields are read from its first sample only (a log has one per epoch).
+        self.cases_read: set = set()
 
     def trial(self, sample: dict, entry: Optional[str], path: tuple) -> Trial:
         sample_id = sample.get("id")
@@ -168,7 +170,11 @@ class SampleReader:
             "latency_ms": self._latency(sample, entry, path),
             "cost_units": self._cost(sample, entry, path),
         }
-        return Trial(record, self._case(sample, entry, path), entry, path)
+        case = None
+        if record["case_id"] not in self.cases_read:
+            self.cases_read.add(record["case_id"])
+            case = self._case(sample, entry, path)
+        return Trial(record, case, entry, path)
 
     @staticmethod
     def _status(sample: dict) -> str:

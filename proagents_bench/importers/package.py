@@ -167,7 +167,7 @@ def _collect(system: ImportedSystem, trials: Iterator[Trial], settings: Settings
             continue
         seen[key] = (trial.entry, trial.path)
         case_id = key[0]
-        if case_id not in system.cases:
+        if case_id not in system.cases:  # a case's fields are those of its first sample
             system.cases[case_id] = trial.case
         if known is not None:
             split = known.get(case_id)
@@ -177,7 +177,7 @@ def _collect(system: ImportedSystem, trials: Iterator[Trial], settings: Settings
                         quote(case_id)), trial.path, trial.entry))
                 continue
         else:
-            split = _split(case_id, trial.case, settings, source)
+            split = _split(case_id, system.cases[case_id], settings, source)
         if split != "test":
             system.not_test += 1
             continue

@@ -29,13 +29,13 @@ class LogRun:
 
 class Trial:
     """One trial: its ``record`` (the results file's record, complete), the ``case`` fields
-    the log gives for building a cases file (None for a field it does not give), and where it
-    is in the log (``entry``: the zip entry, or None; ``path``: the JSON path of the sample
-    or simulation), for errors."""
+    the log gives for building a cases file (None for a field it does not give; the whole
+    ``case`` None after a case's first trial), and where it is in the log (``entry``: the zip
+    entry, or None; ``path``: the JSON path of the sample or simulation), for errors."""
 
     __slots__ = ("record", "case", "entry", "path")
 
-    def __init__(self, record: dict, case: dict, entry: Optional[str],
+    def __init__(self, record: dict, case: Optional[dict], entry: Optional[str],
                  path: Tuple[PathStep, ...]) -> None:
         self.record = record
         self.case = case
