@@ -131,6 +131,19 @@ class DeterminismTests(unittest.TestCase):
                          [("test-safety", 1), ("test-safety", 2)])
         self.assertEqual(written["systems"][1]["protocol"]["trial_count"], 2)
 
+    def test_a_log_still_running_is_read_from_its_journal(self):
+        def without_header(name, value):
+            if name == "header.json":
+                return []
+        folder = TempDir(self)
+        running = changed_eval(folder, "running.eval", without_header)
+        _run, finished = run_import(self, fixture("baseline.eval"), fixture("candidate.eval"),
+                                    *IDS)
+        run, imported = run_import(self, running, fixture("candidate.eval"), *IDS)
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual(records(finished, "baseline"), records(imported, "baseline"))
+        self.assertEqual(finished["systems"][0]["protocol"], imported["systems"][0]["protocol"])
+
     def test_unknown_fields_in_a_log_are_ignored(self):
         def grow(name, value):
             if isinstance(value, dict):

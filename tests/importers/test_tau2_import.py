@@ -30,6 +30,25 @@ class EndToEndTests(unittest.TestCase):
         self.assertEqual(gate.document["action"], "BLOCK")
         self.assertIn("critical task 3 failed", gate.document["primary_reason"])
 
+    def test_built_cases_forbid_the_writes_a_task_does_not_expect(self):
+        folder = TempDir(self)
+        cases = os.path.join(folder.path, "cases.json")
+        run, _written = run_import(self, BASELINE, CANDIDATE, "--mapping", MAPPING,
+                                   "--write-cases", cases)
+        self.assertEqual(run.status, 0, run.stderr)
+        built = {case["id"]: case for case in load_json(cases)["cases"]}
+        self.assertEqual(built["0"]["forbidden_side_effects"],
+                         ["exchange_delivered_order_items", "return_delivered_order_items"])
+        self.assertEqual(built["3"]["forbidden_side_effects"], [
+            "cancel_pending_order", "exchange_delivered_order_items",
+            "return_delivered_order_items"])
+        self.assertEqual((built["3"]["critical"], built["3"]["slice"]), (True, "cancellations"))
+        self.assertEqual([built[key]["split"] for key in ("4", "5", "6")],
+                         ["test", "train", "development"])
+        self.assertEqual({case["expected_final_state"] for case in built.values()},
+                         {"db_match"})
+        self.assertEqual(built["2"]["initial_state"], "Report an order's status.")
+
     def test_every_simulation_of_a_test_task_is_a_record(self):
         run, written = run_import(self, BASELINE, CANDIDATE, "--mapping", MAPPING)
         self.assertEqual(run.status, 0, run.stderr)
