@@ -30,6 +30,7 @@ COMMANDS = {
     "serve": "serve_command",
     "team": "team_command",
     "submit": "submit_command",
+    "import": "import_command",
 }
 DEFAULT_COMMAND = "gate_command"
 

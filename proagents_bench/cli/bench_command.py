@@ -1,6 +1,7 @@
-"""``run_benchmark.py bench gate [options]``: time the gate on a synthetic package against a
-bare ``json.load`` of the same files (see :mod:`proagents_bench.tools.bench`), and print the
-figures on stdout."""
+"""``run_benchmark.py bench gate|import|false-pass [options]``: time the gate on a synthetic
+package against a bare ``json.load`` of the same files (see :mod:`proagents_bench.tools.bench`),
+or the import of two synthetic Inspect AI logs against the gate on its output
+(:mod:`proagents_bench.tools.import_bench`), and print the figures on stdout."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from fractions import Fraction
 from typing import List
 
 from ..errors import ContractError
-from ..tools import bench, service_bench, simulate
+from ..tools import bench, import_bench, service_bench, simulate
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
@@ -53,6 +54,20 @@ def build_parser(program: str) -> Parser:
                          help="concurrent clients (default 20)")
     service.add_argument("--python", metavar="EXE", default=sys.executable,
                          help="interpreter for the server (default: this one)")
+    imports = kinds.add_parser(
+        "import", help="the import of two Inspect AI .eval logs against the gate on the "
+                       "package it writes")
+    imports.add_argument("--tasks", type=int, default=10000,
+                         help="samples per epoch, each a test task (default 10000)")
+    imports.add_argument("--epochs", type=int, default=5,
+                         help="epochs, 2..100: the trials of each task (default 5)")
+    imports.add_argument("--repeat", type=int, default=1,
+                         help="runs of each child; the median is reported (default 1)")
+    imports.add_argument("--python", metavar="EXE", default=sys.executable,
+                         help="interpreter for the children (default: this one)")
+    imports.add_argument("--keep", metavar="DIR",
+                         help="write the logs, the package and the documents to DIR and keep "
+                              "them")
     simulation = kinds.add_parser(
         "false-pass", help="the bootstrap gate's false-pass rate under no true difference, "
                            "by a seeded simulation (a Markdown table)")
@@ -95,6 +110,9 @@ def run(arguments: List[str], session: Session) -> Outcome:
         succeeded = service_bench.service_benchmark(options.tasks, options.trials,
                                                     options.requests, options.concurrency,
                                                     options.python, session.say)
+        return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
+    if options.kind == "import":
+        succeeded = import_bench.import_benchmark(options, session.say)
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     succeeded = bench.gate_benchmark(options, session.say)
     return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)

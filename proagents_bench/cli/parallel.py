@@ -1,5 +1,7 @@
-"""The evidence fingerprint in a forked process, while the pipeline grades, compares and
-decides: on a large package it is about a third of the work, and a second core is usually idle.
+"""Work in a forked process while this one does its own: the evidence fingerprint while the
+pipeline grades, compares and decides (on a large package it is about a third of the work,
+and a second core is usually idle); and the import's candidate log while the baseline's is
+read (see :func:`forking_background`, at the end).
 
 Only the command line does this (it owns the process): on POSIX, with ``os.fork``, in a
 process with no other thread, and for inputs of at least FORK_INPUT_BYTES (below that a fork
@@ -16,10 +18,14 @@ document is the same bytes either way.
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import threading
 from typing import Callable, Optional
 
+from ..errors import ContractErrors
+from ..importers.package import run_here
+from ..jsonio.gcpause import CollectorPaused
 from ..pipeline import fingerprint_here
 
 # Inputs smaller than this (the three files' bytes together) are fingerprinted in process.
@@ -110,5 +116,104 @@ class _Result:
             try:
                 os.kill(self.child, signal.SIGKILL)
                 os.waitpid(self.child, 0)
+            except OSError:
+                pass
+
+
+# -- the import's second log ------------------------------------------------------------------
+
+# A baseline log smaller than this is imported with its candidate in this process.
+FORK_LOG_BYTES = 16 << 20
+
+
+def forking_background(log_bytes: int, threshold: int = FORK_LOG_BYTES) -> Callable:
+    """A ``background`` for :func:`proagents_bench.importers.package.import_logs`: the
+    candidate's log read in a forked process while this one reads the baseline's (the
+    import is bound by decoding JSON, one core per log), when the logs are large enough and
+    the platform allows; else read here."""
+    if log_bytes < threshold or not hasattr(os, "fork") or threading.active_count() != 1:
+        return run_here
+    return _read_in_child
+
+
+def _read_in_child(read: Callable) -> Callable:
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return read
+    try:
+        child = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return read
+    if child == 0:  # the child: read the log, write the outcome, end
+        status = 1
+        try:
+            for number in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(number, signal.SIG_DFL)
+            os.close(read_end)
+            try:
+                outcome = ("read", read())
+            except ContractErrors as failure:
+                outcome = ("errors", failure.errors, failure.omitted)
+            data = memoryview(pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL))
+            while data:
+                data = data[os.write(write_end, data):]
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    return _Reading(child, read_end, read)
+
+
+class _Reading:
+    """The parent's side: the child's outcome (the log read, or its contract errors); read
+    here instead if the child failed. Either way the same result."""
+
+    def __init__(self, child: int, read_end: int, read: Callable) -> None:
+        self.child = child
+        self.read_end = read_end
+        self.read = read
+        self.done = False
+
+    def __call__(self):
+        self.done = True
+        chunks = []
+        try:
+            while True:
+                chunk = os.read(self.read_end, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        except OSError:
+            chunks = []
+        finally:
+            os.close(self.read_end)
+            try:
+                _pid, status = os.waitpid(self.child, 0)
+            except OSError:
+                status = -1
+        try:
+            # The bytes come from this program's own child, never from outside.
+            with CollectorPaused():
+                outcome = pickle.loads(b"".join(chunks)) if status == 0 else None
+        except Exception:  # noqa: BLE001 - a child that wrote something else: read here
+            outcome = None
+        if not isinstance(outcome, tuple) or not outcome:
+            return self.read()
+        if outcome[0] == "errors":
+            raise ContractErrors(outcome[1], outcome[2])
+        return outcome[1]
+
+    def __del__(self):  # a run stopped before the log was needed: end the child
+        if not self.done and self.child:
+            try:
+                os.kill(self.child, signal.SIGKILL)
+                os.waitpid(self.child, 0)
+            except OSError:
+                pass
+            try:
+                os.close(self.read_end)
             except OSError:
                 pass

@@ -21,13 +21,16 @@ import os
 from typing import Dict, Iterator, List, Tuple
 
 from .gates import CASE_FINDERS, GATES
-from .inputs import FILE_KINDS
+from .mapping import DOCUMENT_KINDS
 from .output import OUTPUT
 from .rules import CROSS_FILE_RULES
 from .shapes import SCHEMA_KEY, Object, Rule, object_shapes
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-KINDS = ("spec", "cases", "results", "decision")
+KINDS = ("spec", "cases", "results", "decision", "mapping")
+# The files the gate reads and writes: the grader's interface (the import mapping is the
+# importers' own file, never graded).
+GRADER_KINDS = ("spec", "cases", "results", "decision")
 SCHEMA_DIRECTORY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
 
 TITLES = {
@@ -35,6 +38,7 @@ TITLES = {
     "cases": "proagents-bench benchmark cases",
     "results": "proagents-bench results package",
     "decision": "proagents-bench output document (decision or CONTRACT_ERROR)",
+    "mapping": "proagents-bench import mapping (what a harness log cannot say)",
 }
 
 README_BEGIN = ("<!-- BEGIN generated contract tables: python -B run_benchmark.py publish "
@@ -45,7 +49,7 @@ README_END = "<!-- END generated contract tables -->"
 def contract_objects() -> Iterator[Tuple[str, str, Object, List[Object]]]:
     """The one walk: (kind, version, root shape, every object shape under it, parents first)
     for every input file kind and version."""
-    for kind, versions in FILE_KINDS.items():
+    for kind, versions in DOCUMENT_KINDS.items():
         for version, root in sorted(versions.items()):
             yield kind, version, root, list(object_shapes(root, set()))
 
@@ -72,6 +76,14 @@ def _description(kind: str) -> str:
         return ("What proagents-bench writes to stdout: a decision (exit 0 or 1) or a "
                 "CONTRACT_ERROR document (exit 2). Objects may gain keys in later versions; "
                 "none of the listed keys is ever renamed.")
+    if kind == "mapping":
+        return ("The mapping file of proagents-bench's import command: what a harness log "
+                "cannot say (side-effecting tools, where the final state comes from, the "
+                "metadata keys of splits, families, slices and critical flags, the protocol's "
+                "ids). Besides this schema the importer checks that each source fits the "
+                "log's harness, and that integers are written without fraction or exponent "
+                "(8, not 8.0). The root may carry \"$schema\" (a string); it is the only "
+                "extra key accepted.")
     also = ["%s (%s)" % (rule.text, rule.code) for rule in object_rules(kind)]
     also.append("the rules across files (%s)" % ", ".join(rule.code for rule in
                                                            CROSS_FILE_RULES))
@@ -126,7 +138,9 @@ def _object_table(shape: Object) -> str:
     lines = ["%s object%s:\n" % (shape.title, " (the file's root)" if shape.root else ""),
              "| key | type and rule | meaning |", "|---|---|---|"]
     for field in shape.fields:
-        lines.append("| `%s` | %s | %s |" % (field.key, field.shape.describe(), field.meaning))
+        lines.append("| `%s` | %s%s | %s |" % (field.key, field.shape.describe(),
+                                               "" if field.required else ", optional",
+                                               field.meaning))
     if shape.root:
         lines.append("| `%s` | string, optional | a JSON Schema reference for editors; the "
                      "only extra key accepted |" % SCHEMA_KEY)
@@ -162,7 +176,7 @@ def readme_tables() -> str:
                 out.append(_object_table(shape))
     out.append("#### Rules across objects and files\n")
     out.append("| code | rule |\n|---|---|")
-    for kind in FILE_KINDS:
+    for kind in DOCUMENT_KINDS:
         for rule in object_rules(kind):
             out.append("| `%s` | %s |" % (rule.code, rule.text))
     for rule in CROSS_FILE_RULES:

@@ -1,4 +1,5 @@
-"""Validate one loaded file against the contract of its kind (spec, cases or results).
+"""Validate one loaded file against the contract of its kind (spec, cases or results, or
+the import command's mapping).
 
 The file's ``schema_version`` picks the shape; every error of the file is collected, each
 with the JSON path of the offending element (the loader later places it at a line and column).
@@ -10,12 +11,12 @@ from typing import List
 
 from ..errors import ContractError
 from ..text import quote
-from .inputs import FILE_KINDS
+from .mapping import DOCUMENT_KINDS
 
 
 def file_errors(kind: str, value: dict) -> List[ContractError]:
     """The contract errors of ``value``, a loaded file of ``kind``."""
-    shapes = FILE_KINDS[kind]
+    shapes = DOCUMENT_KINDS[kind]
     version = value.get("schema_version")
     if isinstance(version, str) and version in shapes:
         return list(shapes[version].iter_errors(value))
@@ -32,9 +33,11 @@ def _version_error(kind: str, shapes: dict, value: dict, version: object) -> Con
         return ContractError("version.unsupported", "schema_version must be the string %s" % (
             accepted,), ("schema_version",))
     hint = ""
-    for other_kind, other_shapes in FILE_KINDS.items():
+    for other_kind, other_shapes in DOCUMENT_KINDS.items():
         if other_kind != kind and version in other_shapes:
-            hint = " (this is a %s file: pass it as --%s)" % (other_kind, other_kind)
+            hint = " (this is a %s file: pass it as --%s%s)" % (
+                other_kind, other_kind, " to the import command" if other_kind == "mapping"
+                else "")
     return ContractError("version.unsupported",
                          "unsupported schema_version %s for a %s file; expected %s%s" % (
                              quote(version), kind, accepted, hint), ("schema_version",))

@@ -77,7 +77,7 @@ def grader_interface(levels: Iterable[str], rounding_step: float,
     return {
         "schema_version": GRADER_VERSION,
         "harness": {"name": "proagents-bench", "version": VERSION},
-        "schemas": {kind: publish.schema(kind) for kind in publish.KINDS},
+        "schemas": {kind: publish.schema(kind) for kind in publish.GRADER_KINDS},
         "grading_rules": GRADING_RULES,
         "checks": list(CHECKS),
         "submission": SUBMISSION_RULES,

@@ -80,16 +80,19 @@ def _peak_bytes(usage):
     return usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
 
 
-def run_child(command: List[str], stdout_path: Optional[str] = None) -> "Run":
-    """Run ``command``; return its :class:`Run` (stderr is passed through)."""
+def run_child(command: List[str], stdout_path: Optional[str] = None,
+              stderr_path: Optional[str] = None) -> "Run":
+    """Run ``command``; return its :class:`Run` (stderr is passed through, or written to
+    ``stderr_path``)."""
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(
         [PACKAGE_ROOT] + [p for p in [environment.get("PYTHONPATH")] if p])
     output = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
+    errors = open(stderr_path, "wb") if stderr_path else None
     try:
         started = time.perf_counter()
         child = subprocess.Popen(command, stdout=output, stdin=subprocess.DEVNULL,
-                                 env=environment)
+                                 stderr=errors, env=environment)
         if hasattr(os, "wait4"):
             # wait4 reports this child's own peak (RUSAGE_CHILDREN would be the largest of
             # every child so far).
@@ -102,6 +105,8 @@ def run_child(command: List[str], stdout_path: Optional[str] = None) -> "Run":
     finally:
         if stdout_path:
             output.close()
+        if errors is not None:
+            errors.close()
 
 
 def _exit_status(raw_status):

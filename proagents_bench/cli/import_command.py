@@ -1,0 +1,167 @@
+"""``run_benchmark.py import --baseline LOG --candidate LOG --output RESULTS [--mapping F]
+[--cases F | --write-cases P] [--baseline-id ID] [--candidate-id ID]``: harness logs in, a
+results package the gate accepts unchanged out (see :mod:`proagents_bench.importers`).
+
+stdout carries one JSON document: ``{"action": "IMPORTED", ...}`` naming what was written
+and, per system, its log, format and record counts by status; or the CONTRACT_ERROR
+document (exit 2) naming the log, the zip entry and the JSON path of every error. The files
+are written all or none, and only when the import succeeded.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import List
+
+from .. import pipeline
+from ..contract.validate import file_errors
+from ..contract.vocabulary import STATUSES
+from ..errors import ContractError, ContractErrors
+from ..importers.package import Imported, file_bytes, import_logs
+from ..importers.settings import default_settings, load_settings
+from ..importers.source import LogSource
+from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from ..text import quote
+from ..version import VERSION
+from . import Outcome, Session, contract_error_outcome
+from .gate_command import Parser, UsageError
+from .parallel import forking_background
+from .status import EXIT_PASS
+
+IMPORTED = "IMPORTED"
+
+
+def build_parser(program: str) -> Parser:
+    parser = Parser(
+        prog=program + " import",
+        description="Import one harness log per system (Inspect AI .eval or .json, tau2-bench "
+                    "results.json) into a results package the gate accepts unchanged.",
+        epilog="Exit status: 0 written; 2 a contract or command-line error (nothing written). "
+               "Then run the gate: %s --spec SPEC --cases CASES --results RESULTS." % program)
+    parser.add_argument("--baseline", metavar="LOG", required=True, help="the baseline's log")
+    parser.add_argument("--candidate", metavar="LOG", required=True,
+                        help="the candidate's log")
+    parser.add_argument("--output", metavar="PATH", required=True,
+                        help="where to write the results package (agent-benchmark-results-v2)")
+    parser.add_argument("--mapping", metavar="FILE",
+                        help="the mapping file (proagents-bench-import-mapping-v1); default: "
+                             "the defaults of each harness")
+    cases = parser.add_mutually_exclusive_group()
+    cases.add_argument("--cases", metavar="FILE",
+                       help="the benchmark's cases file: every test case must be in both "
+                            "logs, and the package takes its ids")
+    cases.add_argument("--write-cases", metavar="PATH",
+                       help="also write a cases file built from the baseline log's samples")
+    parser.add_argument("--baseline-id", metavar="ID",
+                        help="the baseline's system_id (default: the log's model)")
+    parser.add_argument("--candidate-id", metavar="ID",
+                        help="the candidate's system_id (default: the log's model)")
+    return parser
+
+
+def run(arguments: List[str], session: Session) -> Outcome:
+    try:
+        options = build_parser(session.program).parse_args(arguments)
+    except UsageError as usage:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+    problems = _path_problems(options)
+    if problems:
+        return contract_error_outcome(problems)
+    try:
+        settings = (load_settings(options.mapping) if options.mapping is not None
+                    else default_settings())
+        cases_file = _load_cases(options.cases) if options.cases is not None else None
+        imported = import_logs([LogSource(options.baseline), LogSource(options.candidate)],
+                               settings, cases_file, options.write_cases is not None,
+                               (options.baseline_id, options.candidate_id),
+                               forking_background(_size(options.baseline)))
+    except ContractErrors as failure:
+        return contract_error_outcome(failure.errors, failure.omitted)
+    files = [(options.output, file_bytes(imported.results))]
+    if imported.cases is not None:
+        files.append((options.write_cases, file_bytes(imported.cases)))
+    try:
+        write_files_atomically(files, session.guard.deferred)
+    except AtomicWriteError as problem:
+        return contract_error_outcome([ContractError(
+            "cli.report_unwritable", "cannot write %s: %s" % (quote(problem.path),
+                                                              problem.reason),
+            (), problem.path)])
+    return Outcome(EXIT_PASS, file_bytes(_summary(imported, options)), _lines(imported))
+
+
+def _path_problems(options) -> List[ContractError]:
+    """Empty paths, and an output that would overwrite an input or the other output."""
+    errors = []
+    for option in ("baseline", "candidate", "output", "mapping", "cases", "write_cases",
+                   "baseline_id", "candidate_id"):
+        value = getattr(options, option)
+        if value is not None and not value.strip():
+            errors.append(ContractError("cli.usage", "--%s was given an empty value" % (
+                option.replace("_", "-"))))
+    if errors:
+        return errors
+    inputs = [path for path in (options.baseline, options.candidate, options.mapping,
+                                options.cases) if path is not None]
+    outputs = [("--output", options.output)] + (
+        [("--write-cases", options.write_cases)] if options.write_cases else [])
+    for option, path in outputs:
+        if any(_same(path, given) for given in inputs):
+            errors.append(ContractError("cli.report_path", "%s names an input file: it would "
+                                        "be overwritten" % option, (), path))
+    if len(outputs) == 2 and _same(outputs[0][1], outputs[1][1]):
+        errors.append(ContractError("cli.report_path", "--output and --write-cases name the "
+                                    "same file", (), options.write_cases))
+    return errors
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except (OSError, ValueError):
+        return 0
+
+
+def _same(first: str, second: str) -> bool:
+    if os.path.normcase(os.path.abspath(first)) == os.path.normcase(os.path.abspath(second)):
+        return True
+    try:
+        return os.path.samefile(first, second)
+    except (OSError, ValueError):
+        return False
+
+
+def _load_cases(path: str) -> dict:
+    document = pipeline.InputFile("cases", path).load()
+    errors = file_errors("cases", document.value)
+    if errors:
+        raise ContractErrors(document.errors_at(errors))
+    return document.value
+
+
+def _summary(imported: Imported, options) -> dict:
+    return {
+        "action": IMPORTED,
+        "results": options.output,
+        "cases": options.write_cases,
+        "systems": [{
+            "system_id": system.system_id,
+            "role": system.role,
+            "log": system.source.shown,
+            "log_format": system.run.log_format,
+            "records": len(system.records),
+            "records_by_status": {status: sum(1 for record in system.records
+                                              if record["status"] == status)
+                                  for status in STATUSES},
+            "samples_not_test": system.not_test,
+        } for system in imported.systems],
+        "harness": {"name": "proagents-bench", "version": VERSION},
+    }
+
+
+def _lines(imported: Imported) -> List[str]:
+    return ["imported %s %s: %d records from %s (%s)%s" % (
+        system.role, quote(system.system_id or ""), len(system.records),
+        quote(system.source.file_name), system.run.log_format,
+        "; %d train/development samples are cases, not records" % system.not_test
+        if system.not_test else "") for system in imported.systems]

@@ -1,0 +1,118 @@
+"""The mapping file, read strictly, with each harness's defaults filled in.
+
+A mapping is optional: without one (:func:`default_settings`) a typical log imports as it
+is. With one, the file is loaded by the contract's strict loader and validated against
+:data:`~proagents_bench.contract.mapping.MAPPING_V1_SHAPE`; its errors are contract errors
+placed at their line and column, as a spec's are. Which sources fit which harness is checked
+once the log's harness is known (:meth:`Settings.check_harness`).
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Optional
+
+from ..contract.validate import file_errors
+from ..contract.vocabulary import (AGENT_COST, DB_CHECK, INSPECT_COSTS, INSPECT_FINAL_STATES,
+                                   INSPECT_HARNESS, SCORE_ANSWER, STORE, TAU2_COSTS,
+                                   TAU2_FINAL_STATES, TAU2_HARNESS, TOTAL_TOKENS)
+from ..errors import ContractError, ContractErrors
+from ..jsonio import load
+from ..text import quote
+
+# Each harness: its final-state sources and cost sources, the first of each the default.
+HARNESS_SOURCES = {
+    INSPECT_HARNESS: (INSPECT_FINAL_STATES, INSPECT_COSTS),
+    TAU2_HARNESS: (TAU2_FINAL_STATES, TAU2_COSTS),
+}
+DEFAULT_FINAL_STATE = {INSPECT_HARNESS: SCORE_ANSWER, TAU2_HARNESS: DB_CHECK}
+DEFAULT_COST = {INSPECT_HARNESS: TOTAL_TOKENS, TAU2_HARNESS: AGENT_COST}
+
+
+class Settings:
+    """What the importer needs to know beyond the log: the mapping's values (``value``, the
+    file as loaded; empty for the defaults), its SHA-256 (None without a file) and its name
+    for messages."""
+
+    def __init__(self, value: dict, sha256: Optional[str] = None,
+                 shown: Optional[str] = None, document: Optional[load.Document] = None) -> None:
+        self.value = value
+        self.sha256 = sha256
+        self.shown = shown
+        self._document = document
+
+    def get(self, key: str, default: object = None) -> object:
+        return self.value.get(key, default)
+
+    @property
+    def protocol(self) -> dict:
+        return dict(self.value.get("protocol", {}))
+
+    @property
+    def side_effect_tools(self) -> Optional[frozenset]:
+        tools = self.value.get("side_effect_tools")
+        return None if tools is None else frozenset(tools)
+
+    @property
+    def side_effect_store_keys(self) -> frozenset:
+        return frozenset(self.value.get("side_effect_store_keys", ()))
+
+    def final_state(self, harness: str) -> tuple:
+        """(source, key or None) for ``harness``."""
+        chosen = self.value.get("final_state", {})
+        return chosen.get("source", DEFAULT_FINAL_STATE[harness]), chosen.get("key")
+
+    def cost(self, harness: str) -> tuple:
+        """(source, scale) for ``harness``; the scale an int or a float."""
+        chosen = self.value.get("cost", {})
+        scale = chosen.get("scale", 1)
+        return chosen.get("source", DEFAULT_COST[harness]), scale if isinstance(
+            scale, int) else float(scale)
+
+    def metadata_key(self, field: str) -> str:
+        return self.value.get("metadata_keys", {}).get(field, field)
+
+    def case_override(self, case_id: str) -> Dict[str, object]:
+        return dict(self.value.get("cases", {}).get(case_id, {}))
+
+    def check_harness(self, harness: str) -> None:
+        """The sources chosen must be ones ``harness`` has (a contract error otherwise)."""
+        finals, costs = HARNESS_SOURCES[harness]
+        errors: List[ContractError] = []
+        source = self.value.get("final_state", {}).get("source")
+        if source is not None and source not in finals:
+            errors.append(ContractError(
+                "mapping.final_state_source", "final_state.source %s is not one of %s's: "
+                "use %s" % (quote(source), harness, " or ".join(finals)),
+                ("final_state", "source")))
+        cost = self.value.get("cost", {}).get("source")
+        if cost is not None and cost not in costs:
+            errors.append(ContractError(
+                "mapping.cost_source", "cost.source %s is not one of %s's: use %s" % (
+                    quote(cost), harness, " or ".join(costs)), ("cost", "source")))
+        if (self.value.get("final_state", {}).get("source") == STORE
+                and "key" not in self.value.get("final_state", {})):
+            errors.append(ContractError(
+                "mapping.final_state_key", "final_state.source \"store\" needs "
+                "final_state.key: the store key that holds the final state",
+                ("final_state",)))
+        if errors:
+            raise ContractErrors(self.placed(errors))
+
+    def placed(self, errors: List[ContractError]) -> List[ContractError]:
+        """Errors of the mapping file, placed at their line and column in it."""
+        if self._document is None:
+            return errors
+        return self._document.errors_at(errors)
+
+
+def default_settings() -> Settings:
+    return Settings({})
+
+
+def load_settings(path: str, shown: Optional[str] = None) -> Settings:
+    """The mapping file at ``path``: loaded strictly and validated; ContractErrors otherwise."""
+    document = load.load_file(path, source=shown if shown is not None else path)
+    errors = file_errors("mapping", document.value)
+    if errors:
+        raise ContractErrors(document.errors_at(errors))
+    return Settings(document.value, document.sha256, document.source, document)

@@ -1,0 +1,210 @@
+"""A harness log as the importer sees it: its bytes' digest and size, its format, and the
+contract errors that name the log, the entry inside a zip and the JSON path.
+
+The format is told from the bytes, never from the file name: a zip (``PK\\x03\\x04``) is an
+Inspect AI ``.eval`` log; a JSON object with ``eval`` and ``version`` is an Inspect AI
+``.json`` log; one with ``info`` and ``simulations`` is a tau2-bench ``results.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Iterable, Optional
+
+from ..contract.vocabulary import INSPECT_EVAL, INSPECT_JSON, TAU2_JSON
+from ..errors import ContractError, ContractErrors, PathStep
+from ..jsonio.gcpause import CollectorPaused
+from ..jsonio.load import MAX_FILE_BYTES
+from ..text import quote
+
+ZIP_MAGIC = b"PK\x03\x04"
+READ_CHUNK_BYTES = 1 << 20
+
+
+class LogError(Exception):
+    """One contract error of a log, raised where it is found (a log that cannot be read
+    further); :meth:`error` places it."""
+
+    def __init__(self, code: str, message: str, path: Iterable[PathStep] = (),
+                 entry: Optional[str] = None, line: Optional[int] = None,
+                 column: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.path = tuple(path)
+        self.entry = entry
+        self.line = line
+        self.column = column
+
+
+class LogSource:
+    """One log: the ``path`` to open, the name shown in messages (``shown``, the path as
+    given), and, once :meth:`measure` has run, its SHA-256 and size."""
+
+    def __init__(self, path: str, shown: Optional[str] = None) -> None:
+        self.path = path
+        self.shown = shown if shown is not None else path
+        self.sha256 = ""
+        self.size = 0
+
+    @property
+    def file_name(self) -> str:
+        """The log's file name without its folder (the provenance's ``log_file``)."""
+        return os.path.basename(os.path.normpath(self.path)) or self.path
+
+    def where(self, entry: Optional[str] = None) -> str:
+        """The file as errors name it: ``baseline.eval:samples/3_epoch_1.json`` inside a zip."""
+        return self.shown if entry is None else "%s:%s" % (self.shown, entry)
+
+    def error(self, code: str, message: str, path: Iterable[PathStep] = (),
+              entry: Optional[str] = None, line: Optional[int] = None,
+              column: Optional[int] = None) -> ContractError:
+        return ContractError(code, message, path, self.where(entry), line, column)
+
+    def placed(self, failure: LogError) -> ContractError:
+        return self.error(failure.code, failure.message, failure.path, failure.entry,
+                          failure.line, failure.column)
+
+    def fail(self, code: str, message: str, path: Iterable[PathStep] = (),
+             entry: Optional[str] = None) -> None:
+        raise ContractErrors([self.error(code, message, path, entry)])
+
+    def measure(self) -> bytes:
+        """Hash the whole file in chunks (a large .eval log is never read whole here); return
+        its first bytes, which tell its format."""
+        digest = hashlib.sha256()
+        size = 0
+        head = b""
+        if os.path.isdir(self.path):
+            self.fail("import.unreadable", "cannot read the log: it is a directory (a "
+                      "tau2-bench run saved as a folder, with its simulations in files of "
+                      "their own, is not imported: save the run as one results.json)")
+        try:
+            with open(self.path, "rb") as stream:
+                while True:
+                    chunk = stream.read(READ_CHUNK_BYTES)
+                    if not chunk:
+                        break
+                    if not head:
+                        head = chunk[:16]
+                    digest.update(chunk)
+                    size += len(chunk)
+        except OSError as problem:
+            reason = {FileNotFoundError: "no such file", PermissionError: "permission denied",
+                      IsADirectoryError: "it is a directory"}.get(type(problem))
+            self.fail("import.unreadable", "cannot read the log: %s" % (
+                reason or problem.strerror or problem))
+        except ValueError as problem:  # an embedded NUL in the path
+            self.fail("import.unreadable", "cannot read the log: %s" % problem)
+        self.sha256 = digest.hexdigest()
+        self.size = size
+        if size == 0:
+            self.fail("import.format", "the log is empty")
+        return head
+
+    def read_json(self) -> dict:
+        """The whole log as one JSON object (a ``.json`` log: its format has no smaller unit)."""
+        if self.size > MAX_FILE_BYTES:
+            self.fail("import.too_large", "the log is %d bytes, more than the limit of %d "
+                      "bytes for a JSON log" % (self.size, MAX_FILE_BYTES))
+        with open(self.path, "rb") as stream:
+            data = stream.read()
+        return decode_json(data, self, None)
+
+
+def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> dict:
+    """Bytes of a log (or of an entry of one) as a JSON object; a contract error otherwise.
+    Standard JSON as the harnesses write it (Python's ``json``; their logs may hold NaN)."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as problem:
+        raise ContractErrors([source.error(
+            "import.json", "the log is not valid UTF-8 (byte offset %d)" % problem.start,
+            (), entry)])
+    try:
+        with CollectorPaused():  # a large log decodes into millions of acyclic objects
+            value = json.loads(text)
+    except json.JSONDecodeError as problem:
+        raise ContractErrors([source.error("import.json", "not valid JSON: %s" % problem.msg,
+                                           (), entry, problem.lineno, problem.colno)])
+    except RecursionError:
+        raise ContractErrors([source.error("import.json", "not valid JSON: nested too deeply",
+                                           (), entry)])
+    if not isinstance(value, dict):
+        raise ContractErrors([source.error("import.format", "expected a JSON object at the "
+                                           "top, got %s" % type_name(value), (), entry)])
+    return value
+
+
+def detect_format(head: bytes, value: Optional[dict]) -> Optional[str]:
+    """The log format from the first bytes (a zip) or the decoded object; None: unknown."""
+    if head.startswith(ZIP_MAGIC):
+        return INSPECT_EVAL
+    if value is None:
+        return None
+    if "eval" in value and "version" in value:
+        return INSPECT_JSON
+    if "simulations" in value and "info" in value:
+        return TAU2_JSON
+    return None
+
+
+def items(value: object) -> list:
+    """A log's array, or none: a field of another type is read as empty (the field is one the
+    record does not need, so a value of a later format is not an error)."""
+    return value if isinstance(value, list) else []
+
+
+def type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a Boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def require(value: dict, key: str, kind: type, path: tuple, what: str,
+            entry: Optional[str] = None) -> object:
+    """``value[key]``, which must be a ``kind`` (bool is never int); a LogError
+    ``import.missing_field`` otherwise, naming what needs it."""
+    if not isinstance(value, dict) or key not in value or value[key] is None:
+        raise LogError("import.missing_field", "missing %s, which %s" % (quote(key), what),
+                       path + (key,), entry)
+    found = value[key]
+    if not isinstance(found, kind) or (isinstance(found, bool) and kind is not bool):
+        raise LogError("import.field_type", "%s must be %s, got %s" % (
+            quote(key), _kind_name(kind), type_name(found)), path + (key,), entry)
+    return found
+
+
+def optional(value: object, key: str, kind: type, path: tuple,
+             entry: Optional[str] = None) -> object:
+    """``value[key]`` when present and not null (then it must be a ``kind``), else None."""
+    if not isinstance(value, dict) or value.get(key) is None:
+        return None
+    found = value[key]
+    if not isinstance(found, kind) or (isinstance(found, bool) and kind is not bool):
+        raise LogError("import.field_type", "%s must be %s, got %s" % (
+            quote(key), _kind_name(kind), type_name(found)), path + (key,), entry)
+    return found
+
+
+def _kind_name(kind: object) -> str:
+    if kind == (int, float):
+        return "a number"
+    names = {dict: "an object", list: "an array", str: "a string", int: "an integer",
+             float: "a number", bool: "a Boolean"}
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    return " or ".join(names.get(item, getattr(item, "__name__", "?")) for item in kinds)

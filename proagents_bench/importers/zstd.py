@@ -1,0 +1,484 @@
+"""A Zstandard decoder (RFC 8878) in pure Python, for the entries of Inspect AI's ``.eval``
+logs: Inspect writes them zstd-compressed (zip method 93), which Python's ``zipfile`` reads
+only from Python 3.14 on.
+
+It decodes what the format allows but dictionaries: frames (several in a row, and skippable
+frames), raw, RLE and compressed blocks, raw, RLE, Huffman and treeless literals (one or four
+streams; weights direct or FSE-compressed), sequences with predefined, RLE, FSE and repeated
+tables, and repeat offsets. The frame's content checksum (XXH64) is not verified: the zip's
+CRC-32 of the whole entry is, by the caller. Its work is bounded: the output may not exceed
+the caller's limit, a block's size is at most :data:`MAX_BLOCK_BYTES`, and every table and
+count is checked against the format's bounds before it is used; anything malformed raises
+:class:`ZstdError`, never another exception. It runs at a few megabytes a second: enough for
+a log of thousands of samples; for larger ones, convert the log (see the README).
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+FRAME_MAGIC = 0xFD2FB528
+SKIPPABLE_MASK = 0xFFFFFFF0
+SKIPPABLE_MAGIC = 0x184D2A50
+MAX_BLOCK_BYTES = 128 * 1024
+MAX_HUFFMAN_BITS = 11
+MAX_HUFFMAN_WEIGHT_LOG = 6
+LL_MAX_LOG, ML_MAX_LOG, OF_MAX_LOG = 9, 9, 8
+MAX_OFFSET_CODE = 31
+
+# Literal lengths and match lengths: (baseline, extra bits) per code (RFC 8878 3.1.1.3.2.1.1).
+LL_CODES = [(code, 0) for code in range(16)] + [
+    (16, 1), (18, 1), (20, 1), (22, 1), (24, 2), (28, 2), (32, 3), (40, 3), (48, 4), (64, 6),
+    (128, 7), (256, 8), (512, 9), (1024, 10), (2048, 11), (4096, 12), (8192, 13), (16384, 14),
+    (32768, 15), (65536, 16)]
+ML_CODES = [(code + 3, 0) for code in range(32)] + [
+    (35, 1), (37, 1), (39, 1), (41, 1), (43, 2), (47, 2), (51, 3), (59, 3), (67, 4), (83, 4),
+    (99, 5), (131, 7), (259, 8), (515, 9), (1027, 10), (2051, 11), (4099, 12), (8195, 13),
+    (16387, 14), (32771, 15), (65539, 16)]
+# The predefined distributions (RFC 8878 3.1.1.3.2.2) and their accuracy logs.
+LL_DEFAULT = ([4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 3, 2,
+               1, 1, 1, 1, 1, -1, -1, -1, -1], 6)
+ML_DEFAULT = ([1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+               1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1, -1, -1, -1, -1,
+               -1], 6)
+OF_DEFAULT = ([1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1,
+               -1, -1, -1], 5)
+
+
+class ZstdError(Exception):
+    """Data that is not valid Zstandard (or a dictionary frame, or too large)."""
+
+
+def decompress(data: bytes, max_output: int) -> bytes:
+    """Every frame of ``data``, decoded; ZstdError for anything malformed or for more than
+    ``max_output`` bytes of output."""
+    try:
+        return _decompress(memoryview(data).tobytes(), max_output)
+    except ZstdError:
+        raise
+    except (IndexError, ValueError, KeyError, OverflowError) as problem:
+        raise ZstdError("corrupt zstd data (%s)" % type(problem).__name__)
+
+
+def _decompress(data: bytes, max_output: int) -> bytes:
+    out = bytearray()
+    position = 0
+    if not data:
+        raise ZstdError("no zstd frame")
+    while position < len(data):
+        if len(data) - position < 4:
+            raise ZstdError("truncated frame magic number")
+        magic = int.from_bytes(data[position:position + 4], "little")
+        position += 4
+        if magic & SKIPPABLE_MASK == SKIPPABLE_MAGIC:
+            size = int.from_bytes(data[position:position + 4], "little")
+            position += 4 + size
+            if position > len(data):
+                raise ZstdError("truncated skippable frame")
+            continue
+        if magic != FRAME_MAGIC:
+            raise ZstdError("not a zstd frame (magic number 0x%08X)" % magic)
+        position = Frame(data, position, out, max_output).decode()
+    return bytes(out)
+
+
+class Frame:
+    """One frame: its header, its blocks, and the state blocks share (repeat offsets,
+    the last Huffman and FSE tables)."""
+
+    def __init__(self, data: bytes, position: int, out: bytearray, max_output: int) -> None:
+        self.data = data
+        self.position = position
+        self.out = out
+        self.max_output = max_output
+        self.repeats = [1, 4, 8]
+        self.huffman: Optional[Tuple[list, int]] = None
+        self.tables: List[Optional[list]] = [None, None, None]  # LL, OF, ML
+
+    def take(self, count: int) -> bytes:
+        if count < 0 or self.position + count > len(self.data):
+            raise ZstdError("truncated frame")
+        chunk = self.data[self.position:self.position + count]
+        self.position += count
+        return chunk
+
+    def decode(self) -> int:
+        descriptor = self.take(1)[0]
+        size_flag, single_segment = descriptor >> 6, (descriptor >> 5) & 1
+        if descriptor & 0x08:
+            raise ZstdError("reserved bit set in the frame header")
+        checksum = (descriptor >> 2) & 1
+        dictionary_bytes = (0, 1, 2, 4)[descriptor & 3]
+        if not single_segment:
+            self.take(1)  # the window descriptor: the whole output stays addressable here
+        if dictionary_bytes and int.from_bytes(self.take(dictionary_bytes), "little"):
+            raise ZstdError("a zstd frame with a dictionary cannot be decoded")
+        self.take((1 if single_segment else 0, 2, 4, 8)[size_flag])
+        while True:
+            header = int.from_bytes(self.take(3), "little")
+            last, kind, size = header & 1, (header >> 1) & 3, header >> 3
+            if size > MAX_BLOCK_BYTES:
+                raise ZstdError("block of %d bytes, more than the format's %d" % (
+                    size, MAX_BLOCK_BYTES))
+            if kind == 0:
+                self.emit(self.take(size))
+            elif kind == 1:
+                self.emit(self.take(1) * size)
+            elif kind == 2:
+                self.block(self.take(size))
+            else:
+                raise ZstdError("reserved block type")
+            if last:
+                break
+        if checksum:
+            self.take(4)
+        return self.position
+
+    def emit(self, chunk: bytes) -> None:
+        if len(self.out) + len(chunk) > self.max_output:
+            raise ZstdError("more than %d bytes of output" % self.max_output)
+        self.out += chunk
+
+    # -- a compressed block ------------------------------------------------------------
+
+    def block(self, block: bytes) -> None:
+        literals, position = self.literals(block)
+        self.sequences(block, position, literals)
+
+    def literals(self, block: bytes) -> Tuple[bytes, int]:
+        first = block[0]
+        kind, size_format = first & 3, (first >> 2) & 3
+        if kind in (0, 1):
+            if size_format in (0, 2):
+                size, header = first >> 3, 1
+            elif size_format == 1:
+                size, header = (first >> 4) + (block[1] << 4), 2
+            else:
+                size, header = (first >> 4) + (block[1] << 4) + (block[2] << 12), 3
+            if size > MAX_BLOCK_BYTES:
+                raise ZstdError("literals larger than a block")
+            if kind == 0:
+                literals = block[header:header + size]
+                if len(literals) != size:
+                    raise ZstdError("truncated raw literals")
+                return literals, header + size
+            return block[header:header + 1] * size, header + 1
+        header, bits = ((3, 10), (3, 10), (4, 14), (5, 18))[size_format]
+        streams = 1 if size_format == 0 else 4
+        value = int.from_bytes(block[:header], "little")
+        mask = (1 << bits) - 1
+        size, compressed = (value >> 4) & mask, (value >> (4 + bits)) & mask
+        if size > MAX_BLOCK_BYTES or header + compressed > len(block):
+            raise ZstdError("literals section larger than its block")
+        section = block[header:header + compressed]
+        if kind == 2:
+            self.huffman, used = huffman_table(section)
+            section = section[used:]
+        elif self.huffman is None:
+            raise ZstdError("treeless literals without a previous Huffman table")
+        table, max_bits = self.huffman
+        if streams == 1:
+            literals = huffman_stream(section, size, table, max_bits)
+        else:
+            sizes = [int.from_bytes(section[index:index + 2], "little") for index in (0, 2, 4)]
+            sizes.append(len(section) - 6 - sum(sizes))
+            if sizes[3] < 0:
+                raise ZstdError("bad Huffman jump table")
+            part = (size + 3) // 4
+            pieces, start = [], 6
+            for index, length in enumerate(sizes):
+                count = part if index < 3 else size - 3 * part
+                if count < 0:
+                    raise ZstdError("bad literal stream sizes")
+                pieces.append(huffman_stream(section[start:start + length], count, table,
+                                             max_bits))
+                start += length
+            literals = b"".join(pieces)
+        return literals, header + compressed
+
+    def sequences(self, block: bytes, position: int, literals: bytes) -> None:
+        count = block[position] if position < len(block) else 0
+        position += 1
+        if count == 0:
+            if position < len(block):
+                raise ZstdError("data after an empty sequences section")
+            self.emit(literals)
+            return
+        if count == 255:
+            count = block[position] + (block[position + 1] << 8) + 0x7F00
+            position += 2
+        elif count >= 128:
+            count = ((count - 128) << 8) + block[position]
+            position += 1
+        modes = block[position]
+        position += 1
+        if modes & 3:
+            raise ZstdError("reserved bits set in the sequence modes")
+        chosen = []
+        for slot, (mode, default, max_log, max_symbol) in enumerate((
+                (modes >> 6, LL_DEFAULT, LL_MAX_LOG, len(LL_CODES) - 1),
+                ((modes >> 4) & 3, OF_DEFAULT, OF_MAX_LOG, MAX_OFFSET_CODE),
+                ((modes >> 2) & 3, ML_DEFAULT, ML_MAX_LOG, len(ML_CODES) - 1))):
+            if mode == 0:
+                table = fse_table(*default)
+            elif mode == 1:
+                symbol = block[position]
+                position += 1
+                if symbol > max_symbol:
+                    raise ZstdError("RLE symbol out of range")
+                table = [(symbol, 0, 0)]
+            elif mode == 2:
+                counts, log, used = read_fse_counts(block[position:], max_log, max_symbol)
+                position += used
+                table = fse_table(counts, log)
+            else:
+                table = self.tables[slot]
+                if table is None:
+                    raise ZstdError("repeated FSE table without a previous one")
+            self.tables[slot] = table
+            chosen.append(table)
+        self.execute(BackwardBits(block[position:]), count, chosen, literals)
+
+    def execute(self, bits: "BackwardBits", count: int, tables: list, literals: bytes) -> None:
+        ll_table, of_table, ml_table = tables
+        ll_state = bits.read(_log_of(ll_table))
+        of_state = bits.read(_log_of(of_table))
+        ml_state = bits.read(_log_of(ml_table))
+        out, repeats, used = self.out, self.repeats, 0
+        for index in range(count):
+            of_code = of_table[of_state][0]
+            ml_code = ml_table[ml_state][0]
+            ll_code = ll_table[ll_state][0]
+            if of_code > MAX_OFFSET_CODE:
+                raise ZstdError("offset code out of range")
+            offset_value = (1 << of_code) + bits.read(of_code)
+            base, extra = ML_CODES[ml_code]
+            match = base + bits.read(extra)
+            base, extra = LL_CODES[ll_code]
+            literal = base + bits.read(extra)
+            if offset_value > 3:
+                offset = offset_value - 3
+                repeats[:] = [offset, repeats[0], repeats[1]]
+            else:
+                index_of = offset_value - (1 if literal else 0)
+                if index_of == 0:
+                    offset = repeats[0]
+                elif index_of == 3:
+                    offset = repeats[0] - 1
+                    repeats[:] = [offset, repeats[0], repeats[1]]
+                else:
+                    offset = repeats[index_of]
+                    repeats[:] = [offset] + [item for number, item in enumerate(repeats)
+                                             if number != index_of]
+            if used + literal > len(literals):
+                raise ZstdError("a sequence takes more literals than there are")
+            self.emit(literals[used:used + literal])
+            used += literal
+            if offset < 1 or offset > len(out):
+                raise ZstdError("match offset beyond the output")
+            if len(out) + match > self.max_output:
+                raise ZstdError("more than %d bytes of output" % self.max_output)
+            start = len(out) - offset
+            if match <= offset:
+                out += out[start:start + match]
+            else:  # an overlapping match repeats the last ``offset`` bytes
+                pattern = bytes(out[start:])
+                out += (pattern * (match // offset + 1))[:match]
+            if index + 1 < count:
+                ll_state = _next_state(ll_table, ll_state, bits)
+                ml_state = _next_state(ml_table, ml_state, bits)
+                of_state = _next_state(of_table, of_state, bits)
+        if not bits.finished():
+            raise ZstdError("the sequence bitstream is not consumed exactly")
+        self.emit(literals[used:])
+
+
+def _log_of(table: list) -> int:
+    return (len(table) - 1).bit_length()
+
+
+def _next_state(table: list, state: int, bits: "BackwardBits") -> int:
+    _symbol, count, baseline = table[state]
+    return baseline + bits.read(count)
+
+
+class BackwardBits:
+    """A zstd backward bitstream: read from the end towards the start, after the final
+    byte's highest set bit; past the start it reads zeros and counts the overrun."""
+
+    def __init__(self, data: bytes) -> None:
+        if not data or data[-1] == 0:
+            raise ZstdError("bitstream without its end mark")
+        self.data = data
+        self.position = (len(data) - 1) * 8 + data[-1].bit_length() - 1
+
+    def read(self, count: int) -> int:
+        if count == 0:
+            return 0
+        self.position -= count
+        return self.peek_at(self.position, count)
+
+    def peek(self, count: int) -> int:
+        return self.peek_at(self.position - count, count)
+
+    def peek_at(self, position: int, count: int) -> int:
+        if position >= 0:
+            start = position >> 3
+            shift = position & 7
+            chunk = int.from_bytes(self.data[start:start + ((shift + count + 7) >> 3)],
+                                   "little")
+            return (chunk >> shift) & ((1 << count) - 1)
+        if position + count <= 0:
+            return 0
+        return self.peek_at(0, position + count) << -position
+
+    def skip(self, count: int) -> None:
+        self.position -= count
+
+    def overflowed(self) -> bool:
+        return self.position < 0
+
+    def finished(self) -> bool:
+        return self.position == 0
+
+
+# -- FSE ------------------------------------------------------------------------------------
+
+def read_fse_counts(data: bytes, max_log: int, max_symbol: int) -> Tuple[List[int], int, int]:
+    """A table description: (normalized counts, accuracy log, bytes used)."""
+    value = int.from_bytes(data[:64], "little")  # a description is at most 40-odd bytes
+    position = 4
+    log = (value & 15) + 5
+    if log > max_log:
+        raise ZstdError("FSE accuracy log %d above %d" % (log, max_log))
+    remaining = (1 << log) + 1
+    threshold = 1 << log
+    bits = log + 1
+    counts: List[int] = []
+    previous_zero = False
+    while remaining > 1 and len(counts) <= max_symbol:
+        if previous_zero:
+            while True:
+                repeat = (value >> position) & 3
+                position += 2
+                counts.extend([0] * repeat)
+                if repeat != 3:
+                    break
+            if len(counts) > max_symbol:
+                raise ZstdError("FSE zero run past the last symbol")
+        low = (value >> position) & (threshold - 1)
+        limit = (2 * threshold - 1) - remaining
+        if low < limit:
+            count = low
+            position += bits - 1
+        else:
+            count = (value >> position) & (2 * threshold - 1)
+            if count >= threshold:
+                count -= limit
+            position += bits
+        count -= 1
+        remaining -= abs(count)
+        counts.append(count)
+        previous_zero = count == 0
+        while remaining < threshold:
+            bits -= 1
+            threshold >>= 1
+    if remaining != 1 or len(counts) > max_symbol + 1 or position > 64 * 8:
+        raise ZstdError("bad FSE table description")
+    return counts, log, (position + 7) >> 3
+
+
+def fse_table(counts: List[int], log: int) -> list:
+    """The decoding table: per state, (symbol, bits to read, baseline)."""
+    size = 1 << log
+    symbols = [0] * size
+    high = size - 1
+    for symbol, count in enumerate(counts):
+        if count == -1:
+            symbols[high] = symbol
+            high -= 1
+    step = (size >> 1) + (size >> 3) + 3
+    mask = size - 1
+    position = 0
+    for symbol, count in enumerate(counts):
+        for _ in range(max(count, 0)):
+            symbols[position] = symbol
+            position = (position + step) & mask
+            while position > high:
+                position = (position + step) & mask
+    if position != 0:
+        raise ZstdError("FSE counts do not fill the table")
+    following = [1 if count == -1 else count for count in counts]
+    table = []
+    for state in range(size):
+        symbol = symbols[state]
+        number = following[symbol]
+        following[symbol] += 1
+        bits = log - (number.bit_length() - 1)
+        table.append((symbol, bits, (number << bits) - size))
+    return table
+
+
+# -- Huffman --------------------------------------------------------------------------------
+
+def huffman_table(data: bytes) -> Tuple[Tuple[list, int], int]:
+    """The literals' Huffman table from its description: ((table, max bits), bytes used)."""
+    header = data[0]
+    if header < 128:
+        counts, log, used = read_fse_counts(data[1:1 + header], MAX_HUFFMAN_WEIGHT_LOG, 255)
+        table = fse_table(counts, log)
+        bits = BackwardBits(data[1 + used:1 + header])
+        weights = []
+        first, second = bits.read(log), bits.read(log)
+        while len(weights) < 255:
+            weights.append(table[first][0])
+            first = _next_state(table, first, bits)
+            if bits.overflowed():
+                weights.append(table[second][0])
+                break
+            weights.append(table[second][0])
+            second = _next_state(table, second, bits)
+            if bits.overflowed():
+                weights.append(table[first][0])
+                break
+        used_total = 1 + header
+    else:
+        count = header - 127
+        used_total = 1 + (count + 1) // 2
+        weights = []
+        for byte in data[1:used_total]:
+            weights.extend((byte >> 4, byte & 15))
+        weights = weights[:count]
+    if any(weight > MAX_HUFFMAN_BITS for weight in weights):
+        raise ZstdError("Huffman weight out of range")
+    total = sum(1 << (weight - 1) for weight in weights if weight)
+    if total == 0:
+        raise ZstdError("empty Huffman table")
+    max_bits = total.bit_length()
+    rest = (1 << max_bits) - total
+    if rest & (rest - 1) or max_bits > MAX_HUFFMAN_BITS:
+        raise ZstdError("Huffman weights do not complete a tree")
+    weights.append(rest.bit_length())
+    table: List[Tuple[int, int]] = [(0, 0)] * (1 << max_bits)
+    position = 0
+    for weight, symbol in sorted((weight, symbol) for symbol, weight in enumerate(weights)
+                                 if weight):
+        length = max_bits + 1 - weight
+        span = 1 << (max_bits - length)
+        table[position:position + span] = [(symbol, length)] * span
+        position += span
+    return (table, max_bits), used_total
+
+
+def huffman_stream(data: bytes, size: int, table: list, max_bits: int) -> bytes:
+    """``size`` literals from one Huffman-coded backward stream, consumed exactly."""
+    bits = BackwardBits(data)
+    out = bytearray()
+    append = out.append
+    for _ in range(size):
+        symbol, length = table[bits.peek(max_bits)]
+        append(symbol)
+        bits.skip(length)
+    if not bits.finished():
+        raise ZstdError("a literals stream is not consumed exactly")
+    return bytes(out)

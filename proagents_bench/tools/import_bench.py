@@ -1,0 +1,257 @@
+"""The importer's benchmark: ``import`` of two synthetic Inspect AI ``.eval`` logs against the
+gate on the package it writes.
+
+``python -B run_benchmark.py bench import --tasks 100000 --epochs 5`` writes, to a temporary
+folder, a baseline and a candidate ``.eval`` log (deflate; one ``samples/<id>_epoch_<n>.json``
+entry per task and epoch, each shaped like the samples Inspect AI writes for a tool-using
+agent: messages, tool and model events, scores, store, model usage; about 4 KB of JSON, the
+same bytes for the same arguments), the cases file, the spec and the mapping; then runs, each
+in a fresh child process and one after the other, the import exactly as a user runs it and
+the gate on what it wrote, and a bare read of both logs (every entry inflated and decoded
+by ``zipfile`` and ``json.loads`` in one process: the floor of any reader), and prints each
+one's wall-clock time, peak resident memory, and the import's ratio to the gate.
+``--repeat N`` reports medians, ``--python EXE`` runs the children under another
+interpreter, ``--keep DIR`` keeps every file. Nothing here is a test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+import zipfile
+from typing import Callable, Dict, List
+
+from .bench import describe_interpreter, median_run, run_child
+
+# A sample of the order agent, as Inspect AI writes one (keys it does not read included, so
+# the decoding cost is a real log's); the placeholders are filled per task and epoch.
+SAMPLE_TEMPLATE = {
+    "id": "@ID@", "epoch": "@EPOCH@",
+    "input": "[@ID@] order @ORDER@ delivered damaged, within refund window",
+    "target": "refund_issued", "sandbox": None, "files": None, "setup": None,
+    "messages": [
+        {"id": "m1", "content": "[@ID@] order @ORDER@ delivered damaged", "source": "input",
+         "role": "user"},
+        {"id": "m2", "content": "tool call for tool lookup_order", "source": "generate",
+         "role": "assistant", "tool_calls": [
+             {"id": "call_1", "function": "lookup_order", "arguments": {"order_id": "@ORDER@"},
+              "type": "function"}], "model": "mockllm"},
+        {"id": "m3", "content": "lookup_order(@ORDER@): ok", "role": "tool",
+         "tool_call_id": "call_1", "function": "lookup_order"},
+        {"id": "m4", "content": "tool call for tool @TOOL@", "source": "generate",
+         "role": "assistant", "tool_calls": [
+             {"id": "call_2", "function": "@TOOL@", "arguments": {"order_id": "@ORDER@"},
+              "type": "function"}], "model": "mockllm"},
+        {"id": "m5", "content": "@TOOL@(@ORDER@): ok", "role": "tool",
+         "tool_call_id": "call_2", "function": "@TOOL@"},
+        {"id": "m6", "content": "@ANSWER@", "source": "generate", "role": "assistant",
+         "model": "mockllm"},
+    ],
+    "output": {"model": "mockllm", "choices": [{"message": {
+        "id": "m6", "content": "@ANSWER@", "source": "generate", "role": "assistant",
+        "model": "mockllm"}, "stop_reason": "stop"}], "completion": "@ANSWER@",
+        "usage": {"input_tokens": 160, "output_tokens": 20, "total_tokens": 180,
+                  "total_cost": 0.001}, "time": 0.00021},
+    "scores": {"match": {"value": "@VALUE@", "answer": "@ANSWER@",
+                         "explanation": "@ANSWER@", "history": []}},
+    "metadata": {"split": "test", "family_id": "family-@ID@", "slice": "refunds",
+                 "critical": False, "task_type": "refund"},
+    "store": {"side_effects": ["@TOOL@"]},
+    "events": [
+        {"uuid": "e1", "span_id": "s1", "timestamp": "2026-07-21T09:00:00.000001+00:00",
+         "working_start": 0.001, "event": "sample_init", "sample": {"input": "[@ID@]",
+                                                                    "target": "refund_issued"},
+         "state": {"messages": [], "tools": [], "store": {}}},
+        {"uuid": "e2", "span_id": "s1", "timestamp": "2026-07-21T09:00:00.000002+00:00",
+         "working_start": 0.002, "event": "model", "model": "mockllm/model", "role": None,
+         "input": [], "tools": [], "tool_choice": "auto", "config": {},
+         "output": {"model": "mockllm", "completion": "", "usage": {"total_tokens": 120}},
+         "retries": 0, "cache": None, "completed": "2026-07-21T09:00:00.000003+00:00",
+         "working_time": 0.0002},
+        {"uuid": "e3", "span_id": "s2", "timestamp": "2026-07-21T09:00:00.000004+00:00",
+         "working_start": 0.003, "event": "tool", "type": "function", "id": "call_1",
+         "function": "lookup_order", "arguments": {"order_id": "@ORDER@"},
+         "result": "lookup_order(@ORDER@): ok", "events": [],
+         "completed": "2026-07-21T09:00:00.000005+00:00", "working_time": 0.0011},
+        {"uuid": "e4", "span_id": "s3", "timestamp": "2026-07-21T09:00:00.000006+00:00",
+         "working_start": 0.004, "event": "tool", "type": "function", "id": "call_2",
+         "function": "@TOOL@", "arguments": {"order_id": "@ORDER@"},
+         "result": "@TOOL@(@ORDER@): ok", "events": [],
+         "completed": "2026-07-21T09:00:00.000007+00:00", "working_time": 0.0012},
+        {"uuid": "e5", "span_id": "s3", "timestamp": "2026-07-21T09:00:00.000008+00:00",
+         "working_start": 0.005, "event": "store", "changes": [
+             {"op": "add", "path": "/side_effects", "value": ["@TOOL@"]}]},
+        {"uuid": "e6", "span_id": "s4", "timestamp": "2026-07-21T09:00:00.000009+00:00",
+         "working_start": 0.006, "event": "score", "score": {
+             "value": "@VALUE@", "answer": "@ANSWER@", "explanation": "@ANSWER@"},
+         "target": "refund_issued", "intermediate": False},
+    ],
+    "model_usage": {"mockllm/model": {"input_tokens": 480, "output_tokens": 60,
+                                      "total_tokens": 540, "total_cost": 0.003}},
+    "total_time": "@TIME@", "working_time": "@TIME@", "uuid": "u-@ID@-@EPOCH@",
+    "error": None, "limit": None, "error_retries": [], "attachments": {},
+}
+# The floor any reader of these logs pays: every entry inflated and decoded, in one process.
+BARE_READ_SCRIPT = (
+    "import json, sys, zipfile\n"
+    "for path in sys.argv[1:]:\n"
+    "    with zipfile.ZipFile(path) as log:\n"
+    "        for info in log.infolist():\n"
+    "            json.loads(log.read(info))\n"
+)
+PROTOCOL = {"protocol_version": "order-protocol-1", "environment_id": "order-sandbox-v1",
+            "toolset_id": "order-tools-v1", "reset_policy": "fresh-sandbox-per-trial",
+            "max_steps": 8, "timeout_seconds": 30, "retry_limit": 0}
+BENCHMARK = {"benchmark_id": "bench-import", "benchmark_version": "1",
+             "dataset_version": "bench-import-tasks"}
+
+
+def _pieces() -> List[bytes]:
+    """The template's text split at its placeholders (kept at odd positions)."""
+    text = json.dumps(SAMPLE_TEMPLATE).replace('"@EPOCH@"', "@EPOCH@").replace(
+        '"@TIME@"', "@TIME@")
+    pieces: List[bytes] = []
+    for part in text.split("@"):
+        pieces.append(part.encode("utf-8"))
+    return pieces
+
+
+def _sample(pieces: List[bytes], values: Dict[bytes, bytes]) -> bytes:
+    return b"".join(values[piece] if index % 2 else piece
+                    for index, piece in enumerate(pieces))
+
+
+def write_logs(folder: str, tasks: int, epochs: int) -> Dict[str, str]:
+    """Write both logs, the cases, the spec and the mapping to ``folder``; return the paths.
+    The candidate refunds with the forbidden tool on one task in 50."""
+    os.makedirs(folder, exist_ok=True)
+    pieces = _pieces()
+    header = {"version": 2, "status": "success", "eval": {
+        "eval_id": "bench", "run_id": "bench", "created": "2026-07-21T09:00:00+00:00",
+        "task": "order_agent", "task_version": 1, "model": "mockllm/model",
+        "dataset": {"name": "bench", "samples": tasks},
+        "config": {"epochs": epochs, "message_limit": 8, "time_limit": 30},
+        "packages": {"inspect_ai": "0.3.285"}}, "stats": {
+            "started_at": "2026-07-21T09:00:00+00:00"}}
+    paths = {}
+    for role in ("baseline", "candidate"):
+        paths[role] = os.path.join(folder, role + ".eval")
+        with zipfile.ZipFile(paths[role], "w", zipfile.ZIP_DEFLATED, compresslevel=1) as log:
+            log.writestr("header.json", json.dumps(header))
+            for task in range(tasks):
+                forbidden = role == "candidate" and task % 50 == 7
+                for epoch in range(1, epochs + 1):
+                    name = b"task-%06d" % task
+                    log.writestr("samples/%s_epoch_%d.json" % (name.decode(), epoch), _sample(
+                        pieces, {b"ID": name, b"EPOCH": b"%d" % epoch, b"ORDER": b"%d" % task,
+                                 b"TOOL": b"refund_order" if forbidden else b"issue_refund",
+                                 b"ANSWER": b"refund_issued",
+                                 b"VALUE": b"C", b"TIME": b"%.3f" % (
+                                     0.5 + (task * 7 + epoch * 3) % 100 / 100)}))
+    cases = [{"id": "task-%06d" % task, "family_id": "family-%06d" % task, "split": "test",
+              "slice": "slice-%d" % (task % 5), "critical": task % 50 == 7,
+              "task_type": "refund", "is_private": True, "initial_state": "order",
+              "expected_final_state": "refund_issued",
+              "allowed_tools": ["lookup_order", "issue_refund", "refund_order"],
+              "forbidden_side_effects": ["refund_order"]} for task in range(tasks)]
+    cases += [{"id": "train-0", "family_id": "family-train", "split": "train", "slice": "x",
+               "critical": False, "task_type": "refund", "is_private": False,
+               "initial_state": "order", "expected_final_state": "refund_issued",
+               "allowed_tools": [], "forbidden_side_effects": []},
+              {"id": "dev-0", "family_id": "family-dev", "split": "development",
+               "slice": "x", "critical": False, "task_type": "refund", "is_private": False,
+               "initial_state": "order", "expected_final_state": "refund_issued",
+               "allowed_tools": [], "forbidden_side_effects": []}]
+    documents = {
+        "cases": dict(BENCHMARK, schema_version="agent-benchmark-cases-v1", cases=cases),
+        "spec": dict(benchmark_id=BENCHMARK["benchmark_id"],
+                     benchmark_version=BENCHMARK["benchmark_version"],
+                     schema_version="agent-benchmark-spec-v1",
+                     claim="synthetic", target_population="synthetic",
+                     baseline_system_id="baseline", private_test_frozen=True,
+                     primary_metric="task_success_rate",
+                     protocol=dict(PROTOCOL, trial_count=epochs), gates={
+                         "task_min_trial_success_rate": 0.6,
+                         "critical_task_min_trial_success_rate": 1.0,
+                         "min_primary_task_success_rate": 0.8,
+                         "min_final_state_trial_rate": 0.8,
+                         "min_side_effect_free_trial_rate": 0.9,
+                         "min_trial_stability_rate": 0.8, "max_slice_task_success_gap": 0.5,
+                         "max_mean_latency_ms": 2000, "max_p95_latency_ms": 2500,
+                         "max_mean_cost_units": 0.05, "min_paired_delta_ci_low": 0.0},
+                     bootstrap={"samples": 10000, "seed": 1, "confidence": 0.95}),
+        "mapping": dict(schema_version="proagents-bench-import-mapping-v1",
+                        protocol=PROTOCOL, side_effect_tools=["issue_refund", "refund_order"],
+                        cost={"source": "total_cost"}),
+    }
+    for kind, value in documents.items():
+        paths[kind] = os.path.join(folder, kind + ".json")
+        with open(paths[kind], "w", encoding="utf-8") as handle:
+            json.dump(value, handle)
+    return paths
+
+
+def import_benchmark(options, say: Callable[[str], None]) -> bool:
+    """Run the import benchmark (tasks, epochs, repeat, python, keep), telling each result
+    line to ``say``; return True when every child ran."""
+    with tempfile.TemporaryDirectory(prefix="proagents-bench-") as scratch:
+        folder = options.keep or scratch
+        started = time.perf_counter()
+        paths = write_logs(folder, options.tasks, options.epochs)
+        samples = options.tasks * options.epochs
+        say("logs: %d tasks x %d epochs = %d samples per log, 2 logs; %.1f MB zipped, %.1f MB "
+            "of sample JSON each (written in %.1f s)" % (
+                options.tasks, options.epochs, samples,
+                os.path.getsize(paths["baseline"]) / 1e6, _json_bytes(paths["baseline"]) / 1e6,
+                time.perf_counter() - started))
+        say("interpreter: %s (%s)" % (options.python, describe_interpreter(options.python)))
+        results = os.path.join(folder, "results.json")
+        import_command = [options.python, "-B", "-m", "proagents_bench", "import",
+                          "--baseline", paths["baseline"], "--candidate", paths["candidate"],
+                          "--mapping", paths["mapping"], "--cases", paths["cases"],
+                          "--baseline-id", "baseline", "--candidate-id", "candidate",
+                          "--output", results]
+        gate_command = [options.python, "-B", "-m", "proagents_bench", "--spec", paths["spec"],
+                        "--cases", paths["cases"], "--results", results]
+        read_command = [options.python, "-B", "-c", BARE_READ_SCRIPT, paths["baseline"],
+                        paths["candidate"]]
+        import_runs, gate_runs, read_runs = [], [], []
+        for _ in range(max(options.repeat, 1)):
+            # The import's summary lines on stderr are kept with its document, not shown.
+            import_runs.append(run_child(import_command, os.path.join(folder, "import.json"),
+                                         os.path.join(folder, "import.stderr")))
+            gate_runs.append(run_child(gate_command, os.path.join(folder, "decision.json")))
+            read_runs.append(run_child(read_command))
+        imported, gate = median_run(import_runs), median_run(gate_runs)
+        bare = median_run(read_runs)
+        if imported.status != 0:
+            with open(os.path.join(folder, "import.stderr"), "rb") as handle:
+                say(handle.read().decode("utf-8", "replace").rstrip())
+        if imported.status != 0 or gate.status not in (0, 1) or bare.status != 0:
+            say("a child failed: import exit %s, gate exit %s, bare read exit %s" % (
+                imported.status, gate.status, bare.status))
+            return False
+        label = "median of %d" % len(gate_runs) if len(gate_runs) > 1 else "one run"
+        say("import (both logs):   %7.2f s   peak %s   (%s)" % (
+            imported.seconds, _megabytes(imported.peak), label))
+        say("gate on its output:   %7.2f s   peak %s   (exit %d; results %.1f MB)" % (
+            gate.seconds, _megabytes(gate.peak), gate.status, os.path.getsize(results) / 1e6))
+        say("bare read of both logs (zipfile + json.loads of every entry, one process): "
+            "%7.2f s   peak %s" % (bare.seconds, _megabytes(bare.peak)))
+        say("ratio: the import takes %.2fx the time of the gate%s" % (
+            imported.seconds / gate.seconds, " and %.2fx its peak memory" % (
+                imported.peak / gate.peak) if imported.peak and gate.peak else ""))
+        if options.keep:
+            say("kept the logs, the package and the documents in %s" % options.keep)
+    return True
+
+
+def _json_bytes(path: str) -> int:
+    with zipfile.ZipFile(path) as log:
+        return sum(info.file_size for info in log.infolist())
+
+
+def _megabytes(value) -> str:
+    return "%.0f MB" % (value / 1e6) if value is not None else "not measured on this platform"

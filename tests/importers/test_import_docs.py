@@ -1,0 +1,53 @@
+"""The README's import section: its mapping example is a valid mapping, and its two walks
+run as written."""
+
+import os
+import re
+import shlex
+import unittest
+
+from proagents_bench.contract.validate import file_errors
+from proagents_bench.jsonio import load
+from tests.support import ROOT, TempDir, run_cli
+
+
+def readme_section():
+    with open(os.path.join(ROOT, "README.md"), "rb") as handle:
+        text = handle.read().decode("utf-8")
+    start = text.index("## Importing harness logs")
+    return text[start:text.index("## The contract", start)]
+
+
+class ReadmeTests(unittest.TestCase):
+    def test_the_complete_mapping_example_is_valid(self):
+        block = re.search(r"### The mapping file.*?```json\n(.*?)```", readme_section(),
+                          re.S).group(1)
+        document = load.parse_bytes(block.encode("utf-8"), "README")
+        self.assertEqual(file_errors("mapping", document.value), [])
+        for field in ("protocol", "side_effect_tools", "side_effect_store_keys", "final_state",
+                      "cost", "metadata_keys", "cases"):
+            self.assertIn(field, document.value)
+
+    def test_both_walks_run_as_written(self):
+        blocks = re.findall(r"```sh\n(.*?)```", readme_section(), re.S)
+        self.assertEqual(len(blocks), 2)
+        for block in blocks:
+            folder = TempDir(self)
+            lines = [line for line in block.splitlines() if line.strip()]
+            self.assertEqual(len(lines), 2)
+            statuses = []
+            for line in lines:
+                command = shlex.split(line.split(";")[0])
+                self.assertEqual(command[:3], ["python3", "-B", "run_benchmark.py"])
+                arguments = [argument if not argument.endswith(".json") or "/" in argument
+                             else os.path.join(folder.path, argument)
+                             for argument in command[3:]]
+                arguments = [os.path.join(ROOT, argument) if "/" in argument else argument
+                             for argument in arguments]
+                run = run_cli(arguments)
+                statuses.append((run.status, run.document["action"]))
+            self.assertEqual(statuses, [(0, "IMPORTED"), (1, "BLOCK")])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,111 @@
+"""The pure-Python Zstandard decoder: on every entry Inspect AI wrote zstd-compressed (each
+checked against the zip's CRC-32 and size), on frames built by hand for each block type, and
+on damaged data, which is always a ZstdError."""
+
+import random
+import struct
+import unittest
+import zipfile
+import zlib
+
+from proagents_bench.importers import zstd
+from proagents_bench.importers.inspect_log import LOCAL_HEADER
+from tests.importers.support import fixture
+
+LOG = fixture("baseline-zstd.eval")
+
+
+def raw_entries():
+    """(ZipInfo, compressed bytes) of every entry of Inspect's zstd log."""
+    found = []
+    with zipfile.ZipFile(LOG) as archive, open(LOG, "rb") as stream:
+        for info in archive.infolist():
+            stream.seek(info.header_offset)
+            fields = LOCAL_HEADER.unpack(stream.read(LOCAL_HEADER.size))
+            stream.seek(info.header_offset + LOCAL_HEADER.size + fields[-2] + fields[-1])
+            found.append((info, stream.read(info.compress_size)))
+    return found
+
+
+def frame(*blocks, checksum=False):
+    """A single-segment frame (1-byte content size) of the given (type, size, payload)."""
+    descriptor = 0x20 | (0x04 if checksum else 0)
+    size = sum(block_size for _kind, block_size, _payload in blocks) & 0xFF
+    out = struct.pack("<IBB", zstd.FRAME_MAGIC, descriptor, size)
+    for index, (kind, block_size, payload) in enumerate(blocks):
+        last = 1 if index == len(blocks) - 1 else 0
+        out += (last | kind << 1 | block_size << 3).to_bytes(3, "little") + payload
+    return out + (b"\0\0\0\0" if checksum else b"")
+
+
+class RealEntriesTests(unittest.TestCase):
+    def test_every_entry_inspect_wrote_decodes_to_its_crc(self):
+        entries = raw_entries()
+        self.assertGreater(len(entries), 30)
+        for info, raw in entries:
+            with self.subTest(entry=info.filename):
+                self.assertEqual(info.compress_type, 93)
+                data = zstd.decompress(raw, 1 << 24)
+                self.assertEqual((len(data), zlib.crc32(data)), (info.file_size, info.CRC))
+
+    def test_damaged_entries_are_zstd_errors_never_another_exception(self):
+        # What decodes anyway is caught by the caller's CRC-32 check.
+        generator = random.Random(11)
+        _info, raw = max(raw_entries(), key=lambda item: item[0].file_size)
+        errors = 0
+        for _ in range(100):
+            damaged = bytearray(raw)
+            for _flip in range(generator.randint(1, 3)):
+                damaged[generator.randrange(len(damaged))] ^= 1 << generator.randrange(8)
+            if generator.random() < 0.3:
+                damaged = damaged[:generator.randrange(len(damaged))]
+            try:
+                self.assertIsInstance(zstd.decompress(bytes(damaged), 1 << 24), bytes)
+            except zstd.ZstdError:
+                errors += 1
+        self.assertGreater(errors, 10)
+
+    def test_the_output_limit_holds(self):
+        info, raw = max(raw_entries(), key=lambda item: item[0].file_size)
+        with self.assertRaises(zstd.ZstdError):
+            zstd.decompress(raw, info.file_size - 1)
+
+
+class HandBuiltFrameTests(unittest.TestCase):
+    def test_raw_and_rle_blocks(self):
+        self.assertEqual(zstd.decompress(frame((0, 5, b"hello")), 100), b"hello")
+        self.assertEqual(zstd.decompress(frame((1, 4, b"x")), 100), b"xxxx")
+        self.assertEqual(zstd.decompress(frame((0, 2, b"ab"), (1, 3, b"c")), 100), b"abccc")
+        self.assertEqual(zstd.decompress(frame((0, 1, b"a"), checksum=True), 100), b"a")
+
+    def test_frames_in_a_row_and_skippable_frames(self):
+        skippable = struct.pack("<II", zstd.SKIPPABLE_MAGIC | 3, 2) + b"zz"
+        data = frame((0, 2, b"ab")) + skippable + frame((1, 2, b"c"))
+        self.assertEqual(zstd.decompress(data, 100), b"abcc")
+
+    def test_malformed_frames_are_zstd_errors(self):
+        good = frame((0, 5, b"hello"))
+        dictionary = bytearray(good)
+        dictionary[4] |= 0x01
+        for bad in (b"", b"\x28\xb5", b"not zstd at all", good[:-2], bytes(dictionary),
+                    frame((3, 1, b"x")), frame((0, 200000, b"x")), b"\x00" * 12):
+            with self.subTest(bad=bad[:12]):
+                with self.assertRaises(zstd.ZstdError):
+                    zstd.decompress(bad, 1 << 20)
+
+    def test_the_limit_counts_every_block(self):
+        with self.assertRaises(zstd.ZstdError):
+            zstd.decompress(frame((1, 100, b"x")), 99)
+
+    def test_fse_tables_are_checked(self):
+        with self.assertRaises(zstd.ZstdError):
+            zstd.read_fse_counts(b"\x0f\xff\xff\xff", zstd.LL_MAX_LOG, 35)
+        counts, log = zstd.LL_DEFAULT
+        table = zstd.fse_table(counts, log)
+        self.assertEqual(len(table), 1 << log)
+        self.assertEqual(sorted({symbol for symbol, _bits, _base in table}),
+                         list(range(len(counts))))
+
+
+if __name__ == "__main__":
+    unittest.main()
