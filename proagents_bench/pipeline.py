@@ -111,24 +111,42 @@ class Evaluation:
         return b"".join(self.chunks())
 
 
+class PendingFingerprint:
+    """The evidence fingerprint, started: call it for the value (``sha256:`` and 64 hex
+    digits); ``abandon()`` when the run gives up before asking (a failed check), so that
+    whatever computes it stops at once (never left to a garbage collector: PyPy's runs
+    late)."""
+
+    def __call__(self) -> str:
+        raise NotImplementedError
+
+    def abandon(self) -> None:
+        pass
+
+
+class _FingerprintHere(PendingFingerprint):
+    def __init__(self, arguments: tuple, decimals: Optional[list]) -> None:
+        self.arguments = arguments
+        self.decimals = decimals
+        self.value: Optional[str] = None
+
+    def __call__(self) -> str:
+        if self.value is None:
+            self.value = evidence_fingerprint(*self.arguments, decimals=self.decimals)
+            self.decimals = None
+        return self.value
+
+
 def fingerprint_here(spec: dict, cases: dict, results: dict, candidate_id: str,
-                     decimals: Optional[list]) -> Callable[[], str]:
+                     decimals: Optional[list]) -> PendingFingerprint:
     """The default way to compute the evidence fingerprint: in this process, when it is first
-    asked for (once every contract check has passed); returns the function that gives it.
+    asked for (once every contract check has passed).
 
     The pipeline starts its fingerprinter as soon as the three files are loaded, before they
     are validated, so that the command line's forked one (a third of a large run's work, see
     ``cli/parallel.py``) overlaps with validation too; this one waits to be asked, so that an
     invalid package never costs a fingerprint."""
-    found: List[Optional[list]] = [decimals]  # the Decimals until used, then the fingerprint
-
-    def fingerprint() -> str:
-        if not isinstance(found[0], str):
-            found[0] = evidence_fingerprint(spec, cases, results, candidate_id,
-                                            decimals=found[0])
-        return found[0]
-
-    return fingerprint
+    return _FingerprintHere((spec, cases, results, candidate_id), decimals)
 
 
 def presumed_candidate_id(results: object, candidate_id: Optional[str]) -> Optional[str]:
@@ -170,16 +188,23 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
         if presumed is not None:
             fingerprint = fingerprinter(*[documents[kind].value for kind in KINDS], presumed,
                                         _recorded_decimals(documents))
-    values = _validate(documents, load_errors)
-    spec, cases, results = values["spec"], values["cases"], values["results"]
-    context = Context(spec, cases, results, candidate_id)
-    errors = cross_file_errors(context)
-    if errors:
-        _raise_located(errors, documents)
+    try:
+        values = _validate(documents, load_errors)
+        spec, cases, results = values["spec"], values["cases"], values["results"]
+        context = Context(spec, cases, results, candidate_id)
+        errors = cross_file_errors(context)
+        if errors:
+            _raise_located(errors, documents)
+    except BaseException:  # a failed check, or a signal: the fingerprint is not needed
+        if fingerprint is not None:
+            fingerprint.abandon()
+        raise
     systems = context.systems
     if fingerprint is None or systems.candidate["system_id"] != presumed:
         # Never for valid files (the presumed id is the one the rules find); kept so that
         # the fingerprint can never name another candidate.
+        if fingerprint is not None:
+            fingerprint.abandon()
         fingerprint = fingerprint_here(spec, cases, results, systems.candidate["system_id"],
                                        _recorded_decimals(documents))
     _release_texts(documents)

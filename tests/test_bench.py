@@ -18,7 +18,8 @@ class BenchCommandTests(unittest.TestCase):
         self.assertEqual(run.status, 0, text + run.stderr)
         for phrase in ("package: 4 tasks x 2 trials x 2 systems = 16 records",
                        "gate (python -B -m proagents_bench):", "bare json.load",
-                       "ratio: the gate takes", "bootstrap alone (4 tasks, 100 samples"):
+                       "ratio: the gate takes", "bare json.load, each value dropped",
+                       "bootstrap alone (4 tasks, 100 samples"):
             self.assertIn(phrase, text)
         with open(os.path.join(kept, "decision.json"), "rb") as handle:
             self.assertIn(json.load(handle)["action"], ("PASS", "REVIEW", "BLOCK"))

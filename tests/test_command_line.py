@@ -171,7 +171,8 @@ class ForkedFingerprintTests(unittest.TestCase):
         self.assertEqual(run.status, 2)
         self.assertEqual(len(started), 1)  # forked once the files loaded, before the checks
         child = started[0]
-        if child:  # the child was ended and reaped when the run gave up on it
+        if child:  # the child was ended and reaped when the run gave up on it (at once,
+            # not by a garbage collector)
             with self.assertRaises(ChildProcessError):
                 os.waitpid(child, os.WNOHANG)
 

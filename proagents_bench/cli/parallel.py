@@ -26,7 +26,7 @@ from typing import Callable, Optional
 from ..errors import ContractErrors
 from ..importers.package import run_here
 from ..jsonio.gcpause import CollectorPaused
-from ..pipeline import fingerprint_here
+from ..pipeline import PendingFingerprint, fingerprint_here
 
 # Inputs smaller than this (the three files' bytes together) are fingerprinted in process.
 FORK_INPUT_BYTES = 8 << 20
@@ -44,7 +44,7 @@ def forking_fingerprinter(input_bytes: int) -> Callable:
     return _start_in_child
 
 
-def _start_in_child(*arguments) -> Callable[[], str]:
+def _start_in_child(*arguments) -> PendingFingerprint:
     try:
         read_end, write_end = os.pipe()
     except OSError:
@@ -71,9 +71,10 @@ def _start_in_child(*arguments) -> Callable[[], str]:
     return _Result(child, read_end, arguments)
 
 
-class _Result:
+class _Result(PendingFingerprint):
     """The parent's side: the fingerprint, once the child has written it (or computed here
-    if the child failed); the child is reaped either way."""
+    if the child failed); the child is reaped either way, and ended at once when the run
+    abandons it."""
 
     def __init__(self, child: int, read_end: int, arguments: tuple) -> None:
         self.child = child
@@ -107,17 +108,21 @@ class _Result:
             return fingerprint_here(*self.arguments)()
         return text
 
-    def __del__(self):  # a run stopped before the fingerprint was needed: end the child
+    def abandon(self) -> None:
         if self.value is None and self.child:
+            child, self.child = self.child, 0
             try:
                 os.close(self.read_end)
             except OSError:
                 pass
             try:
-                os.kill(self.child, signal.SIGKILL)
-                os.waitpid(self.child, 0)
+                os.kill(child, signal.SIGKILL)
+                os.waitpid(child, 0)
             except OSError:
                 pass
+
+    def __del__(self):  # the last resort, for a run stopped in between (a signal)
+        self.abandon()
 
 
 # -- the import's second log ------------------------------------------------------------------
