@@ -87,7 +87,8 @@ class Service:
         self.benchmark = Benchmark(self.spec_path, self.cases_path, self.baseline_path)
         options = {} if max_bytes is None else {"max_submission_bytes": max_bytes}
         self.app = ServiceApp(self.benchmark, self.db, **options)
-        self.server = make_server(self.app, "127.0.0.1", 0, timeout)
+        self.logged = []  # the server's one-line reports of failed connections
+        self.server = make_server(self.app, "127.0.0.1", 0, timeout, log=self.logged.append)
         self.port = self.server.server_port
         self.thread = threading.Thread(target=self.server.serve_forever,
                                        kwargs={"poll_interval": 0.05})

@@ -3,6 +3,8 @@ requests, malformed HTTP, a bug inside a request, SIGTERM with a request in flig
 between storing and answering, kill -9 mid-request and restarts; and the ``serve``, ``team``
 and ``submit`` commands with their exit statuses."""
 
+import contextlib
+import io
 import json
 import os
 import signal
@@ -47,6 +49,75 @@ class HostileClientTests(unittest.TestCase):
         self.assertEqual((status, document["code"]), (413, "service.payload_too_large"))
         self.assertIn("content-type: application/problem+json", headers)
         self.assertEqual(self.service.rows("SELECT COUNT(*) FROM submissions"), [(0,)])
+
+    def test_a_client_that_sends_a_huge_body_before_reading_still_gets_the_answer(self):
+        # The answer comes before the body is read; then the server discards the rest
+        # instead of closing on unread data, which would reset the connection and destroy
+        # the answer. (512 times the cap: far more than the sockets' buffers hold.)
+        size = 512 * 65536
+        for token, expected in ((self.token, (413, "service.payload_too_large")),
+                                ("pab1.0000000000000000." + "A" * 43,
+                                 (401, "service.unauthorized"))):
+            with self.subTest(status=expected[0]):
+                with socket.create_connection(("127.0.0.1", self.service.port),
+                                              timeout=5) as sock:
+                    sock.sendall(head(token, size) + b" " * size)
+                    data = b""
+                    while True:
+                        chunk = sock.recv(65536)
+                        if not chunk:
+                            break
+                        data += chunk
+                status, headers, document = split_reply(data)
+                self.assertEqual((status, document["code"]), expected)
+                self.assertIn("connection: close", headers)
+        self.assertEqual(self.service.rows("SELECT COUNT(*) FROM submissions"), [(0,)])
+
+    def test_submit_reports_a_body_over_the_cap_as_refused(self):
+        folder = TempDir(self)
+        token_file = folder.write_bytes("token", self.token.encode("ascii"))
+        huge = folder.write_bytes("huge.json", b" " * (128 * 65536))
+        run = run_cli(["submit", "--url", self.service.url, "--token-file", token_file,
+                       "--results", huge])
+        self.assertEqual((run.status, run.document["code"]),
+                         (EXIT_CONTRACT_ERROR, "service.payload_too_large"))
+
+    def test_a_client_that_stops_reading_is_one_line_in_the_log_not_a_traceback(self):
+        def endless(environ, start_response):
+            start_response("200 OK", [("Content-Type", "application/json")])
+            return [b" " * (1 << 20)] * 64
+
+        self.service.server.set_app(endless)
+        captured = io.StringIO()
+        with contextlib.redirect_stderr(captured):
+            with socket.socket() as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                sock.settimeout(5)
+                sock.connect(("127.0.0.1", self.service.port))
+                sock.sendall(b"GET /v1/spec HTTP/1.0\r\n\r\n")
+                deadline = time.monotonic() + 5
+                while not self.service.logged and time.monotonic() < deadline:
+                    time.sleep(0.05)  # the server's write times out (0.5 s)
+        self.assertEqual(captured.getvalue(), "")
+        self.assertEqual(len(self.service.logged), 1, self.service.logged)
+        self.assertRegex(self.service.logged[0], r"^proagents-bench service: GET /v1/spec "
+                                                 r"from 127\.0\.0\.1 port \d+ failed: ")
+
+    def test_a_failure_outside_the_application_is_a_problem_without_a_traceback(self):
+        def broken(environ, start_response):
+            raise RuntimeError("secret internals")
+
+        self.service.server.set_app(broken)
+        captured = io.StringIO()
+        with contextlib.redirect_stderr(captured):
+            reply = self.service.call("GET", "/v1/spec")
+        self.assertEqual((reply.status, reply.document["code"]),
+                         (500, "service.internal_error"))
+        self.assertEqual(reply.header("content-type"), "application/problem+json")
+        self.assertNotIn(b"secret internals", reply.body)
+        self.assertEqual(captured.getvalue(), "")
+        self.assertEqual(len(self.service.logged), 1)
+        self.assertIn("RuntimeError: secret internals", self.service.logged[0])
 
     def test_a_stalled_body_gets_408_and_others_are_served_meanwhile(self):
         with socket.create_connection(("127.0.0.1", self.service.port), timeout=5) as slow:

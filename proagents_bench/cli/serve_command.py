@@ -80,7 +80,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
     crash = os.environ.get(CRASH_HOOK_VARIABLE) == CRASH_AFTER_STORE
     app = ServiceApp(benchmark, path, options.max_bytes, _crash if crash else None)
     try:
-        server = make_server(app, options.host, options.port, options.timeout)
+        server = make_server(app, options.host, options.port, options.timeout,
+                             log=lambda line: session.messages.say([line]))
     except OSError as problem:
         return contract_error_outcome([ContractError(
             "cli.usage", "cannot listen on %s port %d: %s" % (
