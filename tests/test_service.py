@@ -3,6 +3,7 @@ submissions through the real gate, budgets, feedback levels, tokens, the audit l
 database and the leaderboard. (Hostile clients and the process-level faults are in
 test_service_faults.py.)"""
 
+import importlib.util
 import io
 import json
 import os
@@ -15,13 +16,13 @@ from wsgiref import validate
 from proagents_bench import pipeline
 from proagents_bench.cli import gate_command
 from proagents_bench.service import budget, database, feedback, public, teams, tokens
-from proagents_bench.service.app import ServiceApp
+from proagents_bench.service.app import ServiceApp, SetupError, create_app
 from proagents_bench.service.problems import PROBLEMS
 from proagents_bench.service.submissions import Benchmark
 
-from .service_support import (Service, failing, secret_cases, submission_bytes,
+from .service_support import (Service, call, failing, secret_cases, submission_bytes,
                               write_benchmark)
-from .support import ROOT, example_package, load_example
+from .support import ROOT, TempDir, example_package, load_example
 
 
 def local_document(results=None):
@@ -327,6 +328,48 @@ class WsgiTests(unittest.TestCase):
         replies.append(service.submit(token))
         replies.append(service.call("PUT", "/v1/team", b"{}", token))
         self.assertEqual([reply.status for reply in replies], [200, 200, 404, 200, 405])
+
+
+    def test_create_app_makes_what_serve_runs_or_says_why_not(self):
+        folder = TempDir(self).path
+        app = create_app(*write_benchmark(folder), os.path.join(folder, "data"))
+        statuses = []
+        body = b"".join(app({"REQUEST_METHOD": "GET", "PATH_INFO": "/v1/cases"},
+                            lambda status, headers: statuses.append(status)))
+        self.assertEqual(statuses, ["200 OK"])
+        self.assertEqual(json.loads(body.decode("utf-8"))["withheld_from_test_cases"],
+                         list(public.WITHHELD))
+        broken = os.path.join(folder, "broken")
+        os.makedirs(broken)
+        paths = write_benchmark(broken, load_example("benchmark_cases_contract_error.json"))
+        with self.assertRaises(SetupError) as raised:
+            create_app(*paths, os.path.join(broken, "data"))
+        self.assertIn("ERROR: %s:" % paths[1], str(raised.exception))
+        self.assertIn("split contamination", str(raised.exception))
+        with self.assertRaises(SetupError):
+            create_app(*write_benchmark(broken), paths[0])  # a file, not a folder
+
+    @unittest.skipUnless(importlib.util.find_spec("waitress"), "waitress is not installed")
+    def test_the_application_under_waitress(self):
+        from waitress.server import create_server
+        service = Service(self)
+        token = service.team("alpha", budget="1/24h")
+        server = create_server(service.app, host="127.0.0.1", port=0, threads=2)
+        thread = threading.Thread(target=server.run)
+        thread.start()
+        try:
+            port = server.effective_port
+            replies = [call(port, "GET", "/v1/cases"),
+                       call(port, "POST", "/v1/submissions", submission_bytes(), token),
+                       call(port, "POST", "/v1/submissions", submission_bytes(), token),
+                       call(port, "DELETE", "/v1/team", None, token)]
+        finally:
+            server.close()
+            thread.join(30)
+        self.assertEqual([reply.status for reply in replies], [200, 200, 429, 405])
+        self.assertEqual(replies[1].document["action"], "PASS")
+        self.assertEqual(replies[2].header("retry-after"), "86400")
+        self.assertEqual(replies[3].header("allow"), "GET")
 
 
 class DatabaseTests(unittest.TestCase):
