@@ -508,6 +508,10 @@ class LeaderboardTests(unittest.TestCase):
         checker.feed(text)
         self.assertEqual(checker.found, [])
         self.assertNotIn("<script", text.lower())
+        # A narrow screen scrolls each table in its own box, not the whole page.
+        self.assertIn('<meta name="viewport" content="width=device-width, initial-scale=1">',
+                      text)
+        self.assertEqual((text.count('<div class="table"><table>'), text.count("<table")), (2, 2))
 
 
 class ResourceFinder(HTMLParser):
