@@ -20,8 +20,8 @@ from proagents_bench.service.app import ServiceApp, SetupError, create_app
 from proagents_bench.service.problems import PROBLEMS
 from proagents_bench.service.submissions import Benchmark
 
-from .service_support import (Service, call, failing, secret_cases, submission_bytes,
-                              write_benchmark)
+from .service_support import (Service, call, failing, secret_baseline, secret_cases,
+                              submission_bytes, write_benchmark)
 from .support import ROOT, TempDir, example_package, load_example
 
 
@@ -407,15 +407,17 @@ class DatabaseTests(unittest.TestCase):
 class PrivacyTests(unittest.TestCase):
     def test_no_response_ever_holds_a_private_value(self):
         cases = secret_cases()
-        service = Service(self, cases=cases)
-        secrets_ = public.private_values(cases)
-        self.assertEqual(len(secrets_), 15)
+        baseline = secret_baseline(cases)
+        service = Service(self, cases=cases, results=baseline)
+        secrets_ = public.private_values(cases) + ["secret-observed-"]
+        self.assertEqual(len(secrets_), 16)
         bodies = []
         tokens_ = {level: service.team(level, level=level)
                    for level in ("verdict", "rounded", "ladder")}
         results = example_package()[2]
         damaged = []
-        for change in ("dataset", "unknown", "missing", "type", "duplicate", "protocol"):
+        for change in ("dataset", "unknown", "missing", "type", "duplicate", "protocol",
+                       "system_id", "trials"):
             package = json.loads(json.dumps(results))
             records = package["systems"][1]["records"]
             if change == "dataset":
@@ -428,6 +430,10 @@ class PrivacyTests(unittest.TestCase):
                 records[1]["final_state"] = 7
             elif change == "duplicate":
                 records.append(dict(records[0]))
+            elif change == "system_id":
+                package["systems"][1]["system_id"] = package["systems"][0]["system_id"]
+            elif change == "trials":
+                package["systems"][1]["protocol"]["trial_count"] = 2
             else:
                 package["systems"][1]["protocol"]["max_steps"] = 99
             damaged.append(submission_bytes(package))
