@@ -96,7 +96,7 @@ class Service:
     """A running service (in this process, on a thread) on a free loopback port."""
 
     def __init__(self, test, cases=None, timeout=5.0, max_bytes=None, folder=None,
-                 results=None):
+                 results=None, request_deadline=30.0):
         self.folder = folder or TempDir(test).path
         self.spec_path, self.cases_path, self.baseline_path = write_benchmark(
             self.folder, cases, results)
@@ -106,7 +106,8 @@ class Service:
         options = {} if max_bytes is None else {"max_submission_bytes": max_bytes}
         self.app = ServiceApp(self.benchmark, self.db, **options)
         self.logged = []  # the server's one-line reports of failed connections
-        self.server = make_server(self.app, "127.0.0.1", 0, timeout, log=self.logged.append)
+        self.server = make_server(self.app, "127.0.0.1", 0, timeout, log=self.logged.append,
+                                  request_deadline=request_deadline)
         self.port = self.server.server_port
         self.thread = threading.Thread(target=self.server.serve_forever,
                                        kwargs={"poll_interval": 0.05})

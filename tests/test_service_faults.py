@@ -133,6 +133,45 @@ class HostileClientTests(unittest.TestCase):
         status, _headers, document = split_reply(data)
         self.assertEqual((status, document["code"]), (408, "service.request_timeout"))
 
+    def test_a_client_that_trickles_its_request_meets_the_deadline(self):
+        # Each byte comes well within the socket timeout (0.5 s), so only the request's
+        # deadline (1 s) stops it: the body's with 408, the headers' by closing.
+        service = Service(self, timeout=0.5, request_deadline=1.0)
+        token = service.team("beta")
+        for start, status in ((head(token, 100), 408),
+                              (b"GET /v1/spec HTTP/1.1\r\nHost: 127.0.0.1\r\n", None)):
+            with self.subTest(status=status):
+                started = time.monotonic()
+                with socket.create_connection(("127.0.0.1", service.port), timeout=5) as sock:
+                    sock.sendall(start)
+                    data = b""
+                    for _ in range(40):  # 4 s at most: one byte every 0.1 s
+                        try:
+                            sock.sendall(b"x" if status else b"X: y\r\n")
+                        except OSError:
+                            break
+                        time.sleep(0.1)
+                        sock.settimeout(0.001)
+                        try:
+                            chunk = sock.recv(65536)
+                        except socket.timeout:
+                            continue
+                        except OSError:
+                            break
+                        finally:
+                            sock.settimeout(5)
+                        data += chunk
+                        if not chunk:
+                            break
+                elapsed = time.monotonic() - started
+                self.assertLess(elapsed, 2.5)
+                if status is None:
+                    self.assertEqual(data, b"")
+                else:
+                    got, _headers, document = split_reply(data)
+                    self.assertEqual((got, document["code"]),
+                                     (408, "service.request_timeout"))
+
     def test_a_client_that_never_finishes_its_headers_is_dropped(self):
         started = time.monotonic()
         data = raw_exchange(self.service.port, b"GET /v1/spec HTTP/1.1\r\nHost: 127", wait=5)

@@ -19,6 +19,7 @@ is how a SIGTERM stops the service gracefully.
 
 from __future__ import annotations
 
+import io
 import json
 import socket
 import socketserver
@@ -31,6 +32,9 @@ from ..version import VERSION
 from .problems import PROBLEM_TYPE, Problem
 
 SOCKET_TIMEOUT_SECONDS = 10.0
+# The longest a whole request (its line, headers and body) may take to arrive: the socket
+# timeout bounds each read, this bounds a client that trickles a byte at a time.
+REQUEST_DEADLINE_SECONDS = 120.0
 DEFAULT_HOST = "127.0.0.1"
 # Connections waiting to be accepted (50 clients arriving at once must not be refused).
 LISTEN_BACKLOG = 128
@@ -102,6 +106,31 @@ class RequestBody:
         return iter(self.readline, b"")
 
 
+class DeadlineSocketReader(io.RawIOBase):
+    """The connection's reading side under a deadline: each read waits at most the socket
+    timeout and never past the deadline (``socket.timeout`` then), so that a client that
+    trickles its request cannot hold a thread for longer than the deadline."""
+
+    def __init__(self, connection: socket.socket, timeout: float, deadline: float) -> None:
+        super().__init__()
+        self.connection = connection
+        self.timeout = timeout
+        self.deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("the request did not arrive before its deadline")
+        self.connection.settimeout(min(self.timeout, left))
+        try:
+            return self.connection.recv_into(buffer)
+        finally:
+            self.connection.settimeout(self.timeout)  # the answer's writes: the usual one
+
+
 class ServiceServerHandler(ServerHandler):
     """wsgiref's handler: every answer closes the connection, and a failure (a client that
     stops reading, a bug outside the application) is one line in the log, and a problem+json
@@ -122,8 +151,15 @@ class ServiceServerHandler(ServerHandler):
 
 class ServiceRequestHandler(WSGIRequestHandler):
     timeout = SOCKET_TIMEOUT_SECONDS
+    request_deadline = REQUEST_DEADLINE_SECONDS
     server_version = "proagents-bench/" + VERSION
     sys_version = ""  # the Server header names no interpreter version
+
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the plain reader, replaced by one under the request's deadline
+        self.rfile = io.BufferedReader(DeadlineSocketReader(
+            self.connection, self.timeout, time.monotonic() + self.request_deadline))
 
     def handle(self) -> None:
         """wsgiref's ``handle`` with :class:`ServiceServerHandler`, a counted body, and the
@@ -206,10 +242,12 @@ class ServiceRequestHandler(WSGIRequestHandler):
 
 
 def make_server(app, host: str = DEFAULT_HOST, port: int = 0,
-                timeout: float = SOCKET_TIMEOUT_SECONDS, log: Log = _quiet) -> ServiceServer:
+                timeout: float = SOCKET_TIMEOUT_SECONDS, log: Log = _quiet,
+                request_deadline: float = REQUEST_DEADLINE_SECONDS) -> ServiceServer:
     """A bound server for ``app`` (port 0: a free one; ``server.server_port`` says which);
     ``log`` takes the one-line reports of failed connections."""
-    handler = type("Handler", (ServiceRequestHandler,), {"timeout": timeout})
+    handler = type("Handler", (ServiceRequestHandler,), {
+        "timeout": timeout, "request_deadline": request_deadline})
     attributes = {"log": staticmethod(log)}
     if ":" in host:
         attributes["address_family"] = socket.AF_INET6
