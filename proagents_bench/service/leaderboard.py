@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import sqlite3
 import time
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..contract.vocabulary import ACTIONS
 from ..version import VERSION
@@ -47,10 +47,10 @@ class Entry:
         self.level = level
         self.budget = budget_text
         self.scored = scored
-        self.score = None
-        self.score_time = None
+        self.score: Optional[float] = None
+        self.score_time: Optional[float] = None
         self.sha256 = ""
-        self.best_action = None
+        self.best_action: Optional[str] = None
 
     def sort_key(self) -> tuple:
         if self.score is not None:
@@ -111,7 +111,8 @@ def show_score(score: float) -> str:
     return text + "0" if text.endswith(".") else text
 
 
-def render(database_path: str, current: Tuple[str, str, str], now: float = None) -> bytes:
+def render(database_path: str, current: Tuple[str, str, str],
+           now: Optional[float] = None) -> bytes:
     """The page's bytes (UTF-8)."""
     moment = time.time() if now is None else now
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
