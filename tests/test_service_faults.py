@@ -119,6 +119,20 @@ class HostileClientTests(unittest.TestCase):
         self.assertEqual(len(self.service.logged), 1)
         self.assertIn("RuntimeError: secret internals", self.service.logged[0])
 
+    def test_a_failure_in_the_http_layer_is_one_line_in_the_log_not_a_traceback(self):
+        def broken(handler):
+            raise RuntimeError("inside the HTTP layer")
+
+        self.service.server.RequestHandlerClass.get_environ = broken
+        captured = io.StringIO()
+        with contextlib.redirect_stderr(captured):
+            data = raw_exchange(self.service.port, b"GET /v1/spec HTTP/1.0\r\n\r\n", wait=5)
+        self.assertEqual((data, captured.getvalue()), (b"", ""))
+        self.assertEqual(len(self.service.logged), 1, self.service.logged)
+        self.assertRegex(self.service.logged[0], r"^proagents-bench service: the connection "
+                                                 r"from 127\.0\.0\.1 port \d+ ended: "
+                                                 r"RuntimeError: inside the HTTP layer$")
+
     def test_a_stalled_body_gets_408_and_others_are_served_meanwhile(self):
         with socket.create_connection(("127.0.0.1", self.service.port), timeout=5) as slow:
             slow.sendall(head(self.token, 100) + b"{")
