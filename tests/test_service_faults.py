@@ -195,6 +195,7 @@ class HostileClientTests(unittest.TestCase):
     def test_malformed_requests_get_json_problems(self):
         for request, status in (
                 (head(self.token, "12abc"), 400),
+                (head(self.token, "1").replace(b": 1\r\n", b": \xb2\r\n"), 400),
                 (head(self.token, "").replace(b"Content-Length: \r\n", b""), 411),
                 (b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n", 414),
                 (b"NONSENSE\r\n\r\n", 400)):
@@ -204,6 +205,7 @@ class HostileClientTests(unittest.TestCase):
                 self.assertEqual(got, status)
                 self.assertIn("application/problem+json", headers)
                 self.assertIn("code", document)
+        self.assertEqual(self.service.logged, [])
 
     def test_a_bug_inside_a_request_is_a_500_problem_without_a_traceback(self):
         def broken(team, body):

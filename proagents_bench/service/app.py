@@ -32,6 +32,7 @@ READ_CHUNK_BYTES = 1 << 16
 JSON_TYPE = "application/json"
 HTML_TYPE = "text/html; charset=utf-8"
 _SUBMISSION_PATH = re.compile(r"/v1/submissions/([0-9]{1,18})\Z")
+_LENGTH = re.compile(r"[0-9]{1,18}\Z")
 
 Response = Tuple[int, List[Tuple[str, str]], bytes]
 
@@ -224,7 +225,7 @@ class ServiceApp:
                 raise Problem("service.length_required", "send the body with a "
                               "Content-Length (chunked transfer encoding is not supported)")
             raise Problem("service.length_required", "send the body with a Content-Length")
-        if not declared.isdigit() or len(declared) > 18:
+        if not _LENGTH.match(declared):  # ASCII digits only: "²".isdigit() is true
             raise Problem("service.bad_request", "Content-Length must be a whole number of "
                           "bytes")
         size = int(declared)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import socket
 import socketserver
 import sys
@@ -44,6 +45,8 @@ MAX_REQUEST_LINE_BYTES = 65536
 # client sees the answer instead of a reset connection (four times the default body cap).
 DRAIN_MAX_BYTES = 256 * 1024 * 1024
 DRAIN_CHUNK_BYTES = 1 << 16
+
+_LENGTH = re.compile(r"[0-9]{1,18}\Z")  # a Content-Length: ASCII digits only
 
 Log = Callable[[str], None]
 
@@ -179,9 +182,10 @@ class ServiceRequestHandler(WSGIRequestHandler):
             handler.request_handler = self
             handler.run(self.server.get_app())
             declared = self.headers.get("Content-Length", "").strip()
+            length = _LENGTH.match(declared)
             self.unread = (bool(self.headers.get("Transfer-Encoding"))
-                           or (declared.isdigit() and int(declared) > body.consumed)
-                           or not (declared == "" or declared.isdigit()))
+                           or (length is not None and int(declared) > body.consumed)
+                           or (length is None and declared != ""))
         except (socket.timeout, ConnectionError):
             self.close_connection = True
             self.unread = False
