@@ -195,17 +195,15 @@ class ServiceRequestHandler(WSGIRequestHandler):
 
     def drain(self) -> None:
         """End the answer (shut the sending side), then read and discard what the client
-        still sends: until it closes, :data:`DRAIN_MAX_BYTES` or the socket's timeout."""
+        still sends: until it closes, :data:`DRAIN_MAX_BYTES` are read, the socket's timeout
+        has passed (checked between reads, each of which waits at most that long) or the
+        request's deadline has."""
         try:
             self.wfile.flush()
             self.connection.shutdown(socket.SHUT_WR)
             deadline = time.monotonic() + self.timeout
             left = DRAIN_MAX_BYTES
-            while left > 0:
-                wait = deadline - time.monotonic()
-                if wait <= 0:
-                    break
-                self.connection.settimeout(wait)
+            while left > 0 and time.monotonic() < deadline:
                 chunk = self.rfile.read1(min(left, DRAIN_CHUNK_BYTES))
                 if not chunk:
                     break
@@ -236,8 +234,8 @@ class ServiceRequestHandler(WSGIRequestHandler):
         self.unread = True  # the rest of a refused request is still coming
 
     def log_failure(self, failure: Optional[BaseException]) -> None:
-        """A request that failed after the application answered (the client stopped
-        reading, or went away): one line, no traceback."""
+        """A request that failed in wsgiref's handler (the client stopped reading its
+        answer, or the application raised): one line, no traceback."""
         self.server.log("proagents-bench service: %s %s from %s failed: %s" % (
             self.command, self.path[:200], _peer(self.client_address), _describe(failure)))
 
