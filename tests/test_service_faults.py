@@ -148,9 +148,9 @@ class HostileClientTests(unittest.TestCase):
         self.assertEqual((status, document["code"]), (408, "service.request_timeout"))
 
     def test_a_client_that_trickles_its_request_meets_the_deadline(self):
-        # Each byte comes well within the socket timeout (0.5 s), so only the request's
-        # deadline (1 s) stops it: the body's with 408, the headers' by closing.
-        service = Service(self, timeout=0.5, request_deadline=1.0)
+        # Each byte comes well within the socket timeout (0.3 s), so only the request's
+        # deadline (0.5 s) stops it: the body's with 408, the headers' by closing.
+        service = Service(self, timeout=0.3, request_deadline=0.5)
         token = service.team("beta")
         for start, status in ((head(token, 100), 408),
                               (b"GET /v1/spec HTTP/1.1\r\nHost: 127.0.0.1\r\n", None)):
@@ -159,12 +159,12 @@ class HostileClientTests(unittest.TestCase):
                 with socket.create_connection(("127.0.0.1", service.port), timeout=5) as sock:
                     sock.sendall(start)
                     data = b""
-                    for _ in range(40):  # 4 s at most: one byte every 0.1 s
+                    for _ in range(50):  # 2.5 s at most: one line every 0.05 s
                         try:
                             sock.sendall(b"x" if status else b"X: y\r\n")
                         except OSError:
                             break
-                        time.sleep(0.1)
+                        time.sleep(0.05)
                         sock.settimeout(0.001)
                         try:
                             chunk = sock.recv(65536)
@@ -178,7 +178,7 @@ class HostileClientTests(unittest.TestCase):
                         if not chunk:
                             break
                 elapsed = time.monotonic() - started
-                self.assertLess(elapsed, 2.5)
+                self.assertLess(elapsed, 1.5)
                 if status is None:
                     self.assertEqual(data, b"")
                 else:
