@@ -10,6 +10,7 @@ import os
 import signal
 import socket
 import sys
+import threading
 import time
 import unittest
 
@@ -327,6 +328,29 @@ class ProcessTests(unittest.TestCase):
         self.assertEqual((status, document["action"]), (200, "PASS"))
         self.assertEqual(server.wait(), EXIT_TERMINATED)
         self.assertIn(b"stopped", server.process.stderr.read())
+
+    def test_two_processes_on_one_data_folder_spend_the_budget_exactly(self):
+        # As several WSGI workers would: the budget is counted under SQLite's write lock,
+        # which no in-process lock replaces across processes.
+        token = teams.add(self.db, "alpha", "3/24h", "verdict")
+        ports = [ServeProcess(self, self.folder).port for _ in range(2)]
+        statuses = []
+        body = submission_bytes()
+
+        def submit(port):
+            statuses.append(call(port, "POST", "/v1/submissions", body, token).status)
+
+        threads = [threading.Thread(target=submit, args=(ports[index % 2],))
+                   for index in range(10)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(HTTP_TIMEOUT)
+        self.assertEqual(sorted(statuses), [200] * 3 + [429] * 7)
+        with database.connection(self.db) as opened:
+            self.assertEqual(opened.execute(
+                "SELECT outcome, COUNT(*) FROM submissions GROUP BY outcome ORDER BY outcome"
+            ).fetchall(), [("over_budget", 7), ("scored", 3)])
 
     def test_a_crash_or_kill_loses_nothing_and_spends_the_budget_right(self):
         token = teams.add(self.db, "alpha", "2/24h", "ladder")
