@@ -61,6 +61,23 @@ def secret_cases():
     return cases
 
 
+def secret_baseline(cases):
+    """The example's PASS package whose baseline passes the secret ``cases`` (its test records
+    hold the expected final states) and whose test records' side effects are markers too:
+    what the baseline observed is as private as the answers."""
+    results = load_example("benchmark_results_pass.json")
+    expected = {case["id"]: case["expected_final_state"] for case in cases["cases"]
+                if case["split"] == "test"}
+    for system in results["systems"]:
+        if system["role"] == "baseline":
+            for record in system["records"]:
+                if record["case_id"] in expected:
+                    record["final_state"] = expected[record["case_id"]]
+                    record["side_effects"] = ["secret-observed-%s-%d" % (
+                        record["case_id"], record["trial_id"])]
+    return results
+
+
 def write_benchmark(folder, cases=None, results=None):
     """The maintainer's three files (the example's, or the given cases and baseline package)
     as ``spec.json``, ``cases.json`` and ``baseline.json`` in ``folder``; their paths."""
@@ -78,16 +95,19 @@ def write_benchmark(folder, cases=None, results=None):
 class Service:
     """A running service (in this process, on a thread) on a free loopback port."""
 
-    def __init__(self, test, cases=None, timeout=5.0, max_bytes=None, folder=None):
+    def __init__(self, test, cases=None, timeout=5.0, max_bytes=None, folder=None,
+                 results=None, request_deadline=30.0):
         self.folder = folder or TempDir(test).path
-        self.spec_path, self.cases_path, self.baseline_path = write_benchmark(self.folder,
-                                                                              cases)
+        self.spec_path, self.cases_path, self.baseline_path = write_benchmark(
+            self.folder, cases, results)
         self.data = os.path.join(self.folder, "data")
         self.db = database.open_database(self.data)
         self.benchmark = Benchmark(self.spec_path, self.cases_path, self.baseline_path)
         options = {} if max_bytes is None else {"max_submission_bytes": max_bytes}
         self.app = ServiceApp(self.benchmark, self.db, **options)
-        self.server = make_server(self.app, "127.0.0.1", 0, timeout)
+        self.logged = []  # the server's one-line reports of failed connections
+        self.server = make_server(self.app, "127.0.0.1", 0, timeout, log=self.logged.append,
+                                  request_deadline=request_deadline)
         self.port = self.server.server_port
         self.thread = threading.Thread(target=self.server.serve_forever,
                                        kwargs={"poll_interval": 0.05})

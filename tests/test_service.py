@@ -3,6 +3,7 @@ submissions through the real gate, budgets, feedback levels, tokens, the audit l
 database and the leaderboard. (Hostile clients and the process-level faults are in
 test_service_faults.py.)"""
 
+import importlib.util
 import io
 import json
 import os
@@ -15,13 +16,13 @@ from wsgiref import validate
 from proagents_bench import pipeline
 from proagents_bench.cli import gate_command
 from proagents_bench.service import budget, database, feedback, public, teams, tokens
-from proagents_bench.service.app import ServiceApp
+from proagents_bench.service.app import ServiceApp, SetupError, create_app
 from proagents_bench.service.problems import PROBLEMS
 from proagents_bench.service.submissions import Benchmark
 
-from .service_support import (Service, failing, secret_cases, submission_bytes,
-                              write_benchmark)
-from .support import ROOT, example_package, load_example
+from .service_support import (Service, call, failing, secret_baseline, secret_cases,
+                              submission_bytes, write_benchmark)
+from .support import ROOT, TempDir, example_package, load_example
 
 
 def local_document(results=None):
@@ -330,6 +331,48 @@ class WsgiTests(unittest.TestCase):
         self.assertEqual([reply.status for reply in replies], [200, 200, 404, 200, 405])
 
 
+    def test_create_app_makes_what_serve_runs_or_says_why_not(self):
+        folder = TempDir(self).path
+        app = create_app(*write_benchmark(folder), os.path.join(folder, "data"))
+        statuses = []
+        body = b"".join(app({"REQUEST_METHOD": "GET", "PATH_INFO": "/v1/cases"},
+                            lambda status, headers: statuses.append(status)))
+        self.assertEqual(statuses, ["200 OK"])
+        self.assertEqual(json.loads(body.decode("utf-8"))["withheld_from_test_cases"],
+                         list(public.WITHHELD))
+        broken = os.path.join(folder, "broken")
+        os.makedirs(broken)
+        paths = write_benchmark(broken, load_example("benchmark_cases_contract_error.json"))
+        with self.assertRaises(SetupError) as raised:
+            create_app(*paths, os.path.join(broken, "data"))
+        self.assertIn("ERROR: %s:" % paths[1], str(raised.exception))
+        self.assertIn("split contamination", str(raised.exception))
+        with self.assertRaises(SetupError):
+            create_app(*write_benchmark(broken), paths[0])  # a file, not a folder
+
+    @unittest.skipUnless(importlib.util.find_spec("waitress"), "waitress is not installed")
+    def test_the_application_under_waitress(self):
+        from waitress.server import create_server
+        service = Service(self)
+        token = service.team("alpha", budget="1/24h")
+        server = create_server(service.app, host="127.0.0.1", port=0, threads=2)
+        thread = threading.Thread(target=server.run)
+        thread.start()
+        try:
+            port = server.effective_port
+            replies = [call(port, "GET", "/v1/cases"),
+                       call(port, "POST", "/v1/submissions", submission_bytes(), token),
+                       call(port, "POST", "/v1/submissions", submission_bytes(), token),
+                       call(port, "DELETE", "/v1/team", None, token)]
+        finally:
+            server.close()
+            thread.join(30)
+        self.assertEqual([reply.status for reply in replies], [200, 200, 429, 405])
+        self.assertEqual(replies[1].document["action"], "PASS")
+        self.assertEqual(replies[2].header("retry-after"), "86400")
+        self.assertEqual(replies[3].header("allow"), "GET")
+
+
 class DatabaseTests(unittest.TestCase):
     def test_wal_mode_and_the_schema_version(self):
         service = Service(self)
@@ -365,15 +408,17 @@ class DatabaseTests(unittest.TestCase):
 class PrivacyTests(unittest.TestCase):
     def test_no_response_ever_holds_a_private_value(self):
         cases = secret_cases()
-        service = Service(self, cases=cases)
-        secrets_ = public.private_values(cases)
-        self.assertEqual(len(secrets_), 15)
+        baseline = secret_baseline(cases)
+        service = Service(self, cases=cases, results=baseline)
+        secrets_ = public.private_values(cases) + ["secret-observed-"]
+        self.assertEqual(len(secrets_), 16)
         bodies = []
         tokens_ = {level: service.team(level, level=level)
                    for level in ("verdict", "rounded", "ladder")}
         results = example_package()[2]
         damaged = []
-        for change in ("dataset", "unknown", "missing", "type", "duplicate", "protocol"):
+        for change in ("dataset", "unknown", "missing", "type", "duplicate", "protocol",
+                       "system_id", "trials"):
             package = json.loads(json.dumps(results))
             records = package["systems"][1]["records"]
             if change == "dataset":
@@ -386,6 +431,10 @@ class PrivacyTests(unittest.TestCase):
                 records[1]["final_state"] = 7
             elif change == "duplicate":
                 records.append(dict(records[0]))
+            elif change == "system_id":
+                package["systems"][1]["system_id"] = package["systems"][0]["system_id"]
+            elif change == "trials":
+                package["systems"][1]["protocol"]["trial_count"] = 2
             else:
                 package["systems"][1]["protocol"]["max_steps"] = 99
             damaged.append(submission_bytes(package))
@@ -466,6 +515,10 @@ class LeaderboardTests(unittest.TestCase):
         checker.feed(text)
         self.assertEqual(checker.found, [])
         self.assertNotIn("<script", text.lower())
+        # A narrow screen scrolls each table in its own box, not the whole page.
+        self.assertIn('<meta name="viewport" content="width=device-width, initial-scale=1">',
+                      text)
+        self.assertEqual((text.count('<div class="table"><table>'), text.count("<table")), (2, 2))
 
 
 class ResourceFinder(HTMLParser):

@@ -3,11 +3,14 @@ requests, malformed HTTP, a bug inside a request, SIGTERM with a request in flig
 between storing and answering, kill -9 mid-request and restarts; and the ``serve``, ``team``
 and ``submit`` commands with their exit statuses."""
 
+import contextlib
+import io
 import json
 import os
 import signal
 import socket
 import sys
+import threading
 import time
 import unittest
 
@@ -48,6 +51,89 @@ class HostileClientTests(unittest.TestCase):
         self.assertIn("content-type: application/problem+json", headers)
         self.assertEqual(self.service.rows("SELECT COUNT(*) FROM submissions"), [(0,)])
 
+    def test_a_client_that_sends_a_huge_body_before_reading_still_gets_the_answer(self):
+        # The answer comes before the body is read; then the server discards the rest
+        # instead of closing on unread data, which would reset the connection and destroy
+        # the answer. (512 times the cap: far more than the sockets' buffers hold.)
+        size = 512 * 65536
+        for token, expected in ((self.token, (413, "service.payload_too_large")),
+                                ("pab1.0000000000000000." + "A" * 43,
+                                 (401, "service.unauthorized"))):
+            with self.subTest(status=expected[0]):
+                with socket.create_connection(("127.0.0.1", self.service.port),
+                                              timeout=5) as sock:
+                    sock.sendall(head(token, size) + b" " * size)
+                    data = b""
+                    while True:
+                        chunk = sock.recv(65536)
+                        if not chunk:
+                            break
+                        data += chunk
+                status, headers, document = split_reply(data)
+                self.assertEqual((status, document["code"]), expected)
+                self.assertIn("connection: close", headers)
+        self.assertEqual(self.service.rows("SELECT COUNT(*) FROM submissions"), [(0,)])
+
+    def test_submit_reports_a_body_over_the_cap_as_refused(self):
+        folder = TempDir(self)
+        token_file = folder.write_bytes("token", self.token.encode("ascii"))
+        huge = folder.write_bytes("huge.json", b" " * (128 * 65536))
+        run = run_cli(["submit", "--url", self.service.url, "--token-file", token_file,
+                       "--results", huge])
+        self.assertEqual((run.status, run.document["code"]),
+                         (EXIT_CONTRACT_ERROR, "service.payload_too_large"))
+
+    def test_a_client_that_stops_reading_is_one_line_in_the_log_not_a_traceback(self):
+        def endless(environ, start_response):
+            start_response("200 OK", [("Content-Type", "application/json")])
+            return [b" " * (1 << 20)] * 64
+
+        self.service.server.set_app(endless)
+        captured = io.StringIO()
+        with contextlib.redirect_stderr(captured):
+            with socket.socket() as sock:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                sock.settimeout(5)
+                sock.connect(("127.0.0.1", self.service.port))
+                sock.sendall(b"GET /v1/spec HTTP/1.0\r\n\r\n")
+                deadline = time.monotonic() + 5
+                while not self.service.logged and time.monotonic() < deadline:
+                    time.sleep(0.05)  # the server's write times out (0.5 s)
+        self.assertEqual(captured.getvalue(), "")
+        self.assertEqual(len(self.service.logged), 1, self.service.logged)
+        self.assertRegex(self.service.logged[0], r"^proagents-bench service: GET /v1/spec "
+                                                 r"from 127\.0\.0\.1 port \d+ failed: ")
+
+    def test_a_failure_outside_the_application_is_a_problem_without_a_traceback(self):
+        def broken(environ, start_response):
+            raise RuntimeError("secret internals")
+
+        self.service.server.set_app(broken)
+        captured = io.StringIO()
+        with contextlib.redirect_stderr(captured):
+            reply = self.service.call("GET", "/v1/spec")
+        self.assertEqual((reply.status, reply.document["code"]),
+                         (500, "service.internal_error"))
+        self.assertEqual(reply.header("content-type"), "application/problem+json")
+        self.assertNotIn(b"secret internals", reply.body)
+        self.assertEqual(captured.getvalue(), "")
+        self.assertEqual(len(self.service.logged), 1)
+        self.assertIn("RuntimeError: secret internals", self.service.logged[0])
+
+    def test_a_failure_in_the_http_layer_is_one_line_in_the_log_not_a_traceback(self):
+        def broken(handler):
+            raise RuntimeError("inside the HTTP layer")
+
+        self.service.server.RequestHandlerClass.get_environ = broken
+        captured = io.StringIO()
+        with contextlib.redirect_stderr(captured):
+            data = raw_exchange(self.service.port, b"GET /v1/spec HTTP/1.0\r\n\r\n", wait=5)
+        self.assertEqual((data, captured.getvalue()), (b"", ""))
+        self.assertEqual(len(self.service.logged), 1, self.service.logged)
+        self.assertRegex(self.service.logged[0], r"^proagents-bench service: the connection "
+                                                 r"from 127\.0\.0\.1 port \d+ ended: "
+                                                 r"RuntimeError: inside the HTTP layer$")
+
     def test_a_stalled_body_gets_408_and_others_are_served_meanwhile(self):
         with socket.create_connection(("127.0.0.1", self.service.port), timeout=5) as slow:
             slow.sendall(head(self.token, 100) + b"{")
@@ -62,6 +148,45 @@ class HostileClientTests(unittest.TestCase):
         status, _headers, document = split_reply(data)
         self.assertEqual((status, document["code"]), (408, "service.request_timeout"))
 
+    def test_a_client_that_trickles_its_request_meets_the_deadline(self):
+        # Each byte comes well within the socket timeout (0.3 s), so only the request's
+        # deadline (0.5 s) stops it: the body's with 408, the headers' by closing.
+        service = Service(self, timeout=0.3, request_deadline=0.5)
+        token = service.team("beta")
+        for start, status in ((head(token, 100), 408),
+                              (b"GET /v1/spec HTTP/1.1\r\nHost: 127.0.0.1\r\n", None)):
+            with self.subTest(status=status):
+                started = time.monotonic()
+                with socket.create_connection(("127.0.0.1", service.port), timeout=5) as sock:
+                    sock.sendall(start)
+                    data = b""
+                    for _ in range(50):  # 2.5 s at most: one line every 0.05 s
+                        try:
+                            sock.sendall(b"x" if status else b"X: y\r\n")
+                        except OSError:
+                            break
+                        time.sleep(0.05)
+                        sock.settimeout(0.001)
+                        try:
+                            chunk = sock.recv(65536)
+                        except socket.timeout:
+                            continue
+                        except OSError:
+                            break
+                        finally:
+                            sock.settimeout(5)
+                        data += chunk
+                        if not chunk:
+                            break
+                elapsed = time.monotonic() - started
+                self.assertLess(elapsed, 1.5)
+                if status is None:
+                    self.assertEqual(data, b"")
+                else:
+                    got, _headers, document = split_reply(data)
+                    self.assertEqual((got, document["code"]),
+                                     (408, "service.request_timeout"))
+
     def test_a_client_that_never_finishes_its_headers_is_dropped(self):
         started = time.monotonic()
         data = raw_exchange(self.service.port, b"GET /v1/spec HTTP/1.1\r\nHost: 127", wait=5)
@@ -71,6 +196,7 @@ class HostileClientTests(unittest.TestCase):
     def test_malformed_requests_get_json_problems(self):
         for request, status in (
                 (head(self.token, "12abc"), 400),
+                (head(self.token, "1").replace(b": 1\r\n", b": \xb2\r\n"), 400),
                 (head(self.token, "").replace(b"Content-Length: \r\n", b""), 411),
                 (b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n", 414),
                 (b"NONSENSE\r\n\r\n", 400)):
@@ -80,6 +206,7 @@ class HostileClientTests(unittest.TestCase):
                 self.assertEqual(got, status)
                 self.assertIn("application/problem+json", headers)
                 self.assertIn("code", document)
+        self.assertEqual(self.service.logged, [])
 
     def test_a_bug_inside_a_request_is_a_500_problem_without_a_traceback(self):
         def broken(team, body):
@@ -201,6 +328,29 @@ class ProcessTests(unittest.TestCase):
         self.assertEqual((status, document["action"]), (200, "PASS"))
         self.assertEqual(server.wait(), EXIT_TERMINATED)
         self.assertIn(b"stopped", server.process.stderr.read())
+
+    def test_two_processes_on_one_data_folder_spend_the_budget_exactly(self):
+        # As several WSGI workers would: the budget is counted under SQLite's write lock,
+        # which no in-process lock replaces across processes.
+        token = teams.add(self.db, "alpha", "3/24h", "verdict")
+        ports = [ServeProcess(self, self.folder).port for _ in range(2)]
+        statuses = []
+        body = submission_bytes()
+
+        def submit(port):
+            statuses.append(call(port, "POST", "/v1/submissions", body, token).status)
+
+        threads = [threading.Thread(target=submit, args=(ports[index % 2],))
+                   for index in range(10)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(HTTP_TIMEOUT)
+        self.assertEqual(sorted(statuses), [200] * 3 + [429] * 7)
+        with database.connection(self.db) as opened:
+            self.assertEqual(opened.execute(
+                "SELECT outcome, COUNT(*) FROM submissions GROUP BY outcome ORDER BY outcome"
+            ).fetchall(), [("over_budget", 7), ("scored", 3)])
 
     def test_a_crash_or_kill_loses_nothing_and_spends_the_budget_right(self):
         token = teams.add(self.db, "alpha", "2/24h", "ladder")

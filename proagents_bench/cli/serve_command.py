@@ -15,7 +15,8 @@ from typing import List
 from ..errors import ContractError, ContractErrors
 from ..service import database
 from ..service.app import MAX_SUBMISSION_BYTES, ServiceApp
-from ..service.server import DEFAULT_HOST, SOCKET_TIMEOUT_SECONDS, make_server
+from ..service.server import (DEFAULT_HOST, REQUEST_DEADLINE_SECONDS, SOCKET_TIMEOUT_SECONDS,
+                              make_server)
 from ..service.submissions import Benchmark
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
@@ -53,6 +54,9 @@ def build_parser(program: str) -> Parser:
     parser.add_argument("--timeout", type=float, default=SOCKET_TIMEOUT_SECONDS,
                         help="seconds a client may take per socket read or write "
                              "(default %g)" % SOCKET_TIMEOUT_SECONDS)
+    parser.add_argument("--deadline", type=float, default=REQUEST_DEADLINE_SECONDS,
+                        help="seconds a client may take to send a whole request (default %g)"
+                             % REQUEST_DEADLINE_SECONDS)
     parser.add_argument("--max-bytes", type=int, default=MAX_SUBMISSION_BYTES,
                         help="largest submission body accepted (default %d)"
                              % MAX_SUBMISSION_BYTES)
@@ -65,9 +69,11 @@ def run(arguments: List[str], session: Session) -> Outcome:
     except UsageError as usage:
         return contract_error_outcome([ContractError("cli.usage", "%s (see serve --help)"
                                                      % usage)])
-    if not 0 <= options.port <= 65535 or options.timeout <= 0 or options.max_bytes < 1:
+    if (not 0 <= options.port <= 65535 or options.timeout <= 0 or options.deadline <= 0
+            or options.max_bytes < 1):
         return contract_error_outcome([ContractError(
-            "cli.usage", "--port is 0..65535, --timeout and --max-bytes are positive")])
+            "cli.usage", "--port is 0..65535, --timeout, --deadline and --max-bytes are "
+                         "positive")])
     try:
         benchmark = Benchmark(options.spec, options.cases, options.baseline)
     except ContractErrors as failure:
@@ -80,7 +86,9 @@ def run(arguments: List[str], session: Session) -> Outcome:
     crash = os.environ.get(CRASH_HOOK_VARIABLE) == CRASH_AFTER_STORE
     app = ServiceApp(benchmark, path, options.max_bytes, _crash if crash else None)
     try:
-        server = make_server(app, options.host, options.port, options.timeout)
+        server = make_server(app, options.host, options.port, options.timeout,
+                             log=lambda line: session.messages.say([line]),
+                             request_deadline=options.deadline)
     except OSError as problem:
         return contract_error_outcome([ContractError(
             "cli.usage", "cannot listen on %s port %d: %s" % (

@@ -19,6 +19,7 @@ import sqlite3
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
+from ..errors import ContractErrors
 from . import database, feedback, leaderboard, public, teams, tokens
 from .problems import PROBLEM_TYPE, Problem
 from .submissions import Benchmark, Submitter, now_iso
@@ -31,6 +32,7 @@ READ_CHUNK_BYTES = 1 << 16
 JSON_TYPE = "application/json"
 HTML_TYPE = "text/html; charset=utf-8"
 _SUBMISSION_PATH = re.compile(r"/v1/submissions/([0-9]{1,18})\Z")
+_LENGTH = re.compile(r"[0-9]{1,18}\Z")
 
 Response = Tuple[int, List[Tuple[str, str]], bytes]
 
@@ -53,6 +55,30 @@ _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden"
             404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
             411: "Length Required", 413: "Payload Too Large", 422: "Unprocessable Entity",
             429: "Too Many Requests", 500: "Internal Server Error"}
+
+
+class SetupError(ValueError):
+    """The maintainer's files or data folder cannot be served; the message lists every
+    reason, one per line (``ERROR: FILE:LINE:COLUMN: PATH: MESSAGE`` for a contract error)."""
+
+
+def create_app(spec_path: str, cases_path: str, baseline_path: str, data_folder: str,
+               max_submission_bytes: int = MAX_SUBMISSION_BYTES) -> "ServiceApp":
+    """The application for another WSGI server (waitress, gunicorn): the same files and
+    checks as ``serve --spec --cases --baseline --data``; :class:`SetupError` when they fail
+    (relative paths are taken from the current directory)."""
+    try:
+        benchmark = Benchmark(spec_path, cases_path, baseline_path)
+    except ContractErrors as failure:
+        lines = [error.stderr_line() for error in failure.errors]
+        if failure.omitted:
+            lines.append("... and %d more contract error(s)" % failure.omitted)
+        raise SetupError("the service's files break the contract:\n" + "\n".join(lines))
+    try:
+        database_path = database.open_database(data_folder)
+    except database.DatabaseError as problem:
+        raise SetupError(str(problem))
+    return ServiceApp(benchmark, database_path, max_submission_bytes)
 
 
 class ServiceApp:
@@ -199,7 +225,7 @@ class ServiceApp:
                 raise Problem("service.length_required", "send the body with a "
                               "Content-Length (chunked transfer encoding is not supported)")
             raise Problem("service.length_required", "send the body with a Content-Length")
-        if not declared.isdigit() or len(declared) > 18:
+        if not _LENGTH.match(declared):  # ASCII digits only: "²".isdigit() is true
             raise Problem("service.bad_request", "Content-Length must be a whole number of "
                           "bytes")
         size = int(declared)

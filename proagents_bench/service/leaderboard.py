@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import sqlite3
 import time
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..contract.vocabulary import ACTIONS
 from ..version import VERSION
@@ -34,6 +34,8 @@ th, td { border-bottom: 1px solid #ccc; padding: .35em .6em; text-align: left;
 th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.name { white-space: nowrap; font-weight: 600; } td.plain { white-space: nowrap; }
 code { font-size: .8em; word-break: break-all; } p.note { color: #444; }
+div.table { overflow-x: auto; } div.table table { min-width: 48em; }
+@media (max-width: 40em) { body { margin: 1em; } }
 """
 
 
@@ -45,10 +47,10 @@ class Entry:
         self.level = level
         self.budget = budget_text
         self.scored = scored
-        self.score = None
-        self.score_time = None
+        self.score: Optional[float] = None
+        self.score_time: Optional[float] = None
         self.sha256 = ""
-        self.best_action = None
+        self.best_action: Optional[str] = None
 
     def sort_key(self) -> tuple:
         if self.score is not None:
@@ -109,10 +111,12 @@ def show_score(score: float) -> str:
     return text + "0" if text.endswith(".") else text
 
 
-def render(database_path: str, current: Tuple[str, str, str], now: float = None) -> bytes:
+def render(database_path: str, current: Tuple[str, str, str],
+           now: Optional[float] = None) -> bytes:
     """The page's bytes (UTF-8)."""
     moment = time.time() if now is None else now
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
              "<title>Leaderboard: %s</title>" % html.escape(current[0]),
              "<style>%s</style></head><body>" % _STYLE,
              "<h1>Leaderboard: %s</h1>" % html.escape(current[0]),
@@ -126,8 +130,9 @@ def render(database_path: str, current: Tuple[str, str, str], now: float = None)
             html.escape(key[0]), html.escape(key[1]), html.escape(key[2]),
             " (current)" if key == current else " (earlier dataset; not ranked with the "
                                                 "current one)"))
-        parts.append('<table><thead><tr><th>rank</th><th>team</th><th>best released '
-                     'result</th><th>best decision</th><th>scored submissions</th>'
+        parts.append('<div class="table"><table><thead><tr><th>rank</th><th>team</th>'
+                     '<th>best released result</th><th>best decision</th>'
+                     '<th>scored submissions</th>'
                      '<th>feedback level</th><th>budget</th><th>benchmark version</th>'
                      '<th>dataset version</th><th>submission sha256</th></tr></thead><tbody>')
         if not entries:
@@ -145,7 +150,7 @@ def render(database_path: str, current: Tuple[str, str, str], now: float = None)
                 _cell(entry.level),
                 _cell(entry.budget), _cell(key[1]), _cell(key[2]),
                 "<td><code>%s</code></td>" % html.escape(entry.sha256)]) + "</tr>")
-        parts.append("</tbody></table>")
+        parts.append("</tbody></table></div>")
     parts.append('<p class="note">proagents-bench %s; page made %s.</p></body></html>' % (
         html.escape(VERSION), time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(moment))))
     return ("\n".join(parts) + "\n").encode("utf-8")

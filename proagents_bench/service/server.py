@@ -5,24 +5,54 @@ socket of each has a timeout (:data:`SOCKET_TIMEOUT_SECONDS`), so a client that 
 request slowly, or stops, loses its connection (408 when the body stalls) instead of holding
 a thread forever. Errors the HTTP layer itself answers (a request line too long, a malformed
 request) are problem+json too, and nothing is logged per request (the audit log is in the
-database). :meth:`ServiceServer.server_close` waits for the requests in flight: that is how a
-SIGTERM stops the service gracefully.
+database); a connection that fails (a client that stops reading its answer) is one line for
+the ``log`` callable the server is made with, never a traceback.
+
+Every answer says ``Connection: close``. When the application answers before reading the
+whole body (413, or 401 for a bad token), the client may still be sending: closing the socket
+then would reset the connection and could destroy the answer before the client reads it.
+So the server shuts its sending side (the answer is complete) and reads and discards the
+rest of the request, at most :data:`DRAIN_MAX_BYTES` and for at most the socket's timeout,
+before it closes. :meth:`ServiceServer.server_close` waits for the requests in flight: that
+is how a SIGTERM stops the service gracefully.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import socket
 import socketserver
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
+import sys
+import time
+from typing import Callable, List, Optional
+from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
 from ..version import VERSION
-from .problems import PROBLEM_TYPE
+from .problems import PROBLEM_TYPE, Problem
 
 SOCKET_TIMEOUT_SECONDS = 10.0
+# The longest a whole request (its line, headers and body) may take to arrive: the socket
+# timeout bounds each read, this bounds a client that trickles a byte at a time.
+REQUEST_DEADLINE_SECONDS = 120.0
 DEFAULT_HOST = "127.0.0.1"
 # Connections waiting to be accepted (50 clients arriving at once must not be refused).
 LISTEN_BACKLOG = 128
+# The longest request line read (wsgiref's own limit): 414 beyond it.
+MAX_REQUEST_LINE_BYTES = 65536
+# What is read and discarded of a request the application did not read whole, so that the
+# client sees the answer instead of a reset connection (four times the default body cap).
+DRAIN_MAX_BYTES = 256 * 1024 * 1024
+DRAIN_CHUNK_BYTES = 1 << 16
+
+_LENGTH = re.compile(r"[0-9]{1,18}\Z")  # a Content-Length: ASCII digits only
+
+Log = Callable[[str], None]
+
+
+def _quiet(line: str) -> None:
+    """The default log: nothing."""
 
 
 class ServiceServer(socketserver.ThreadingMixIn, WSGIServer):
@@ -30,21 +60,156 @@ class ServiceServer(socketserver.ThreadingMixIn, WSGIServer):
     block_on_close = True
     allow_reuse_address = True
     request_queue_size = LISTEN_BACKLOG
+    log: Log = staticmethod(_quiet)
 
     def handle_error(self, request, client_address) -> None:
-        pass  # a client that went away or sent garbage is not the service's error
+        """A connection that failed outside the application: one line, no traceback."""
+        failure = sys.exc_info()[1]
+        self.log("proagents-bench service: the connection from %s ended: %s" % (
+            _peer(client_address), _describe(failure)))
+
+
+def _peer(client_address) -> str:
+    try:
+        return "%s port %s" % (client_address[0], client_address[1])
+    except (TypeError, IndexError):
+        return str(client_address)
+
+
+def _describe(failure: Optional[BaseException]) -> str:
+    if failure is None:
+        return "no error"
+    return "%s: %s" % (type(failure).__name__, str(failure) or "-")
+
+
+class RequestBody:
+    """``wsgi.input``: the request's body stream, counting the bytes the application read
+    (the server discards the rest before it closes the connection)."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.consumed = 0
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self.consumed += len(data)
+        return data
+
+    def readline(self, size: int = -1) -> bytes:
+        data = self.stream.readline(size)
+        self.consumed += len(data)
+        return data
+
+    def readlines(self, hint: int = -1) -> List[bytes]:
+        lines = self.stream.readlines(hint)
+        self.consumed += sum(len(line) for line in lines)
+        return lines
+
+    def __iter__(self):
+        return iter(self.readline, b"")
+
+
+class DeadlineSocketReader(io.RawIOBase):
+    """The connection's reading side under a deadline: each read waits at most the socket
+    timeout and never past the deadline (``socket.timeout`` then), so that a client that
+    trickles its request cannot hold a thread for longer than the deadline."""
+
+    def __init__(self, connection: socket.socket, timeout: float, deadline: float) -> None:
+        super().__init__()
+        self.connection = connection
+        self.timeout = timeout
+        self.deadline = deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise socket.timeout("the request did not arrive before its deadline")
+        self.connection.settimeout(min(self.timeout, left))
+        try:
+            return self.connection.recv_into(buffer)
+        finally:
+            self.connection.settimeout(self.timeout)  # the answer's writes: the usual one
+
+
+class ServiceServerHandler(ServerHandler):
+    """wsgiref's handler: every answer closes the connection, and a failure (a client that
+    stops reading, a bug outside the application) is one line in the log, and a problem+json
+    500 when nothing was sent yet, never a traceback."""
+
+    error_status = "500 Internal Server Error"
+    error_headers = [("Content-Type", PROBLEM_TYPE)]
+    error_body = Problem("service.internal_error", "the service failed on this request; it "
+                         "is a bug in proagents-bench").body()
+
+    def cleanup_headers(self) -> None:
+        super().cleanup_headers()
+        self.headers["Connection"] = "close"  # one request per connection (HTTP/1.0)
+
+    def log_exception(self, exc_info) -> None:
+        self.request_handler.log_failure(exc_info[1])
 
 
 class ServiceRequestHandler(WSGIRequestHandler):
     timeout = SOCKET_TIMEOUT_SECONDS
+    request_deadline = REQUEST_DEADLINE_SECONDS
     server_version = "proagents-bench/" + VERSION
     sys_version = ""  # the Server header names no interpreter version
 
+    def setup(self) -> None:
+        super().setup()
+        self.rfile.close()  # the plain reader, replaced by one under the request's deadline
+        self.rfile = io.BufferedReader(DeadlineSocketReader(
+            self.connection, self.timeout, time.monotonic() + self.request_deadline))
+
     def handle(self) -> None:
+        """wsgiref's ``handle`` with :class:`ServiceServerHandler`, a counted body, and the
+        unread rest of a request discarded before the connection closes."""
+        self.unread = False  # whether part of the request may still be on its way
         try:
-            super().handle()
+            self.raw_requestline = self.rfile.readline(MAX_REQUEST_LINE_BYTES + 1)
+            if len(self.raw_requestline) > MAX_REQUEST_LINE_BYTES:
+                self.requestline, self.request_version, self.command = "", "", ""
+                self.send_error(414)
+                return
+            if not self.parse_request():  # send_error answered
+                return
+            body = RequestBody(self.rfile)
+            handler = ServiceServerHandler(body, self.wfile, self.get_stderr(),
+                                           self.get_environ(), multithread=False)
+            handler.request_handler = self
+            handler.run(self.server.get_app())
+            declared = self.headers.get("Content-Length", "").strip()
+            length = _LENGTH.match(declared)
+            self.unread = (bool(self.headers.get("Transfer-Encoding"))
+                           or (length is not None and int(declared) > body.consumed)
+                           or (length is None and declared != ""))
         except (socket.timeout, ConnectionError):
             self.close_connection = True
+            self.unread = False
+        finally:
+            if self.unread:
+                self.drain()
+
+    def drain(self) -> None:
+        """End the answer (shut the sending side), then read and discard what the client
+        still sends: until it closes, :data:`DRAIN_MAX_BYTES` are read, the socket's timeout
+        has passed (checked between reads, each of which waits at most that long) or the
+        request's deadline has."""
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_WR)
+            deadline = time.monotonic() + self.timeout
+            left = DRAIN_MAX_BYTES
+            while left > 0 and time.monotonic() < deadline:
+                chunk = self.rfile.read1(min(left, DRAIN_CHUNK_BYTES))
+                if not chunk:
+                    break
+                left -= len(chunk)
+        except OSError:
+            pass  # the client went away: nothing left to protect
 
     def send_error(self, code, message=None, explain=None) -> None:
         """The HTTP layer's own errors (bad request line, line too long) as problem+json."""
@@ -66,19 +231,29 @@ class ServiceRequestHandler(WSGIRequestHandler):
         except OSError:
             pass
         self.close_connection = True
+        self.unread = True  # the rest of a refused request is still coming
+
+    def log_failure(self, failure: Optional[BaseException]) -> None:
+        """A request that failed in wsgiref's handler (the client stopped reading its
+        answer, or the application raised): one line, no traceback."""
+        self.server.log("proagents-bench service: %s %s from %s failed: %s" % (
+            self.command, self.path[:200], _peer(self.client_address), _describe(failure)))
 
     def log_message(self, format, *args) -> None:
         pass  # the audit log is in the database; stderr stays quiet
 
 
 def make_server(app, host: str = DEFAULT_HOST, port: int = 0,
-                timeout: float = SOCKET_TIMEOUT_SECONDS) -> ServiceServer:
-    """A bound server for ``app`` (port 0: a free one; ``server.server_port`` says which)."""
-    handler = type("Handler", (ServiceRequestHandler,), {"timeout": timeout})
-    server_class = ServiceServer
+                timeout: float = SOCKET_TIMEOUT_SECONDS, log: Log = _quiet,
+                request_deadline: float = REQUEST_DEADLINE_SECONDS) -> ServiceServer:
+    """A bound server for ``app`` (port 0: a free one; ``server.server_port`` says which);
+    ``log`` takes the one-line reports of failed connections."""
+    handler = type("Handler", (ServiceRequestHandler,), {
+        "timeout": timeout, "request_deadline": request_deadline})
+    attributes = {"log": staticmethod(log)}
     if ":" in host:
-        server_class = type("ServiceServer6", (ServiceServer,),
-                            {"address_family": socket.AF_INET6})
+        attributes["address_family"] = socket.AF_INET6
+    server_class = type("ServiceServer", (ServiceServer,), attributes)
     server = server_class((host, port), handler)
     server.set_app(app)
     return server

@@ -19,7 +19,7 @@ import hashlib
 import json
 import sqlite3
 import time
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, NoReturn, Optional, Tuple
 
 from .. import pipeline
 from ..errors import ContractError, ContractErrors
@@ -181,7 +181,8 @@ class Submitter:
             "received_at > ?", (team.id, SCORED, moment - team.budget_window_seconds))]
         return len(times), times
 
-    def _contract_error(self, opened, team, body, digest, received, failure):
+    def _contract_error(self, opened: sqlite3.Connection, team: Team, body: bytes, digest: str,
+                        received: float, failure: ContractErrors) -> NoReturn:
         document = contract_error_document(failure.errors, failure.omitted, VERSION)
         problem = Problem("service.contract_error", "the submission breaks the contract: "
                           "%d error(s); nothing was scored and no budget was spent" % (
@@ -194,7 +195,8 @@ class Submitter:
                  json.dumps(problem.document(), sort_keys=True)))
         raise problem
 
-    def _store(self, opened, team, body, digest, received, document):
+    def _store(self, opened: sqlite3.Connection, team: Team, body: bytes, digest: str,
+               received: float, document: Optional[dict]) -> Tuple[int, dict, Dict[str, str]]:
         refused = None
         with database.transaction(opened):
             current = opened.execute("SELECT budget_count, budget_window_seconds, "
@@ -226,7 +228,8 @@ class Submitter:
             self.after_store()
         return 200, answer, {}
 
-    def _score(self, opened, team, body, digest, received, document, spent) -> dict:
+    def _score(self, opened: sqlite3.Connection, team: Team, body: bytes, digest: str,
+               received: float, document: dict, spent: int) -> dict:
         """Store a scored submission (inside the caller's transaction); its answer."""
         answer, released, released_score = self._feedback(opened, team, document)
         answer.update({
@@ -259,7 +262,8 @@ class Submitter:
         return {"budget": team.budget, "used_in_window": used,
                 "remaining": max(0, team.budget_count - used)}
 
-    def _feedback(self, opened, team: Team, document: dict) -> Tuple[dict, bool, Optional[float]]:
+    def _feedback(self, opened: sqlite3.Connection, team: Team,
+                  document: dict) -> Tuple[dict, bool, Optional[float]]:
         """(the answer's feedback part, whether a new score is released, that score)."""
         answer = feedback.verdict(document)
         level = team.feedback_level

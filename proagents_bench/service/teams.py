@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import time
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from . import budget, database, tokens
 from .feedback import LEVELS
@@ -160,7 +160,7 @@ def authenticate(opened: sqlite3.Connection, token: str) -> Optional[Team]:
     return Team(row)
 
 
-def _budget(text: str):
+def _budget(text: str) -> Tuple[int, int]:
     try:
         return budget.parse(text)
     except budget.BudgetError as problem:

@@ -71,16 +71,25 @@ def service_benchmark(tasks: Optional[int], trials: int, requests: int, concurre
         body = json.dumps(submission).encode("utf-8")
         data = os.path.join(folder, "data")
         token = teams.add(database.open_database(data), "bench", UNSPENDABLE_BUDGET, "ladder")
-        process = subprocess.Popen(
-            [python, "-B", os.path.join(PACKAGE_ROOT, "run_benchmark.py"), "serve",
-             "--spec", paths["spec"], "--cases", paths["cases"], "--baseline",
-             paths["baseline"], "--data", data, "--port", "0"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        # The server's stderr goes to a file: a pipe nobody reads while the load runs would
+        # fill with its log lines and stop the server.
+        log_path = os.path.join(folder, "serve.log")
+        with open(log_path, "wb") as log:
+            process = subprocess.Popen(
+                [python, "-B", os.path.join(PACKAGE_ROOT, "run_benchmark.py"), "serve",
+                 "--spec", paths["spec"], "--cases", paths["cases"], "--baseline",
+                 paths["baseline"], "--data", data, "--port", "0"],
+                stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL)
         line = process.stdout.readline().decode("ascii", "replace")
         marker = "http://127.0.0.1:"
         if marker not in line:
-            say("the service did not start: %s" % process.stderr.read().decode(
-                "utf-8", "replace").strip())
+            try:
+                process.wait(SERVE_START_SECONDS)  # its last words are in the log
+            except subprocess.TimeoutExpired:
+                pass
+            with open(log_path, "rb") as log:
+                say("the service did not start: %s" % log.read().decode(
+                    "utf-8", "replace").strip())
             return False
         port = int(line.split(marker)[1].split("/")[0])
         latencies: List[float] = []
@@ -139,5 +148,4 @@ def service_benchmark(tasks: Optional[int], trials: int, requests: int, concurre
                     process.kill()
                     process.wait()
             process.stdout.close()
-            process.stderr.close()
         shutil.rmtree(folder, ignore_errors=True)

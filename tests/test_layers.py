@@ -1,0 +1,107 @@
+"""The house rules of the source, read from its syntax trees: data flows one way (nothing
+below the service imports it, and the service imports no command), only the commands print
+or end the process, no ``assert`` validates anything (``-O`` would remove it), and every
+SQLite connection is opened in one place, by the context manager that closes it."""
+
+import ast
+import os
+import unittest
+
+from .support import ROOT
+
+PACKAGE = os.path.join(ROOT, "proagents_bench")
+# The layers allowed to use the service: the commands and the command-line tools.
+SERVICE_USERS = ("service", "cli", "tools")
+
+
+def modules():
+    """(path relative to the package, with '/', its syntax tree) of every module."""
+    for folder, subfolders, files in os.walk(PACKAGE):
+        subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as handle:
+                    tree = ast.parse(handle.read().decode("utf-8"), path)
+                yield os.path.relpath(path, PACKAGE).replace(os.sep, "/"), tree
+
+
+def imported(relative, node):
+    """The absolute module names an import node brings in, for a module at ``relative``."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if not isinstance(node, ast.ImportFrom):
+        return []
+    if node.level == 0:
+        base = node.module or ""
+    else:
+        parts = ["proagents_bench"] + relative.split("/")[:-1]
+        parts = parts[:len(parts) - (node.level - 1)]
+        base = ".".join(parts + ([node.module] if node.module else []))
+    return [base] + ["%s.%s" % (base, alias.name) for alias in node.names]
+
+
+def dotted(node):
+    """``a.b.c`` of a name or attribute chain, else ''."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = dotted(node.value)
+        return inner + "." + node.attr if inner else ""
+    return ""
+
+
+def layer(relative):
+    return relative.split("/")[0] if "/" in relative else ""
+
+
+class LayerTests(unittest.TestCase):
+    def test_nothing_below_the_service_imports_it_and_it_imports_no_command(self):
+        wrong = []
+        for relative, tree in modules():
+            for node in ast.walk(tree):
+                for name in imported(relative, node):
+                    if (name.startswith("proagents_bench.service")
+                            and layer(relative) not in SERVICE_USERS):
+                        wrong.append((relative, name))
+                    if layer(relative) == "service" and name.startswith("proagents_bench.cli"):
+                        wrong.append((relative, name))
+        self.assertEqual(wrong, [])
+
+    def test_only_the_commands_print_or_end_the_process(self):
+        forbidden = {"print", "exit", "quit", "sys.exit", "os._exit", "os.abort"}
+        wrong = []
+        for relative, tree in modules():
+            if layer(relative) == "cli":
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Call) and dotted(node.func) in forbidden:
+                    wrong.append((relative, node.lineno, dotted(node.func)))
+                if isinstance(node, ast.Attribute) and dotted(node) in ("sys.stdout",
+                                                                         "sys.stderr"):
+                    wrong.append((relative, node.lineno, dotted(node)))
+        self.assertEqual(wrong, [])
+
+    def test_no_assert_statement_validates_anything(self):
+        found = [(relative, node.lineno) for relative, tree in modules()
+                 for node in ast.walk(tree) if isinstance(node, ast.Assert)]
+        self.assertEqual(found, [])
+
+    def test_sqlite_connections_are_opened_only_by_the_manager_that_closes_them(self):
+        # sqlite3's own context manager commits but never closes: every connection comes
+        # from database.connection(), whose finally closes it.
+        opened = []
+        for relative, tree in modules():
+            for function in ast.walk(tree):
+                if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for node in ast.walk(function):
+                    if isinstance(node, ast.Call) and dotted(node.func) in (
+                            "sqlite3.connect", "connect", "database.connect"):
+                        opened.append((relative, function.name, dotted(node.func)))
+        self.assertEqual(opened, [("service/database.py", "connect", "sqlite3.connect"),
+                                  ("service/database.py", "connection", "connect")])
+
+
+if __name__ == "__main__":
+    unittest.main()
