@@ -24,7 +24,6 @@ import threading
 from typing import Callable, Optional
 
 from ..errors import ContractErrors
-from ..importers.package import run_here
 from ..jsonio.gcpause import CollectorPaused
 from ..pipeline import PendingFingerprint, fingerprint_here
 
@@ -136,6 +135,9 @@ def forking_background(log_bytes: int, threshold: int = FORK_LOG_BYTES) -> Calla
     candidate's log read in a forked process while this one reads the baseline's (the
     import is bound by decoding JSON, one core per log), when the logs are large enough and
     the platform allows; else read here."""
+    # Imported here: the gate imports this module for its fingerprint, and never needs the
+    # importers (a run compiles every module it imports when no bytecode is cached).
+    from ..importers.package import run_here
     if log_bytes < threshold or not hasattr(os, "fork") or threading.active_count() != 1:
         return run_here
     return _read_in_child
