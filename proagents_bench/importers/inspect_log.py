@@ -37,7 +37,8 @@ from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from . import zstd
 from .settings import Settings
-from .source import LogError, LogSource, decode_json, items, optional, require, type_name
+from .source import (MAX_LOG_NUMBER, LogError, LogSource, decode_json, items, log_number,
+                     optional, require, type_name)
 from .trial import LogRun, Trial
 
 # The log format versions read (Inspect's ``version``; 2 since 2024). A newer major version
@@ -96,11 +97,11 @@ def read_header(header: dict, log_format: str, entry: Optional[str]) -> LogRun:
         value = config.get(key)
         if protocol_key in run.protocol or value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-                isinstance(value, float) and not math.isfinite(value)):
-            raise LogError("import.field_type", "%s must be a finite number, got %s" % (
-                quote(key), type_name(value) if not isinstance(value, float) else value),
-                ("eval", "config", key), entry)
+        if not log_number(value):
+            raise LogError("import.field_type", "%s must be a number from 0 to %d, got %s" % (
+                quote(key), MAX_LOG_NUMBER,
+                type_name(value) if not isinstance(value, (int, float)) or
+                isinstance(value, bool) else value), ("eval", "config", key), entry)
         run.protocol[protocol_key] = (value, config_path + key)
     run.protocol.setdefault("retry_limit", (0, "eval.config.retry_on_error (absent: none)"))
     version_text = _text(task_version) or "0"
@@ -247,10 +248,10 @@ class SampleReader:
         for key in ("working_time", "total_time"):
             seconds = sample.get(key)
             if seconds is not None:
-                if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or (
-                        not math.isfinite(seconds) or seconds < 0):
-                    raise LogError("import.field_type", "%s must be a number of seconds >= 0"
-                                   % quote(key), path + (key,), entry)
+                if not log_number(seconds):
+                    raise LogError("import.field_type", "%s must be a number of seconds from "
+                                   "0 to %d" % (quote(key), MAX_LOG_NUMBER), path + (key,),
+                                   entry)
                 return milliseconds(seconds)
         raise LogError("import.missing_field", "missing \"working_time\" (and \"total_time\"), "
                        "which latency_ms is made from", path + ("working_time",), entry)
@@ -266,11 +267,11 @@ class SampleReader:
             value = require(counts, field, (int, float), path + ("model_usage", model),
                             "the mapping's cost.source %s needs" % quote(self.cost_source),
                             entry)
-            if not math.isfinite(value) or value < 0:
-                raise LogError("import.field_type", "%s must be a number >= 0" % quote(field),
-                               path + ("model_usage", model, field), entry)
+            if not log_number(value):
+                raise LogError("import.field_type", "%s must be a number from 0 to %d" % (
+                    quote(field), MAX_LOG_NUMBER), path + ("model_usage", model, field), entry)
             total += value
-        return scaled(total, self.cost_scale)
+        return scaled(total, self.cost_scale, path + ("model_usage",), entry)
 
     def _case(self, sample: dict, entry: Optional[str], path: tuple) -> dict:
         metadata = sample.get("metadata")
@@ -333,12 +334,16 @@ def milliseconds(seconds: float) -> object:
     return int(value) if value == int(value) else value
 
 
-def scaled(value: object, scale: object) -> object:
+def scaled(value: object, scale: object, path: tuple, entry: Optional[str] = None) -> object:
     """A cost times the mapping's scale; an integer stays one, a float has 12 decimals at most
-    (sums of floats carry noise the results file should not)."""
+    (sums of floats carry noise the results file should not). A product beyond a float (a
+    scale of ``1e400``) is ``import.field_type`` at the cost's ``path``."""
     product = value * scale
     if isinstance(product, int):
         return product
+    if not math.isfinite(product):
+        raise LogError("import.field_type", "the cost %s times the mapping's cost.scale is not "
+                       "a finite number" % value, path, entry)
     product = round(product, 12)
     return int(product) if product == int(product) else product
 

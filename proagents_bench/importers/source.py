@@ -11,16 +11,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from typing import Iterable, Optional
 
 from ..contract.vocabulary import INSPECT_EVAL, INSPECT_JSON, TAU2_JSON
 from ..errors import ContractError, ContractErrors, PathStep
 from ..jsonio.gcpause import CollectorPaused
-from ..jsonio.load import MAX_FILE_BYTES
+from ..jsonio.load import MAX_FILE_BYTES, MAX_NUMBER_LITERAL_CHARS
 from ..text import quote
 
 ZIP_MAGIC = b"PK\x03\x04"
 READ_CHUNK_BYTES = 1 << 20
+# The largest time (seconds), token count or cost a log may give: far above any real run,
+# far below where milliseconds or a cost's scale would overflow a float.
+MAX_LOG_NUMBER = 10 ** 15
 
 
 class LogError(Exception):
@@ -82,6 +86,12 @@ class LogSource:
                       "tau2-bench run saved as a folder, with its simulations in files of "
                       "their own, is not imported: save the run as one results.json)")
         try:
+            regular = stat.S_ISREG(os.stat(self.path).st_mode)
+        except (OSError, ValueError):
+            regular = True  # the open below says why it cannot be read
+        if not regular:  # a FIFO or a device would block the open or never end
+            self.fail("import.unreadable", "cannot read the log: it is not a regular file")
+        try:
             with open(self.path, "rb") as stream:
                 while True:
                     chunk = stream.read(READ_CHUNK_BYTES)
@@ -125,7 +135,7 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> dict:
             (), entry)])
     try:
         with CollectorPaused():  # a large log decodes into millions of acyclic objects
-            value = json.loads(text)
+            value = json.loads(text, parse_int=_bounded_int)
     except json.JSONDecodeError as problem:
         raise ContractErrors([source.error("import.json", "not valid JSON: %s" % problem.msg,
                                            (), entry, problem.lineno, problem.colno)])
@@ -136,6 +146,22 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> dict:
         raise ContractErrors([source.error("import.format", "expected a JSON object at the "
                                            "top, got %s" % type_name(value), (), entry)])
     return value
+
+
+def _bounded_int(literal: str) -> object:
+    """An integer literal of the log; one longer than the gate's literals (which could take
+    minutes to convert) is read as the float it approximates, infinite or huge, which the
+    fields the importer reads refuse at their JSON path (:func:`log_number`)."""
+    if len(literal) <= MAX_NUMBER_LITERAL_CHARS:
+        return int(literal)
+    return float(literal)
+
+
+def log_number(value: object) -> bool:
+    """Whether ``value`` is a time, token count or cost a log may give: a number (never a
+    Boolean) from 0 to MAX_LOG_NUMBER, so NaN, infinities and huge values are refused."""
+    return (not isinstance(value, bool) and isinstance(value, (int, float))
+            and 0 <= value <= MAX_LOG_NUMBER)
 
 
 def detect_format(head: bytes, value: Optional[dict]) -> Optional[str]:

@@ -19,7 +19,6 @@ ignored: logs grow.
 
 from __future__ import annotations
 
-import math
 from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ..contract.vocabulary import DB_CHECK, TAU2_HARNESS, TAU2_JSON
@@ -28,7 +27,8 @@ from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
-from .source import LogError, LogSource, items, optional, require, type_name
+from .source import (MAX_LOG_NUMBER, LogError, LogSource, items, log_number, optional,
+                     require, type_name)
 from .trial import LogRun, Trial
 
 SUCCESS_REASONS = ("user_stop", "agent_stop")
@@ -199,18 +199,18 @@ class SimulationReader:
     @staticmethod
     def _latency(simulation: dict, path: tuple) -> object:
         seconds = require(simulation, "duration", (int, float), path, "latency_ms is made from")
-        if not math.isfinite(seconds) or seconds < 0:
+        if not log_number(seconds):
             raise LogError("import.field_type", "\"duration\" must be a number of seconds "
-                           ">= 0", path + ("duration",))
+                           "from 0 to %d" % MAX_LOG_NUMBER, path + ("duration",))
         return milliseconds(seconds)
 
     def _cost(self, simulation: dict, path: tuple) -> object:
         cost = require(simulation, "agent_cost", (int, float), path,
                        "the mapping's cost.source \"agent_cost\" needs")
-        if not math.isfinite(cost) or cost < 0:
-            raise LogError("import.field_type", "\"agent_cost\" must be a number >= 0",
-                           path + ("agent_cost",))
-        return scaled(cost, self.cost_scale)
+        if not log_number(cost):
+            raise LogError("import.field_type", "\"agent_cost\" must be a number from 0 to %d"
+                           % MAX_LOG_NUMBER, path + ("agent_cost",))
+        return scaled(cost, self.cost_scale, path + ("agent_cost",))
 
     def _case(self, case_id: str) -> dict:
         task = self.tasks.get(case_id, {})

@@ -1,0 +1,141 @@
+"""Hostile logs: values and files a harness would never write but a damaged or crafted log
+may hold. Each is a contract error (exit 2) naming the log, the zip entry and the JSON path;
+never a traceback, an internal error (exit 3) or a hang."""
+
+import json
+import os
+import unittest
+
+from tests.importers.support import eval_entries, fixture, read_bytes, run_import, write_eval
+from tests.support import TempDir
+
+IDS = ("--baseline-id", "b", "--candidate-id", "c")
+SAMPLE = "samples/test-cancel_epoch_1.json"
+PLACEHOLDER = "@@literal@@"
+
+# (label, the sample's key, the literal written there, the JSON path the error names)
+NUMBER_CORPUS = (
+    ("NaN time", ("working_time",), "NaN", "$.working_time"),
+    ("infinite time", ("working_time",), "Infinity", "$.working_time"),
+    ("negative infinite time", ("working_time",), "-Infinity", "$.working_time"),
+    ("huge exponent", ("working_time",), "1e999999999", "$.working_time"),
+    ("a float beyond milliseconds", ("working_time",), "1e306", "$.working_time"),
+    ("an integer of 5000 digits", ("working_time",), "9" * 5000, "$.working_time"),
+    ("an integer of a million digits", ("working_time",), "7" * 1000000, "$.working_time"),
+    ("huge token count", ("model_usage", "mockllm/model", "total_tokens"), "9" * 400,
+     "$.model_usage[\"mockllm/model\"].total_tokens"),
+    ("NaN token count", ("model_usage", "mockllm/model", "total_tokens"), "NaN",
+     "$.model_usage[\"mockllm/model\"].total_tokens"),
+)
+
+
+def _with_literal(entries, entry, keys, literal):
+    """``entries`` with ``entry``'s value at ``keys`` replaced by the raw JSON ``literal``."""
+    changed = []
+    for name, data in entries:
+        if name == entry:
+            value = json.loads(data.decode("utf-8"))
+            target = value
+            for key in keys[:-1]:
+                target = target[key]
+            target[keys[-1]] = PLACEHOLDER
+            data = json.dumps(value).replace(json.dumps(PLACEHOLDER), literal).encode()
+        changed.append((name, data))
+    return changed
+
+
+class HostileLogTests(unittest.TestCase):
+    def assert_error(self, baseline, code, file_suffix, path, candidate=None):
+        run, written = run_import(self, baseline, candidate or fixture("candidate.eval"), *IDS)
+        self.assertEqual(run.status, 2, run.stdout[:500])
+        self.assertIsNone(written)
+        self.assertNotIn("Traceback", run.stderr)
+        errors = run.document["errors"]
+        self.assertIn((code, path), [(error["code"], error["path"]) for error in errors],
+                      errors)
+        error = next(error for error in errors if error["code"] == code)
+        self.assertTrue(error["file"].endswith(file_suffix), error["file"])
+        return error
+
+    def test_numbers_no_record_can_hold(self):
+        entries = [(info.filename, data) for info, data in eval_entries()]
+        folder = TempDir(self)
+        for label, keys, literal, path in NUMBER_CORPUS:
+            with self.subTest(label):
+                log = write_eval(folder, "numbers.eval",
+                                 _with_literal(entries, SAMPLE, keys, literal))
+                self.assert_error(log, "import.field_type", "numbers.eval:" + SAMPLE, path)
+
+    def test_a_huge_number_in_the_eval_config(self):
+        entries = [(info.filename, data) for info, data in eval_entries()]
+        for literal in ("1e999999999", "9" * 5000):
+            with self.subTest(literal[:12]):
+                log = write_eval(TempDir(self), "config.eval", _with_literal(
+                    entries, "header.json", ("eval", "config", "epochs"), literal))
+                self.assert_error(log, "import.field_type", "config.eval:header.json",
+                                  "$.eval.config.epochs")
+
+    def test_a_huge_number_in_a_tau2_results_file(self):
+        text = read_bytes(fixture("tau2_baseline.json")).decode("utf-8")
+        log = json.loads(text)
+        folder = TempDir(self)
+        for key, literal in (("duration", "1e999999999"), ("agent_cost", "9" * 100000),
+                             ("agent_cost", "NaN"), ("duration", "-1")):
+            with self.subTest(key=key, literal=literal[:12]):
+                log["simulations"][0][key] = PLACEHOLDER
+                data = json.dumps(log).replace(json.dumps(PLACEHOLDER), literal)
+                path = folder.write_bytes("tau2.json", data.encode("utf-8"))
+                self.assert_error(path, "import.field_type", "tau2.json",
+                                  "$.simulations[0].%s" % key,
+                                  candidate=fixture("tau2_candidate.json"))
+                log = json.loads(text)
+
+    def test_a_cost_scale_beyond_a_float(self):
+        folder = TempDir(self)
+        mapping = folder.write_json("mapping.json", {
+            "schema_version": "proagents-bench-import-mapping-v1",
+            "cost": {"source": "agent_cost", "scale": 1e300}})
+        log = json.loads(read_bytes(fixture("tau2_baseline.json")).decode("utf-8"))
+        log["simulations"][0]["agent_cost"] = 1e300
+        path = folder.write_bytes("tau2.json", json.dumps(log).encode("utf-8"))
+        run, written = run_import(self, path, fixture("tau2_candidate.json"), *IDS,
+                                  "--mapping", mapping)
+        self.assertEqual(run.status, 2, run.stdout[:500])
+        errors = run.document["errors"]
+        self.assertIn(("import.field_type", "$.simulations[0].agent_cost"),
+                      [(error["code"], error["path"]) for error in errors])
+
+    def test_a_nested_bom_or_non_utf8_sample(self):
+        entries = [(info.filename, data) for info, data in eval_entries()]
+        folder = TempDir(self)
+        for label, data, code in (
+                ("deep arrays", b"[" * 200000 + b"]" * 200000, "import.json"),
+                ("deep objects", b'{"a":' * 100000 + b"1" + b"}" * 100000, "import.json"),
+                ("not UTF-8", b"\xff\xfe{}", "import.json"),
+                ("empty", b"", "import.json"),
+                ("an array", b"[]", "import.format")):
+            with self.subTest(label):
+                log = write_eval(folder, "odd.eval", [
+                    (name, data if name == SAMPLE else original)
+                    for name, original in entries])
+                self.assert_error(log, code, "odd.eval:" + SAMPLE, "$")
+
+    def test_sample_ids_of_other_types(self):
+        entries = [(info.filename, data) for info, data in eval_entries()]
+        folder = TempDir(self)
+        for literal in ("1.5", "true", "null", "[]", "\"  \""):
+            with self.subTest(literal):
+                log = write_eval(folder, "ids.eval",
+                                 _with_literal(entries, SAMPLE, ("id",), literal))
+                self.assert_error(log, "import.sample_id", "ids.eval:" + SAMPLE, "$.id")
+
+    @unittest.skipUnless(hasattr(os, "mkfifo"), "no FIFOs here")
+    def test_a_fifo_is_refused_not_waited_on(self):
+        path = os.path.join(TempDir(self).path, "pipe.eval")
+        os.mkfifo(path)
+        error = self.assert_error(path, "import.unreadable", "pipe.eval", "$")
+        self.assertIn("not a regular file", error["message"])
+
+
+if __name__ == "__main__":
+    unittest.main()
