@@ -35,7 +35,8 @@ def build_parser(program: str) -> Parser:
     parser = Parser(
         prog=program + " import",
         description="Import one harness log per system (Inspect AI .eval or .json, tau2-bench "
-                    "results.json) into a results package the gate accepts unchanged.",
+                    "results.json or results folder) into a results package the gate accepts "
+                    "unchanged.",
         epilog="Exit status: 0 written; 2 a contract or command-line error (nothing written). "
                "Then run the gate: %s --spec SPEC --cases CASES --results RESULTS." % program)
     parser.add_argument("--baseline", metavar="LOG", required=True, help="the baseline's log")

@@ -59,23 +59,30 @@ class Imported:
 
 
 def open_log(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[Trial]]:
-    """The log's run and trials, its format told from its bytes."""
-    head = source.measure()
-    if detect_format(head, None) == INSPECT_EVAL:
+    """The log's run and trials, its format told from its bytes (a folder: tau2-bench's)."""
+    if tau2.is_results_folder(source.path):
+        source.entry_separator = "/"
+        run, trials = tau2.read_folder(source, settings)
+    elif detect_format(source.measure(), None) == INSPECT_EVAL:
         run, trials = inspect_log.read_eval(source, settings)
     else:
         value = source.read_json()
-        found = detect_format(head, value)
+        found = detect_format(b"", value)
         if found == INSPECT_JSON:
             run, trials = inspect_log.read_json_log(source, value, settings)
         elif found == TAU2_JSON:
             run, trials = tau2.read_results(source, value, settings)
+        elif "info" in value and "simulation_index" in value:
+            raise ContractErrors([source.error(
+                "import.format", "the results.json of a tau2-bench results folder (its "
+                "simulations are files of the simulations/ folder beside it): pass the "
+                "folder itself")])
         else:
             raise ContractErrors([source.error(
                 "import.format", "not a log this importer reads: expected an Inspect AI .eval "
                 "log (a zip), an Inspect AI .json log (an object with \"version\" and "
-                "\"eval\") or a tau2-bench results.json (an object with \"info\" and "
-                "\"simulations\")")])
+                "\"eval\"), a tau2-bench results.json (an object with \"info\" and "
+                "\"simulations\") or a tau2-bench results folder")])
     try:
         settings.check_harness(run.harness)
     except ContractErrors as failure:

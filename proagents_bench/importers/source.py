@@ -3,7 +3,8 @@ contract errors that name the log, the entry inside a zip and the JSON path.
 
 The format is told from the bytes, never from the file name: a zip (``PK\\x03\\x04``) is an
 Inspect AI ``.eval`` log; a JSON object with ``eval`` and ``version`` is an Inspect AI
-``.json`` log; one with ``info`` and ``simulations`` is a tau2-bench ``results.json``.
+``.json`` log; one with ``info`` and ``simulations`` is a tau2-bench ``results.json``; a
+folder is a tau2-bench results folder (``importers/tau2.py``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ class LogSource:
         self.shown = shown if shown is not None else path
         self.sha256 = ""
         self.size = 0
+        # Between the log and a file inside it, as errors name it: a zip's entry
+        # (``baseline.eval:header.json``) or a results folder's file (``run/results.json``).
+        self.entry_separator = ":"
 
     @property
     def file_name(self) -> str:
@@ -59,8 +63,13 @@ class LogSource:
         return os.path.basename(os.path.normpath(self.path)) or self.path
 
     def where(self, entry: Optional[str] = None) -> str:
-        """The file as errors name it: ``baseline.eval:samples/3_epoch_1.json`` inside a zip."""
-        return self.shown if entry is None else "%s:%s" % (self.shown, entry)
+        """The file as errors name it: ``baseline.eval:samples/3_epoch_1.json`` inside a zip,
+        ``run/simulations/sim-1.json`` inside a folder."""
+        if entry is None:
+            return self.shown
+        if self.entry_separator == "/":
+            return "%s/%s" % (self.shown.rstrip("/\\") or self.shown, entry)
+        return "%s%s%s" % (self.shown, self.entry_separator, entry)
 
     def error(self, code: str, message: str, path: Iterable[PathStep] = (),
               entry: Optional[str] = None, line: Optional[int] = None,
@@ -81,10 +90,6 @@ class LogSource:
         digest = hashlib.sha256()
         size = 0
         head = b""
-        if os.path.isdir(self.path):
-            self.fail("import.unreadable", "cannot read the log: it is a directory (a "
-                      "tau2-bench run saved as a folder, with its simulations in files of "
-                      "their own, is not imported: save the run as one results.json)")
         try:
             regular = stat.S_ISREG(os.stat(self.path).st_mode)
         except (OSError, ValueError):
