@@ -418,13 +418,15 @@ def _read_raw(stream, info: zipfile.ZipInfo, source: LogSource) -> Optional[byte
         data = raw
     elif info.compress_type == ZSTD_METHOD:
         try:
-            data = zstd.decompress(raw, MAX_ENTRY_BYTES)
+            data = zstd.decompress(raw, info.file_size)
         except zstd.ZstdError as problem:
             _corrupt(source, info, "zstd: %s" % problem)
     else:
         try:
             inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-            data = inflater.decompress(raw, MAX_ENTRY_BYTES + 1)
+            # No more than the entry says it holds (plus one byte, to see a lie): a bomb
+            # that declares a small entry never takes more memory than it declares.
+            data = inflater.decompress(raw, info.file_size + 1)
         except zlib.error as problem:
             _corrupt(source, info, "Error -3 while decompressing data: %s" % problem)
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:

@@ -4,6 +4,7 @@ never a traceback, an internal error (exit 3) or a hang."""
 
 import json
 import os
+import struct
 import unittest
 
 from tests.importers.support import eval_entries, fixture, read_bytes, run_import, write_eval
@@ -42,6 +43,41 @@ def _with_literal(entries, entry, keys, literal):
             data = json.dumps(value).replace(json.dumps(PLACEHOLDER), literal).encode()
         changed.append((name, data))
     return changed
+
+
+def _patch_declared_size(path, entry, size):
+    """Make the central directory record of ``entry`` declare ``size`` uncompressed bytes
+    (zipfile trusts it); a size of 2^32 or more is declared as ZIP64 does: 0xFFFFFFFF, and
+    the size in a ZIP64 extra field."""
+    data = bytearray(read_bytes(path))
+    name = entry.encode("utf-8")
+    position = 0
+    while True:
+        position = data.find(b"PK\x01\x02", position)
+        if position < 0:
+            raise AssertionError("no central record for " + entry)
+        name_length = struct.unpack_from("<H", data, position + 28)[0]
+        if bytes(data[position + 46:position + 46 + name_length]) == name:
+            break
+        position += 4
+    if size < 1 << 32:
+        struct.pack_into("<I", data, position + 24, size)
+        with open(path, "wb") as handle:
+            handle.write(bytes(data))
+        return
+    # ZIP64: 0xFFFFFFFF in the record, the size in an extra field (id 1) appended to it.
+    extra_length, comment_length = struct.unpack_from("<HH", data, position + 30)
+    struct.pack_into("<I", data, position + 24, 0xFFFFFFFF)
+    extra = struct.pack("<HHQ", 1, 8, size)
+    end = position + 46 + name_length + extra_length
+    struct.pack_into("<H", data, position + 30, extra_length + len(extra))
+    data[end:end] = extra
+    # The end-of-central-directory record: the directory grew by len(extra) bytes.
+    eocd = data.rfind(b"PK\x05\x06")
+    directory_size = struct.unpack_from("<I", data, eocd + 12)[0]
+    struct.pack_into("<I", data, eocd + 12, directory_size + len(extra))
+    with open(path, "wb") as handle:
+        handle.write(bytes(data))
 
 
 class HostileLogTests(unittest.TestCase):
@@ -128,6 +164,28 @@ class HostileLogTests(unittest.TestCase):
                 log = write_eval(folder, "ids.eval",
                                  _with_literal(entries, SAMPLE, ("id",), literal))
                 self.assert_error(log, "import.sample_id", "ids.eval:" + SAMPLE, "$.id")
+
+    def test_zip_entries_that_lie_about_their_size(self):
+        entries = [(info.filename, data) for info, data in eval_entries()]
+        folder = TempDir(self)
+        bomb = b"[" + b" " * (64 << 20) + b"]"  # 64 MiB of JSON that deflates to 64 KiB
+        for label, declared, code in (("a bomb declaring 1 KiB", 1024, "import.zip_corrupt"),
+                                      ("an entry declaring 2^40 bytes", 1 << 40,
+                                       "import.too_large")):
+            with self.subTest(label):
+                log = write_eval(folder, "lying.eval", [
+                    (name, bomb if name == SAMPLE else data) for name, data in entries])
+                _patch_declared_size(log, SAMPLE, declared)
+                self.assert_error(log, code, "lying.eval:" + SAMPLE, "$")
+
+    def test_an_entry_name_that_climbs_out_is_only_a_name(self):
+        entries = [(info.filename, data) for info, data in eval_entries()]
+        sample = dict(entries)[SAMPLE]
+        log = write_eval(TempDir(self), "climb.eval",
+                         entries + [("samples/../../climb_epoch_1.json", sample)])
+        error = self.assert_error(log, "import.duplicate_sample",
+                                  "climb.eval:samples/../../climb_epoch_1.json", "$")
+        self.assertIn(SAMPLE, error["message"])
 
     @unittest.skipUnless(hasattr(os, "mkfifo"), "no FIFOs here")
     def test_a_fifo_is_refused_not_waited_on(self):
