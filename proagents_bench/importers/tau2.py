@@ -362,10 +362,15 @@ def _open_file(source: LogSource, entry: str):  # -> a binary file, open
 def _read_file(source: LogSource, entry: str) -> dict:
     """One file of the folder, decoded whole (one simulation at most in memory)."""
     with _open_file(source, entry) as stream:
-        data = stream.read(MAX_FILE_BYTES + 1)
-    if len(data) > MAX_FILE_BYTES:
-        source.fail("import.too_large", "the file is more than the limit of %d bytes for a "
-                    "JSON log" % MAX_FILE_BYTES, (), entry)
+        size = os.fstat(stream.fileno()).st_size
+        if size > MAX_FILE_BYTES:
+            source.fail("import.too_large", "the file is %d bytes, more than the limit of %d "
+                        "bytes for a JSON log" % (size, MAX_FILE_BYTES), (), entry)
+        # Its size as measured, plus one byte to see a file that grew: never a read of the
+        # limit, for which some interpreters allocate the whole buffer.
+        data = stream.read(size + 1)
+    if len(data) > size:
+        source.fail("import.unreadable", "the file changed while it was read", (), entry)
     return decode_json(data, source, entry)
 
 
