@@ -10,6 +10,7 @@ are written all or none, and only when the import succeeded.
 
 from __future__ import annotations
 
+import argparse
 import os
 from typing import List
 
@@ -91,7 +92,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     return Outcome(EXIT_PASS, file_bytes(_summary(imported, options)), _lines(imported))
 
 
-def _path_problems(options) -> List[ContractError]:
+def _path_problems(options: argparse.Namespace) -> List[ContractError]:
     """Empty paths, and an output that would overwrite an input or the other output."""
     errors = []
     for option in ("baseline", "candidate", "output", "mapping", "cases", "write_cases",
@@ -140,7 +141,7 @@ def _load_cases(path: str) -> dict:
     return document.value
 
 
-def _summary(imported: Imported, options) -> dict:
+def _summary(imported: Imported, options: argparse.Namespace) -> dict:
     return {
         "action": IMPORTED,
         "results": options.output,

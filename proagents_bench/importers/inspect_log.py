@@ -28,7 +28,7 @@ import math
 import struct
 import zipfile
 import zlib
-from typing import Iterator, List, Optional, Tuple
+from typing import BinaryIO, Iterator, List, Optional, Tuple
 
 from ..contract.vocabulary import (INSPECT_EVAL, INSPECT_HARNESS, INSPECT_JSON, SCORE_ANSWER,
                                    SCORE_VALUE, TOTAL_TOKENS)
@@ -392,7 +392,7 @@ def _eval_trials(archive: zipfile.ZipFile, samples: list, source: LogSource,
                 raise ContractErrors([source.placed(failure)])
 
 
-def _read_raw(stream, info: zipfile.ZipInfo, source: LogSource) -> Optional[bytes]:
+def _read_raw(stream: BinaryIO, info: zipfile.ZipInfo, source: LogSource) -> Optional[bytes]:
     """A stored or deflated entry's bytes, read straight from the file: a third of the
     time ``ZipFile.open`` takes per entry, which counts when a log has a million of them.
     The checks are zipfile's own (local header signature, sizes, CRC-32); None for anything

@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import BinaryIO, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ..contract.vocabulary import DB_CHECK, TAU2_DIR, TAU2_HARNESS, TAU2_JSON
 from ..errors import ContractErrors
@@ -347,7 +347,8 @@ def _measure_folder(source: LogSource, names: List[str]) -> None:
     source.size = size
 
 
-def _open_file(source: LogSource, entry: str):  # -> a binary file, open
+def _open_file(source: LogSource, entry: str) -> BinaryIO:
+    """The folder's file ``entry``, open; a contract error when it is not a regular file."""
     path = os.path.join(source.path, *entry.split("/"))
     try:
         if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open
