@@ -236,12 +236,12 @@ class SampleReader:
                 raise LogError("import.field_type", "a score must be an object, got %s" % (
                     type_name(score)), path + ("scores", name), entry)
             field = "answer" if self.final_source == SCORE_ANSWER else "value"
-            return state_text(score.get(field))
+            return state_text(score.get(field), path + ("scores", name, field), entry)
         store = sample.get("store")
         if not isinstance(store, dict):
             raise LogError("import.missing_field", "missing \"store\", which the mapping's "
                            "final_state.source \"store\" needs", path + ("store",), entry)
-        return state_text(store.get(self.final_key))
+        return state_text(store.get(self.final_key), path + ("store", self.final_key), entry)
 
     @staticmethod
     def _latency(sample: dict, entry: Optional[str], path: tuple) -> object:
@@ -279,10 +279,12 @@ class SampleReader:
         case = {field: metadata.get(key) for field, key in self.metadata_keys}
         case["initial_state"] = _input_text(sample.get("input"))
         target = sample.get("target")
+        target_path = path + ("target",)
         if isinstance(target, list):
             target = target[0] if target else None
+            target_path += (0,)
         case["expected_final_state"] = (CORRECT_VALUE if self.final_source == SCORE_VALUE
-                                        else state_text(target))
+                                        else state_text(target, target_path, entry))
         case["task"] = self.task
         case["where"] = (entry, path)
         return case
@@ -317,14 +319,19 @@ def _input_text(value: object) -> Optional[str]:
     return None
 
 
-def state_text(value: object) -> Optional[str]:
+def state_text(value: object, path: tuple, entry: Optional[str]) -> Optional[str]:
     """A final state as text: a string as it is (blank: none), a number or a Boolean as JSON
-    writes it, any other value as canonical JSON (sorted keys)."""
+    writes it, any other value as canonical JSON (sorted keys). A value nested too deeply to
+    write (it decoded, but deeper in the stack) is ``import.field_type`` at ``path``."""
     if value is None:
         return None
     if isinstance(value, str):
         return value if value.strip() else None
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=True)
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=True)
+    except RecursionError:
+        raise LogError("import.field_type", "the value is nested too deeply to be a final "
+                       "state", path, entry) from None
 
 
 def milliseconds(seconds: float) -> object:

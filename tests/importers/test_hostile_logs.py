@@ -5,8 +5,11 @@ never a traceback, an internal error (exit 3) or a hang."""
 import json
 import os
 import struct
+import sys
 import unittest
 
+from proagents_bench.importers.inspect_log import state_text
+from proagents_bench.importers.source import LogError
 from tests.importers.support import eval_entries, fixture, read_bytes, run_import, write_eval
 from tests.support import TempDir
 
@@ -186,6 +189,17 @@ class HostileLogTests(unittest.TestCase):
         error = self.assert_error(log, "import.duplicate_sample",
                                   "climb.eval:samples/../../climb_epoch_1.json", "$")
         self.assertIn(SAMPLE, error["message"])
+
+    def test_a_final_state_too_deep_to_write_is_a_contract_error(self):
+        # It decoded (deep in the stack, a sample's value can be too deep to write again:
+        # PyPy's json encoder recurses in Python).
+        value = []
+        for _level in range(sys.getrecursionlimit() + 100):
+            value = [value]
+        with self.assertRaises(LogError) as raised:
+            state_text(value, ("scores", "match", "answer"), SAMPLE)
+        self.assertEqual((raised.exception.code, raised.exception.path, raised.exception.entry),
+                         ("import.field_type", ("scores", "match", "answer"), SAMPLE))
 
     @unittest.skipUnless(hasattr(os, "mkfifo"), "no FIFOs here")
     def test_a_fifo_is_refused_not_waited_on(self):
