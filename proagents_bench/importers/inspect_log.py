@@ -466,10 +466,14 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: LogSour
         raise ContractErrors([source.error(
             "import.too_large", "the entry is %d bytes uncompressed, more than the limit of "
             "%d bytes for one sample" % (info.file_size, MAX_ENTRY_BYTES), (), info.filename)])
+    if info.flag_bits & ENCRYPTED_FLAG:
+        raise ContractErrors([source.error(
+            "import.zip_compression", "the entry is encrypted (Inspect AI never encrypts a "
+            "log): it cannot be read", (), info.filename)])
     try:
         with archive.open(info) as stream:
             data = stream.read(MAX_ENTRY_BYTES + 1)
-    except NotImplementedError as problem:
+    except (NotImplementedError, RuntimeError) as problem:  # RuntimeError: bz2/lzma missing
         raise ContractErrors([source.error(
             "import.zip_compression", "the entry's compression (zip method %d) cannot be "
             "read: %s; convert the log with Inspect AI (`inspect log convert LOG --to json "

@@ -48,11 +48,8 @@ def _with_literal(entries, entry, keys, literal):
     return changed
 
 
-def _patch_declared_size(path, entry, size):
-    """Make the central directory record of ``entry`` declare ``size`` uncompressed bytes
-    (zipfile trusts it); a size of 2^32 or more is declared as ZIP64 does: 0xFFFFFFFF, and
-    the size in a ZIP64 extra field."""
-    data = bytearray(read_bytes(path))
+def _central_record(data, entry):
+    """The offset of ``entry``'s central directory record in the zip ``data``."""
     name = entry.encode("utf-8")
     position = 0
     while True:
@@ -61,8 +58,17 @@ def _patch_declared_size(path, entry, size):
             raise AssertionError("no central record for " + entry)
         name_length = struct.unpack_from("<H", data, position + 28)[0]
         if bytes(data[position + 46:position + 46 + name_length]) == name:
-            break
+            return position
         position += 4
+
+
+def _patch_declared_size(path, entry, size):
+    """Make the central directory record of ``entry`` declare ``size`` uncompressed bytes
+    (zipfile trusts it); a size of 2^32 or more is declared as ZIP64 does: 0xFFFFFFFF, and
+    the size in a ZIP64 extra field."""
+    data = bytearray(read_bytes(path))
+    position = _central_record(data, entry)
+    name_length = struct.unpack_from("<H", data, position + 28)[0]
     if size < 1 << 32:
         struct.pack_into("<I", data, position + 24, size)
         with open(path, "wb") as handle:
@@ -180,6 +186,18 @@ class HostileLogTests(unittest.TestCase):
                     (name, bomb if name == SAMPLE else data) for name, data in entries])
                 _patch_declared_size(log, SAMPLE, declared)
                 self.assert_error(log, code, "lying.eval:" + SAMPLE, "$")
+
+    def test_an_encrypted_entry(self):
+        entries = [(info.filename, data) for info, data in eval_entries()]
+        log = write_eval(TempDir(self), "locked.eval", entries)
+        data = bytearray(read_bytes(log))
+        position = _central_record(data, SAMPLE)
+        flags = struct.unpack_from("<H", data, position + 8)[0]
+        struct.pack_into("<H", data, position + 8, flags | 1)  # bit 0: encrypted
+        with open(log, "wb") as handle:
+            handle.write(bytes(data))
+        error = self.assert_error(log, "import.zip_compression", "locked.eval:" + SAMPLE, "$")
+        self.assertIn("encrypted", error["message"])
 
     def test_an_entry_name_that_climbs_out_is_only_a_name(self):
         entries = [(info.filename, data) for info, data in eval_entries()]
