@@ -34,6 +34,7 @@ from ..contract.vocabulary import (INSPECT_EVAL, INSPECT_HARNESS, INSPECT_JSON, 
                                    SCORE_VALUE, TOTAL_TOKENS)
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
+from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import zstd
 from .settings import Settings
@@ -103,6 +104,7 @@ def read_header(header: dict, log_format: str, entry: Optional[str]) -> LogRun:
                 type_name(value) if not isinstance(value, (int, float)) or
                 isinstance(value, bool) else value), ("eval", "config", key), entry)
         run.protocol[protocol_key] = (value, config_path + key)
+        run.protocol_where[protocol_key] = (entry, ("eval", "config", key))
     run.protocol.setdefault("retry_limit", (0, "eval.config.retry_on_error (absent: none)"))
     version_text = _text(task_version) or "0"
     run.defaults = {
@@ -346,6 +348,10 @@ def scaled(value: object, scale: object, path: tuple, entry: Optional[str] = Non
     (sums of floats carry noise the results file should not). A product beyond a float (a
     scale of ``1e400``) is ``import.field_type`` at the cost's ``path``."""
     product = value * scale
+    if isinstance(product, int) and product > MAX_SAFE_INTEGER:
+        raise LogError("import.field_type", "the cost %s times the mapping's cost.scale is %d, "
+                       "beyond 2**53 - 1, which the gate does not read (I-JSON)"
+                       % (value, product), path, entry)
     if isinstance(product, int):
         return product
     if not math.isfinite(product):

@@ -19,6 +19,7 @@ from ..contract.vocabulary import (CASES_V1, INSPECT_EVAL, INSPECT_JSON, RESULTS
                                    SPLITS, TAU2_JSON)
 from ..errors import ContractError, ContractErrors, format_path
 from ..jsonio import dump
+from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import inspect_log, tau2
 from .settings import Settings
@@ -268,11 +269,15 @@ def _protocol(system: ImportedSystem, settings: Settings) -> dict:
             continue
         # The contract's numbers are exact (int, Decimal); a float of the log is checked as
         # the decimal it prints as, and written as it is.
-        for error in field.shape.iter_errors(_exact(value)):
+        entry, path = system.run.protocol_where.get(key, (None, ())) if logged else (None, ())
+        problems = [error.message for error in field.shape.iter_errors(_exact(value))]
+        if isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
+            problems.append("beyond +/-(2**53 - 1), which the gate does not read (I-JSON)")
+        for problem in problems:
             errors.append(system.source.error(
                 "import.protocol", "the protocol's %s would be %s: %s%s" % (
-                    key, value, error.message, " (from %s)" % logged[1] if logged else ""),
-                ()))
+                    key, value, problem, " (from %s)" % logged[1] if logged else ""),
+                path, entry))
         protocol[key] = value
     if errors:
         raise ContractErrors(errors)

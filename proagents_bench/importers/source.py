@@ -23,9 +23,10 @@ from ..text import quote
 
 ZIP_MAGIC = b"PK\x03\x04"
 READ_CHUNK_BYTES = 1 << 20
-# The largest time (seconds), token count or cost a log may give: far above any real run,
-# far below where milliseconds or a cost's scale would overflow a float.
-MAX_LOG_NUMBER = 10 ** 15
+# The largest time (seconds), token count or cost a log may give: far above any real run
+# (31,000 years; a trillion tokens), and in milliseconds still an integer the gate reads
+# exactly (below 2**53, I-JSON).
+MAX_LOG_NUMBER = 10 ** 12
 
 
 class LogError(Exception):

@@ -101,6 +101,7 @@ def _header(log: dict, log_format: str = TAU2_JSON) -> Tuple[LogRun, Dict[str, d
         value = optional(info, key, int, ("info",))
         if value is not None:
             run.protocol[protocol_key] = (value, "info." + key)
+            run.protocol_where[protocol_key] = (None, ("info", key))
     run.protocol["retry_limit"] = (0, "tau2-bench does not record retries: 0 by default")
     run.defaults = {
         "benchmark_id": "tau2-%s" % domain,
@@ -295,6 +296,8 @@ def read_folder(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator
     except LogError as failure:
         failure.entry = FOLDER_RESULTS
         raise ContractErrors([source.placed(failure)])
+    run.protocol_where = {key: (FOLDER_RESULTS, path)
+                          for key, (_entry, path) in run.protocol_where.items()}
     _check_index(source, meta, names)
     write_tools = settings.side_effect_tools
     if write_tools is None:  # a first pass, one simulation file at a time

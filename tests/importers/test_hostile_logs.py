@@ -135,6 +135,30 @@ class HostileLogTests(unittest.TestCase):
                                   candidate=fixture("tau2_candidate.json"))
                 log = json.loads(text)
 
+    def test_protocol_values_the_gate_cannot_read_are_placed_in_the_log(self):
+        text = read_bytes(fixture("tau2_baseline.json")).decode("utf-8")
+        folder = TempDir(self)
+        for literal in ("9" * 99, "-5", "0"):
+            with self.subTest(literal[:12]):
+                path = folder.write_bytes("tau2.json", text.replace(
+                    '"max_steps": 100', '"max_steps": ' + literal).encode("utf-8"))
+                self.assert_error(path, "import.protocol", "tau2.json", "$.info.max_steps",
+                                  candidate=fixture("tau2_candidate.json"))
+
+    def test_an_integer_cost_beyond_what_the_gate_reads(self):
+        folder = TempDir(self)
+        mapping = folder.write_json("mapping.json", {
+            "schema_version": "proagents-bench-import-mapping-v1",
+            "cost": {"source": "agent_cost", "scale": 10 ** 9}})
+        log = json.loads(read_bytes(fixture("tau2_baseline.json")).decode("utf-8"))
+        log["simulations"][0]["agent_cost"] = 10 ** 12
+        path = folder.write_bytes("tau2.json", json.dumps(log).encode("utf-8"))
+        run, written = run_import(self, path, fixture("tau2_candidate.json"), *IDS,
+                                  "--mapping", mapping)
+        self.assertEqual(run.status, 2, run.stdout[:500])
+        self.assertIn(("import.field_type", "$.simulations[0].agent_cost"),
+                      [(error["code"], error["path"]) for error in run.document["errors"]])
+
     def test_a_cost_scale_beyond_a_float(self):
         folder = TempDir(self)
         mapping = folder.write_json("mapping.json", {
