@@ -152,10 +152,11 @@ class SampleReader:
                                                 else type_name(sample_id)),
                            path + ("id",), entry)
         epoch = sample.get("epoch")
-        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or not (
+                1 <= epoch <= MAX_SAFE_INTEGER):
             found = str(epoch) if type(epoch) is int else type_name(epoch)
-            raise LogError("import.sample_epoch", "a sample's epoch must be an integer >= 1, "
-                           "got %s" % found, path + ("epoch",), entry)
+            raise LogError("import.sample_epoch", "a sample's epoch must be an integer from 1 "
+                           "to 2**53 - 1, got %s" % found, path + ("epoch",), entry)
         calls, store_changes = self._events(sample, entry, path)
         tools_used = sorted(set(calls))
         if self.side_effect_tools is None:

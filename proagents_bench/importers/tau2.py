@@ -34,7 +34,7 @@ from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
-from ..jsonio.load import MAX_FILE_BYTES
+from ..jsonio.load import MAX_FILE_BYTES, MAX_SAFE_INTEGER
 from .source import (MAX_LOG_NUMBER, READ_CHUNK_BYTES, LogError, LogSource, decode_json, items,
                      log_number, optional, require, type_name)
 from .trial import LogRun, Trial
@@ -160,9 +160,9 @@ class SimulationReader:
                                quote(task_id) if isinstance(task_id, str)
                                else type_name(task_id)), path + ("task_id",))
         trial = require(simulation, "trial", int, path, "numbers the trial")
-        if trial < 0:
-            raise LogError("import.sample_epoch", "a simulation's trial must be >= 0, got %d"
-                           % trial, path + ("trial",))
+        if not 0 <= trial < MAX_SAFE_INTEGER:
+            raise LogError("import.sample_epoch", "a simulation's trial must be an integer "
+                           "from 0 to 2**53 - 2, got %d" % trial, path + ("trial",))
         calls = self._calls(simulation, path)
         tools_used = sorted(set(calls))
         record = {

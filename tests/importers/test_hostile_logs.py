@@ -48,6 +48,12 @@ def _with_literal(entries, entry, keys, literal):
     return changed
 
 
+def _first_tool_event():
+    events = json.loads(dict((info.filename, data) for info, data in eval_entries())[
+        SAMPLE].decode("utf-8"))["events"]
+    return next(index for index, event in enumerate(events) if event.get("event") == "tool")
+
+
 def _central_record(data, entry):
     """The offset of ``entry``'s central directory record in the zip ``data``."""
     name = entry.encode("utf-8")
@@ -158,6 +164,28 @@ class HostileLogTests(unittest.TestCase):
         self.assertEqual(run.status, 2, run.stdout[:500])
         self.assertIn(("import.field_type", "$.simulations[0].agent_cost"),
                       [(error["code"], error["path"]) for error in run.document["errors"]])
+
+    def test_values_the_gate_would_refuse_in_the_package(self):
+        header = [(info.filename, data) for info, data in eval_entries()]
+        for label, entry, keys, literal, code, path in (
+                ("an epoch beyond 2**53", SAMPLE, ("epoch",), "9" * 30, "import.sample_epoch",
+                 "$.epoch"),
+                ("a lone surrogate in a tool name", SAMPLE, ("events", _first_tool_event(),
+                                                             "function"),
+                 '"t\\udfff"', "import.field_type", "$"),
+                ("a lone surrogate in an answer", SAMPLE, ("scores", "match", "answer"),
+                 '"x\\ud800"', "import.field_type", "$"),
+                ("a lone surrogate in the model", "header.json", ("eval", "model"),
+                 '"m\\ud800"', "import.invalid_result", "$.systems[0].system_id")):
+            with self.subTest(label):
+                entries = _with_literal(header, entry, keys, literal)
+                log = write_eval(TempDir(self), "refused.eval", entries)
+                ids = IDS if entry == SAMPLE else ()
+                run, written = run_import(self, log, fixture("candidate.eval"), *ids)
+                self.assertEqual(run.status, 2, run.stdout[:500])
+                self.assertIsNone(written)
+                errors = [(error["code"], error["path"]) for error in run.document["errors"]]
+                self.assertIn((code, path), errors)
 
     def test_a_cost_scale_beyond_a_float(self):
         folder = TempDir(self)
