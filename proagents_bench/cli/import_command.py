@@ -111,6 +111,10 @@ def _path_problems(options: argparse.Namespace) -> List[ContractError]:
         if any(_same(path, given) for given in inputs):
             errors.append(ContractError("cli.report_path", "%s names an input file: it would "
                                         "be overwritten" % option, (), path))
+        elif any(_inside(path, given) for given in inputs):
+            errors.append(ContractError("cli.report_path", "%s names a file inside an input "
+                                        "folder (a tau2-bench results folder): it would change "
+                                        "the log" % option, (), path))
     if len(outputs) == 2 and _same(outputs[0][1], outputs[1][1]):
         errors.append(ContractError("cli.report_path", "--output and --write-cases name the "
                                     "same file", (), options.write_cases))
@@ -130,6 +134,18 @@ def _same(first: str, second: str) -> bool:
     try:
         return os.path.samefile(first, second)
     except (OSError, ValueError):
+        return False
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` would be written inside ``folder`` (an input that is a folder)."""
+    if not os.path.isdir(folder):
+        return False
+    try:
+        real_folder = os.path.normcase(os.path.realpath(folder))
+        real_path = os.path.normcase(os.path.realpath(path))
+        return os.path.commonpath([real_folder, real_path]) == real_folder
+    except ValueError:  # another drive, an embedded NUL
         return False
 
 

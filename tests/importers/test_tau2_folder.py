@@ -128,6 +128,20 @@ class BadFolderTests(unittest.TestCase):
                                   "run/results.json", "$")
         self.assertIn("pass the folder", error["message"])
 
+    def test_an_output_inside_the_folder_is_refused(self):
+        folder = self.copy()
+        before = read_bytes(os.path.join(folder, "results.json"))
+        for output in (os.path.join(folder, "results.json"),
+                       os.path.join(folder, "simulations", "new.json")):
+            with self.subTest(os.path.relpath(output, folder)):
+                run, _written = run_import(self, BASELINE, folder, "--mapping", MAPPING,
+                                           output=output)
+                self.assertEqual(run.status, 2, run.stdout[:500])
+                self.assertEqual(run.document["errors"][0]["code"], "cli.report_path")
+                self.assertFalse(os.path.exists(os.path.join(folder, "simulations",
+                                                             "new.json")))
+        self.assertEqual(read_bytes(os.path.join(folder, "results.json")), before)
+
     @unittest.skipUnless(hasattr(os, "mkfifo"), "no FIFOs here")
     def test_a_simulation_fifo_is_refused_not_waited_on(self):
         folder = self.copy()
