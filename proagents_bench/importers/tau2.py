@@ -165,15 +165,16 @@ class SimulationReader:
                            "from 0 to 2**53 - 2, got %d" % trial, path + ("trial",))
         calls = self._calls(simulation, path)
         tools_used = sorted(set(calls))
+        status = _status(simulation.get("termination_reason"))
         record = {
             "case_id": str(task_id),
             "trial_id": trial + 1,
-            "status": _status(simulation.get("termination_reason")),
+            "status": status,
             "final_state": self._final_state(simulation, path),
             "side_effects": sorted(self.write_tools.intersection(tools_used)),
             "tools_used": tools_used,
             "latency_ms": self._latency(simulation, path),
-            "cost_units": self._cost(simulation, path),
+            "cost_units": self._cost(simulation, path, status),
         }
         return Trial(record, self._case(str(task_id)), entry, path)
 
@@ -219,7 +220,11 @@ class SimulationReader:
                            "from 0 to %d" % MAX_LOG_NUMBER, path + ("duration",))
         return milliseconds(seconds)
 
-    def _cost(self, simulation: dict, path: tuple) -> object:
+    def _cost(self, simulation: dict, path: tuple, status: str) -> object:
+        if simulation.get("agent_cost") is None and status == "unknown":
+            # tau2-bench's placeholder for a run its infrastructure lost has no agent_cost
+            # (``make_infra_failure_sim``): no cost is known, and the record is never dropped.
+            return 0
         cost = require(simulation, "agent_cost", (int, float), path,
                        "the mapping's cost.source \"agent_cost\" needs")
         if not log_number(cost):
