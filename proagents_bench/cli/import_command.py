@@ -22,6 +22,7 @@ from ..importers.package import Imported, file_bytes, import_logs
 from ..importers.settings import default_settings, load_settings
 from ..importers.source import LogSource
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from ..jsonio.load import MAX_FILE_BYTES
 from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
@@ -82,6 +83,13 @@ def run(arguments: List[str], session: Session) -> Outcome:
     files = [(options.output, file_bytes(imported.results))]
     if imported.cases is not None:
         files.append((options.write_cases, file_bytes(imported.cases)))
+    too_large = [ContractError(
+        "import.too_large", "the file would be %d bytes, more than the %d bytes the gate reads "
+        "(final states of long text make large records: name a shorter final_state source "
+        "in the mapping)" % (len(data), MAX_FILE_BYTES), (), path)
+        for path, data in files if len(data) > MAX_FILE_BYTES]
+    if too_large:
+        return contract_error_outcome(too_large)
     try:
         write_files_atomically(files, session.guard.deferred)
     except AtomicWriteError as problem:

@@ -7,6 +7,7 @@ import os
 import struct
 import sys
 import unittest
+from unittest import mock
 
 from proagents_bench.importers.inspect_log import state_text
 from proagents_bench.importers.source import LogError
@@ -270,6 +271,15 @@ class HostileLogTests(unittest.TestCase):
             state_text(value, ("scores", "match", "answer"), SAMPLE)
         self.assertEqual((raised.exception.code, raised.exception.path, raised.exception.entry),
                          ("import.field_type", ("scores", "match", "answer"), SAMPLE))
+
+    def test_a_package_larger_than_the_gate_reads_is_not_written(self):
+        from proagents_bench.cli import import_command
+        with mock.patch.object(import_command, "MAX_FILE_BYTES", 1000):
+            run, written = run_import(self, fixture("baseline.eval"), fixture("candidate.eval"),
+                                      *IDS)
+        self.assertEqual(run.status, 2, run.stdout[:300])
+        self.assertIsNone(written)
+        self.assertEqual(run.document["errors"][0]["code"], "import.too_large")
 
     @unittest.skipUnless(hasattr(os, "mkfifo"), "no FIFOs here")
     def test_a_fifo_is_refused_not_waited_on(self):
