@@ -38,8 +38,8 @@ from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import zstd
 from .settings import Settings
-from .source import (MAX_LOG_NUMBER, LogError, LogSource, decode_json, items, log_number,
-                     optional, require, type_name)
+from .source import (MAX_LOG_DEPTH, MAX_LOG_NUMBER, LogError, LogSource, decode_json, items,
+                     log_number, nested_deeper_than, optional, require, type_name)
 from .trial import LogRun, Trial
 
 # The log format versions read (Inspect's ``version``; 2 since 2024). A newer major version
@@ -324,17 +324,20 @@ def _input_text(value: object) -> Optional[str]:
 
 def state_text(value: object, path: tuple, entry: Optional[str]) -> Optional[str]:
     """A final state as text: a string as it is (blank: none), a number or a Boolean as JSON
-    writes it, any other value as canonical JSON (sorted keys). A value nested too deeply to
-    write (it decoded, but deeper in the stack) is ``import.field_type`` at ``path``."""
+    writes it, any other value as canonical JSON (sorted keys). A value nested more than
+    MAX_LOG_DEPTH deep is ``import.field_type`` at ``path``."""
     if value is None:
         return None
     if isinstance(value, str):
         return value if value.strip() else None
+    too_deep = LogError("import.field_type", "the value nests more than %d deep: too deep "
+                        "to be a final state" % MAX_LOG_DEPTH, path, entry)
+    if nested_deeper_than(value, MAX_LOG_DEPTH):  # never left to the recursion limit
+        raise too_deep
     try:
         return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=True)
-    except RecursionError:
-        raise LogError("import.field_type", "the value is nested too deeply to be a final "
-                       "state", path, entry) from None
+    except RecursionError:  # the stack was deep already
+        raise too_deep from None
 
 
 def milliseconds(seconds: float) -> object:

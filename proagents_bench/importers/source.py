@@ -12,13 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
 import stat
 from typing import Iterable, Optional
 
 from ..contract.vocabulary import INSPECT_EVAL, INSPECT_JSON, TAU2_JSON
 from ..errors import ContractError, ContractErrors, PathStep
 from ..jsonio.gcpause import CollectorPaused
-from ..jsonio.load import MAX_FILE_BYTES, MAX_NUMBER_LITERAL_CHARS
+from ..jsonio.load import MAX_FILE_BYTES, MAX_NUMBER_LITERAL_CHARS, _nesting_ok
 from ..text import quote
 
 ZIP_MAGIC = b"PK\x03\x04"
@@ -27,6 +28,12 @@ READ_CHUNK_BYTES = 1 << 20
 # (31,000 years; a trillion tokens), and in milliseconds still an integer the gate reads
 # exactly (below 2**53, I-JSON).
 MAX_LOG_NUMBER = 10 ** 12
+# The deepest nesting of a value the importer writes again (a final state), and, on PyPy, of
+# a log's JSON: PyPy's JIT can abort the whole process (a fatal RPython error, no exception)
+# when its JSON decoder reaches the recursion limit, so there a deeper log is refused before
+# it is decoded. Far deeper than any harness log.
+MAX_LOG_DEPTH = 200
+ON_PYPY = platform.python_implementation() == "PyPy"
 
 
 class LogError(Exception):
@@ -139,6 +146,9 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> dict:
         raise ContractErrors([source.error(
             "import.json", "the log is not valid UTF-8 (byte offset %d)" % problem.start,
             (), entry)])
+    if ON_PYPY and not _nesting_ok(data, MAX_LOG_DEPTH):
+        raise ContractErrors([source.error("import.json", "not valid JSON: nested more than %d "
+                                           "deep" % MAX_LOG_DEPTH, (), entry)])
     try:
         with CollectorPaused():  # a large log decodes into millions of acyclic objects
             value = json.loads(text, parse_int=_bounded_int)
@@ -161,6 +171,22 @@ def _bounded_int(literal: str) -> object:
     if len(literal) <= MAX_NUMBER_LITERAL_CHARS:
         return int(literal)
     return float(literal)
+
+
+def nested_deeper_than(value: object, limit: int) -> bool:
+    """Whether ``value`` (decoded JSON) nests arrays and objects more than ``limit`` deep;
+    level by level, without recursion."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        inner: list = []
+        for item in level:
+            inner.extend(item.values() if isinstance(item, dict) else item)
+        level = [item for item in inner if isinstance(item, (dict, list))]
+    return False
 
 
 def log_number(value: object) -> bool:

@@ -10,7 +10,9 @@ import unittest
 from unittest import mock
 
 from proagents_bench.importers.inspect_log import state_text
-from proagents_bench.importers.source import LogError
+from proagents_bench.errors import ContractErrors
+from proagents_bench.importers import source
+from proagents_bench.importers.source import MAX_LOG_DEPTH, LogError
 from tests.importers.support import eval_entries, fixture, read_bytes, run_import, write_eval
 from tests.support import TempDir
 
@@ -262,15 +264,30 @@ class HostileLogTests(unittest.TestCase):
         self.assertIn(SAMPLE, error["message"])
 
     def test_a_final_state_too_deep_to_write_is_a_contract_error(self):
-        # It decoded (deep in the stack, a sample's value can be too deep to write again:
-        # PyPy's json encoder recurses in Python).
-        value = []
-        for _level in range(sys.getrecursionlimit() + 100):
-            value = [value]
-        with self.assertRaises(LogError) as raised:
-            state_text(value, ("scores", "match", "answer"), SAMPLE)
-        self.assertEqual((raised.exception.code, raised.exception.path, raised.exception.entry),
-                         ("import.field_type", ("scores", "match", "answer"), SAMPLE))
+        # It decoded, but writing it again could reach the recursion limit (PyPy's json
+        # encoder recurses in Python): a final state nests MAX_LOG_DEPTH deep at most.
+        for depth, refused in ((MAX_LOG_DEPTH - 1, False), (MAX_LOG_DEPTH + 1, True),
+                               (sys.getrecursionlimit() + 100, True)):
+            value = []
+            for _level in range(depth):
+                value = [value]
+            with self.subTest(depth=depth):
+                if not refused:
+                    self.assertTrue(state_text(value, (), SAMPLE).startswith("[[["))
+                    continue
+                with self.assertRaises(LogError) as raised:
+                    state_text(value, ("scores", "match", "answer"), SAMPLE)
+                self.assertEqual((raised.exception.code, raised.exception.path,
+                                  raised.exception.entry),
+                                 ("import.field_type", ("scores", "match", "answer"), SAMPLE))
+
+    def test_a_log_nested_deeper_than_the_limit_is_refused_before_decoding_on_pypy(self):
+        deep = b"[" * (MAX_LOG_DEPTH + 1) + b"]" * (MAX_LOG_DEPTH + 1)
+        with mock.patch.object(source, "ON_PYPY", True), \
+                mock.patch.object(source.json, "loads", side_effect=AssertionError("decoded")):
+            with self.assertRaises(ContractErrors) as raised:
+                source.decode_json(deep, source.LogSource("deep.json"), SAMPLE)
+        self.assertIn("nested more than", raised.exception.errors[0].message)
 
     def test_a_package_larger_than_the_gate_reads_is_not_written(self):
         from proagents_bench.cli import import_command
