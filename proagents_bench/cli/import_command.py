@@ -10,6 +10,7 @@ are written all or none, and only when the import succeeded.
 
 from __future__ import annotations
 
+import argparse
 import os
 from typing import List
 
@@ -21,6 +22,7 @@ from ..importers.package import Imported, file_bytes, import_logs
 from ..importers.settings import default_settings, load_settings
 from ..importers.source import LogSource
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from ..jsonio.load import MAX_FILE_BYTES
 from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
@@ -35,7 +37,8 @@ def build_parser(program: str) -> Parser:
     parser = Parser(
         prog=program + " import",
         description="Import one harness log per system (Inspect AI .eval or .json, tau2-bench "
-                    "results.json) into a results package the gate accepts unchanged.",
+                    "results.json or results folder) into a results package the gate accepts "
+                    "unchanged.",
         epilog="Exit status: 0 written; 2 a contract or command-line error (nothing written). "
                "Then run the gate: %s --spec SPEC --cases CASES --results RESULTS." % program)
     parser.add_argument("--baseline", metavar="LOG", required=True, help="the baseline's log")
@@ -80,6 +83,13 @@ def run(arguments: List[str], session: Session) -> Outcome:
     files = [(options.output, file_bytes(imported.results))]
     if imported.cases is not None:
         files.append((options.write_cases, file_bytes(imported.cases)))
+    too_large = [ContractError(
+        "import.too_large", "the file would be %d bytes, more than the %d bytes the gate reads "
+        "(final states of long text make large records: name a shorter final_state source "
+        "in the mapping)" % (len(data), MAX_FILE_BYTES), (), path)
+        for path, data in files if len(data) > MAX_FILE_BYTES]
+    if too_large:
+        return contract_error_outcome(too_large)
     try:
         write_files_atomically(files, session.guard.deferred)
     except AtomicWriteError as problem:
@@ -90,7 +100,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     return Outcome(EXIT_PASS, file_bytes(_summary(imported, options)), _lines(imported))
 
 
-def _path_problems(options) -> List[ContractError]:
+def _path_problems(options: argparse.Namespace) -> List[ContractError]:
     """Empty paths, and an output that would overwrite an input or the other output."""
     errors = []
     for option in ("baseline", "candidate", "output", "mapping", "cases", "write_cases",
@@ -109,6 +119,10 @@ def _path_problems(options) -> List[ContractError]:
         if any(_same(path, given) for given in inputs):
             errors.append(ContractError("cli.report_path", "%s names an input file: it would "
                                         "be overwritten" % option, (), path))
+        elif any(_inside(path, given) for given in inputs):
+            errors.append(ContractError("cli.report_path", "%s names a file inside an input "
+                                        "folder (a tau2-bench results folder): it would change "
+                                        "the log" % option, (), path))
     if len(outputs) == 2 and _same(outputs[0][1], outputs[1][1]):
         errors.append(ContractError("cli.report_path", "--output and --write-cases name the "
                                     "same file", (), options.write_cases))
@@ -131,6 +145,18 @@ def _same(first: str, second: str) -> bool:
         return False
 
 
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` would be written inside ``folder`` (an input that is a folder)."""
+    if not os.path.isdir(folder):
+        return False
+    try:
+        real_folder = os.path.normcase(os.path.realpath(folder))
+        real_path = os.path.normcase(os.path.realpath(path))
+        return os.path.commonpath([real_folder, real_path]) == real_folder
+    except ValueError:  # another drive, an embedded NUL
+        return False
+
+
 def _load_cases(path: str) -> dict:
     document = pipeline.InputFile("cases", path).load()
     errors = file_errors("cases", document.value)
@@ -139,7 +165,7 @@ def _load_cases(path: str) -> dict:
     return document.value
 
 
-def _summary(imported: Imported, options) -> dict:
+def _summary(imported: Imported, options: argparse.Namespace) -> dict:
     return {
         "action": IMPORTED,
         "results": options.output,

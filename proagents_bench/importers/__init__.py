@@ -1,9 +1,10 @@
 """The importers: harness logs in, a results package the gate accepts unchanged out.
 
 ``run_benchmark.py import`` reads one log per system (Inspect AI's ``.eval`` and ``.json``
-logs, tau2-bench's ``results.json``) and writes an ``agent-benchmark-results-v2`` package
-whose systems record where their evidence came from (``provenance``), and on request a cases
-file built from the log's samples or tasks. One module per concept:
+logs, tau2-bench's ``results.json`` and results folder) and writes an
+``agent-benchmark-results-v2`` package whose systems record where their evidence came from
+(``provenance``), and on request a cases file built from the log's samples or tasks. One
+module per concept:
 
 - :mod:`.source`: a log file as bytes, its digest, its format, and the contract errors that
   name the file, the zip entry and the JSON path;

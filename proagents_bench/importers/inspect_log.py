@@ -28,16 +28,18 @@ import math
 import struct
 import zipfile
 import zlib
-from typing import Iterator, List, Optional, Tuple
+from typing import BinaryIO, Iterator, List, Optional, Tuple
 
 from ..contract.vocabulary import (INSPECT_EVAL, INSPECT_HARNESS, INSPECT_JSON, SCORE_ANSWER,
                                    SCORE_VALUE, TOTAL_TOKENS)
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
+from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import zstd
 from .settings import Settings
-from .source import LogError, LogSource, decode_json, items, optional, require, type_name
+from .source import (MAX_LOG_DEPTH, MAX_LOG_NUMBER, LogError, LogSource, decode_json, items,
+                     log_number, nested_deeper_than, optional, require, type_name)
 from .trial import LogRun, Trial
 
 # The log format versions read (Inspect's ``version``; 2 since 2024). A newer major version
@@ -96,12 +98,13 @@ def read_header(header: dict, log_format: str, entry: Optional[str]) -> LogRun:
         value = config.get(key)
         if protocol_key in run.protocol or value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
-                isinstance(value, float) and not math.isfinite(value)):
-            raise LogError("import.field_type", "%s must be a finite number, got %s" % (
-                quote(key), type_name(value) if not isinstance(value, float) else value),
-                ("eval", "config", key), entry)
+        if not log_number(value):
+            raise LogError("import.field_type", "%s must be a number from 0 to %d, got %s" % (
+                quote(key), MAX_LOG_NUMBER,
+                type_name(value) if not isinstance(value, (int, float)) or
+                isinstance(value, bool) else value), ("eval", "config", key), entry)
         run.protocol[protocol_key] = (value, config_path + key)
+        run.protocol_where[protocol_key] = (entry, ("eval", "config", key))
     run.protocol.setdefault("retry_limit", (0, "eval.config.retry_on_error (absent: none)"))
     version_text = _text(task_version) or "0"
     run.defaults = {
@@ -149,10 +152,11 @@ class SampleReader:
                                                 else type_name(sample_id)),
                            path + ("id",), entry)
         epoch = sample.get("epoch")
-        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or not (
+                1 <= epoch <= MAX_SAFE_INTEGER):
             found = str(epoch) if type(epoch) is int else type_name(epoch)
-            raise LogError("import.sample_epoch", "a sample's epoch must be an integer >= 1, "
-                           "got %s" % found, path + ("epoch",), entry)
+            raise LogError("import.sample_epoch", "a sample's epoch must be an integer from 1 "
+                           "to 2**53 - 1, got %s" % found, path + ("epoch",), entry)
         calls, store_changes = self._events(sample, entry, path)
         tools_used = sorted(set(calls))
         if self.side_effect_tools is None:
@@ -235,22 +239,22 @@ class SampleReader:
                 raise LogError("import.field_type", "a score must be an object, got %s" % (
                     type_name(score)), path + ("scores", name), entry)
             field = "answer" if self.final_source == SCORE_ANSWER else "value"
-            return state_text(score.get(field))
+            return state_text(score.get(field), path + ("scores", name, field), entry)
         store = sample.get("store")
         if not isinstance(store, dict):
             raise LogError("import.missing_field", "missing \"store\", which the mapping's "
                            "final_state.source \"store\" needs", path + ("store",), entry)
-        return state_text(store.get(self.final_key))
+        return state_text(store.get(self.final_key), path + ("store", self.final_key), entry)
 
     @staticmethod
     def _latency(sample: dict, entry: Optional[str], path: tuple) -> object:
         for key in ("working_time", "total_time"):
             seconds = sample.get(key)
             if seconds is not None:
-                if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or (
-                        not math.isfinite(seconds) or seconds < 0):
-                    raise LogError("import.field_type", "%s must be a number of seconds >= 0"
-                                   % quote(key), path + (key,), entry)
+                if not log_number(seconds):
+                    raise LogError("import.field_type", "%s must be a number of seconds from "
+                                   "0 to %d" % (quote(key), MAX_LOG_NUMBER), path + (key,),
+                                   entry)
                 return milliseconds(seconds)
         raise LogError("import.missing_field", "missing \"working_time\" (and \"total_time\"), "
                        "which latency_ms is made from", path + ("working_time",), entry)
@@ -266,11 +270,11 @@ class SampleReader:
             value = require(counts, field, (int, float), path + ("model_usage", model),
                             "the mapping's cost.source %s needs" % quote(self.cost_source),
                             entry)
-            if not math.isfinite(value) or value < 0:
-                raise LogError("import.field_type", "%s must be a number >= 0" % quote(field),
-                               path + ("model_usage", model, field), entry)
+            if not log_number(value):
+                raise LogError("import.field_type", "%s must be a number from 0 to %d" % (
+                    quote(field), MAX_LOG_NUMBER), path + ("model_usage", model, field), entry)
             total += value
-        return scaled(total, self.cost_scale)
+        return scaled(total, self.cost_scale, path + ("model_usage",), entry)
 
     def _case(self, sample: dict, entry: Optional[str], path: tuple) -> dict:
         metadata = sample.get("metadata")
@@ -278,10 +282,12 @@ class SampleReader:
         case = {field: metadata.get(key) for field, key in self.metadata_keys}
         case["initial_state"] = _input_text(sample.get("input"))
         target = sample.get("target")
+        target_path = path + ("target",)
         if isinstance(target, list):
             target = target[0] if target else None
+            target_path += (0,)
         case["expected_final_state"] = (CORRECT_VALUE if self.final_source == SCORE_VALUE
-                                        else state_text(target))
+                                        else state_text(target, target_path, entry))
         case["task"] = self.task
         case["where"] = (entry, path)
         return case
@@ -316,14 +322,22 @@ def _input_text(value: object) -> Optional[str]:
     return None
 
 
-def state_text(value: object) -> Optional[str]:
+def state_text(value: object, path: tuple, entry: Optional[str]) -> Optional[str]:
     """A final state as text: a string as it is (blank: none), a number or a Boolean as JSON
-    writes it, any other value as canonical JSON (sorted keys)."""
+    writes it, any other value as canonical JSON (sorted keys). A value nested more than
+    MAX_LOG_DEPTH deep is ``import.field_type`` at ``path``."""
     if value is None:
         return None
     if isinstance(value, str):
         return value if value.strip() else None
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=True)
+    too_deep = LogError("import.field_type", "the value nests more than %d deep: too deep "
+                        "to be a final state" % MAX_LOG_DEPTH, path, entry)
+    if nested_deeper_than(value, MAX_LOG_DEPTH):  # never left to the recursion limit
+        raise too_deep
+    try:
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=True)
+    except RecursionError:  # the stack was deep already
+        raise too_deep from None
 
 
 def milliseconds(seconds: float) -> object:
@@ -333,12 +347,20 @@ def milliseconds(seconds: float) -> object:
     return int(value) if value == int(value) else value
 
 
-def scaled(value: object, scale: object) -> object:
+def scaled(value: object, scale: object, path: tuple, entry: Optional[str] = None) -> object:
     """A cost times the mapping's scale; an integer stays one, a float has 12 decimals at most
-    (sums of floats carry noise the results file should not)."""
+    (sums of floats carry noise the results file should not). A product beyond a float (a
+    scale of ``1e400``) is ``import.field_type`` at the cost's ``path``."""
     product = value * scale
+    if isinstance(product, int) and product > MAX_SAFE_INTEGER:
+        raise LogError("import.field_type", "the cost %s times the mapping's cost.scale is %d, "
+                       "beyond 2**53 - 1, which the gate does not read (I-JSON)"
+                       % (value, product), path, entry)
     if isinstance(product, int):
         return product
+    if not math.isfinite(product):
+        raise LogError("import.field_type", "the cost %s times the mapping's cost.scale is not "
+                       "a finite number" % value, path, entry)
     product = round(product, 12)
     return int(product) if product == int(product) else product
 
@@ -387,7 +409,7 @@ def _eval_trials(archive: zipfile.ZipFile, samples: list, source: LogSource,
                 raise ContractErrors([source.placed(failure)])
 
 
-def _read_raw(stream, info: zipfile.ZipInfo, source: LogSource) -> Optional[bytes]:
+def _read_raw(stream: BinaryIO, info: zipfile.ZipInfo, source: LogSource) -> Optional[bytes]:
     """A stored or deflated entry's bytes, read straight from the file: a third of the
     time ``ZipFile.open`` takes per entry, which counts when a log has a million of them.
     The checks are zipfile's own (local header signature, sizes, CRC-32); None for anything
@@ -413,13 +435,15 @@ def _read_raw(stream, info: zipfile.ZipInfo, source: LogSource) -> Optional[byte
         data = raw
     elif info.compress_type == ZSTD_METHOD:
         try:
-            data = zstd.decompress(raw, MAX_ENTRY_BYTES)
+            data = zstd.decompress(raw, info.file_size)
         except zstd.ZstdError as problem:
             _corrupt(source, info, "zstd: %s" % problem)
     else:
         try:
             inflater = zlib.decompressobj(-zlib.MAX_WBITS)
-            data = inflater.decompress(raw, MAX_ENTRY_BYTES + 1)
+            # No more than the entry says it holds (plus one byte, to see a lie): a bomb
+            # that declares a small entry never takes more memory than it declares.
+            data = inflater.decompress(raw, info.file_size + 1)
         except zlib.error as problem:
             _corrupt(source, info, "Error -3 while decompressing data: %s" % problem)
     if len(data) != info.file_size or zlib.crc32(data) != info.CRC:
@@ -452,10 +476,14 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: LogSour
         raise ContractErrors([source.error(
             "import.too_large", "the entry is %d bytes uncompressed, more than the limit of "
             "%d bytes for one sample" % (info.file_size, MAX_ENTRY_BYTES), (), info.filename)])
+    if info.flag_bits & ENCRYPTED_FLAG:
+        raise ContractErrors([source.error(
+            "import.zip_compression", "the entry is encrypted (Inspect AI never encrypts a "
+            "log): it cannot be read", (), info.filename)])
     try:
         with archive.open(info) as stream:
             data = stream.read(MAX_ENTRY_BYTES + 1)
-    except NotImplementedError as problem:
+    except (NotImplementedError, RuntimeError) as problem:  # RuntimeError: bz2/lzma missing
         raise ContractErrors([source.error(
             "import.zip_compression", "the entry's compression (zip method %d) cannot be "
             "read: %s; convert the log with Inspect AI (`inspect log convert LOG --to json "

@@ -19,6 +19,7 @@ from ..contract.vocabulary import (CASES_V1, INSPECT_EVAL, INSPECT_JSON, RESULTS
                                    SPLITS, TAU2_JSON)
 from ..errors import ContractError, ContractErrors, format_path
 from ..jsonio import dump
+from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import inspect_log, tau2
 from .settings import Settings
@@ -59,23 +60,30 @@ class Imported:
 
 
 def open_log(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[Trial]]:
-    """The log's run and trials, its format told from its bytes."""
-    head = source.measure()
-    if detect_format(head, None) == INSPECT_EVAL:
+    """The log's run and trials, its format told from its bytes (a folder: tau2-bench's)."""
+    if tau2.is_results_folder(source.path):
+        source.entry_separator = "/"
+        run, trials = tau2.read_folder(source, settings)
+    elif detect_format(source.measure(), None) == INSPECT_EVAL:
         run, trials = inspect_log.read_eval(source, settings)
     else:
         value = source.read_json()
-        found = detect_format(head, value)
+        found = detect_format(b"", value)
         if found == INSPECT_JSON:
             run, trials = inspect_log.read_json_log(source, value, settings)
         elif found == TAU2_JSON:
             run, trials = tau2.read_results(source, value, settings)
+        elif "info" in value and "simulation_index" in value:
+            raise ContractErrors([source.error(
+                "import.format", "the results.json of a tau2-bench results folder (its "
+                "simulations are files of the simulations/ folder beside it): pass the "
+                "folder itself")])
         else:
             raise ContractErrors([source.error(
                 "import.format", "not a log this importer reads: expected an Inspect AI .eval "
                 "log (a zip), an Inspect AI .json log (an object with \"version\" and "
-                "\"eval\") or a tau2-bench results.json (an object with \"info\" and "
-                "\"simulations\")")])
+                "\"eval\"), a tau2-bench results.json (an object with \"info\" and "
+                "\"simulations\") or a tau2-bench results folder")])
     try:
         settings.check_harness(run.harness)
     except ContractErrors as failure:
@@ -169,6 +177,10 @@ def _collect(system: ImportedSystem, trials: Iterator[Trial], settings: Settings
         case_id = key[0]
         if case_id not in system.cases:  # a case's fields are those of its first sample
             system.cases[case_id] = trial.case
+        problem = _unreadable_by_the_gate(trial.record)
+        if problem is not None:
+            errors.append(source.error(problem[0], problem[1], trial.path, trial.entry))
+            continue
         if known is not None:
             split = known.get(case_id)
             if split is None:
@@ -184,6 +196,53 @@ def _collect(system: ImportedSystem, trials: Iterator[Trial], settings: Settings
         system.records.append(trial.record)
     system.records.sort(key=lambda record: (record["case_id"], record["trial_id"]))
     return errors
+
+
+def _unreadable_by_the_gate(record: dict) -> Optional[Tuple[str, str]]:
+    """(code, message) when the record holds what the gate's reader refuses though the log's
+    JSON reader took it: a trial id beyond 2**53 - 1 (I-JSON), or a string with a lone
+    surrogate (``"\\ud800"``, no Unicode character); None for a record the gate reads."""
+    if record["trial_id"] > MAX_SAFE_INTEGER:
+        return ("import.sample_epoch", "the trial id %d is beyond 2**53 - 1, which the gate "
+                "does not read (I-JSON)" % record["trial_id"])
+    texts = [("case_id", record["case_id"]), ("final_state", record["final_state"] or "")]
+    texts.extend(("tools_used", name) for name in record["tools_used"])
+    texts.extend(("side_effects", name) for name in record["side_effects"])
+    try:  # one encoding of them all: the common case costs one call
+        "\n".join(text for _field, text in texts).encode("utf-8")
+        return None
+    except UnicodeEncodeError:
+        field = next(field for field, text in texts if _lone_surrogate(text))
+        return ("import.field_type", "the record's %s would hold a lone surrogate (such as "
+                "\\ud800, which is no Unicode character), which the gate does not read"
+                % field)
+
+
+def _lone_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return False
+    except UnicodeEncodeError:
+        return True
+
+
+def _surrogate_errors(value: object, path: tuple = ()) -> List[ContractError]:
+    """A lone surrogate in any string (or key) of ``value`` (the small parts of the output:
+    ids, provenance, built cases), at its path in the output."""
+    if isinstance(value, str):
+        return [ContractError("import.field_type", "the imported file would hold a lone "
+                              "surrogate (such as \\ud800, no Unicode character) at %s, which "
+                              "the gate does not read" % format_path(path), path)] if (
+                                  _lone_surrogate(value)) else []
+    found: List[ContractError] = []
+    if isinstance(value, dict):
+        for key in sorted(value):
+            found.extend(_surrogate_errors(key, path + (key,)))
+            found.extend(_surrogate_errors(value[key], path + (key,)))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found.extend(_surrogate_errors(item, path + (index,)))
+    return found
 
 
 def _shown_path(path: tuple) -> str:
@@ -261,11 +320,15 @@ def _protocol(system: ImportedSystem, settings: Settings) -> dict:
             continue
         # The contract's numbers are exact (int, Decimal); a float of the log is checked as
         # the decimal it prints as, and written as it is.
-        for error in field.shape.iter_errors(_exact(value)):
+        entry, path = system.run.protocol_where.get(key, (None, ())) if logged else (None, ())
+        problems = [error.message for error in field.shape.iter_errors(_exact(value))]
+        if isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
+            problems.append("beyond +/-(2**53 - 1), which the gate does not read (I-JSON)")
+        for problem in problems:
             errors.append(system.source.error(
                 "import.protocol", "the protocol's %s would be %s: %s%s" % (
-                    key, value, error.message, " (from %s)" % logged[1] if logged else ""),
-                ()))
+                    key, value, problem, " (from %s)" % logged[1] if logged else ""),
+                path, entry))
         protocol[key] = value
     if errors:
         raise ContractErrors(errors)
@@ -329,10 +392,12 @@ def _results(systems: List[ImportedSystem], settings: Settings,
     # The records are made valid as they are read (each value checked, floats finite and
     # >= 0); the rest, with ids from the log, the mapping and the command line, is checked
     # here against the contract itself, without the records (floats are not its numbers).
-    errors = list(RESULTS_V2_SHAPE.iter_errors(dict(results, systems=[
+    without_records = dict(results, systems=[
         dict(system, records=[], protocol={key: _exact(value) for key, value in
                                            system["protocol"].items()})
-        for system in results["systems"]])))
+        for system in results["systems"]])
+    errors = list(RESULTS_V2_SHAPE.iter_errors(without_records))
+    errors.extend(_surrogate_errors(without_records))
     if errors:  # a value of the log the checks above let through: say where it went
         raise ContractErrors([ContractError(
             "import.invalid_result", "the imported package would not be valid: %s" % (
@@ -389,7 +454,7 @@ def _cases(systems: List[ImportedSystem], settings: Settings, results: dict) -> 
         "dataset_version": results["dataset_version"],
         "cases": cases,
     }
-    problems = list(CASES_V1_SHAPE.iter_errors(document))
+    problems = list(CASES_V1_SHAPE.iter_errors(document)) + _surrogate_errors(document)
     if problems:
         raise ContractErrors([baseline.source.error(
             "import.invalid_cases", "the built cases file would not be valid: %s" % (

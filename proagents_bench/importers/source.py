@@ -3,7 +3,8 @@ contract errors that name the log, the entry inside a zip and the JSON path.
 
 The format is told from the bytes, never from the file name: a zip (``PK\\x03\\x04``) is an
 Inspect AI ``.eval`` log; a JSON object with ``eval`` and ``version`` is an Inspect AI
-``.json`` log; one with ``info`` and ``simulations`` is a tau2-bench ``results.json``.
+``.json`` log; one with ``info`` and ``simulations`` is a tau2-bench ``results.json``; a
+folder is a tau2-bench results folder (``importers/tau2.py``).
 """
 
 from __future__ import annotations
@@ -11,16 +12,28 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import platform
+import stat
 from typing import Iterable, Optional
 
 from ..contract.vocabulary import INSPECT_EVAL, INSPECT_JSON, TAU2_JSON
 from ..errors import ContractError, ContractErrors, PathStep
 from ..jsonio.gcpause import CollectorPaused
-from ..jsonio.load import MAX_FILE_BYTES
+from ..jsonio.load import MAX_FILE_BYTES, MAX_NUMBER_LITERAL_CHARS, _nesting_ok
 from ..text import quote
 
 ZIP_MAGIC = b"PK\x03\x04"
 READ_CHUNK_BYTES = 1 << 20
+# The largest time (seconds), token count or cost a log may give: far above any real run
+# (31,000 years; a trillion tokens), and in milliseconds still an integer the gate reads
+# exactly (below 2**53, I-JSON).
+MAX_LOG_NUMBER = 10 ** 12
+# The deepest nesting of a value the importer writes again (a final state), and, on PyPy, of
+# a log's JSON: PyPy's JIT can abort the whole process (a fatal RPython error, no exception)
+# when its JSON decoder reaches the recursion limit, so there a deeper log is refused before
+# it is decoded. Far deeper than any harness log.
+MAX_LOG_DEPTH = 200
+ON_PYPY = platform.python_implementation() == "PyPy"
 
 
 class LogError(Exception):
@@ -48,6 +61,9 @@ class LogSource:
         self.shown = shown if shown is not None else path
         self.sha256 = ""
         self.size = 0
+        # Between the log and a file inside it, as errors name it: a zip's entry
+        # (``baseline.eval:header.json``) or a results folder's file (``run/results.json``).
+        self.entry_separator = ":"
 
     @property
     def file_name(self) -> str:
@@ -55,8 +71,13 @@ class LogSource:
         return os.path.basename(os.path.normpath(self.path)) or self.path
 
     def where(self, entry: Optional[str] = None) -> str:
-        """The file as errors name it: ``baseline.eval:samples/3_epoch_1.json`` inside a zip."""
-        return self.shown if entry is None else "%s:%s" % (self.shown, entry)
+        """The file as errors name it: ``baseline.eval:samples/3_epoch_1.json`` inside a zip,
+        ``run/simulations/sim-1.json`` inside a folder."""
+        if entry is None:
+            return self.shown
+        if self.entry_separator == "/":
+            return "%s/%s" % (self.shown.rstrip("/\\") or self.shown, entry)
+        return "%s%s%s" % (self.shown, self.entry_separator, entry)
 
     def error(self, code: str, message: str, path: Iterable[PathStep] = (),
               entry: Optional[str] = None, line: Optional[int] = None,
@@ -77,10 +98,12 @@ class LogSource:
         digest = hashlib.sha256()
         size = 0
         head = b""
-        if os.path.isdir(self.path):
-            self.fail("import.unreadable", "cannot read the log: it is a directory (a "
-                      "tau2-bench run saved as a folder, with its simulations in files of "
-                      "their own, is not imported: save the run as one results.json)")
+        try:
+            regular = stat.S_ISREG(os.stat(self.path).st_mode)
+        except (OSError, ValueError):
+            regular = True  # the open below says why it cannot be read
+        if not regular:  # a FIFO or a device would block the open or never end
+            self.fail("import.unreadable", "cannot read the log: it is not a regular file")
         try:
             with open(self.path, "rb") as stream:
                 while True:
@@ -123,9 +146,12 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> dict:
         raise ContractErrors([source.error(
             "import.json", "the log is not valid UTF-8 (byte offset %d)" % problem.start,
             (), entry)])
+    if ON_PYPY and not _nesting_ok(data, MAX_LOG_DEPTH):
+        raise ContractErrors([source.error("import.json", "not valid JSON: nested more than %d "
+                                           "deep" % MAX_LOG_DEPTH, (), entry)])
     try:
         with CollectorPaused():  # a large log decodes into millions of acyclic objects
-            value = json.loads(text)
+            value = json.loads(text, parse_int=_bounded_int)
     except json.JSONDecodeError as problem:
         raise ContractErrors([source.error("import.json", "not valid JSON: %s" % problem.msg,
                                            (), entry, problem.lineno, problem.colno)])
@@ -136,6 +162,38 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> dict:
         raise ContractErrors([source.error("import.format", "expected a JSON object at the "
                                            "top, got %s" % type_name(value), (), entry)])
     return value
+
+
+def _bounded_int(literal: str) -> object:
+    """An integer literal of the log; one longer than the gate's literals (which could take
+    minutes to convert) is read as the float it approximates, infinite or huge, which the
+    fields the importer reads refuse at their JSON path (:func:`log_number`)."""
+    if len(literal) <= MAX_NUMBER_LITERAL_CHARS:
+        return int(literal)
+    return float(literal)
+
+
+def nested_deeper_than(value: object, limit: int) -> bool:
+    """Whether ``value`` (decoded JSON) nests arrays and objects more than ``limit`` deep;
+    level by level, without recursion."""
+    level = [value] if isinstance(value, (dict, list)) else []
+    depth = 0
+    while level:
+        depth += 1
+        if depth > limit:
+            return True
+        inner: list = []
+        for item in level:
+            inner.extend(item.values() if isinstance(item, dict) else item)
+        level = [item for item in inner if isinstance(item, (dict, list))]
+    return False
+
+
+def log_number(value: object) -> bool:
+    """Whether ``value`` is a time, token count or cost a log may give: a number (never a
+    Boolean) from 0 to MAX_LOG_NUMBER, so NaN, infinities and huge values are refused."""
+    return (not isinstance(value, bool) and isinstance(value, (int, float))
+            and 0 <= value <= MAX_LOG_NUMBER)
 
 
 def detect_format(head: bytes, value: Optional[dict]) -> Optional[str]:

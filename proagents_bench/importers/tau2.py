@@ -1,6 +1,10 @@
-"""tau2-bench results: the monolithic ``results.json`` (``Results`` of tau2's
-``data_model/simulation.py``: ``timestamp``, ``info``, ``tasks``, ``simulations``), as
-tau2-bench 1.0 writes it.
+"""tau2-bench results, in both of the layouts ``Results.save`` of tau2's
+``data_model/simulation.py`` writes: the monolithic ``results.json`` (``timestamp``,
+``info``, ``tasks``, ``simulations``; tau2-bench's default for text runs) and the results
+folder (``format="dir"``, its default for voice runs and leaderboard submissions): a
+``results.json`` without ``simulations`` (with a ``simulation_index``) beside a
+``simulations/`` folder of one ``<simulation id>.json`` file per simulation, read one file
+at a time.
 
 Each simulation becomes one trial (none is dropped): ``task_id`` is the case id, ``trial``
 (counted from 0) plus 1 the trial id; the status comes from ``termination_reason``
@@ -19,16 +23,20 @@ ignored: logs grow.
 
 from __future__ import annotations
 
-import math
-from typing import Dict, Iterator, List, Optional, Set, Tuple
+import hashlib
+import os
+import stat
+from typing import BinaryIO, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
-from ..contract.vocabulary import DB_CHECK, TAU2_HARNESS, TAU2_JSON
+from ..contract.vocabulary import DB_CHECK, TAU2_DIR, TAU2_HARNESS, TAU2_JSON
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
-from .source import LogError, LogSource, items, optional, require, type_name
+from ..jsonio.load import MAX_FILE_BYTES, MAX_SAFE_INTEGER
+from .source import (MAX_LOG_NUMBER, READ_CHUNK_BYTES, LogError, LogSource, decode_json, items,
+                     log_number, optional, require, type_name)
 from .trial import LogRun, Trial
 
 SUCCESS_REASONS = ("user_stop", "agent_stop")
@@ -43,8 +51,13 @@ FULL_REWARD = "full_reward"
 PARTIAL_REWARD = "partial_reward"
 NO_REWARD = "no_reward"
 WRITE_TOOL = "write"
-# The dir format's results.json says its format version; the monolithic file does not.
+# tau2-bench writes no format version (its loaders drop a ``format_version`` key): a log
+# that has one of another value is of a format this importer does not know.
 SUPPORTED_FORMAT_VERSIONS = (None, 1)
+# The results folder: its metadata file, and the folder of simulation files beside it.
+FOLDER_RESULTS = "results.json"
+FOLDER_SIMULATIONS = "simulations"
+SIMULATION_SUFFIX = ".json"
 
 
 def read_results(source: LogSource, log: dict,
@@ -62,13 +75,14 @@ def read_results(source: LogSource, log: dict,
     return run, _trials(simulations, source, reader)
 
 
-def _header(log: dict) -> Tuple[LogRun, Dict[str, dict], List[str]]:
+def _header(log: dict, log_format: str = TAU2_JSON) -> Tuple[LogRun, Dict[str, dict],
+                                                                List[str]]:
     version = log.get("format_version")
     if version not in SUPPORTED_FORMAT_VERSIONS:
         raise LogError("import.format_version", "tau2-bench results format_version %s is not "
-                       "one this importer reads (the monolithic results.json has none; the "
-                       "folder format's is 1)" % quote(str(version)), ("format_version",))
-    run = LogRun(TAU2_JSON, TAU2_HARNESS)
+                       "one this importer reads (tau2-bench writes none; 1 is read too)"
+                       % quote(str(version)), ("format_version",))
+    run = LogRun(log_format, TAU2_HARNESS)
     run.format_version = None if version is None else str(version)
     info = require(log, "info", dict, (), "every tau2-bench results file has")
     environment = require(info, "environment_info", dict, ("info",), "names the domain")
@@ -87,6 +101,7 @@ def _header(log: dict) -> Tuple[LogRun, Dict[str, dict], List[str]]:
         value = optional(info, key, int, ("info",))
         if value is not None:
             run.protocol[protocol_key] = (value, "info." + key)
+            run.protocol_where[protocol_key] = (None, ("info", key))
     run.protocol["retry_limit"] = (0, "tau2-bench does not record retries: 0 by default")
     run.defaults = {
         "benchmark_id": "tau2-%s" % domain,
@@ -109,7 +124,7 @@ def _header(log: dict) -> Tuple[LogRun, Dict[str, dict], List[str]]:
     return run, tasks, tool_names
 
 
-def _write_tools(simulations: list) -> Set[str]:
+def _write_tools(simulations: Iterable[object]) -> Set[str]:
     """The tools the log's own action checks mark as ``write``."""
     found = set()
     for simulation in simulations:
@@ -136,7 +151,7 @@ class SimulationReader:
         self.write_tools = write_tools
         self.domain = run.defaults["environment_id"]
 
-    def trial(self, simulation: dict, path: tuple) -> Trial:
+    def trial(self, simulation: dict, path: tuple, entry: Optional[str] = None) -> Trial:
         task_id = simulation.get("task_id")
         if isinstance(task_id, bool) or not isinstance(task_id, (str, int)) or (
                 isinstance(task_id, str) and not task_id.strip()):
@@ -145,22 +160,23 @@ class SimulationReader:
                                quote(task_id) if isinstance(task_id, str)
                                else type_name(task_id)), path + ("task_id",))
         trial = require(simulation, "trial", int, path, "numbers the trial")
-        if trial < 0:
-            raise LogError("import.sample_epoch", "a simulation's trial must be >= 0, got %d"
-                           % trial, path + ("trial",))
+        if not 0 <= trial < MAX_SAFE_INTEGER:
+            raise LogError("import.sample_epoch", "a simulation's trial must be an integer "
+                           "from 0 to 2**53 - 2, got %d" % trial, path + ("trial",))
         calls = self._calls(simulation, path)
         tools_used = sorted(set(calls))
+        status = _status(simulation.get("termination_reason"))
         record = {
             "case_id": str(task_id),
             "trial_id": trial + 1,
-            "status": _status(simulation.get("termination_reason")),
+            "status": status,
             "final_state": self._final_state(simulation, path),
             "side_effects": sorted(self.write_tools.intersection(tools_used)),
             "tools_used": tools_used,
             "latency_ms": self._latency(simulation, path),
-            "cost_units": self._cost(simulation, path),
+            "cost_units": self._cost(simulation, path, status),
         }
-        return Trial(record, self._case(str(task_id)), None, path)
+        return Trial(record, self._case(str(task_id)), entry, path)
 
     @staticmethod
     def _calls(simulation: dict, path: tuple) -> List[str]:
@@ -199,18 +215,22 @@ class SimulationReader:
     @staticmethod
     def _latency(simulation: dict, path: tuple) -> object:
         seconds = require(simulation, "duration", (int, float), path, "latency_ms is made from")
-        if not math.isfinite(seconds) or seconds < 0:
+        if not log_number(seconds):
             raise LogError("import.field_type", "\"duration\" must be a number of seconds "
-                           ">= 0", path + ("duration",))
+                           "from 0 to %d" % MAX_LOG_NUMBER, path + ("duration",))
         return milliseconds(seconds)
 
-    def _cost(self, simulation: dict, path: tuple) -> object:
+    def _cost(self, simulation: dict, path: tuple, status: str) -> object:
+        if simulation.get("agent_cost") is None and status == "unknown":
+            # tau2-bench's placeholder for a run its infrastructure lost has no agent_cost
+            # (``make_infra_failure_sim``): no cost is known, and the record is never dropped.
+            return 0
         cost = require(simulation, "agent_cost", (int, float), path,
                        "the mapping's cost.source \"agent_cost\" needs")
-        if not math.isfinite(cost) or cost < 0:
-            raise LogError("import.field_type", "\"agent_cost\" must be a number >= 0",
-                           path + ("agent_cost",))
-        return scaled(cost, self.cost_scale)
+        if not log_number(cost):
+            raise LogError("import.field_type", "\"agent_cost\" must be a number from 0 to %d"
+                           % MAX_LOG_NUMBER, path + ("agent_cost",))
+        return scaled(cost, self.cost_scale, path + ("agent_cost",))
 
     def _case(self, case_id: str) -> dict:
         task = self.tasks.get(case_id, {})
@@ -261,3 +281,145 @@ def _each_trial(simulations: list, source: LogSource,
             yield reader.trial(simulation, path)
         except LogError as failure:
             raise ContractErrors([source.placed(failure)])
+
+
+# -- the results folder ---------------------------------------------------------------------
+
+def is_results_folder(path: str) -> bool:
+    """Whether ``path`` is a folder, read as a tau2-bench results folder."""
+    return os.path.isdir(path)
+
+
+def read_folder(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[Trial]]:
+    """A results folder: ``results.json`` (its run and tasks) and its simulation files, read
+    one at a time. Its digest (:func:`_measure_folder`) covers every file read."""
+    names = _simulation_files(source)
+    _measure_folder(source, names)
+    meta = _read_file(source, FOLDER_RESULTS)
+    try:
+        run, tasks, tool_names = _header(meta, TAU2_DIR)
+    except LogError as failure:
+        failure.entry = FOLDER_RESULTS
+        raise ContractErrors([source.placed(failure)])
+    run.protocol_where = {key: (FOLDER_RESULTS, path)
+                          for key, (_entry, path) in run.protocol_where.items()}
+    _check_index(source, meta, names)
+    write_tools = settings.side_effect_tools
+    if write_tools is None:  # a first pass, one simulation file at a time
+        write_tools = frozenset(_write_tools(
+            _read_file(source, entry) for entry in names))
+    reader = SimulationReader(settings, run, tasks, tool_names, write_tools)
+    return run, _folder_trials(source, names, reader)
+
+
+def _simulation_files(source: LogSource) -> List[str]:
+    """The folder's files to read, as entries (``simulations/sim-0.json``), in name order
+    (tau2-bench's own loading order)."""
+    if not os.path.isfile(os.path.join(source.path, FOLDER_RESULTS)):
+        source.fail("import.format", "a folder is read as a tau2-bench results folder (%s "
+                    "beside a %s/ folder), and this one has no %s; the logs read are an "
+                    "Inspect AI .eval or .json log, a tau2-bench results.json, or a "
+                    "tau2-bench results folder" % (FOLDER_RESULTS, FOLDER_SIMULATIONS,
+                                                   FOLDER_RESULTS))
+    folder = os.path.join(source.path, FOLDER_SIMULATIONS)
+    if not os.path.isdir(folder):
+        source.fail("import.format", "a tau2-bench results folder has a %s/ folder of "
+                    "simulation files beside its %s; this one has none" % (
+                        FOLDER_SIMULATIONS, FOLDER_RESULTS))
+    try:
+        found = os.listdir(folder)
+    except OSError as problem:
+        source.fail("import.unreadable", "cannot read its %s/ folder: %s" % (
+            FOLDER_SIMULATIONS, problem.strerror or problem))
+    return ["%s/%s" % (FOLDER_SIMULATIONS, name) for name in sorted(found)
+            if name.endswith(SIMULATION_SUFFIX)]
+
+
+def _measure_folder(source: LogSource, names: List[str]) -> None:
+    """The folder's digest: the SHA-256 of its manifest, one line per file as ``sha256sum``
+    writes it (``<SHA-256>  <file>``), ``results.json`` first, then the simulation files in
+    name order; its size, the files' bytes in all."""
+    manifest = hashlib.sha256()
+    size = 0
+    for entry in [FOLDER_RESULTS] + names:
+        digest = hashlib.sha256()
+        with _open_file(source, entry) as stream:
+            while True:
+                chunk = stream.read(READ_CHUNK_BYTES)
+                if not chunk:
+                    break
+                digest.update(chunk)
+                size += len(chunk)
+        manifest.update(("%s  %s\n" % (digest.hexdigest(), entry)).encode("utf-8"))
+    source.sha256 = manifest.hexdigest()
+    source.size = size
+
+
+def _open_file(source: LogSource, entry: str) -> BinaryIO:
+    """The folder's file ``entry``, open; a contract error when it is not a regular file."""
+    path = os.path.join(source.path, *entry.split("/"))
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open
+            source.fail("import.unreadable", "cannot read it: not a regular file", (), entry)
+        return open(path, "rb")
+    except OSError as problem:
+        source.fail("import.unreadable", "cannot read it: %s" % (problem.strerror or problem),
+                    (), entry)
+        raise  # not reached: fail raises
+
+
+def _read_file(source: LogSource, entry: str) -> dict:
+    """One file of the folder, decoded whole (one simulation at most in memory)."""
+    with _open_file(source, entry) as stream:
+        size = os.fstat(stream.fileno()).st_size
+        if size > MAX_FILE_BYTES:
+            source.fail("import.too_large", "the file is %d bytes, more than the limit of %d "
+                        "bytes for a JSON log" % (size, MAX_FILE_BYTES), (), entry)
+        # Its size as measured, plus one byte to see a file that grew: never a read of the
+        # limit, for which some interpreters allocate the whole buffer.
+        data = stream.read(size + 1)
+    if len(data) > size:
+        source.fail("import.unreadable", "the file changed while it was read", (), entry)
+    return decode_json(data, source, entry)
+
+
+def _check_index(source: LogSource, meta: dict, names: List[str]) -> None:
+    """tau2-bench's own integrity check: the ``simulation_index`` of ``results.json`` (when it
+    has one) and the simulation files name the same simulations."""
+    index = meta.get("simulation_index")
+    if index is None:
+        return
+    if not isinstance(index, list):
+        source.fail("import.field_type", "\"simulation_index\" must be an array, got %s"
+                    % type_name(index), ("simulation_index",), FOLDER_RESULTS)
+    stems = {name[len(FOLDER_SIMULATIONS) + 1:-len(SIMULATION_SUFFIX)] for name in names}
+    listed = set()
+    for number, item in enumerate(index):
+        simulation_id = item.get("id") if isinstance(item, dict) else None
+        if not isinstance(simulation_id, str):
+            source.fail("import.field_type", "a simulation_index entry's \"id\" must be a "
+                        "string, got %s" % type_name(simulation_id),
+                        ("simulation_index", number, "id"), FOLDER_RESULTS)
+        if simulation_id not in stems:
+            source.fail("import.missing_field", "the simulation_index names simulation %s, "
+                        "which has no file %s/%s%s" % (
+                            quote(simulation_id), FOLDER_SIMULATIONS, simulation_id,
+                            SIMULATION_SUFFIX), ("simulation_index", number, "id"),
+                        FOLDER_RESULTS)
+        listed.add(simulation_id)
+    for name in names:
+        if name[len(FOLDER_SIMULATIONS) + 1:-len(SIMULATION_SUFFIX)] not in listed:
+            source.fail("import.format", "a simulation file that the simulation_index of %s "
+                        "does not list" % FOLDER_RESULTS, (), name)
+
+
+def _folder_trials(source: LogSource, names: List[str],
+                   reader: SimulationReader) -> Iterator[Trial]:
+    with CollectorPaused():
+        for entry in names:
+            simulation = _read_file(source, entry)
+            try:
+                yield reader.trial(simulation, (), entry)
+            except LogError as failure:
+                failure.entry = entry
+                raise ContractErrors([source.placed(failure)])

@@ -24,6 +24,8 @@ class LogRun:
         self.run_started: Optional[str] = None
         self.model: Optional[str] = None
         self.protocol: Dict[str, Tuple[object, str]] = {}
+        # Where the log gives each protocol value: its entry (None: the log's top) and path.
+        self.protocol_where: Dict[str, Tuple[Optional[str], Tuple[PathStep, ...]]] = {}
         self.defaults: Dict[str, str] = {}
 
 

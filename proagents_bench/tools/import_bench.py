@@ -16,12 +16,13 @@ interpreter, ``--keep DIR`` keeps every file. Nothing here is a test.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import tempfile
 import time
 import zipfile
-from typing import Callable, Dict, List
+from typing import Callable, Dict, List, Optional
 
 from .bench import describe_interpreter, median_run, run_child
 
@@ -193,7 +194,7 @@ def write_logs(folder: str, tasks: int, epochs: int) -> Dict[str, str]:
     return paths
 
 
-def import_benchmark(options, say: Callable[[str], None]) -> bool:
+def import_benchmark(options: argparse.Namespace, say: Callable[[str], None]) -> bool:
     """Run the import benchmark (tasks, epochs, repeat, python, keep), telling each result
     line to ``say``; return True when every child ran."""
     with tempfile.TemporaryDirectory(prefix="proagents-bench-") as scratch:
@@ -253,5 +254,5 @@ def _json_bytes(path: str) -> int:
         return sum(info.file_size for info in log.infolist())
 
 
-def _megabytes(value) -> str:
+def _megabytes(value: Optional[float]) -> str:
     return "%.0f MB" % (value / 1e6) if value is not None else "not measured on this platform"

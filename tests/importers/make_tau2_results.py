@@ -13,6 +13,10 @@ development, five test), three trials each, scripted as an order agent would act
   be cancelled) it calls the write tool ``cancel_pending_order`` in every trial, so the
   database check fails.
 
+It also writes ``tau2_candidate_dir/``, the candidate's run as a tau2-bench results folder
+(``Results.save(path, format="dir")``: ``results.json`` without ``simulations`` and with its
+``simulation_index``, beside ``simulations/<simulation id>.json``, one file per simulation).
+
 Run it from this folder: ``python make_tau2_results.py`` (the output is the same each time).
 """
 
@@ -180,8 +184,34 @@ def main():
     candidate = results("gpt-4.1", {"3": ["find_user_id_by_email", "get_order_details",
                                           "cancel_pending_order"]}, {})
     for name, value in (("tau2_baseline.json", baseline), ("tau2_candidate.json", candidate)):
-        with open(os.path.join(HERE, "fixtures", name), "wb") as handle:
-            handle.write(json.dumps(value, indent=2).encode("utf-8"))
+        write(os.path.join(HERE, "fixtures", name), value)
+    write_folder(os.path.join(HERE, "fixtures", "tau2_candidate_dir"), candidate)
+
+
+def write(path, value):
+    with open(path, "wb") as handle:
+        handle.write(json.dumps(value, indent=2).encode("utf-8"))
+
+
+def write_folder(folder, value):
+    """``value`` as ``Results.save(folder, format="dir")`` writes it: the metadata with a
+    ``simulation_index`` (``SimulationIndexEntry``) and no ``simulations``, and one file per
+    simulation, named by its id."""
+    simulations = os.path.join(folder, "simulations")
+    os.makedirs(simulations, exist_ok=True)
+    for name in os.listdir(simulations):
+        os.remove(os.path.join(simulations, name))
+    meta = {key: item for key, item in value.items() if key != "simulations"}
+    meta["simulation_index"] = [{
+        "id": simulation["id"], "task_id": simulation["task_id"],
+        "trial": simulation["trial"],
+        "reward": (simulation["reward_info"] or {}).get("reward"),
+        "termination_reason": simulation["termination_reason"],
+        "agent_cost": simulation["agent_cost"], "duration": simulation["duration"],
+    } for simulation in value["simulations"]]
+    write(os.path.join(folder, "results.json"), meta)
+    for simulation in value["simulations"]:
+        write(os.path.join(simulations, simulation["id"] + ".json"), simulation)
 
 
 if __name__ == "__main__":

@@ -179,9 +179,9 @@ class BadLogTests(unittest.TestCase):
         self.assert_error(os.path.join(TempDir(self).path, "absent.eval"), "import.unreadable",
                           "absent.eval", "$")
 
-    def test_a_folder_is_not_a_log(self):
-        error = self.assert_error(TempDir(self).path, "import.unreadable", "", "$")
-        self.assertIn("directory", error["message"])
+    def test_a_folder_that_is_no_tau2_results_folder(self):
+        error = self.assert_error(TempDir(self).path, "import.format", "", "$")
+        self.assertIn("no results.json", error["message"])
 
     def test_samples_that_do_not_match_the_cases(self):
         def drop(name, value):

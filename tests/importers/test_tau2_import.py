@@ -59,6 +59,27 @@ class EndToEndTests(unittest.TestCase):
                           if record["status"] != "success"], [("2", 3, "unknown", None)])
         self.assertEqual(sorted({record["trial_id"] for record in baseline}), [1, 2, 3])
 
+    def test_a_run_the_infrastructure_lost_is_a_record_without_a_cost(self):
+        # tau2-bench's placeholder (runner/controller.py, make_infra_failure_sim): no
+        # messages, no reward, a zero duration and no agent_cost.
+        log = load_json(BASELINE)
+        lost = next(simulation for simulation in log["simulations"]
+                    if simulation["termination_reason"] == "infrastructure_error")
+        lost.update(messages=[], duration=0.0, agent_cost=None, reward_info=None,
+                    info={"error": "worker died", "error_type": "WorkerFailure"})
+        path = TempDir(self).write_json("lost.json", log)
+        run, written = run_import(self, path, CANDIDATE, "--mapping", MAPPING)
+        self.assertEqual(run.status, 0, run.stderr)
+        record = next(record for record in records(written, "baseline")
+                      if record["status"] == "unknown")
+        self.assertEqual((record["case_id"], record["trial_id"], record["cost_units"],
+                          record["latency_ms"], record["tools_used"]), ("2", 3, 0, 0, []))
+        lost["termination_reason"] = "agent_stop"  # a finished run must say its cost
+        path = TempDir(self).write_json("costless.json", log)
+        run, _written = run_import(self, path, CANDIDATE, "--mapping", MAPPING)
+        self.assertEqual(run.status, 2, run.stdout[:300])
+        self.assertEqual(run.document["errors"][0]["code"], "import.missing_field")
+
     def test_provenance_and_protocol_come_from_the_info(self):
         _run, written = run_import(self, BASELINE, CANDIDATE, "--mapping", MAPPING)
         system = written["systems"][0]
