@@ -395,7 +395,7 @@ class ReportingTests(LoadCase):
         for data in docs:
             fast = self.errors(data)
             with mock.patch.object(jsonload, "_surrogates_ok", return_value=False), \
-                    mock.patch.object(jsonload, "_nesting_ok", return_value=False):
+                    mock.patch.object(jsonload, "nesting_ok", return_value=False):
                 self.assertEqual(self.errors(data), fast, data)
         with mock.patch.object(jsonload, "_surrogates_ok", return_value=False):
             self.assertEqual(load(b'{"a": [1.5, "\\ud83d\\ude00"]}').value,

@@ -19,7 +19,7 @@ from typing import Iterable, Optional
 from ..contract.vocabulary import INSPECT_EVAL, INSPECT_JSON, TAU2_JSON
 from ..errors import ContractError, ContractErrors, PathStep
 from ..jsonio.gcpause import CollectorPaused
-from ..jsonio.load import MAX_FILE_BYTES, MAX_NUMBER_LITERAL_CHARS, _nesting_ok
+from ..jsonio.load import MAX_FILE_BYTES, MAX_NUMBER_LITERAL_CHARS, nesting_ok
 from ..text import quote
 
 ZIP_MAGIC = b"PK\x03\x04"
@@ -146,7 +146,7 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> dict:
         raise ContractErrors([source.error(
             "import.json", "the log is not valid UTF-8 (byte offset %d)" % problem.start,
             (), entry)])
-    if ON_PYPY and not _nesting_ok(data, MAX_LOG_DEPTH):
+    if ON_PYPY and not nesting_ok(data, MAX_LOG_DEPTH):
         raise ContractErrors([source.error("import.json", "not valid JSON: nested more than %d "
                                            "deep" % MAX_LOG_DEPTH, (), entry)])
     try:

@@ -62,7 +62,7 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _HIGH = rb"\\u[dD][89abAB][0-9a-fA-F]{2}"
 _LOW = rb"\\u[dD][c-fC-F][0-9a-fA-F]{2}"
 _HIGH_RE, _LOW_RE, _PAIR_RE = re.compile(_HIGH), re.compile(_LOW), re.compile(_HIGH + _LOW)
-# Keep only brackets and quotes, with both kinds of bracket mapped to one (see _nesting_ok).
+# Keep only brackets and quotes, with both kinds of bracket mapped to one (see nesting_ok).
 _BRACKETS = bytes.maketrans(b"{}", b"[]")
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 _INF = float("inf")
@@ -163,7 +163,7 @@ _SKIPPER = json.JSONDecoder(object_pairs_hook=len, parse_int=len, parse_float=le
                             parse_constant=len)
 
 
-def _nesting_ok(data, limit):
+def nesting_ok(data: bytes, limit: int) -> bool:
     """Whether the JSON bytes nest at most ``limit`` deep; exact for valid JSON.
 
     Brackets inside strings are removed without a per-character loop: drop escaped
@@ -330,7 +330,7 @@ class _Walker:
         here = bisect_left(self.candidates, i)
         if here < len(self.candidates) and self.candidates[here] < end:
             return None
-        if self.check_depth and not _nesting_ok(self.text[i:end].encode("utf-8"),
+        if self.check_depth and not nesting_ok(self.text[i:end].encode("utf-8"),
                                                 MAX_DEPTH - depth + 1):
             return None
         return end
@@ -535,7 +535,7 @@ def _parse(box, source):
         _fail("encoding.invalid_utf8", "the file is not valid UTF-8: invalid or incomplete "
               "byte sequence starting with 0x%02X at byte offset %d; %s"
               % (data[start], start, _RESAVE), source, data.count(b"\n", bom, start) + 1, column)
-    depth_ok, surrogates_ok = _nesting_ok(data, MAX_DEPTH), _surrogates_ok(data)
+    depth_ok, surrogates_ok = nesting_ok(data, MAX_DEPTH), _surrogates_ok(data)
     digest, size = hashlib.sha256(data).hexdigest(), len(data)
     del data  # only the text is needed from here on
     value = _Walker  # "not parsed yet"; a parsed value is never a class
