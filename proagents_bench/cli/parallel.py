@@ -21,7 +21,7 @@ import os
 import pickle
 import signal
 import threading
-from typing import Callable, Optional
+from typing import Callable, Optional, Tuple
 
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
@@ -43,31 +43,42 @@ def forking_fingerprinter(input_bytes: int) -> Callable:
     return _start_in_child
 
 
-def _start_in_child(*arguments) -> PendingFingerprint:
+def _forked(produce: Callable[[], bytes]) -> Optional[Tuple[int, int]]:
+    """Run ``produce`` in a forked child, which writes the bytes it returns to a pipe and
+    ends (it takes no signal handler of the parent's: a Ctrl-C ends it at once); return the
+    child's pid and the pipe's read end, or None when no pipe or no fork could be made (the
+    caller then does the work itself). A child whose work fails ends with status 1."""
     try:
         read_end, write_end = os.pipe()
     except OSError:
-        return fingerprint_here(*arguments)
+        return None
     try:
         child = os.fork()
     except OSError:
         os.close(read_end)
         os.close(write_end)
-        return fingerprint_here(*arguments)
-    if child == 0:  # the child: compute, write, end (nothing else runs here)
+        return None
+    if child == 0:  # the child: produce, write, end (nothing else runs here)
         status = 1
         try:
             for number in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(number, signal.SIG_DFL)
             os.close(read_end)
-            text = fingerprint_here(*arguments)().encode("ascii")
-            while text:
-                text = text[os.write(write_end, text):]
+            data = memoryview(produce())
+            while data:
+                data = data[os.write(write_end, data):]
             status = 0
         finally:
             os._exit(status)
     os.close(write_end)
-    return _Result(child, read_end, arguments)
+    return child, read_end
+
+
+def _start_in_child(*arguments) -> PendingFingerprint:
+    started = _forked(lambda: fingerprint_here(*arguments)().encode("ascii"))
+    if started is None:
+        return fingerprint_here(*arguments)
+    return _Result(started[0], started[1], arguments)
 
 
 class _Result(PendingFingerprint):
@@ -144,34 +155,17 @@ def forking_background(log_bytes: int, threshold: int = FORK_LOG_BYTES) -> Calla
 
 
 def _read_in_child(read: Callable) -> Callable:
-    try:
-        read_end, write_end = os.pipe()
-    except OSError:
-        return read
-    try:
-        child = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        return read
-    if child == 0:  # the child: read the log, write the outcome, end
-        status = 1
+    def produce() -> bytes:
         try:
-            for number in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(number, signal.SIG_DFL)
-            os.close(read_end)
-            try:
-                outcome = ("read", read())
-            except ContractErrors as failure:
-                outcome = ("errors", failure.errors, failure.omitted)
-            data = memoryview(pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL))
-            while data:
-                data = data[os.write(write_end, data):]
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    return _Reading(child, read_end, read)
+            outcome = ("read", read())
+        except ContractErrors as failure:
+            outcome = ("errors", failure.errors, failure.omitted)
+        return pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL)
+
+    started = _forked(produce)
+    if started is None:
+        return read
+    return _Reading(started[0], started[1], read)
 
 
 class _Reading:

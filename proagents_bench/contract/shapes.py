@@ -43,7 +43,8 @@ class NotCompiled(Exception):
     """A shape that :meth:`Shape.emit` cannot turn into code (the generic walk decides)."""
 
 
-def _type_name(value: object) -> str:
+def type_name(value: object) -> str:
+    """What kind of JSON value ``value`` is, for messages: expected X, got *a string*."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -62,7 +63,7 @@ def _type_name(value: object) -> str:
 
 
 def _type_error(expected: str, value: object) -> ContractError:
-    return ContractError("schema.type", "expected %s, got %s" % (expected, _type_name(value)))
+    return ContractError("schema.type", "expected %s, got %s" % (expected, type_name(value)))
 
 
 def _is_blank(value: str) -> bool:

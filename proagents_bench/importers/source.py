@@ -16,6 +16,7 @@ import platform
 import stat
 from typing import Iterable, Optional
 
+from ..contract.shapes import type_name
 from ..contract.vocabulary import INSPECT_EVAL, INSPECT_JSON, TAU2_JSON
 from ..errors import ContractError, ContractErrors, PathStep
 from ..jsonio.gcpause import CollectorPaused
@@ -213,24 +214,6 @@ def items(value: object) -> list:
     """A log's array, or none: a field of another type is read as empty (the field is one the
     record does not need, so a value of a later format is not an error)."""
     return value if isinstance(value, list) else []
-
-
-def type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a Boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
 
 
 def require(value: dict, key: str, kind: type, path: tuple, what: str,
