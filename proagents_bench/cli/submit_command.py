@@ -10,12 +10,12 @@ the team's budget; 6 the service could not be reached or did not answer as itsel
 
 from __future__ import annotations
 
-import json
 import os
 from typing import List
 
 from ..contract.vocabulary import PASS
 from ..errors import ContractError
+from ..jsonio.dump import document_bytes
 from ..service import client
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
@@ -53,11 +53,6 @@ def _read(path: str) -> bytes:
         raise _Unreadable(path, "cannot read the file: %s" % (problem.strerror or problem))
 
 
-def _dumps(document: dict) -> bytes:
-    return (json.dumps(document, ensure_ascii=True, sort_keys=True, indent=2) + "\n").encode(
-        "ascii")
-
-
 def run(arguments: List[str], session: Session) -> Outcome:
     try:
         options = build_parser(session.program).parse_args(arguments)
@@ -83,20 +78,20 @@ def run(arguments: List[str], session: Session) -> Outcome:
     document = answer.document
     if answer.status == 200 and "action" in document:
         return Outcome(EXIT_PASS if document["action"] == PASS else EXIT_DECISION,
-                       _dumps(document))
+                       document_bytes(document))
     if answer.status == 429:
-        return Outcome(EXIT_OVER_BUDGET, _dumps(document), [
+        return Outcome(EXIT_OVER_BUDGET, document_bytes(document), [
             "ERROR: over budget: %s" % document.get("detail", "")])
     if answer.status == 422 and isinstance(document.get("errors"), list):
         lines = [ContractError(error.get("code", ""), error.get("message", ""), (),
                                error.get("file"), error.get("line"), error.get("column")
                                ).stderr_line().replace(": $: ", ": %s: " % error.get("path"), 1)
                  for error in document["errors"] if isinstance(error, dict)]
-        return Outcome(EXIT_CONTRACT_ERROR, _dumps(document), lines)
+        return Outcome(EXIT_CONTRACT_ERROR, document_bytes(document), lines)
     if 400 <= answer.status < 500 and "code" in document:
-        return Outcome(EXIT_CONTRACT_ERROR, _dumps(document), [
+        return Outcome(EXIT_CONTRACT_ERROR, document_bytes(document), [
             "ERROR: the service refused the request: %s (%s)" % (
                 document.get("detail", ""), document.get("code"))])
-    return Outcome(EXIT_UNREACHABLE, _dumps(document), [
+    return Outcome(EXIT_UNREACHABLE, document_bytes(document), [
         "ERROR: the service answered HTTP %d: %s (exit %d)" % (
             answer.status, document.get("detail", ""), EXIT_UNREACHABLE)])

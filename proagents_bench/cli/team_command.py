@@ -4,10 +4,10 @@ stdout, in a JSON document; only its salted hash is stored."""
 
 from __future__ import annotations
 
-import json
 from typing import List
 
 from ..errors import ContractError
+from ..jsonio.dump import document_bytes
 from ..service import database, teams
 from ..service.feedback import LEVELS
 from . import Outcome, Session, contract_error_outcome
@@ -70,5 +70,4 @@ def run(arguments: List[str], session: Session) -> Outcome:
             result = {"teams": teams.listing(path)}
     except (teams.TeamError, database.DatabaseError) as problem:
         return contract_error_outcome([ContractError(TEAM_ERROR_CODE, str(problem))])
-    return Outcome(EXIT_PASS, (json.dumps(result, ensure_ascii=True, sort_keys=True, indent=2)
-                               + "\n").encode("ascii"))
+    return Outcome(EXIT_PASS, document_bytes(result))

@@ -61,6 +61,12 @@ def dumps(value: object) -> str:
     return "".join(pieces(value))
 
 
+def document_bytes(value: object) -> bytes:
+    """A whole JSON document as the product writes one (the service's answers, the
+    commands' reports): :func:`dumps` and a final newline, as ASCII bytes."""
+    return (dumps(value) + "\n").encode("ascii")
+
+
 def pieces(value: object, level: int = 0) -> Iterator[str]:
     """Yield the text of ``value`` in pieces (each a str; long lists in batches), as written
     at nesting ``level`` (what follows each of its newlines is indented for that level)."""

@@ -20,6 +20,7 @@ import time
 from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from ..errors import ContractErrors
+from ..jsonio.dump import document_bytes
 from . import database, feedback, leaderboard, public, teams, tokens
 from .problems import PROBLEM_TYPE, Problem
 from .submissions import Benchmark, Submitter, now_iso
@@ -91,9 +92,9 @@ class ServiceApp:
         self.database_path = database_path
         self.max_submission_bytes = max_submission_bytes
         self.submitter = Submitter(benchmark, database_path, after_store)
-        self.grader = public.dumps(public.grader_interface(
+        self.grader = document_bytes(public.grader_interface(
             feedback.LEVELS, float(feedback.ROUNDING_STEP), max_submission_bytes))
-        self.index = public.dumps({
+        self.index = document_bytes({
             "service": "proagents-bench private-test service",
             "benchmark_id": benchmark.benchmark_id,
             "benchmark_version": benchmark.benchmark_version,
@@ -163,7 +164,7 @@ class ServiceApp:
     def json_answer(value: object, status: int = 200,
                     headers: Optional[Dict[str, str]] = None) -> Response:
         return status, [("Content-Type", JSON_TYPE)] + sorted((headers or {}).items()), \
-            public.dumps(value)
+            document_bytes(value)
 
     @staticmethod
     def problem(problem: Problem) -> Response:

@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-import json
 from typing import Dict, Optional, Tuple
+
+from ..jsonio.dump import document_bytes
 
 PROBLEM_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:proagents-bench:problem:"
@@ -51,5 +52,4 @@ class Problem(Exception):
         return body
 
     def body(self) -> bytes:
-        return (json.dumps(self.document(), ensure_ascii=True, sort_keys=True, indent=2)
-                + "\n").encode("ascii")
+        return document_bytes(self.document())

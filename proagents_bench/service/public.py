@@ -12,7 +12,6 @@ be tried against the hash offline.
 
 from __future__ import annotations
 
-import json
 from typing import Iterable, List, Set
 
 from ..contract import publish
@@ -85,9 +84,3 @@ def grader_interface(levels: Iterable[str], rounding_step: float,
         "feedback_levels": list(levels),
         "rounding_step": rounding_step,
     }
-
-
-def dumps(value: object) -> bytes:
-    """A published document: ASCII JSON, sorted keys, two-space indent, final newline."""
-    return (json.dumps(value, ensure_ascii=True, sort_keys=True, indent=2, allow_nan=False)
-            + "\n").encode("ascii")

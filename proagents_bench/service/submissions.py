@@ -24,6 +24,7 @@ from typing import Callable, Dict, List, NoReturn, Optional, Tuple
 from .. import pipeline
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
+from ..jsonio.dump import document_bytes
 from ..render.document import contract_error_document
 from ..text import quote
 from ..version import VERSION
@@ -77,7 +78,7 @@ class Benchmark:
         self.dataset_version = cases["dataset_version"]
         # The spec as written, byte for byte but a byte-order mark: exact decimals included.
         self.public_spec = spec_text.encode("utf-8")
-        self.public_cases = public.dumps(public.public_cases(cases))
+        self.public_cases = document_bytes(public.public_cases(cases))
 
     def evaluate(self, body: bytes) -> dict:
         """The gate's decision document for a submission's bytes, or :class:`ContractErrors`
