@@ -161,7 +161,8 @@ def time_bootstrap(document_path: str, samples: int, seed: int, confidence: Frac
     return len(differences), min(timings)
 
 
-def _megabytes(value):
+def megabytes(value: Optional[float]) -> str:
+    """A peak memory for the report, or why there is none."""
     return "%.0f MB" % (value / 1e6) if value is not None else "not measured on this platform"
 
 
@@ -215,21 +216,21 @@ def gate_benchmark(options, say: Callable[[str], None]) -> bool:
             return False
         label = "median of %d" % len(gate_runs) if len(gate_runs) > 1 else "one run"
         say("gate (python -B -m proagents_bench):  %7.2f s   peak %s   (exit %d; %s)" % (
-            gate.seconds, _megabytes(gate.peak), gate.status, label))
+            gate.seconds, megabytes(gate.peak), gate.status, label))
         say("bare json.load of the same files:      %7.2f s   peak %s" % (
-            load.seconds, _megabytes(load.peak)))
+            load.seconds, megabytes(load.peak)))
         memory = (" and %.2fx the peak memory" % (gate.peak / load.peak)
                   if gate.peak and load.peak else "")
         say("ratio: the gate takes %.2fx the time of json.load%s" % (
             gate.seconds / load.seconds, memory))
         say("bare json.load, each value dropped:    %7.2f s   peak %s   (the gate takes %.2fx "
-            "its time)" % (dropped.seconds, _megabytes(dropped.peak),
+            "its time)" % (dropped.seconds, megabytes(dropped.peak),
                            gate.seconds / dropped.seconds))
         if report_runs:
             reports = median_run(report_runs)
             say("gate with --html, --markdown and --junit-xml: %7.2f s   peak %s   (%.2fx the "
                 "plain gate's time%s)" % (
-                    reports.seconds, _megabytes(reports.peak), reports.seconds / gate.seconds,
+                    reports.seconds, megabytes(reports.peak), reports.seconds / gate.seconds,
                     " and %.2fx its peak memory" % (reports.peak / gate.peak)
                     if reports.peak and gate.peak else ""))
         tasks, seconds = time_bootstrap(document, options.samples, options.seed,

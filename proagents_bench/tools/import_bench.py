@@ -22,9 +22,9 @@ import os
 import tempfile
 import time
 import zipfile
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List
 
-from .bench import describe_interpreter, median_run, run_child
+from .bench import describe_interpreter, median_run, megabytes, run_child
 
 # A sample of the order agent, as Inspect AI writes one (keys it does not read included, so
 # the decoding cost is a real log's); the placeholders are filled per task and epoch.
@@ -236,11 +236,11 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None]) ->
             return False
         label = "median of %d" % len(gate_runs) if len(gate_runs) > 1 else "one run"
         say("import (both logs):   %7.2f s   peak %s   (%s)" % (
-            imported.seconds, _megabytes(imported.peak), label))
+            imported.seconds, megabytes(imported.peak), label))
         say("gate on its output:   %7.2f s   peak %s   (exit %d; results %.1f MB)" % (
-            gate.seconds, _megabytes(gate.peak), gate.status, os.path.getsize(results) / 1e6))
+            gate.seconds, megabytes(gate.peak), gate.status, os.path.getsize(results) / 1e6))
         say("bare read of both logs (zipfile + json.loads of every entry, one process): "
-            "%7.2f s   peak %s" % (bare.seconds, _megabytes(bare.peak)))
+            "%7.2f s   peak %s" % (bare.seconds, megabytes(bare.peak)))
         say("ratio: the import takes %.2fx the time of the gate%s" % (
             imported.seconds / gate.seconds, " and %.2fx its peak memory" % (
                 imported.peak / gate.peak) if imported.peak and gate.peak else ""))
@@ -252,7 +252,3 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None]) ->
 def _json_bytes(path: str) -> int:
     with zipfile.ZipFile(path) as log:
         return sum(info.file_size for info in log.infolist())
-
-
-def _megabytes(value: Optional[float]) -> str:
-    return "%.0f MB" % (value / 1e6) if value is not None else "not measured on this platform"

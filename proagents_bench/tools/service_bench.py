@@ -14,7 +14,6 @@ are the server's, on a machine shared with its clients.
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -22,9 +21,11 @@ import sys
 import tempfile
 import threading
 import time
+from fractions import Fraction
 from typing import Callable, Dict, List, Optional
 
 from ..service import database, teams
+from ..stats.quantiles import nearest_rank
 from .bench import PACKAGE_ROOT
 from .synthetic import make_package
 
@@ -39,11 +40,6 @@ def _example_package():
         with open(os.path.join(EXAMPLES, name), "rb") as handle:
             parts.append(json.loads(handle.read().decode("utf-8")))
     return parts
-
-
-def nearest_rank(values: List[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[max(0, int(math.ceil(share * len(ordered))) - 1)]
 
 
 def service_benchmark(tasks: Optional[int], trials: int, requests: int, concurrency: int,
@@ -132,7 +128,8 @@ def service_benchmark(tasks: Optional[int], trials: int, requests: int, concurre
         say("requests: %d from %d concurrent clients in %.2f s: %.1f requests/s" % (
             len(latencies), concurrency, wall, len(latencies) / wall))
         say("latency: median %.1f ms, p95 %.1f ms, max %.1f ms" % (
-            1000 * nearest_rank(latencies, 0.5), 1000 * nearest_rank(latencies, 0.95),
+            1000 * nearest_rank(sorted(latencies), Fraction(1, 2)),
+            1000 * nearest_rank(sorted(latencies), Fraction(95, 100)),
             1000 * max(latencies)))
         say("errors: %s" % (", ".join("%s x%d" % (name, count) for name, count in
                                       sorted(failures.items())) or "none"))
