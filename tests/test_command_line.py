@@ -162,7 +162,8 @@ class ForkedFingerprintTests(unittest.TestCase):
 
         def start(*arguments):
             result = original(*arguments)
-            started.append(getattr(result, "child", None))  # the pid, not the result
+            child = getattr(result, "child", None)
+            started.append(getattr(child, "pid", None))  # the pid, not the result
             return result
 
         with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \

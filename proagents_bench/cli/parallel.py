@@ -21,7 +21,7 @@ import os
 import pickle
 import signal
 import threading
-from typing import Callable, Optional, Tuple
+from typing import Callable, List, Optional
 
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
@@ -43,11 +43,11 @@ def forking_fingerprinter(input_bytes: int) -> Callable:
     return _start_in_child
 
 
-def _forked(produce: Callable[[], bytes]) -> Optional[Tuple[int, int]]:
+def _forked(produce: Callable[[], bytes]) -> Optional["_Child"]:
     """Run ``produce`` in a forked child, which writes the bytes it returns to a pipe and
     ends (it takes no signal handler of the parent's: a Ctrl-C ends it at once); return the
-    child's pid and the pipe's read end, or None when no pipe or no fork could be made (the
-    caller then does the work itself). A child whose work fails ends with status 1."""
+    parent's side of it, or None when no pipe or no fork could be made (the caller then does
+    the work itself). A child whose work fails ends with status 1."""
     try:
         read_end, write_end = os.pipe()
     except OSError:
@@ -71,68 +71,86 @@ def _forked(produce: Callable[[], bytes]) -> Optional[Tuple[int, int]]:
         finally:
             os._exit(status)
     os.close(write_end)
-    return child, read_end
+    return _Child(child, read_end)
 
 
-def _start_in_child(*arguments) -> PendingFingerprint:
-    started = _forked(lambda: fingerprint_here(*arguments)().encode("ascii"))
-    if started is None:
-        return fingerprint_here(*arguments)
-    return _Result(started[0], started[1], arguments)
+class _Child:
+    """A forked child from the parent's side: what it wrote, collected once, or the child
+    ended unread. Either way its pipe is closed and it is reaped, exactly once."""
 
-
-class _Result(PendingFingerprint):
-    """The parent's side: the fingerprint, once the child has written it (or computed here
-    if the child failed); the child is reaped either way, and ended at once when the run
-    abandons it."""
-
-    def __init__(self, child: int, read_end: int, arguments: tuple) -> None:
-        self.child = child
+    def __init__(self, pid: int, read_end: int) -> None:
+        self.pid = pid
         self.read_end = read_end
-        self.arguments = arguments
-        self.value: Optional[str] = None
 
-    def __call__(self) -> str:
-        if self.value is None:
-            self.value = self._collect()
-        return self.value
-
-    def _collect(self) -> str:
-        received = b""
+    def collect(self, limit: Optional[int] = None) -> Optional[bytes]:
+        """What the child wrote (read until it ends, or until more than ``limit`` bytes came),
+        when it ended with status 0; else None."""
+        pid, self.pid = self.pid, 0
+        chunks: Optional[List[bytes]] = []
+        received = 0
         try:
-            while len(received) <= _FINGERPRINT_CHARS:
-                chunk = os.read(self.read_end, 128)
+            while limit is None or received <= limit:
+                chunk = os.read(self.read_end, 1 << 20)
                 if not chunk:
                     break
-                received += chunk
+                chunks.append(chunk)
+                received += len(chunk)
         except OSError:
-            received = b""
+            chunks = None
         finally:
             os.close(self.read_end)
             try:
-                _pid, status = os.waitpid(self.child, 0)
+                _pid, status = os.waitpid(pid, 0)
             except OSError:
                 status = -1
-        text = received.decode("ascii", "replace")
-        if status != 0 or len(text) != _FINGERPRINT_CHARS or not text.startswith("sha256:"):
-            return fingerprint_here(*self.arguments)()
-        return text
+        return b"".join(chunks) if chunks is not None and status == 0 else None
 
-    def abandon(self) -> None:
-        if self.value is None and self.child:
-            child, self.child = self.child, 0
+    def end(self) -> None:
+        """End the child unread (a run that gave up on its work)."""
+        if self.pid:
+            pid, self.pid = self.pid, 0
             try:
                 os.close(self.read_end)
             except OSError:
                 pass
             try:
-                os.kill(child, signal.SIGKILL)
-                os.waitpid(child, 0)
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
             except OSError:
                 pass
 
     def __del__(self):  # the last resort, for a run stopped in between (a signal)
-        self.abandon()
+        self.end()
+
+
+def _start_in_child(*arguments) -> PendingFingerprint:
+    child = _forked(lambda: fingerprint_here(*arguments)().encode("ascii"))
+    if child is None:
+        return fingerprint_here(*arguments)
+    return _Result(child, arguments)
+
+
+class _Result(PendingFingerprint):
+    """The parent's side: the fingerprint, once the child has written it (or computed here
+    if the child failed); the child is ended at once when the run abandons it."""
+
+    def __init__(self, child: _Child, arguments: tuple) -> None:
+        self.child = child
+        self.arguments = arguments
+        self.value: Optional[str] = None
+
+    def __call__(self) -> str:
+        if self.value is None:
+            received = self.child.collect(_FINGERPRINT_CHARS)
+            text = "" if received is None else received.decode("ascii", "replace")
+            if len(text) != _FINGERPRINT_CHARS or not text.startswith("sha256:"):
+                text = fingerprint_here(*self.arguments)()
+            self.value = text
+        return self.value
+
+    def abandon(self) -> None:
+        if self.value is None:
+            self.child.end()
 
 
 # -- the import's second log ------------------------------------------------------------------
@@ -162,43 +180,26 @@ def _read_in_child(read: Callable) -> Callable:
             outcome = ("errors", failure.errors, failure.omitted)
         return pickle.dumps(outcome, pickle.HIGHEST_PROTOCOL)
 
-    started = _forked(produce)
-    if started is None:
+    child = _forked(produce)
+    if child is None:
         return read
-    return _Reading(started[0], started[1], read)
+    return _Reading(child, read)
 
 
 class _Reading:
     """The parent's side: the child's outcome (the log read, or its contract errors); read
     here instead if the child failed. Either way the same result."""
 
-    def __init__(self, child: int, read_end: int, read: Callable) -> None:
+    def __init__(self, child: _Child, read: Callable) -> None:
         self.child = child
-        self.read_end = read_end
         self.read = read
-        self.done = False
 
     def __call__(self):
-        self.done = True
-        chunks = []
-        try:
-            while True:
-                chunk = os.read(self.read_end, 1 << 20)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-        except OSError:
-            chunks = []
-        finally:
-            os.close(self.read_end)
-            try:
-                _pid, status = os.waitpid(self.child, 0)
-            except OSError:
-                status = -1
+        received = self.child.collect()
         try:
             # The bytes come from this program's own child, never from outside.
             with CollectorPaused():
-                outcome = pickle.loads(b"".join(chunks)) if status == 0 else None
+                outcome = pickle.loads(received) if received is not None else None
         except Exception:  # noqa: BLE001 - a child that wrote something else: read here
             outcome = None
         if not isinstance(outcome, tuple) or not outcome:
@@ -206,15 +207,3 @@ class _Reading:
         if outcome[0] == "errors":
             raise ContractErrors(outcome[1], outcome[2])
         return outcome[1]
-
-    def __del__(self):  # a run stopped before the log was needed: end the child
-        if not self.done and self.child:
-            try:
-                os.kill(self.child, signal.SIGKILL)
-                os.waitpid(self.child, 0)
-            except OSError:
-                pass
-            try:
-                os.close(self.read_end)
-            except OSError:
-                pass
