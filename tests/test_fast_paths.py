@@ -53,7 +53,7 @@ def random_value(rng, depth=0):
     if roll < 0.7:
         # A long list of uniform objects: the column writer's case (with odd columns).
         keys = rng.sample(["a", "b%", "caf\u00e9", "z", "\"q\"", "n"], rng.randint(1, 4))
-        kind = rng.choice(["scalar", "mixed", "nested"])
+        kind = rng.choice(["scalar", "mixed", "nested", "names", "numbers", "optional"])
         items = []
         for index in range(rng.randint(16, 40)):
             item = {}
@@ -63,6 +63,16 @@ def random_value(rng, depth=0):
                         len(key) % 4]
                 elif kind == "mixed":
                     item[key] = rng.choice([1, True, 1.0, "1", None, [1], {"k": 1}])
+                elif kind == "names":  # tools_used: lists of strings, the odd other element
+                    item[key] = rng.sample(["a", "caf\u00e9", "q\"", "%s", Sub("s")]
+                                           + ([1, None, ["x"]] if index == 17 else []),
+                                           rng.randint(0, 4 if index != 17 else 8))
+                elif kind == "numbers":  # costs: integers and floats, the odd other number
+                    item[key] = rng.choice([0, 2, 0.003, -0.0, 1e300, 2 ** 70] + (
+                        [math.nan, math.inf, True, None] if index == 20 else []))
+                elif kind == "optional":  # final states: text or none
+                    item[key] = rng.choice(["done", None, "caf\u00e9"] + (
+                        [Sub("sub"), 1] if index == 18 else []))
                 else:
                     item[key] = {"inner": index, "flag": bool(index % 3)}
             items.append(item)
@@ -88,6 +98,16 @@ class WriterTests(unittest.TestCase):
                     jsondump.dumps(value)
                 continue
             self.assertEqual(jsondump.dumps(value), expected)
+            self.assertEqual(jsondump.document_bytes(value), (expected + "\n").encode("ascii"))
+
+    def test_record_columns_equal_the_standard_encoder(self):
+        # The importer's records: lists of names, costs of both number types, optional text.
+        records = [{"case_id": "c%02d" % index, "tools_used": ["lookup", "refund"][:index % 3],
+                    "cost_units": [2, 0.003][index % 2], "final_state": [None, "done"][index % 2]}
+                   for index in range(40)]
+        for value in (records, {"records": records}, [records]):
+            with self.subTest(value=type(value)):
+                self.assertEqual(jsondump.dumps(value), standard(value))
 
     def test_refusals_match(self):
         for value in ([float("nan")], {"a": float("inf")}, [{"x": 1.0}] * 15 + [{"x": math.inf}],
@@ -97,6 +117,8 @@ class WriterTests(unittest.TestCase):
                     standard(value)
                 with self.assertRaises(type(expected.exception)):
                     jsondump.dumps(value)
+                with self.assertRaises(type(expected.exception)):
+                    jsondump.document_bytes(value)
 
     def test_pieces_at_a_level_indent_as_inside_a_parent(self):
         value = {"list": [1, {"a": [True, None]}], "empty": {}, "none": []}

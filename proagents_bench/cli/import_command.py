@@ -18,10 +18,11 @@ from .. import pipeline
 from ..contract.validate import file_errors
 from ..contract.vocabulary import STATUSES
 from ..errors import ContractError, ContractErrors
-from ..importers.package import Imported, file_bytes, import_logs
+from ..importers.package import Imported, import_logs
 from ..importers.settings import default_settings, load_settings
 from ..importers.source import LogSource
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from ..jsonio.dump import document_bytes
 from ..jsonio.load import MAX_FILE_BYTES
 from ..text import quote
 from ..version import VERSION
@@ -80,9 +81,9 @@ def run(arguments: List[str], session: Session) -> Outcome:
                                forking_background(_size(options.baseline)))
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
-    files = [(options.output, file_bytes(imported.results))]
+    files = [(options.output, document_bytes(imported.results))]
     if imported.cases is not None:
-        files.append((options.write_cases, file_bytes(imported.cases)))
+        files.append((options.write_cases, document_bytes(imported.cases)))
     too_large = [ContractError(
         "import.too_large", "the file would be %d bytes, more than the %d bytes the gate reads "
         "(final states of long text make large records: name a shorter final_state source "
@@ -97,7 +98,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
             "cli.report_unwritable", "cannot write %s: %s" % (quote(problem.path),
                                                               problem.reason),
             (), problem.path)])
-    return Outcome(EXIT_PASS, file_bytes(_summary(imported, options)), _lines(imported))
+    return Outcome(EXIT_PASS, document_bytes(_summary(imported, options)), _lines(imported))
 
 
 def _path_problems(options: argparse.Namespace) -> List[ContractError]:

@@ -18,7 +18,6 @@ from ..contract.inputs import CASES_V1_SHAPE, PROTOCOL, RESULTS_V2_SHAPE
 from ..contract.vocabulary import (CASES_V1, INSPECT_EVAL, INSPECT_JSON, RESULTS_V2, ROLES,
                                    SPLITS, TAU2_JSON)
 from ..errors import ContractError, ContractErrors, format_path
-from ..jsonio import dump
 from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import inspect_log, tau2
@@ -519,9 +518,3 @@ def _case(case_id: str, fields: dict, settings: Settings, source: LogSource,
         "allowed_tools": names("allowed_tools", tools_used),
         "forbidden_side_effects": names("forbidden_side_effects", []),
     }
-
-
-def file_bytes(document: dict) -> bytes:
-    """A written file's bytes: ASCII JSON, sorted keys, two-space indent, final newline (the
-    output writer's form), so the same logs give the same bytes."""
-    return (dump.dumps(document) + "\n").encode("ascii")
