@@ -68,6 +68,9 @@ def build_parser(program: str) -> Parser:
     imports.add_argument("--keep", metavar="DIR",
                          help="write the logs, the package and the documents to DIR and keep "
                               "them")
+    imports.add_argument("--template-log", metavar="LOG",
+                         help="an Inspect AI .eval log whose samples are the templates "
+                              "(default: a synthetic sample of about 4 KB)")
     simulation = kinds.add_parser(
         "false-pass", help="the bootstrap gate's false-pass rate under no true difference, "
                            "by a seeded simulation (a Markdown table)")
@@ -112,6 +115,11 @@ def run(arguments: List[str], session: Session) -> Outcome:
                                                     options.python, session.say)
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "import":
+        if options.template_log is not None:
+            problem = import_bench.template_problem(options.template_log)
+            if problem is not None:
+                return contract_error_outcome([ContractError(
+                    "cli.usage", "--template-log: %s" % problem)])
         succeeded = import_bench.import_benchmark(options, session.say)
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     succeeded = bench.gate_benchmark(options, session.say)

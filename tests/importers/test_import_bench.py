@@ -7,8 +7,13 @@ import unittest
 import zipfile
 
 from proagents_bench.tools.import_bench import write_logs
-from tests.importers.support import load_json, records, run_import, write_eval
+from tests.importers.support import (eval_entries, fixture, load_json, records, run_import,
+                                     write_eval)
 from tests.support import TempDir, run_cli
+
+
+def load_json_bytes(data):
+    return json.loads(data.decode("ascii"))
 
 
 class ImportBenchTests(unittest.TestCase):
@@ -19,11 +24,39 @@ class ImportBenchTests(unittest.TestCase):
         self.assertEqual(run.status, 0, text + run.stderr)
         for phrase in ("logs: 60 tasks x 2 epochs = 120 samples per log",
                        "import (both logs):", "gate on its output:", "bare read of both logs",
-                       "ratio: the import takes"):
+                       "ratio: the import takes", "floor: the bare read takes"):
             self.assertIn(phrase, text)
         decision = load_json(os.path.join(kept, "decision.json"))
         self.assertEqual(decision["action"], "BLOCK")
         self.assertIn("task-000007", decision["primary_reason"])
+
+    def test_a_template_log_gives_each_task_a_real_sample(self):
+        folder = TempDir(self)
+        templates = sorted((info.filename, json.loads(data.decode("utf-8")))
+                           for info, data in eval_entries()
+                           if info.filename.startswith("samples/"))
+        paths = write_logs(folder.path, 7, 2, fixture("baseline.eval"))
+        with zipfile.ZipFile(paths["candidate"]) as archive:
+            names = sorted(name for name in archive.namelist() if name.startswith("samples/"))
+            self.assertEqual(len(names), 14)
+            sample = json.loads(archive.read("samples/task-000003_epoch_2.json"))
+        self.assertEqual((sample["id"], sample["epoch"]), ("task-000003", 2))
+        # Task 3 takes the fourth template (by entry name): that sample but for id and epoch.
+        expected = templates[3][1]
+        self.assertEqual(dict(sample, id=expected["id"], epoch=expected["epoch"]), expected)
+        self.assertEqual(list(sample)[:2], ["id", "epoch"])
+        arguments = ("--cases", paths["cases"], "--mapping", paths["mapping"],
+                     "--baseline-id", "b", "--candidate-id", "c")
+        run, results = run_import(self, paths["baseline"], paths["candidate"], *arguments)
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual(len(records(results, "candidate")), 14)
+
+    def test_a_template_log_that_is_no_log_is_a_usage_error(self):
+        for path in (fixture("baseline.json"), os.path.join(TempDir(self).path, "absent")):
+            with self.subTest(path=os.path.basename(path)):
+                run = run_cli(["bench", "import", "--tasks", "2", "--template-log", path])
+                self.assertEqual(run.status, 2)
+                self.assertEqual(load_json_bytes(run.stdout)["errors"][0]["code"], "cli.usage")
 
     def test_stored_and_deflated_entries_import_alike(self):
         folder = TempDir(self)
