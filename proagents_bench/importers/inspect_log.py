@@ -267,6 +267,10 @@ class SampleReader:
         total = 0
         field = "total_tokens" if self.cost_source == TOTAL_TOKENS else "total_cost"
         for model, counts in usage.items():
+            value = counts.get(field) if isinstance(counts, dict) else None
+            if log_number(value):  # the common case, without making the error's message
+                total += value
+                continue
             value = require(counts, field, (int, float), path + ("model_usage", model),
                             "the mapping's cost.source %s needs" % quote(self.cost_source),
                             entry)
