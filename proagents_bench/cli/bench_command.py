@@ -13,6 +13,7 @@ from ..errors import ContractError
 from ..tools import bench, import_bench, service_bench, simulate
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
+from .parallel import FORK_LOG_BYTES
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
 
 
@@ -115,12 +116,15 @@ def run(arguments: List[str], session: Session) -> Outcome:
                                                     options.python, session.say)
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "import":
+        templates = None
         if options.template_log is not None:
-            problem = import_bench.template_problem(options.template_log)
-            if problem is not None:
+            try:
+                templates = import_bench.read_templates(options.template_log)
+            except import_bench.TemplateError as problem:
                 return contract_error_outcome([ContractError(
                     "cli.usage", "--template-log: %s" % problem)])
-        succeeded = import_bench.import_benchmark(options, session.say)
+        succeeded = import_bench.import_benchmark(options, session.say, FORK_LOG_BYTES,
+                                                  templates)
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     succeeded = bench.gate_benchmark(options, session.say)
     return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)

@@ -374,6 +374,27 @@ def scaled(value: object, scale: object, path: tuple, entry: Optional[str] = Non
 def read_eval(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[Trial]]:
     """An ``.eval`` log: its run, and its trials one zip entry at a time (the generator holds
     the log open until it is exhausted or closed)."""
+    archive, header, header_entry, samples = _open_eval(source)
+    try:
+        run = read_header(header, INSPECT_EVAL, header_entry)
+    except LogError as failure:
+        archive.close()
+        raise ContractErrors([source.placed(failure)])
+    return run, _eval_trials(_decoded_samples(archive, samples, source), source,
+                             SampleReader(settings, run))
+
+
+def eval_samples(source: LogSource) -> Iterator[Tuple[str, dict]]:
+    """Each sample of an ``.eval`` log, decoded, with its entry's name, in the order of their
+    bytes in the file, read as the import reads them (``bench import --template-log``);
+    ContractErrors for a log or an entry that cannot be read."""
+    archive, _header, _header_entry, samples = _open_eval(source)
+    return _decoded_samples(archive, samples, source)
+
+
+def _open_eval(source: LogSource) -> Tuple[zipfile.ZipFile, dict, str, list]:
+    """The open zip, its header, the header's entry name, and its sample entries in the order
+    of their bytes in the file (one pass from start to end)."""
     archive = _open_zip(source)
     try:
         names = archive.infolist()
@@ -385,32 +406,35 @@ def read_eval(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[T
                 "an Inspect AI .eval log")])
         header = decode_json(_read_entry(archive, entries[header_entry], source), source,
                              header_entry)
-        try:
-            run = read_header(header, INSPECT_EVAL, header_entry)
-        except LogError as failure:
-            raise ContractErrors([source.placed(failure)])
     except BaseException:
         archive.close()
         raise
-    # In the order of their bytes in the file: one pass from start to end.
     samples = sorted((info for info in names if info.filename.startswith(SAMPLES_FOLDER)
                       and info.filename.endswith(".json")),
                      key=lambda info: info.header_offset)
-    return run, _eval_trials(archive, samples, source, SampleReader(settings, run))
+    return archive, header, header_entry, samples
 
 
-def _eval_trials(archive: zipfile.ZipFile, samples: list, source: LogSource,
-                 reader: SampleReader) -> Iterator[Trial]:
+def _decoded_samples(archive: zipfile.ZipFile, samples: list,
+                     source: LogSource) -> Iterator[Tuple[str, dict]]:
     with archive, open(source.path, "rb") as stream, CollectorPaused():
         for info in samples:
             data = _read_raw(stream, info, source)
             if data is None:
                 data = _read_entry(archive, info, source)
-            sample = decode_json(data, source, info.filename)
+            yield info.filename, decode_json(data, source, info.filename)
+
+
+def _eval_trials(samples: Iterator[Tuple[str, dict]], source: LogSource,
+                 reader: SampleReader) -> Iterator[Trial]:
+    try:
+        for entry, sample in samples:
             try:
-                yield reader.trial(sample, info.filename, ())
+                yield reader.trial(sample, entry, ())
             except LogError as failure:
                 raise ContractErrors([source.placed(failure)])
+    finally:  # closed early (a failed import): the log is closed now, not when collected
+        samples.close()
 
 
 def _read_raw(stream: BinaryIO, info: zipfile.ZipInfo, source: LogSource) -> Optional[bytes]:

@@ -35,6 +35,9 @@ import time
 import zipfile
 from typing import Callable, Dict, List, Optional
 
+from ..errors import ContractErrors
+from ..importers.inspect_log import eval_samples
+from ..importers.source import LogSource
 from .bench import describe_interpreter, median_run, megabytes, run_child
 
 # A sample of the order agent, as Inspect AI writes one (keys it does not read included, so
@@ -107,9 +110,10 @@ SAMPLE_TEMPLATE = {
 }
 # The floor any reader of these logs pays: every entry's bytes read where the zip directory
 # says they are, inflated and decoded, nothing checked or kept; the second log in a forked
-# process where there is fork, as the import reads it.
+# process when the import would fork too (os.fork, and a baseline log of at least the size
+# given), as the import reads it.
 BARE_READ_SCRIPT = (
-    "import json, os, struct, sys, zipfile, zlib\n"
+    "import json, os, signal, struct, sys, traceback, zipfile, zlib\n"
     "def read(path):\n"
     "    with zipfile.ZipFile(path) as log, open(path, 'rb') as raw:\n"
     "        for info in log.infolist():\n"
@@ -120,21 +124,33 @@ BARE_READ_SCRIPT = (
     "            if info.compress_type == zipfile.ZIP_DEFLATED:\n"
     "                data = zlib.decompress(data, -15)\n"
     "            json.loads(data)\n"
-    "baseline, candidate = sys.argv[1:]\n"
-    "child = os.fork() if hasattr(os, 'fork') else None\n"
+    "baseline, candidate, fork_bytes = sys.argv[1], sys.argv[2], int(sys.argv[3])\n"
+    "forks = hasattr(os, 'fork') and os.path.getsize(baseline) >= fork_bytes\n"
+    "child = os.fork() if forks else None\n"
     "if child == 0:\n"
     "    status = 1\n"
     "    try:\n"
     "        read(candidate)\n"
     "        status = 0\n"
+    "    except BaseException:\n"
+    "        traceback.print_exc()\n"
     "    finally:\n"
     "        os._exit(status)\n"
-    "read(baseline)\n"
+    "try:\n"
+    "    read(baseline)\n"
+    "except BaseException:\n"
+    "    if child:  # never left running into the next timed child\n"
+    "        os.kill(child, signal.SIGKILL)\n"
+    "        os.waitpid(child, 0)\n"
+    "    raise\n"
     "if child is None:\n"
     "    read(candidate)\n"
     "elif os.waitpid(child, 0)[1]:\n"
     "    sys.exit('the bare read of the candidate log failed')\n"
 )
+# Every entry of the logs written here bears this time, so the same arguments give the
+# same bytes.
+ENTRY_TIME = (2026, 7, 21, 9, 0, 0)
 PROTOCOL = {"protocol_version": "order-protocol-1", "environment_id": "order-sandbox-v1",
             "toolset_id": "order-tools-v1", "reset_policy": "fresh-sandbox-per-trial",
             "max_steps": 8, "timeout_seconds": 30, "retry_limit": 0}
@@ -157,43 +173,43 @@ def _sample(pieces: List[bytes], values: Dict[bytes, bytes]) -> bytes:
                     for index, piece in enumerate(pieces))
 
 
-def template_problem(path: str) -> Optional[str]:
-    """Why ``path`` cannot be a ``--template-log`` (not a readable zip, no sample entries,
-    a sample that is not a JSON object); None when it can."""
+class TemplateError(ValueError):
+    """A ``--template-log`` that cannot be read: the message says why."""
+
+
+def read_templates(path: str) -> List[bytes]:
+    """The samples of a real ``.eval`` log (read as the import reads them: deflate or zstd)
+    as compact JSON without their id and epoch (the text after the opening brace:
+    ``{"id":...,"epoch":...,`` goes before it), in the order of their entry names;
+    TemplateError when the log cannot be read or holds no sample."""
+    named = []
     try:
-        _template_samples(path)
-    except (OSError, zipfile.BadZipFile, ValueError, UnicodeDecodeError) as problem:
-        return str(problem) or type(problem).__name__
-    return None
+        for entry, sample in eval_samples(LogSource(path)):
+            rest = {key: value for key, value in sample.items() if key not in ("id", "epoch")}
+            named.append((entry, json.dumps(rest, separators=(",", ":"))[1:].encode("ascii")))
+    except ContractErrors as failure:
+        error = failure.errors[0]
+        raise TemplateError("%s: %s" % (error.file or path, error.message)) from None
+    if not named:
+        raise TemplateError("%s holds no samples/*.json entry" % path)
+    return [text for _entry, text in sorted(named)]
 
 
-def _template_samples(path: str) -> List[bytes]:
-    """The samples of a real ``.eval`` log as compact JSON without their id and epoch (the
-    text after the opening brace: ``{"id":...,"epoch":...,`` goes before it), in entry
-    order."""
-    texts = []
-    with zipfile.ZipFile(path) as log:
-        for name in sorted(log.namelist()):
-            if name.startswith("samples/") and name.endswith(".json"):
-                sample = json.loads(log.read(name).decode("utf-8"))
-                if not isinstance(sample, dict):
-                    raise ValueError("%s of %s is not a JSON object" % (name, path))
-                rest = {key: value for key, value in sample.items()
-                        if key not in ("id", "epoch")}
-                texts.append(json.dumps(rest, separators=(",", ":"))[1:].encode("utf-8"))
-    if not texts:
-        raise ValueError("%s holds no samples/*.json entry" % path)
-    return texts
+def _entry(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=ENTRY_TIME)
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
 
 
 def write_logs(folder: str, tasks: int, epochs: int,
-               template_log: Optional[str] = None) -> Dict[str, str]:
+               templates: Optional[List[bytes]] = None) -> Dict[str, str]:
     """Write both logs, the cases, the spec and the mapping to ``folder``; return the paths.
-    The candidate refunds with the forbidden tool on one task in 50 (not with a
-    ``template_log``, whose samples both logs take in turn)."""
+    The candidate refunds with the forbidden tool on one task in 50 (not with
+    ``templates``, from :func:`read_templates`, which both logs take in turn; their cost is
+    then counted in tokens, which every Inspect AI log records, where the synthetic samples'
+    is in the cost Inspect records only for models it knows prices of)."""
     os.makedirs(folder, exist_ok=True)
     pieces = _pieces()
-    templates = _template_samples(template_log) if template_log else None
     header = {"version": 2, "status": "success", "eval": {
         "eval_id": "bench", "run_id": "bench", "created": "2026-07-21T09:00:00+00:00",
         "task": "order_agent", "task_version": 1, "model": "mockllm/model",
@@ -205,23 +221,23 @@ def write_logs(folder: str, tasks: int, epochs: int,
     for role in ("baseline", "candidate"):
         paths[role] = os.path.join(folder, role + ".eval")
         with zipfile.ZipFile(paths[role], "w", zipfile.ZIP_DEFLATED, compresslevel=1) as log:
-            log.writestr("header.json", json.dumps(header))
+            log.writestr(_entry("header.json"), json.dumps(header), compresslevel=1)
             for task in range(tasks):
                 forbidden = role == "candidate" and task % 50 == 7
                 for epoch in range(1, epochs + 1):
                     name = b"task-%06d" % task
                     if templates is not None:
                         rest = templates[task % len(templates)]
-                        log.writestr("samples/%s_epoch_%d.json" % (name.decode(), epoch),
-                                     b'{"id":"%s","epoch":%d%s%s' % (
-                                         name, epoch, b"," if rest != b"}" else b"", rest))
-                        continue
-                    log.writestr("samples/%s_epoch_%d.json" % (name.decode(), epoch), _sample(
-                        pieces, {b"ID": name, b"EPOCH": b"%d" % epoch, b"ORDER": b"%d" % task,
-                                 b"TOOL": b"refund_order" if forbidden else b"issue_refund",
-                                 b"ANSWER": b"refund_issued",
-                                 b"VALUE": b"C", b"TIME": b"%.3f" % (
-                                     0.5 + (task * 7 + epoch * 3) % 100 / 100)}))
+                        data = b'{"id":"%s","epoch":%d%s%s' % (
+                            name, epoch, b"," if rest != b"}" else b"", rest)
+                    else:
+                        data = _sample(pieces, {
+                            b"ID": name, b"EPOCH": b"%d" % epoch, b"ORDER": b"%d" % task,
+                            b"TOOL": b"refund_order" if forbidden else b"issue_refund",
+                            b"ANSWER": b"refund_issued", b"VALUE": b"C", b"TIME": b"%.3f" % (
+                                0.5 + (task * 7 + epoch * 3) % 100 / 100)})
+                    log.writestr(_entry("samples/%s_epoch_%d.json" % (name.decode(), epoch)),
+                                 data, compresslevel=1)
     cases = [{"id": "task-%06d" % task, "family_id": "family-%06d" % task, "split": "test",
               "slice": "slice-%d" % (task % 5), "critical": task % 50 == 7,
               "task_type": "refund", "is_private": True, "initial_state": "order",
@@ -256,7 +272,7 @@ def write_logs(folder: str, tasks: int, epochs: int,
                      bootstrap={"samples": 10000, "seed": 1, "confidence": 0.95}),
         "mapping": dict(schema_version="proagents-bench-import-mapping-v1",
                         protocol=PROTOCOL, side_effect_tools=["issue_refund", "refund_order"],
-                        cost={"source": "total_cost"}),
+                        cost={"source": "total_cost" if templates is None else "total_tokens"}),
     }
     for kind, value in documents.items():
         paths[kind] = os.path.join(folder, kind + ".json")
@@ -265,13 +281,16 @@ def write_logs(folder: str, tasks: int, epochs: int,
     return paths
 
 
-def import_benchmark(options: argparse.Namespace, say: Callable[[str], None]) -> bool:
-    """Run the import benchmark (tasks, epochs, repeat, python, keep), telling each result
-    line to ``say``; return True when every child ran."""
+def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
+                     fork_bytes: int, templates: Optional[List[bytes]] = None) -> bool:
+    """Run the import benchmark (tasks, epochs, repeat, python, keep; the ``templates`` of
+    ``--template-log``), telling each result line to ``say``; return True when every child
+    ran. ``fork_bytes`` is the size of a baseline log from which the import reads the
+    candidate's in a forked process: the bare read does as it does."""
     with tempfile.TemporaryDirectory(prefix="proagents-bench-") as scratch:
         folder = options.keep or scratch
         started = time.perf_counter()
-        paths = write_logs(folder, options.tasks, options.epochs, options.template_log)
+        paths = write_logs(folder, options.tasks, options.epochs, templates)
         samples = options.tasks * options.epochs
         say("logs: %d tasks x %d epochs = %d samples per log, 2 logs; %.1f MB zipped, %.1f MB "
             "of sample JSON each (written in %.1f s)" % (
@@ -288,7 +307,7 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None]) ->
         gate_command = [options.python, "-B", "-m", "proagents_bench", "--spec", paths["spec"],
                         "--cases", paths["cases"], "--results", results]
         read_command = [options.python, "-B", "-c", BARE_READ_SCRIPT, paths["baseline"],
-                        paths["candidate"]]
+                        paths["candidate"], str(fork_bytes)]
         import_runs, gate_runs, read_runs = [], [], []
         for _ in range(max(options.repeat, 1)):
             # The import's summary lines on stderr are kept with its document, not shown.

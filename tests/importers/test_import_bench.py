@@ -3,12 +3,14 @@ logs are read the same through the importer's raw entry reader and through zipfi
 
 import json
 import os
+import time
 import unittest
 import zipfile
+from unittest import mock
 
-from proagents_bench.tools.import_bench import write_logs
-from tests.importers.support import (eval_entries, fixture, load_json, records, run_import,
-                                     write_eval)
+from proagents_bench.tools.import_bench import read_templates, write_logs
+from tests.importers.support import (eval_entries, fixture, load_json, read_bytes, records,
+                                     run_import, write_eval)
 from tests.support import TempDir, run_cli
 
 
@@ -35,7 +37,7 @@ class ImportBenchTests(unittest.TestCase):
         templates = sorted((info.filename, json.loads(data.decode("utf-8")))
                            for info, data in eval_entries()
                            if info.filename.startswith("samples/"))
-        paths = write_logs(folder.path, 7, 2, fixture("baseline.eval"))
+        paths = write_logs(folder.path, 7, 2, read_templates(fixture("baseline.eval")))
         with zipfile.ZipFile(paths["candidate"]) as archive:
             names = sorted(name for name in archive.namelist() if name.startswith("samples/"))
             self.assertEqual(len(names), 14)
@@ -51,12 +53,48 @@ class ImportBenchTests(unittest.TestCase):
         self.assertEqual(run.status, 0, run.stderr)
         self.assertEqual(len(records(results, "candidate")), 14)
 
+    def test_a_zstd_log_gives_the_same_templates(self):
+        # Inspect AI's default compression, read as the import reads it.
+        # (The zstd fixture is a run of its own: its message ids differ, not its samples.)
+        zstd, deflated = (read_templates(fixture(name)) for name in (
+            "baseline-zstd.eval", "baseline.eval"))
+        self.assertEqual(len(zstd), len(deflated))
+        for left, right in zip(zstd, deflated):
+            left, right = json.loads(b"{" + left), json.loads(b"{" + right)
+            self.assertEqual((left["input"], left["scores"], sorted(left)),
+                             (right["input"], right["scores"], sorted(right)))
+
+    def test_the_same_arguments_write_the_same_bytes(self):
+        folder = TempDir(self)
+        first = write_logs(os.path.join(folder.path, "first"), 3, 2)
+        with mock.patch("time.localtime", return_value=time.localtime(0)):
+            second = write_logs(os.path.join(folder.path, "second"), 3, 2)
+        for kind in ("baseline", "candidate"):
+            self.assertEqual(read_bytes(first[kind]), read_bytes(second[kind]))
+
     def test_a_template_log_that_is_no_log_is_a_usage_error(self):
-        for path in (fixture("baseline.json"), os.path.join(TempDir(self).path, "absent")):
+        folder = TempDir(self)
+        corrupt = [(info.filename, data) for info, data in eval_entries()]
+        corrupt_path = write_eval(folder, "corrupt.eval", corrupt)
+        with open(corrupt_path, "r+b") as handle:  # damage the first sample's deflated bytes
+            with zipfile.ZipFile(corrupt_path) as archive:
+                info = next(info for info in archive.infolist()
+                            if info.filename.startswith("samples/"))
+            handle.seek(info.header_offset + 30 + len(info.filename) + 10)
+            handle.write(b"\xff" * 40)
+        no_samples = write_eval(folder, "header-only.eval", [
+            (info.filename, data) for info, data in eval_entries()
+            if not info.filename.startswith("samples/")])
+        for path, reason in ((fixture("baseline.json"), "not a readable zip"),
+                             (os.path.join(folder.path, "absent"), "cannot read the log"),
+                             (corrupt_path, "cannot be read"),
+                             (no_samples, "holds no samples")):
             with self.subTest(path=os.path.basename(path)):
                 run = run_cli(["bench", "import", "--tasks", "2", "--template-log", path])
-                self.assertEqual(run.status, 2)
-                self.assertEqual(load_json_bytes(run.stdout)["errors"][0]["code"], "cli.usage")
+                self.assertEqual(run.status, 2, run.stderr)
+                error = load_json_bytes(run.stdout)["errors"][0]
+                self.assertEqual(error["code"], "cli.usage")
+                self.assertIn(reason, error["message"])
 
     def test_stored_and_deflated_entries_import_alike(self):
         folder = TempDir(self)
