@@ -28,7 +28,7 @@ import math
 import struct
 import zipfile
 import zlib
-from typing import BinaryIO, Iterator, List, Optional, Tuple
+from typing import BinaryIO, Generator, Iterator, List, Optional, Tuple
 
 from ..contract.vocabulary import (INSPECT_EVAL, INSPECT_HARNESS, INSPECT_JSON, SCORE_ANSWER,
                                    SCORE_VALUE, TOTAL_TOKENS)
@@ -384,7 +384,7 @@ def read_eval(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[T
                              SampleReader(settings, run))
 
 
-def eval_samples(source: LogSource) -> Iterator[Tuple[str, dict]]:
+def eval_samples(source: LogSource) -> Generator[Tuple[str, dict], None, None]:
     """Each sample of an ``.eval`` log, decoded, with its entry's name, in the order of their
     bytes in the file, read as the import reads them (``bench import --template-log``);
     ContractErrors for a log or an entry that cannot be read."""
@@ -416,7 +416,7 @@ def _open_eval(source: LogSource) -> Tuple[zipfile.ZipFile, dict, str, list]:
 
 
 def _decoded_samples(archive: zipfile.ZipFile, samples: list,
-                     source: LogSource) -> Iterator[Tuple[str, dict]]:
+                     source: LogSource) -> Generator[Tuple[str, dict], None, None]:
     with archive, open(source.path, "rb") as stream, CollectorPaused():
         for info in samples:
             data = _read_raw(stream, info, source)
@@ -425,7 +425,7 @@ def _decoded_samples(archive: zipfile.ZipFile, samples: list,
             yield info.filename, decode_json(data, source, info.filename)
 
 
-def _eval_trials(samples: Iterator[Tuple[str, dict]], source: LogSource,
+def _eval_trials(samples: Generator[Tuple[str, dict], None, None], source: LogSource,
                  reader: SampleReader) -> Iterator[Trial]:
     try:
         for entry, sample in samples:
