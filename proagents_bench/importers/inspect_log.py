@@ -38,8 +38,9 @@ from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import zstd
 from .settings import Settings
-from .source import (MAX_LOG_DEPTH, MAX_LOG_NUMBER, LogError, LogSource, decode_json, items,
-                     log_number, nested_deeper_than, optional, require, type_name)
+from .source import (MAX_LOG_DEPTH, MAX_LOG_NUMBER, LogError, LogSource, array_trials,
+                     decode_json, items, log_number, nested_deeper_than, optional, require,
+                     type_name)
 from .trial import LogRun, Trial
 
 # The log format versions read (Inspect's ``version``; 2 since 2024). A newer major version
@@ -544,22 +545,6 @@ def read_json_log(source: LogSource, log: dict,
     if not isinstance(samples, list):
         raise ContractErrors([source.error("import.field_type", "\"samples\" must be an "
                                            "array, got %s" % type_name(samples), ("samples",))])
-    return run, _json_trials(samples, source, SampleReader(settings, run))
-
-
-def _json_trials(samples: list, source: LogSource, reader: SampleReader) -> Iterator[Trial]:
-    with CollectorPaused():
-        yield from _each_json_trial(samples, source, reader)
-
-
-def _each_json_trial(samples: list, source: LogSource,
-                     reader: SampleReader) -> Iterator[Trial]:
-    for index, sample in enumerate(samples):
-        path = ("samples", index)
-        try:
-            if not isinstance(sample, dict):
-                raise LogError("import.field_type", "a sample must be an object, got %s" % (
-                    type_name(sample)), path)
-            yield reader.trial(sample, None, path)
-        except LogError as failure:
-            raise ContractErrors([source.placed(failure)])
+    reader = SampleReader(settings, run)
+    return run, array_trials(samples, "samples", "sample", source,
+                             lambda sample, path: reader.trial(sample, None, path))

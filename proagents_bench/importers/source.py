@@ -14,7 +14,7 @@ import json
 import os
 import platform
 import stat
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional, Tuple
 
 from ..contract.shapes import type_name
 from ..contract.vocabulary import INSPECT_EVAL, INSPECT_JSON, TAU2_JSON
@@ -22,6 +22,7 @@ from ..errors import ContractError, ContractErrors, PathStep
 from ..jsonio.gcpause import CollectorPaused
 from ..jsonio.load import MAX_FILE_BYTES, MAX_NUMBER_LITERAL_CHARS, nesting_ok
 from ..text import quote
+from .trial import Trial
 
 ZIP_MAGIC = b"PK\x03\x04"
 READ_CHUNK_BYTES = 1 << 20
@@ -249,3 +250,21 @@ def _kind_name(kind: object) -> str:
              float: "a number", bool: "a Boolean"}
     kinds = kind if isinstance(kind, tuple) else (kind,)
     return " or ".join(names.get(item, getattr(item, "__name__", "?")) for item in kinds)
+
+
+def array_trials(values: list, key: str, noun: str, source: LogSource,
+                 trial: Callable[[dict, Tuple[PathStep, ...]], Trial]) -> Iterator[Trial]:
+    """The trials of a log's array ``key`` (a .json log's samples, a results.json's
+    simulations), each element read by ``trial(element, path)`` with the collector paused; an
+    element that is not an object (a ``noun``), or one ``trial`` refuses, is a contract error
+    placed at its path."""
+    with CollectorPaused():
+        for index, value in enumerate(values):
+            path = (key, index)
+            try:
+                if not isinstance(value, dict):
+                    raise LogError("import.field_type", "a %s must be an object, got %s" % (
+                        noun, type_name(value)), path)
+                yield trial(value, path)
+            except LogError as failure:
+                raise ContractErrors([source.placed(failure)])

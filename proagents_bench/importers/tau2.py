@@ -35,8 +35,8 @@ from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
 from ..jsonio.load import MAX_FILE_BYTES, MAX_SAFE_INTEGER
-from .source import (MAX_LOG_NUMBER, READ_CHUNK_BYTES, LogError, LogSource, decode_json, items,
-                     log_number, optional, require, type_name)
+from .source import (MAX_LOG_NUMBER, READ_CHUNK_BYTES, LogError, LogSource, array_trials,
+                     decode_json, items, log_number, optional, require, type_name)
 from .trial import LogRun, Trial
 
 SUCCESS_REASONS = ("user_stop", "agent_stop")
@@ -72,7 +72,7 @@ def read_results(source: LogSource, log: dict,
     except LogError as failure:
         raise ContractErrors([source.placed(failure)])
     reader = SimulationReader(settings, run, tasks, tool_names, write_tools)
-    return run, _trials(simulations, source, reader)
+    return run, array_trials(simulations, "simulations", "simulation", source, reader.trial)
 
 
 def _header(log: dict, log_format: str = TAU2_JSON) -> Tuple[LogRun, Dict[str, dict],
@@ -263,24 +263,6 @@ def _status(reason: object) -> str:
     if reason in ERROR_REASONS:
         return "error"
     return "unknown"  # infrastructure errors, and reasons newer than this importer
-
-
-def _trials(simulations: list, source: LogSource, reader: SimulationReader) -> Iterator[Trial]:
-    with CollectorPaused():
-        yield from _each_trial(simulations, source, reader)
-
-
-def _each_trial(simulations: list, source: LogSource,
-                reader: SimulationReader) -> Iterator[Trial]:
-    for index, simulation in enumerate(simulations):
-        path = ("simulations", index)
-        try:
-            if not isinstance(simulation, dict):
-                raise LogError("import.field_type", "a simulation must be an object, got %s"
-                               % type_name(simulation), path)
-            yield reader.trial(simulation, path)
-        except LogError as failure:
-            raise ContractErrors([source.placed(failure)])
 
 
 # -- the results folder ---------------------------------------------------------------------
