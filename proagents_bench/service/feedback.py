@@ -1,7 +1,7 @@
 """Feedback granularity: what a team learns from a scored submission.
 
-Each level releases a little more than the one before it (the service's documentation, "What
-each level leaks", says what, in bits per submission):
+Each level releases a little more than the one before it (docs/service.md's "What each level
+leaks" says what, in bits per submission):
 
 - ``verdict``: the action, and which gates failed (their keys and severities) in words that
   name no task, no trial and no observed value; for INCOMPARABLE the protocol mismatches
