@@ -104,7 +104,7 @@ def version_1_database(folder):
                      "protocol_mismatches": [], "ladder": {"score": 1.0,
                                                            "new_score_released": True}}
     with database.connection(path) as opened:
-        opened.execute("PRAGMA journal_mode = WAL")
+        opened.execute("PRAGMA journal_mode = WAL").fetchone()
         with database.transaction(opened):
             for statement in database.MIGRATIONS[0]:
                 opened.execute(statement)

@@ -43,7 +43,8 @@ def build_parser(program: str) -> Parser:
                                 help="the rounded level's step: a decimal in (0, 1], at least "
                                      "two standard errors of a score over the n test tasks "
                                      "feedback is computed on (step >= 1/sqrt(n)); '%s' "
-                                     "(the default) takes the finest of %s that is"
+                                     "(the default) takes the finest of %s that the rule "
+                                     "allows"
                                      % (teams.AUTOMATIC, ", ".join(
                                          step_text(step) for step in AUTOMATIC_STEPS)))
         action.add_argument("--data", metavar="DIR", required=True,
