@@ -359,7 +359,9 @@ class WsgiTests(unittest.TestCase):
         replies = [service.call("GET", path) for path in ("/", "/v1/spec", "/nowhere")]
         replies.append(service.submit(token))
         replies.append(service.call("PUT", "/v1/team", b"{}", token))
-        self.assertEqual([reply.status for reply in replies], [200, 200, 404, 200, 405])
+        replies.append(service.call("HEAD", "/v1/spec"))
+        replies.append(service.call("PUT", "/v1/final", b'{"submission_ids": []}', token))
+        self.assertEqual([reply.status for reply in replies], [200, 200, 404, 200, 405, 200, 409])
 
 
     def test_create_app_makes_what_serve_runs_or_says_why_not(self):

@@ -372,6 +372,21 @@ class PhaseTests(unittest.TestCase):
         self.assertEqual(closed.status, 0, closed.stderr)
         self.assertEqual([entry["team"] for entry in closed.document["entries"]], ["alpha"])
 
+    def test_a_submission_graded_while_the_phase_closes_is_graded_again(self):
+        token = self.service.team("alpha")
+        benchmark = self.service.app.submitter.benchmark
+        original = benchmark.evaluate_part
+
+        def closing_meanwhile(combined, part):  # the phase closes while the gate runs
+            with database.connection(self.service.db) as opened:
+                opened.execute("UPDATE phases SET status = 'closing'")
+            return original(combined, part)
+
+        benchmark.evaluate_part = closing_meanwhile
+        answer = self.service.submit(token).document
+        self.assertEqual(answer["scored_on"], "every test case")
+        self.assertEqual(self.service.rows("SELECT phase_id FROM submissions"), [(None,)])
+
     def test_serve_refuses_other_files_while_a_phase_is_open(self):
         spec = load_example("benchmark_spec.json")
         spec["gates"]["max_mean_latency_ms"] = 3000
