@@ -11,6 +11,7 @@ from unittest import mock
 
 from proagents_bench import cli
 from tests.support import (RUN_BENCHMARK, TempDir, example_path, run_cli, run_subprocess)
+from tests.test_reports import report_text
 
 
 class Terminal(io.StringIO):
@@ -123,13 +124,15 @@ class MarkdownAppendTests(unittest.TestCase):
         self.assertTrue(text.startswith("# an earlier step\n"))
         self.assertEqual(text.count("PASS: candidate candidate-pass"), 2)
 
-    def test_an_append_that_cannot_happen_writes_nothing(self):
+    def test_an_append_that_cannot_happen_writes_no_decision(self):
         folder = TempDir(self).path
         html = os.path.join(folder, "report.html")
         run = run_cli(["--html", html, "--markdown-append", folder])
         self.assertEqual((run.status, run.document["errors"][0]["code"]),
                          (2, "cli.report_unwritable"))
-        self.assertFalse(os.path.exists(html))
+        text = report_text(html)
+        self.assertIn("CONTRACT_ERROR", text)
+        self.assertNotIn("PASS", text)
 
 
 @unittest.skipUnless(hasattr(os, "fork"), "POSIX fork")

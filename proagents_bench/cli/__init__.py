@@ -41,11 +41,14 @@ class Outcome:
     alive until the process ends (see :func:`run`)."""
 
     def __init__(self, status: int, output: Union[bytes, List[bytes]] = b"",
-                 lines: Sequence[str] = (), kept: object = None) -> None:
+                 lines: Sequence[str] = (), kept: object = None,
+                 errors: Sequence = (), omitted: int = 0) -> None:
         self.status = status
         self.output = output
         self.lines = list(lines)
         self.kept = kept  # what the command's work is made of (see run())
+        self.errors = list(errors)  # a CONTRACT_ERROR outcome's errors, and how many more
+        self.omitted = omitted
 
 
 class Session:
@@ -146,11 +149,15 @@ def _main(argv: List[str], stdout, stderr, guard: SignalGuard, program: str,
             ": stdout holds an incomplete document" if writer.written else "")])
         return getattr(interrupted, "status", EXIT_INTERRUPTED)
     except Exception as bug:  # noqa: BLE001 - the one place that turns any bug into exit 3
-        messages.say(["INTERNAL ERROR: %s: %s (this is a bug in proagents-bench %s; please "
-                      "report it with the command and input files)" % (
-                          type(bug).__name__, bug, VERSION)])
+        messages.say([internal_error_line(bug)])
         return EXIT_INTERNAL_ERROR
     return outcome.status
+
+
+def internal_error_line(bug: BaseException) -> str:
+    """The one stderr line of an internal error (exit 3)."""
+    return ("INTERNAL ERROR: %s: %s (this is a bug in proagents-bench %s; please report it "
+            "with the command and input files)" % (type(bug).__name__, bug, VERSION))
 
 
 def contract_error_outcome(errors: Sequence, omitted: int = 0) -> Outcome:
@@ -161,7 +168,7 @@ def contract_error_outcome(errors: Sequence, omitted: int = 0) -> Outcome:
     if omitted:
         lines.append("ERROR: %d more error%s not shown" % (omitted, "" if omitted == 1 else "s"))
     return Outcome(EXIT_CONTRACT_ERROR, dumps(contract_error_document(errors, omitted, VERSION)),
-                   lines)
+                   lines, errors=errors, omitted=omitted)
 
 
 def output_failure(reason: str, written: int = 0) -> str:

@@ -9,7 +9,6 @@ stderr carries ``ERROR: FILE:LINE:COLUMN: PATH: MESSAGE`` lines.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -17,16 +16,19 @@ from typing import Callable, List, Optional
 
 from .. import pipeline
 from ..contract import publish
-from ..contract.vocabulary import INFORMATIONAL
+from ..contract.vocabulary import CONTRACT_ERROR, INFORMATIONAL
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..reports import write as reports
+from ..reports.nodecision import INTERNAL_ERROR, INTERRUPTED, NoDecision
 from ..text import quote, show_number
 from ..version import VERSION
-from . import Outcome, Session, contract_error_outcome
+from . import Outcome, Session, contract_error_outcome, internal_error_line
 from .parallel import forking_fingerprinter
-from .status import EXIT_DECISION, EXIT_PASS
+from .status import (EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED,
+                     EXIT_PASS, EXIT_TERMINATED)
+from .streams import Interrupted
 
 # The shipped example package, evaluated when no file is given; shown relative to the
 # project (``examples/benchmark_spec.json``) so the document is the same on every machine.
@@ -135,6 +137,30 @@ def default_inputs(spec: Optional[str] = None, cases: Optional[str] = None,
 
 
 def run(arguments: List[str], session: Session) -> Outcome:
+    """Run the gate. A run that ends without a decision (a contract or command-line error, an
+    internal error, an interruption) replaces every report named on the command line by a
+    report of that outcome, and the ``--output`` file by its CONTRACT_ERROR document (or
+    removes it: exit 3, 130 and 143 have no document), so that no path is left holding an
+    earlier run's decision (see :class:`_Targets`)."""
+    targets = _Targets(session)
+    try:
+        targets.aim(_named_paths(arguments))
+        outcome = _gate(arguments, session, targets)
+        if outcome.status == EXIT_CONTRACT_ERROR:
+            outcome = targets.contract_error(outcome)
+    except (Interrupted, KeyboardInterrupt) as stop:
+        status = getattr(stop, "status", EXIT_INTERRUPTED)
+        targets.abandon(NoDecision(INTERRUPTED, status, detail="stopped by %s" % (
+            "SIGTERM" if status == EXIT_TERMINATED else "SIGINT (Ctrl-C)")))
+        raise
+    except Exception as bug:
+        targets.abandon(NoDecision(INTERNAL_ERROR, EXIT_INTERNAL_ERROR,
+                                   detail=internal_error_line(bug)))
+        raise
+    return outcome
+
+
+def _gate(arguments: List[str], session: Session, targets: "_Targets") -> Outcome:
     try:
         options = build_parser(session.program).parse_args(arguments)
     except UsageError as usage:
@@ -142,6 +168,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
         if len(text) > MAX_USAGE_CHARS:
             text = text[:MAX_USAGE_CHARS] + "... (cut)"
         return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % text)])
+    problems = targets.aim(options)
     empty = [ContractError("cli.usage", "--%s was given an empty path: name a file" % option)
              for option in ("spec", "cases", "results", "output")
              if getattr(options, option) == ""]
@@ -155,10 +182,6 @@ def run(arguments: List[str], session: Session) -> Outcome:
     missing = _missing_examples(inputs, options)
     if missing:
         return contract_error_outcome(missing)
-    chosen_reports = reports.requested(options)
-    output = options.output if options.output not in (None, STDIN_PATH) else None
-    checked = chosen_reports + ([(OUTPUT_OPTION, output)] if output else [])
-    problems = reports.path_errors(checked, [item for item in inputs if item.path])
     if problems:
         return contract_error_outcome(problems)
     progress = _progress(session)
@@ -166,14 +189,14 @@ def run(arguments: List[str], session: Session) -> Outcome:
         evaluation = pipeline.evaluate(inputs, options.candidate, progress,
                                        forking_fingerprinter(_input_bytes(inputs)))
     except ContractErrors as failure:
-        outcome = contract_error_outcome(failure.errors, failure.omitted)
-        return _to_output(outcome, output, session) if output else outcome
+        return contract_error_outcome(failure.errors, failure.omitted)
     if progress is not None:
         progress("writing the decision")
     status = EXIT_PASS if evaluation.passed else EXIT_DECISION
+    output = targets.output
     document = (output, evaluation.dumps()) if output else None
-    # Reports only for a decision, all or none, each replaced atomically (see reports.write).
-    problems = reports.write(chosen_reports, evaluation, session.guard.deferred, document)
+    # A decision's reports all or none, each replaced atomically (see reports.write).
+    problems = reports.write(targets.reports, evaluation, session.guard.deferred, document)
     if problems:
         return contract_error_outcome(problems)
     lines = summary_lines(evaluation) if options.summary or session.messages.isatty() else []
@@ -190,22 +213,79 @@ class _OutputOption:
 OUTPUT_OPTION = _OutputOption()
 
 
-def _to_output(outcome: Outcome, path: str, session: Session) -> Outcome:
-    """A CONTRACT_ERROR outcome with its document written to ``path`` instead of stdout."""
+def _named_paths(arguments: List[str]) -> Optional[argparse.Namespace]:
+    """The input, report and output paths of ``arguments``, read leniently (anything else is
+    ignored), so that a command line argparse refuses still names the reports its CONTRACT_ERROR
+    replaces; None when even these cannot be read."""
+    parser = Parser(add_help=False)
+    for option in ("--spec", "--cases", "--results", "--output"):
+        parser.add_argument(option)
+    for report in reports.REPORTS:
+        parser.add_argument(report.option)
     try:
-        write_files_atomically([(path, outcome.output)], session.guard.deferred)
-    except AtomicWriteError as problem:
-        return contract_error_outcome(outcome_errors(outcome) + [ContractError(
-            "cli.report_unwritable", "cannot write the output document: %s" % problem.reason,
-            (), path)])
-    return Outcome(outcome.status, b"", outcome.lines)
+        return parser.parse_known_args(arguments)[0]
+    except UsageError:
+        return None
 
 
-def outcome_errors(outcome: Outcome) -> List[ContractError]:
-    """The errors of a CONTRACT_ERROR outcome, read back from its document."""
-    document = json.loads(outcome.output.decode("ascii"))
-    return [ContractError(error["code"], error["message"], (), error["file"], error["line"],
-                          error["column"]) for error in document["errors"]]
+class _Targets:
+    """The paths a run writes besides stdout: the reports (report, path) and ``--output``,
+    only those that passed the path checks (never an input, stdout, stderr or a path named
+    twice). A decision is written by the gate itself; a run without one ends here."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.reports: List[tuple] = []
+        self.output: Optional[str] = None
+
+    def aim(self, options: Optional[argparse.Namespace]) -> List[ContractError]:
+        """Take the report and output paths of ``options`` (None: keep what is known); return
+        the errors of the paths that cannot be written."""
+        if options is None:
+            return []
+        output = options.output if options.output not in (None, STDIN_PATH) else None
+        chosen = reports.requested(options) + ([(OUTPUT_OPTION, output)] if output else [])
+        inputs = default_inputs(options.spec, options.cases, options.results,
+                                stdin=lambda: b"")  # standard input is not a path
+        problems, usable = reports.checked_paths(chosen, [item for item in inputs
+                                                          if item.path])
+        self.reports = [(report, path) for report, path in usable if report is not OUTPUT_OPTION]
+        self.output = next((path for report, path in usable if report is OUTPUT_OPTION), None)
+        return problems
+
+    def contract_error(self, outcome: Outcome) -> Outcome:
+        """Exit 2: every report replaced by its CONTRACT_ERROR report; the document to
+        ``--output`` when given. A report still holding an earlier file is one more error."""
+        failures = reports.write_no_decision(
+            self.reports, NoDecision(CONTRACT_ERROR, outcome.status, outcome.errors,
+                                     outcome.omitted), self.session.guard.deferred)
+        if failures:
+            outcome = contract_error_outcome(outcome.errors + failures, outcome.omitted)
+        if self.output is None:
+            return outcome
+        try:
+            write_files_atomically([(self.output, outcome.output)],
+                                   self.session.guard.deferred)
+        except AtomicWriteError as problem:
+            return contract_error_outcome(outcome.errors + [ContractError(
+                "cli.report_unwritable", "cannot write the output document: %s" %
+                problem.reason, (), self.output)], outcome.omitted)
+        return Outcome(outcome.status, b"", outcome.lines, errors=outcome.errors,
+                       omitted=outcome.omitted)
+
+    def abandon(self, outcome: NoDecision) -> None:
+        """An internal error or an interruption: every report replaced by the outcome's
+        report, the ``--output`` file removed (these exits have no document); whatever fails
+        here changes nothing of the exit status already decided."""
+        try:
+            reports.write_no_decision(self.reports, outcome, self.session.guard.deferred)
+        except Exception:  # noqa: BLE001 - the run already ends with exit 3 or 130
+            pass
+        if self.output is not None:
+            try:
+                os.remove(self.output)
+            except OSError:
+                pass
 
 
 def summary_lines(evaluation: pipeline.Evaluation) -> List[str]:

@@ -44,7 +44,7 @@ P95 = Fraction(95, 100)
 
 STYLE = """
 :root { --pass: #1a7f37; --review: #b35c00; --block: #c62828; --incomparable: #6a1b9a;
-  --note: #0b5cad; }
+  --note: #0b5cad; --none: #424a53; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif;
   color: #1b1f24; margin: 0 auto; max-width: 1180px; padding: 0 20px 40px;
@@ -62,7 +62,8 @@ h1 { font-size: 1.2rem; margin: 18px 0 4px; } h2 { font-size: 1.15rem; margin: 2
 .notes .facts { color: #57606a; font-size: .9em; }
 .PASS { background: var(--pass); } .REVIEW { background: var(--review); }
 .BLOCK { background: var(--block); } .INCOMPARABLE { background: var(--incomparable); }
-.reasons li { margin: 3px 0; } .sev { font-weight: 700; font-size: .8rem; padding: 0 5px;
+.CONTRACT_ERROR, .INTERNAL_ERROR, .INTERRUPTED { background: var(--none); }
+.reasons li, .errors li { margin: 3px 0; } .sev { font-weight: 700; font-size: .8rem; padding: 0 5px;
   border-radius: 3px; color: #fff; margin-right: 6px; }
 .sev.block { background: var(--block); } .sev.review { background: var(--review); }
 .sev.note-tag { background: var(--note); }
@@ -102,6 +103,7 @@ table.grid tbody td:first-child { position: sticky; left: 0; background: #fff;
 @media (max-width: 600px) {
   body { padding: 0 10px 30px; } .banner { padding: 12px 14px; }
   .banner .action { font-size: 2rem; } .facts th { width: auto; }
+  .banner.CONTRACT_ERROR .action, .banner.INTERNAL_ERROR .action { font-size: 1.5rem; }
 }
 @media print {
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
@@ -143,6 +145,37 @@ def _table(html_class, body):
     return '<div class="scroll">\n<table class="%s">\n%s\n</table>\n</div>' % (html_class, body)
 
 
+def _head(title):
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n" % (title, STYLE))
+
+
+def render_no_decision(outcome) -> bytes:
+    """The page of a run that ended without a decision
+    (:class:`~proagents_bench.reports.nodecision.NoDecision`): the outcome in its banner,
+    then every error with its file, line, column and JSON path."""
+    items = ['<li><span class="id">%s</span><br>%s <span class="note">(%s)</span></li>' % (
+        _id(error.location(), 2000), _e(error.message, 4000), _e(error.code))
+        for error in outcome.shown_errors()]
+    parts = [
+        _head("%s: no decision" % _e(outcome.action)),
+        '<header class="banner %s" id="decision">\n<p class="action">%s</p>\n'
+        '<p class="meaning">%s</p>\n<p class="primary">%sexit %d. This page replaced any '
+        'earlier report at this path: it is not a decision.</p>\n</header>\n' % (
+            _e(outcome.action), _e(outcome.action), _e(outcome.meaning),
+            _e(outcome.detail + "; ", 2000) if outcome.detail else "", outcome.status),
+    ]
+    if outcome.errors:
+        parts.append('<section id="errors">\n<h2>Errors (file:line:column: JSON path)</h2>\n'
+                     '<ol class="errors">\n%s\n</ol>\n%s</section>\n' % (
+            "\n".join(items),
+            '<p class="cut">%d more errors not shown.</p>\n' % outcome.left_out
+            if outcome.left_out else ""))
+    parts.append("</body>\n</html>\n")
+    return "".join(parts).encode("utf-8")
+
+
 def render(evaluation) -> bytes:
     """The report's bytes (UTF-8) for an :class:`~proagents_bench.gate.Evaluation`."""
     document = evaluation.lazy_document
@@ -150,11 +183,9 @@ def render(evaluation) -> bytes:
     rows = task_rows(document)
     action = document["action"]
     parts = [
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        "<title>%s: %s vs %s (%s)</title>\n<style>%s</style>\n</head>\n<body>\n" % (
-            _e(action), _e(document["candidate_system"], 80),
-            _e(document["baseline_system"], 80), _e(document["benchmark_id"], 80), STYLE),
+        _head("%s: %s vs %s (%s)" % (_e(action), _e(document["candidate_system"], 80),
+                                     _e(document["baseline_system"], 80),
+                                     _e(document["benchmark_id"], 80))),
         _banner(document, evaluation.decision),
         _reasons(document, evaluation.decision),
         _facts(document),

@@ -174,6 +174,29 @@ def _note_cases(decision):
     return cases
 
 
+def render_no_decision(outcome) -> bytes:
+    """The report of a run that ended without a decision
+    (:class:`~proagents_bench.reports.nodecision.NoDecision`): one test case in error, its
+    message the outcome and the first error, its text every error listed."""
+    first = outcome.errors[0].stderr_line() if outcome.errors else outcome.detail
+    message = "%s; %s" % (outcome.headline, first) if first else outcome.headline
+    details = [outcome.headline] + ([outcome.detail] if outcome.detail else []) + [
+        error.stderr_line() for error in outcome.shown_errors()]
+    if outcome.left_out:
+        details.append("%d more errors not shown" % outcome.left_out)
+    case = _element("testcase", (("classname", "proagents-bench"), ("name", outcome.action),
+                                 ("time", "0.000")), [
+        _element("error", (("message", message), ("type", outcome.action)),
+                 text="\n".join(details))])
+    suite = _element("testsuite", (("name", "proagents-bench"), ("tests", "1"),
+                                   ("failures", "0"), ("errors", "1"), ("skipped", "0"),
+                                   ("time", "0.000")), [case])
+    root = _element("testsuites", (("name", "proagents-bench: %s" % outcome.action),
+                                   ("tests", "1"), ("failures", "0"), ("errors", "1"),
+                                   ("time", "0.000")), [suite])
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n' + root + "\n").encode("utf-8")
+
+
 def render(evaluation) -> bytes:
     """The report's bytes (UTF-8 XML) for an :class:`~proagents_bench.gate.Evaluation`."""
     document = evaluation.lazy_document

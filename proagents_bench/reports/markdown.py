@@ -21,6 +21,7 @@ from .view import (ACTION_WORDS, METRIC_ROWS, clean, counted, failed_gates, gate
 
 MAX_BYTES = 1024 * 1024
 MAX_REASONS = 20
+MAX_ERRORS = 20
 MAX_NOTES = 20
 MAX_FAILING_TASKS = 100
 MAX_SLICES = 30
@@ -74,6 +75,28 @@ def render(evaluation) -> bytes:
         lines += _failing_tasks(document)
     lines += ["", "<sub>%s %s</sub>" % (text(document.get("harness", {}).get(
         "name", "proagents-bench")), text(document.get("harness", {}).get("version", "")))]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+NO_DECISION_ICON = "\u274c"
+
+
+def render_no_decision(outcome) -> bytes:
+    """The summary of a run that ended without a decision
+    (:class:`~proagents_bench.reports.nodecision.NoDecision`): the outcome, then its errors,
+    each with its file, line, column and JSON path (cut like every list here)."""
+    lines = ["## %s %s: no decision" % (NO_DECISION_ICON, outcome.action), "",
+             "**%s** (exit %d). Nothing here is a decision." % (
+                 outcome.meaning.capitalize(), outcome.status), ""]
+    if outcome.detail:
+        lines += [text(outcome.detail, 2000), ""]
+    shown, rest = counted(outcome.errors, MAX_ERRORS)
+    lines.extend("%d. `%s`: %s (%s)" % (index, clean(error.location()).replace("`", "'"),
+                                         text(error.message, 600), text(error.code, 80))
+                 for index, error in enumerate(shown, 1))
+    rest += outcome.omitted
+    if rest:
+        lines += ["", "*%d more errors not shown; the JSON document lists them.*" % rest]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
