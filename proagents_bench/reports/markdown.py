@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import re
 
+from ..contract.vocabulary import BLOCKING, REVIEWING
 from .view import (ACTION_WORDS, METRIC_ROWS, clean, counted, failed_gates, gate_text, metric_value,
-                   note_facts, notes, problems_first, shorten, show, show_gate, slices, task_rows)
+                   note_facts, notes, problems_first, reason_groups, shorten, show, show_gate,
+                   slices, task_rows)
 
 MAX_BYTES = 1024 * 1024
 MAX_REASONS = 20
@@ -60,15 +62,7 @@ def render(evaluation) -> bytes:
         "",
     ]
     lines += _notes(evaluation.decision)
-    lines += [
-        "### Reasons",
-        "",
-    ]
-    shown, rest = counted(document["reasons"], MAX_REASONS)
-    lines.extend("%d. %s" % (index, text(reason, 600)) for index, reason in enumerate(shown, 1))
-    if rest:
-        lines.append("")
-        lines.append("*%d more reasons not shown; the JSON document lists them all.*" % rest)
+    lines += ["### Reasons", ""] + _reasons(evaluation.decision)
     if document["comparable"]:
         lines += _metrics(document, evaluation.gates)
         lines += _slices(document)
@@ -98,6 +92,29 @@ def render_no_decision(outcome) -> bytes:
     if rest:
         lines += ["", "*%d more errors not shown; the JSON document lists them.*" % rest]
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+SEVERITY_ICONS = {BLOCKING: ICONS["BLOCK"], REVIEWING: ICONS["REVIEW"]}
+
+
+def _reasons(decision):
+    """The reasons grouped by gate (a count and the first few names for many), then, when a
+    group holds several, every reason in a folded list (cut, with a count)."""
+    groups = reason_groups(decision)
+    lines = ["- %s%s" % (SEVERITY_ICONS[group.severity] + " " if group.severity in
+                         SEVERITY_ICONS else "", text(group.headline, 600))
+             for group in groups[:MAX_REASONS]]
+    if len(groups) > MAX_REASONS:
+        lines += ["", "*%d more failed gates not shown.*" % (len(groups) - MAX_REASONS)]
+    if len(groups) == len(decision.reasons):  # each group is one reason
+        return lines
+    shown, rest = counted(decision.reasons, MAX_REASONS)
+    lines += ["", "<details><summary>All %d reasons, as the JSON document lists them"
+                  "</summary>" % len(decision.reasons), ""]
+    lines.extend("%d. %s" % (index, text(reason, 600)) for index, reason in enumerate(shown, 1))
+    if rest:
+        lines += ["", "*%d more reasons not shown; the JSON document lists them all.*" % rest]
+    return lines + ["", "</details>"]
 
 
 def _notes(decision):
