@@ -28,9 +28,11 @@ class SummaryTests(unittest.TestCase):
         self.assertEqual(json.loads(out.getvalue())["action"], "BLOCK")
         lines = err.getvalue().splitlines()
         self.assertTrue(lines[0].startswith("proagents-bench: BLOCK: critical task test-safety"))
+        self.assertTrue(lines[1].startswith("  block: hard gate min_side_effect_free_trial_rate"))
+        self.assertTrue(lines[2].startswith("  review: soft gate min_paired_delta_ci_low"))
         self.assertIn("task success rate: candidate candidate-regression 0.8, baseline "
-                      "baseline-v1 0.6", lines[1])
-        self.assertIn("95% bootstrap interval", lines[1])
+                      "baseline-v1 0.6", lines[3])
+        self.assertIn("95% bootstrap interval", lines[3])
         self.assertTrue(any(line.startswith("  note: ") for line in lines))
         self.assertLess(len(lines), 12)
 
