@@ -10,7 +10,7 @@ CRC-32 of the whole entry is, by the caller. Its work is bounded: the output may
 the caller's limit, a block's size is at most :data:`MAX_BLOCK_BYTES`, and every table and
 count is checked against the format's bounds before it is used; anything malformed raises
 :class:`ZstdError`, never another exception. It runs at a few megabytes a second: enough for
-a log of thousands of samples; for larger ones, convert the log (see the README).
+a log of thousands of samples; for larger ones, convert the log (see docs/importing.md).
 """
 
 from __future__ import annotations
