@@ -28,11 +28,14 @@ def many_critical_failures(test):
 
 
 class GroupTests(unittest.TestCase):
-    def setUp(self):
-        self.evaluation = many_critical_failures(self)
-        self.decision = self.evaluation.decision
-        self.critical = [finding.case_ids[0] for finding in self.decision.findings
-                         if finding.code == CRITICAL]
+    @classmethod
+    def setUpClass(cls):
+        holder = unittest.TestCase()
+        cls.evaluation = many_critical_failures(holder)  # evaluated once for every test
+        holder.doCleanups()
+        cls.decision = cls.evaluation.decision
+        cls.critical = [finding.case_ids[0] for finding in cls.decision.findings
+                        if finding.code == CRITICAL]
 
     def test_the_document_keeps_every_reason_the_reports_group_them(self):
         document = self.evaluation.document

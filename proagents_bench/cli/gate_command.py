@@ -275,6 +275,7 @@ def _named_paths(arguments: List[str]) -> Optional[argparse.Namespace]:
     parser = Parser(add_help=False)
     for option in ("--spec", "--cases", "--results", "--output", "--format"):
         parser.add_argument(option)
+    parser.add_argument("--summary", action="store_true")
     for report in reports.REPORTS:
         parser.add_argument(report.option)
     try:
@@ -293,6 +294,7 @@ class _Targets:
         self.reports: List[tuple] = []
         self.output: Optional[str] = None
         self.text = False  # stdout carries the text mode, not JSON
+        self.summary = False  # --summary: say the outcome on stderr too
 
     def aim(self, options: Optional[argparse.Namespace]) -> List[ContractError]:
         """Take the report and output paths of ``options`` (None: keep what is known); return
@@ -309,6 +311,7 @@ class _Targets:
         self.output = next((path for report, path in usable if report is OUTPUT_OPTION), None)
         self.text = options.format == "text" or (
             options.format in (None, "auto") and self.session.stdout.isatty())
+        self.summary = options.summary
         return problems
 
     def hints(self) -> List[str]:
@@ -348,7 +351,11 @@ class _Targets:
             stdout = _terminal().no_decision(
                 NoDecision(CONTRACT_ERROR, outcome.status, errors, omitted),
                 "The CONTRACT_ERROR document: %s." % self.output if written else None)
-        return Outcome(outcome.status, stdout, outcome.lines, errors=errors, omitted=omitted)
+        lines = outcome.lines
+        if self.summary:
+            lines = lines + ["proagents-bench: %s" % NoDecision(CONTRACT_ERROR, outcome.status,
+                                                                errors, omitted).headline]
+        return Outcome(outcome.status, stdout, lines, errors=errors, omitted=omitted)
 
     def abandon(self, outcome: NoDecision) -> None:
         """An internal error or an interruption: every report replaced by the outcome's

@@ -1,4 +1,4 @@
-"""The Markdown report, for CI job summaries (``--markdown "$GITHUB_STEP_SUMMARY"``).
+"""The Markdown report, for CI job summaries (``--markdown-append "$GITHUB_STEP_SUMMARY"``).
 
 GitHub-flavoured Markdown: the decision as a heading with its informational notes right under
 it (a PASS never hides that the benchmark is too small to tell), its reasons, the metric table

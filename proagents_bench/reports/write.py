@@ -46,13 +46,13 @@ class Report:
 
 REPORTS = (
     Report("--html", "HTML report", "also write the HTML report to PATH", "html"),
-    Report("--markdown", "Markdown summary", "also write a Markdown summary to PATH (for CI "
-           "job summaries: $GITHUB_STEP_SUMMARY)", "markdown"),
+    Report("--markdown", "Markdown summary", "also write a Markdown summary to PATH, "
+           "replacing the file (for a CI step summary, use --markdown-append)", "markdown"),
     Report("--junit-xml", "JUnit XML report", "also write a JUnit XML report to PATH (GitLab, "
            "Jenkins)", "junit"),
     Report("--markdown-append", "appended Markdown summary", "also append the Markdown "
-           "summary to PATH, keeping what it holds (GitHub Actions: $GITHUB_STEP_SUMMARY, "
-           "which every step appends to)", "markdown", append=True),
+           "summary to PATH, keeping what it holds (GitHub Actions: \"$GITHUB_STEP_SUMMARY\")",
+           "markdown", append=True),
 )
 
 # The path that means stdout on the command line: a report cannot go there (stdout carries
