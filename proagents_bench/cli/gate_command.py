@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 import shutil
+from types import ModuleType
 from typing import Callable, List, Optional
 
 from .. import pipeline
@@ -245,7 +246,7 @@ def decision_status(action: str, fail_on: List[str], distinct: bool) -> tuple:
     return (DISTINCT_EXIT[action] if distinct else EXIT_DECISION), []
 
 
-def _terminal():
+def _terminal() -> ModuleType:
     """The text renderer, imported when a person is to read the run (see GateImportsTests)."""
     from ..reports import terminal
     return terminal

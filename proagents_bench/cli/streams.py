@@ -29,6 +29,7 @@ import select
 import signal
 import time
 from contextlib import contextmanager
+from typing import Mapping, Optional
 
 from .status import EXIT_INTERRUPTED, EXIT_TERMINATED
 
@@ -111,7 +112,7 @@ class DocumentWriter:
             self.written += count
             view = view[count:]
 
-    def isatty(self):
+    def isatty(self) -> bool:
         """Whether the document goes to a terminal (a person reads it, not a program)."""
         try:
             if self.stream is not None:
@@ -184,7 +185,7 @@ class MessageWriter:
             pass
 
 
-def colour_wanted(terminal, environ=None):
+def colour_wanted(terminal: bool, environ: Optional[Mapping[str, str]] = None) -> bool:
     """Whether to colour text written to a stream that ``terminal`` says is a terminal: never
     when it is not, nor when ``NO_COLOR`` is set to anything (https://no-color.org), nor on a
     ``TERM=dumb`` terminal, nor on a Windows console that does not take ANSI sequences."""
@@ -194,7 +195,7 @@ def colour_wanted(terminal, environ=None):
     return os.name != "nt" or _windows_console_takes_ansi()
 
 
-def _windows_console_takes_ansi():
+def _windows_console_takes_ansi() -> bool:
     """Turn on the console's ANSI processing (Windows 10 and later); False when it cannot."""
     try:
         import ctypes

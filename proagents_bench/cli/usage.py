@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
-from typing import Iterable, List, Optional, Sequence
+from typing import Iterable, List, NoReturn, Optional, Sequence
 
 # How close a word must be to a known one to be suggested (difflib's ratio, 0..1).
 SUGGESTION_CUTOFF = 0.6
@@ -40,12 +40,13 @@ class Parser(argparse.ArgumentParser):
     """See the module docstring. ``commands`` are the words a first argument may be instead
     of an option (the gate's parser: the other commands), suggested for a mistyped one."""
 
-    def __init__(self, *arguments, commands: Sequence[str] = (), **keywords) -> None:
+    def __init__(self, *arguments: object, commands: Sequence[str] = (),
+                 **keywords: object) -> None:
         keywords.setdefault("allow_abbrev", False)
         super().__init__(*arguments, **keywords)
         self.commands = list(commands)
 
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message + self.suggestion(message))
 
     def suggestion(self, message: str) -> str:

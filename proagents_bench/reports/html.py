@@ -20,6 +20,7 @@ import math
 import re
 from fractions import Fraction
 from html import escape
+from typing import TYPE_CHECKING, Optional
 
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..stats.quantiles import nearest_rank_index
@@ -27,6 +28,9 @@ from . import svg as report_svg
 from .view import (ACTION_WORDS, HARD_GATES, METRIC_ROWS, clean, counted, failed_gates, gate_text,
                    latencies, metric_value, note_facts, notes, problems_first, reason_groups,
                    shorten, show, show_gate, slices, tagged_reasons, task_rows)
+
+if TYPE_CHECKING:  # for annotations only
+    from .nodecision import NoDecision
 
 MAX_GRID_ROWS = 500
 MAX_GRID_CELLS = 30000  # rows x trial columns of both systems: keeps the page light
@@ -157,7 +161,7 @@ def _digest(text):
     return _HEX_GROUP.sub(r"\1<wbr>", _id(text))
 
 
-def _chart(svg):
+def _chart(svg: str) -> str:
     """A chart in its own scroll container: it is never drawn narrower than
     :data:`~.svg.MIN_DISPLAY_WIDTH` (its text would fall below a readable size), so a
     narrow window scrolls it, never the page."""
@@ -170,13 +174,13 @@ def _table(html_class, body):
     return '<div class="scroll">\n<table class="%s">\n%s\n</table>\n</div>' % (html_class, body)
 
 
-def _head(title):
+def _head(title: str) -> str:
     return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
             "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n" % (title, STYLE))
 
 
-def render_no_decision(outcome) -> bytes:
+def render_no_decision(outcome: "NoDecision") -> bytes:
     """The page of a run that ended without a decision
     (:class:`~proagents_bench.reports.nodecision.NoDecision`): the outcome in its banner,
     then every error with its file, line, column and JSON path."""
@@ -306,7 +310,8 @@ def _held_cell(gate_key, failed):
     return '<td class="held">\u2713 held</td>'
 
 
-def _metric_row(label, baseline, candidate, gate, gate_key, failed):
+def _metric_row(label: str, baseline: str, candidate: str, gate: str,
+                gate_key: Optional[str], failed: set) -> str:
     """One row of the metric table; each cell names its column (``data-label``), which a
     narrow window shows in place of the header, the row stacked."""
     return ('<tr%s><th scope="row">%s</th><td class="num" data-label="Baseline">%s</td>'

@@ -28,11 +28,15 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from ..contract.gates import CRITICAL_GATE
 from .view import (GATE_KEYS, HARD_GATES, clean, failed_gates, note_facts, notes,
                    show, show_gate, shorten, task_rows)
 from .view import latencies as latencies_of
+
+if TYPE_CHECKING:  # for annotations only
+    from .nodecision import NoDecision
 
 # The gates judged on the candidate as a whole, one test case each in the ``gates`` suite.
 WHOLE_CANDIDATE_GATES = tuple(key for key in GATE_KEYS if key != CRITICAL_GATE.key)
@@ -174,7 +178,7 @@ def _note_cases(decision):
     return cases
 
 
-def render_no_decision(outcome) -> bytes:
+def render_no_decision(outcome: "NoDecision") -> bytes:
     """The report of a run that ended without a decision
     (:class:`~proagents_bench.reports.nodecision.NoDecision`): one test case in error, its
     message the outcome and the first error, its text every error listed."""

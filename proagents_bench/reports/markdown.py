@@ -15,11 +15,16 @@ removed.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, List
 
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from .view import (ACTION_WORDS, METRIC_ROWS, clean, counted, failed_gates, gate_text, metric_value,
                    note_facts, notes, problems_first, reason_groups, shorten, show, show_gate,
                    slices, task_rows)
+
+if TYPE_CHECKING:  # for annotations only
+    from ..evaluation.decision import Decision
+    from .nodecision import NoDecision
 
 MAX_BYTES = 1024 * 1024
 MAX_REASONS = 20
@@ -75,7 +80,7 @@ def render(evaluation) -> bytes:
 NO_DECISION_ICON = "\u274c"
 
 
-def render_no_decision(outcome) -> bytes:
+def render_no_decision(outcome: "NoDecision") -> bytes:
     """The summary of a run that ended without a decision
     (:class:`~proagents_bench.reports.nodecision.NoDecision`): the outcome, then its errors,
     each with its file, line, column and JSON path (cut like every list here)."""
@@ -97,7 +102,7 @@ def render_no_decision(outcome) -> bytes:
 SEVERITY_ICONS = {BLOCKING: ICONS["BLOCK"], REVIEWING: ICONS["REVIEW"]}
 
 
-def _reasons(decision):
+def _reasons(decision: "Decision") -> List[str]:
     """The reasons grouped by gate (a count and the first few names for many), then, when a
     group holds several, every reason in a folded list (cut, with a count)."""
     groups = reason_groups(decision)

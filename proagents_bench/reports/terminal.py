@@ -16,12 +16,17 @@ stream is a terminal that takes it.
 from __future__ import annotations
 
 import textwrap
-from typing import List, Optional, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from ..contract.vocabulary import BLOCK, BLOCKING, INCOMPARABLE, PASS, REVIEW, REVIEWING
 from .view import (ACTION_WORDS, HARD_GATES, METRIC_ROWS, clean, counted, failed_gates, gate_text,
                    metric_value, notes, problems_first, reason_groups, show, show_gate,
                    task_rows)
+
+if TYPE_CHECKING:  # for annotations only
+    from ..evaluation.decision import Decision
+    from ..pipeline import Evaluation
+    from .nodecision import NoDecision
 
 MAX_FAILING_TASKS = 10
 MAX_GROUPS = 12
@@ -61,7 +66,7 @@ def _wrap(text: str, width: int, indent: int) -> List[str]:
                          break_on_hyphens=False) or [""]
 
 
-def render(evaluation, width: int = 100, colour: bool = False,
+def render(evaluation: "Evaluation", width: int = 100, colour: bool = False,
            hints: Sequence[str] = ()) -> bytes:
     """The text mode's bytes (ASCII) for an :class:`~proagents_bench.pipeline.Evaluation`;
     ``width`` is the terminal's, ``hints`` are lines saying where the JSON document went and
@@ -95,7 +100,7 @@ def render(evaluation, width: int = 100, colour: bool = False,
     return ("\n".join(lines) + "\n").encode("ascii", "backslashreplace")
 
 
-def _groups(decision, width: int, paint: Painter) -> List[str]:
+def _groups(decision: "Decision", width: int, paint: Painter) -> List[str]:
     groups = reason_groups(decision, ellipsis=ELLIPSIS)
     lines = []
     for group in groups[:MAX_GROUPS]:
@@ -161,7 +166,7 @@ def _failing(document: dict, width: int, paint: Painter) -> List[str]:
     return lines
 
 
-def summary_lines(evaluation) -> List[str]:
+def summary_lines(evaluation: "Evaluation") -> List[str]:
     """A few lines for stderr (``--summary``; the default when stderr is a terminal and
     stdout is not): the decision with its first reason group, the other groups, both
     systems' task success rates with the paired difference and its interval, and every
@@ -189,7 +194,7 @@ def summary_lines(evaluation) -> List[str]:
     return lines
 
 
-def no_decision(outcome, hint: Optional[str] = None) -> bytes:
+def no_decision(outcome: "NoDecision", hint: Optional[str] = None) -> bytes:
     """The text mode's bytes for a run without a decision
     (:class:`~proagents_bench.reports.nodecision.NoDecision`): its errors are on stderr
     already, so one line says what happened and how many there are."""

@@ -15,11 +15,14 @@ decimal (7/10 is below 0.7 as a double).
 from __future__ import annotations
 
 import re
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple
 
 from ..contract.gates import CRITICAL_GATE, DECIDING_GATES
 from ..contract.vocabulary import BLOCK, CHECKS, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW
 from ..text import show_number
+
+if TYPE_CHECKING:  # for annotations only
+    from ..evaluation.decision import Decision
 
 ACTION_WORDS = {
     PASS: "every gate held: ship",
@@ -152,7 +155,7 @@ class ReasonGroup:
         self.headline = ""
 
 
-def reason_groups(decision, ellipsis: str = "\u2026") -> List[ReasonGroup]:
+def reason_groups(decision: "Decision", ellipsis: str = "\u2026") -> List[ReasonGroup]:
     """The decision's reasons grouped by gate, in the decision's order (so a BLOCK's hard
     gates still lead), for people: the document's ``reasons`` list every one.
 

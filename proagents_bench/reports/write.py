@@ -15,11 +15,14 @@ from __future__ import annotations
 import os
 import stat
 from importlib import import_module
-from typing import Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..text import quote
+
+if TYPE_CHECKING:  # for annotations only
+    from .nodecision import NoDecision
 
 
 class Report:
@@ -39,7 +42,7 @@ class Report:
     def render(self, evaluation) -> bytes:
         return import_module("." + self.module, __package__).render(evaluation)
 
-    def render_no_decision(self, outcome) -> bytes:
+    def render_no_decision(self, outcome: "NoDecision") -> bytes:
         """The report of a run without a decision (:class:`.nodecision.NoDecision`)."""
         return import_module("." + self.module, __package__).render_no_decision(outcome)
 
@@ -197,7 +200,7 @@ def _error(path, message, code="cli.report_path"):
     return ContractError(code, message, (), path)
 
 
-def write_no_decision(chosen: Sequence[tuple], outcome,
+def write_no_decision(chosen: Sequence[tuple], outcome: "NoDecision",
                       critical_section: Optional[Callable] = None) -> List[ContractError]:
     """Replace every chosen report by the report of ``outcome``, a run without a decision
     (:class:`.nodecision.NoDecision`), so that none is left holding an earlier run's decision;
