@@ -81,7 +81,12 @@ SAMPLE_TEMPLATE = {
          "state": {"messages": [], "tools": [], "store": {}}},
         {"uuid": "e2", "span_id": "s1", "timestamp": "2026-07-21T09:00:00.000002+00:00",
          "working_start": 0.002, "event": "model", "model": "mockllm/model", "role": None,
-         "input": [], "tools": [], "tool_choice": "auto", "config": {},
+         "input": [], "tools": [
+             {"name": name, "description": "Act on an order.", "parameters": {
+                 "type": "object", "properties": {"order_id": {"type": "string"}},
+                 "required": ["order_id"]}}
+             for name in ("lookup_order", "issue_refund", "refund_order")],
+         "tool_choice": "auto", "config": {},
          "output": {"model": "mockllm", "completion": "", "usage": {"total_tokens": 120}},
          "retries": 0, "cache": None, "completed": "2026-07-21T09:00:00.000003+00:00",
          "working_time": 0.0002},
@@ -213,7 +218,8 @@ def write_logs(folder: str, tasks: int, epochs: int,
     header = {"version": 2, "status": "success", "eval": {
         "eval_id": "bench", "run_id": "bench", "created": "2026-07-21T09:00:00+00:00",
         "task": "order_agent", "task_version": 1, "model": "mockllm/model",
-        "dataset": {"name": "bench", "samples": tasks},
+        "dataset": {"name": "bench", "samples": tasks,
+                    "sample_ids": ["task-%06d" % task for task in range(tasks)]},
         "config": {"epochs": epochs, "message_limit": 8, "time_limit": 30},
         "packages": {"inspect_ai": "0.3.285"}}, "stats": {
             "started_at": "2026-07-21T09:00:00+00:00"}}
