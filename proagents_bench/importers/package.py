@@ -231,7 +231,7 @@ def read_log(system: ImportedSystem, trials: Trials, settings: Settings,
         system.errors = list(failure.errors)
         system.omitted = failure.omitted
         return system
-    if system.is_system:
+    if system.is_system and not system.errors:  # a sample it could not read is no gap
         system.errors.extend(_completeness(system, settings, known))
     if len(system.errors) > MAX_REPORTED_ERRORS:
         system.omitted += len(system.errors) - MAX_REPORTED_ERRORS
@@ -456,13 +456,16 @@ def _coverage_errors(systems: List[ImportedSystem],
                      known: Optional[Dict[str, str]]) -> List[ContractError]:
     """Every test case in every log: those of the cases file, or else the baseline's."""
     errors = []
+    failed = [any(error.code in ("import.incomplete_run", "import.no_samples")
+                  for error in system.errors) for system in systems]
     if known is not None:
         expected = sorted(case_id for case_id, split in known.items() if split == "test")
+    elif failed[0]:
+        return []  # the baseline's cases are what its run's error says is missing
     else:
         expected = sorted({record["case_id"] for record in systems[0].records})
-    for system in systems:
-        if any(error.code in ("import.incomplete_run", "import.no_samples")
-               for error in system.errors):
+    for system, incomplete in zip(systems, failed):
+        if incomplete:
             continue  # what it lacks is said once, by its run's error
         found = {record["case_id"] for record in system.records}
         missing = [case_id for case_id in expected if case_id not in found]
