@@ -5,8 +5,9 @@ packages, stats; ``_journal/start.json`` while the eval runs) and one
 ``samples/<id>_epoch_<n>.json`` per sample and epoch. Its samples are read one entry at a
 time, so a large log never sits in memory whole: memory is one sample plus the records.
 Stored, deflated and zstd-compressed entries are read straight from the file (zstd, Inspect's
-default, by :mod:`.zstd` where Python's zipfile cannot: before Python 3.14), with zipfile's
-own checks, CRC-32 included; any other compression goes through zipfile. A
+default, by :mod:`.zstd`: the standard library's ``compression.zstd`` from Python 3.14, the
+``zstandard`` package where installed, else its pure-Python decoder), with zipfile's own
+checks, CRC-32 included; any other compression goes through zipfile. A
 ``.json`` log is the same header with a ``samples`` array, read whole (its format has no
 smaller unit).
 
@@ -509,8 +510,7 @@ def _read_raw(stream: BinaryIO, info: zipfile.ZipInfo, source: LogSource) -> Opt
     time ``ZipFile.open`` takes per entry, which counts when a log has a million of them.
     The checks are zipfile's own (local header signature, sizes, CRC-32); None for anything
     else (another compression, encryption), which ``ZipFile.open`` then reads or refuses."""
-    methods = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) + (
-        () if _reads_zstd() else (ZSTD_METHOD,))
+    methods = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, ZSTD_METHOD)
     if info.compress_type not in methods or info.flag_bits & ENCRYPTED_FLAG:
         return None
     if info.file_size > MAX_ENTRY_BYTES:
@@ -592,10 +592,6 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: LogSour
             "import.too_large", "the entry is more than the limit of %d bytes for one sample"
             % MAX_ENTRY_BYTES, (), info.filename)])
     return data
-
-
-def _reads_zstd() -> bool:
-    return hasattr(zipfile, "ZIP_ZSTANDARD")
 
 
 def read_json_log(source: LogSource, log: dict,
