@@ -59,7 +59,7 @@ class GeneratedSchemaTests(unittest.TestCase):
                              "https://json-schema.org/draft/2020-12/schema")
             self.assertEqual(generated["$id"], "urn:proagents-bench:schema:" + kind)
 
-    def test_shipped_schemas_and_readme_tables_are_current(self):
+    def test_shipped_schemas_and_contract_tables_are_current(self):
         self.assertEqual(publish_command.stale_files(), [],
                          "run: python -B run_benchmark.py publish")
 

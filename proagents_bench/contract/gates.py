@@ -1,4 +1,4 @@
-"""The gates, in one table: from it come the spec's ``gates`` object (its shape, its README
+"""The gates, in one table: from it come the spec's ``gates`` object (its shape, its docs
 table and its JSON Schema), the decision's order of checks and its findings, and the rows of
 every report.
 
@@ -55,7 +55,7 @@ class Gate:
 
     @property
     def readme_meaning(self) -> str:
-        """The README's meaning cell: severity first."""
+        """The docs table's meaning cell: severity first."""
         if self.severity is None:
             return self.meaning
         return "%s: %s" % ("hard" if self.hard else "soft", self.meaning)

@@ -1,6 +1,6 @@
 """The contracts of the three input files, declared once: every version of the spec, cases
 and results files as a shape. The validator checks these objects, the JSON Schemas are
-generated from them and the README's field tables are written from them. Rules that span
+generated from them and the docs' field tables are written from them. Rules that span
 files live in :mod:`.rules`; the gates in :mod:`.gates`.
 """
 
@@ -40,7 +40,7 @@ BOOTSTRAP_V2 = Object("bootstrap", BOOTSTRAP_V1.fields + (
 
 # Spec v3 is v2 plus the rule of the bootstrap gate: ``inclusive`` passes when the lower bound
 # is at or above min_paired_delta_ci_low (as v1 and v2 always do), ``strict`` only when it is
-# above (see the README's false-pass table: the bootstrap distribution of -1/0/+1 means is
+# above (see the false-pass table in docs/statistics.md: the bootstrap distribution of -1/0/+1 means is
 # discrete, and a lower bound of exactly 0 is common when nothing changed).
 BOOTSTRAP_V3 = Object("bootstrap", BOOTSTRAP_V2.fields + (
     Field("lower_bound", String(enum=LOWER_BOUND_RULES),

@@ -13,7 +13,7 @@ drift apart:
   file of a million records is checked by it; ``iter_errors`` walks the items one by one
   only when it says no, to produce the errors. Any doubt (a shape it does not compile, an
   exception) gives "not sure", never a wrong "valid";
-- :meth:`Shape.describe` writes the "type and rule" cell of the README's tables;
+- :meth:`Shape.describe` writes the "type and rule" cell of the docs' tables;
 - :meth:`Shape.json_schema` writes JSON Schema 2020-12, titles and field meanings included.
 
 Inputs are closed (an unknown key is an error); the output documents are open by promise
@@ -239,7 +239,7 @@ class Boolean(Shape):
 
 class Integer(Shape):
     """A JSON number written without fraction or exponent, within ``minimum..maximum``
-    (``maximum_text`` is how the README writes the maximum, such as ``2^53-1``)."""
+    (``maximum_text`` is how the docs write the maximum, such as ``2^53-1``)."""
 
     def __init__(self, minimum: Optional[int] = None, maximum: Optional[int] = None,
                  maximum_text: Optional[str] = None) -> None:
@@ -355,7 +355,7 @@ class StringSet(Shape):
 
 class Array(Shape):
     """An array whose every item has shape ``items``, with ``min_items`` to ``max_items``
-    items; ``summary`` replaces the README's generated wording."""
+    items; ``summary`` replaces the docs' generated wording."""
 
     def __init__(self, items: Shape, min_items: int = 0, max_items: Optional[int] = None,
                  summary: Optional[str] = None) -> None:
@@ -455,7 +455,7 @@ class Mapping(Shape):
 
 class Rule:
     """A rule of the contract beyond what a shape says: its stable ``code``, its ``text``
-    (the README's statement of it) and its ``check``, declared together. The check yields
+    (the docs' statement of it) and its ``check``, declared together. The check yields
     the rule's errors, each made by :meth:`error` (so the code is written only here). An
     object's rules get the object; the rules across files (:mod:`.rules`) a context."""
 

@@ -1,6 +1,6 @@
 """Feedback granularity: what a team learns from a scored submission.
 
-Each level releases a little more than the one before it (the README's "What each level
+Each level releases a little more than the one before it (docs/service.md's "What each level
 leaks" says what):
 
 - ``verdict``: the action, and which gates failed (their keys and severities) in words that

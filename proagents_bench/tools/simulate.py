@@ -49,7 +49,7 @@ def false_pass_rates(tasks: int, share: float, repetitions: int, samples: int,
 
 def false_pass_table(task_counts: Iterable[int], shares: Iterable[float], repetitions: int,
                      samples: int, confidence: Fraction, seed: int) -> List[str]:
-    """The README's table (Markdown lines): one row per task count and discordant share."""
+    """The statistics docs' table (Markdown lines): one row per task count and discordant share."""
     lines = ["| test tasks | discordant share | false passes, `inclusive` | false passes, "
              "`strict` |", "|---:|---:|---:|---:|"]
     for tasks in task_counts:
