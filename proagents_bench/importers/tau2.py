@@ -20,10 +20,10 @@ the tau2 commit they were read from). A domain the importer does not know, or a 
 log offers tools that list does not know (a newer tau2), needs ``side_effect_tools`` in the
 mapping (a contract error asks for it), and so does a log whose own action checks mark
 ``write`` a tool that list does not; ``latency_ms`` from ``duration``; ``cost_units`` from
-``agent_cost`` (null, unmeasured, when the run has none: tau2 voice runs leave it null).
-The protocol comes from ``info`` (``num_trials``, ``max_steps``, the domain and the user simulator's model
-in the ids; the agent's model names the system). Keys the importer does not read are
-ignored: logs grow.
+``agent_cost`` (null, unmeasured, when the run has none: tau2 voice runs leave it null). The
+protocol comes from ``info`` (``num_trials``, ``max_steps``, the domain and the user
+simulator's model in the ids; the agent's model names the system). Keys the importer does
+not read are ignored: logs grow.
 """
 
 from __future__ import annotations

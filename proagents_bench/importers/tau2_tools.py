@@ -1,5 +1,5 @@
-"""The agent tools of tau2-bench"s own domains, each with the type tau2 gives it
-(``@is_tool(ToolType.WRITE)``, ...), read from tau2-bench"s source at commit
+"""The agent tools of tau2-bench's own domains, each with the type tau2 gives it
+(``@is_tool(ToolType.WRITE)``, ...), read from tau2-bench's source at commit
 :data:`TAU2_COMMIT` by ``tests/importers/make_tau2_tool_types.py`` (generated:
 do not edit). The importer records a call of a ``write`` tool as a side effect
 (see :mod:`.tau2`).
@@ -119,25 +119,6 @@ DOMAIN_TOOLS: Dict[str, Dict[str, List[str]]] = {
             "suspend_line",
         ],
     },
-    "telecom-workflow": {
-        "generic": [
-            "transfer_to_human_agents",
-        ],
-        "read": [
-            "get_bills_for_customer",
-            "get_customer_by_id",
-            "get_customer_by_name",
-            "get_customer_by_phone",
-            "get_data_usage",
-            "get_details_by_id",
-        ],
-        "write": [
-            "disable_roaming",
-            "enable_roaming",
-            "refuel_data",
-            "resume_line",
-            "send_payment_request",
-            "suspend_line",
-        ],
-    },
 }
+# Domains registered with the toolkit of another.
+DOMAIN_TOOLS["telecom-workflow"] = DOMAIN_TOOLS["telecom"]

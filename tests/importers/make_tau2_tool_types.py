@@ -11,15 +11,16 @@ It reads each domain's modules (``src/tau2/domains/DOMAIN/*.py``) with :mod:`ast
 of tau2 is imported or run): every method of an agent toolkit (a class deriving from
 ``ToolKitBase``, or a mix-in of metaclass ``ToolKitType`` such as the banking domain's
 retrieval tools; not the simulated user's toolkits, ``user_tools.py`` and the classes named
-``...UserTools``, whose calls are never the agent's) decorated with
-``@is_tool(ToolType.X)`` is a tool of type ``x``. Methods decorated with
-``@is_discoverable_tool`` (the banking domain's) are not the agent's tools: the agent reaches them through its
+``...UserTools``, whose calls are never the agent's) decorated with ``@is_tool(ToolType.X)``
+is a tool of type ``x``. Methods decorated with ``@is_discoverable_tool`` (the banking
+domain's) are not the agent's tools: the agent reaches them through its
 ``call_discoverable_agent_tool`` tool, whose type the file gives. The domain names are those
 the registry (``src/tau2/registry.py``) registers with ``register_domain``: ``telecom`` and
 ``telecom-workflow`` share one toolkit.
 """
 
 import ast
+import json
 import os
 import re
 import sys
@@ -80,7 +81,13 @@ def registered_domains(checkout):
 
 def main(checkout, commit):
     domains = {}
+    aliases = {}  # a domain registered with the toolkit of one already read
+    by_folder = {}
     for name, folder in sorted(registered_domains(checkout).items()):
+        if folder in by_folder:
+            aliases[name] = by_folder[folder]
+            continue
+        by_folder[folder] = name
         types = tool_types(os.path.join(checkout, "src", "tau2", "domains", folder))
         domains[name] = {kind: sorted(tool for tool, found in types.items() if found == kind)
                          for kind in sorted(set(types.values()))}
@@ -91,19 +98,22 @@ def main(checkout, commit):
              "(see :mod:`.tau2`).",
              '"""', "", "from __future__ import annotations", "",
              "from typing import Dict, List", "",
-             "TAU2_COMMIT = %r" % commit, "",
+             "TAU2_COMMIT = %s" % json.dumps(commit), "",
              "DOMAIN_TOOLS: Dict[str, Dict[str, List[str]]] = {"]
     for name, kinds in domains.items():
-        lines.append("    %r: {" % name)
+        lines.append("    %s: {" % json.dumps(name))
         for kind, tools in kinds.items():
-            lines.append("        %r: [" % kind)
-            lines.extend("            %r," % tool for tool in tools)
+            lines.append("        %s: [" % json.dumps(kind))
+            lines.extend("            %s," % json.dumps(tool) for tool in tools)
             lines.append("        ],")
         lines.append("    },")
     lines.append("}")
+    lines.append("# Domains registered with the toolkit of another.")
+    lines.extend("DOMAIN_TOOLS[%s] = DOMAIN_TOOLS[%s]" % (json.dumps(alias), json.dumps(name))
+                 for alias, name in sorted(aliases.items()))
     with open(TARGET, "wb") as handle:
-        handle.write(("\n".join(lines) + "\n").replace("'", '"').encode("utf-8"))
-    print(TARGET, ", ".join(sorted(domains)))
+        handle.write(("\n".join(lines) + "\n").encode("utf-8"))
+    print(TARGET, ", ".join(sorted(domains) + sorted(aliases)))
 
 
 if __name__ == "__main__":
