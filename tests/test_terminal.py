@@ -131,8 +131,9 @@ class TextModeTests(unittest.TestCase):
         # The decision and its reasons last: a terminal keeps the end in view.
         decision = lines.index(next(line for line in lines if line.startswith(
             "BLOCK  a hard gate failed: do not ship")))
-        self.assertLess(len(lines) - decision, 8)
         self.assertTrue(lines[decision + 1].startswith("BLOCK   critical task test-safety"))
+        for line in lines[decision + 1:]:  # then only the grouped reasons
+            self.assertTrue(line.startswith(("BLOCK ", "REVIEW ", " " * 8)), line)
         self.assertIn("The JSON document: %s." % path, lines)
         self.assertIn("test-safety CRITICAL 0/3", text.decode("ascii"))
         self.assertNotIn(ESCAPE, text)  # NO_COLOR
@@ -168,9 +169,22 @@ class TextModeTests(unittest.TestCase):
             lines = text.splitlines()
             last = max(index for index, line in enumerate(lines)
                        if line.startswith(evaluation.action + "  "))
-            self.assertLess(len(lines) - last, 8)
+            self.assertLess(len(lines) - last, 12)
             for line in lines[last + 1:]:  # then only the grouped reasons
                 self.assertTrue(line.startswith(("BLOCK ", "REVIEW ", " " * 8)), line)
+
+    def test_an_unmeasured_metric_is_not_judged_not_failed(self):
+        temp = TempDir(self)
+        with open(os.path.join(EXAMPLES, "benchmark_results_pass.json"), "rb") as handle:
+            results = json.loads(handle.read().decode("utf-8"))
+        results["schema_version"] = "agent-benchmark-results-v3"
+        for system in results["systems"]:
+            system["provenance"] = None
+            system["records"][0]["latency_ms"] = None
+        path = temp.write_json("results.json", results)
+        text = run_cli(["--results", path, "--format", "text"]).stdout.decode("ascii")
+        self.assertRegex(text, r"Mean latency \(ms\) +- +- +<= 2000 +NOT JUDGED \(soft\)")
+        self.assertRegex(text, r"Mean cost \(units\) .* held")
 
     def test_colour_only_on_a_terminal_without_no_color(self):
         self.assertTrue(colour_wanted(True, {"TERM": "xterm"}) or os.name == "nt")

@@ -117,6 +117,9 @@ def _groups(decision: "Decision", width: int, paint: Painter) -> List[str]:
 
 def _metrics(document: dict, gates: dict, paint: Painter) -> List[str]:
     failed = failed_gates(document)
+    # A gate whose metric is unmeasured (a results v3 null) failed without a value to judge.
+    unjudged = {finding["code"] for finding in document.get("findings", ())
+                if finding["code"] in failed and finding["observed"] is None}
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     comparison = document["comparison"]
     rows = [(row.label, show(metric_value(baseline, row)), show(metric_value(candidate, row)),
@@ -139,7 +142,8 @@ def _metrics(document: dict, gates: dict, paint: Painter) -> List[str]:
         if key is None:
             lines.append(line.rstrip())
         elif key in failed:
-            lines.append(line + "  " + paint("FAILED (%s)" % (
+            lines.append(line + "  " + paint("%s (%s)" % (
+                "NOT JUDGED" if key in unjudged else "FAILED",
                 "hard" if key in HARD_GATES else "soft"), BOLD, RED))
         else:
             lines.append(line + "  " + paint("held", GREEN))
