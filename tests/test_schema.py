@@ -317,7 +317,7 @@ class ValidatorAgreementTests(unittest.TestCase):
             self._walk(shape.shape, node["anyOf"][0], root)
         elif isinstance(shape, StringSet):
             self.assertEqual((node["type"], node["uniqueItems"]), ("array", True))
-            self._walk(String(), node["items"], root)
+            self._walk(shape.item, node["items"], root)
         elif isinstance(shape, Array):
             self.assertEqual(node["type"], "array")
             self.assertEqual(node.get("minItems", 0), shape.min_items)

@@ -311,8 +311,15 @@ class Number(Shape):
             source.fail_if(depth, " or ".join(tests))
 
 
+_STRING = String()
+
+
 class StringSet(Shape):
-    """An array of *strings* without duplicates; may be empty."""
+    """An array of *strings* without duplicates; may be empty. With ``enum``, each item is
+    one of those strings."""
+
+    def __init__(self, enum: Optional[Iterable[str]] = None) -> None:
+        self.item = String(enum=enum) if enum is not None else _STRING
 
     def iter_errors(self, value: object) -> Iterator[ContractError]:
         if type(value) is not list:
@@ -320,8 +327,9 @@ class StringSet(Shape):
             return
         seen = set()
         for index, item in enumerate(value):
-            if type(item) is not str or _is_blank(item):
-                for error in _STRING.iter_errors(item):
+            problems = list(self.item.iter_errors(item))
+            if problems:
+                for error in problems:
                     yield error.prefixed((index,))
             elif item in seen:
                 yield ContractError("schema.duplicate_item", "duplicate item %s" % quote(item),
@@ -330,20 +338,19 @@ class StringSet(Shape):
                 seen.add(item)
 
     def describe(self) -> str:
-        return "string set"
+        if self.item is _STRING:
+            return "string set"
+        return "set of %s" % self.item.describe()
 
     def json_schema(self) -> dict:
-        return {"type": "array", "items": _STRING.json_schema(), "uniqueItems": True}
+        return {"type": "array", "items": self.item.json_schema(), "uniqueItems": True}
 
     def emit(self, source: Source, var: str, depth: int) -> None:
         item = source.name("s")
         source.fail_if(depth, "type(%s) is not list" % var)
         source.emit(depth, "for %s in %s:" % (item, var))
-        source.fail_if(depth + 1, _STRING.test(source, item))
+        source.fail_if(depth + 1, self.item.test(source, item))
         source.fail_if(depth, "len(%s) > 1 and len(set(%s)) != len(%s)" % (var, var, var))
-
-
-_STRING = String()
 
 
 class Array(Shape):

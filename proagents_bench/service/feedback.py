@@ -102,6 +102,13 @@ def automatic_step(tasks: int) -> Fraction:
     return AUTOMATIC_STEPS[-1]
 
 
+def _label(code: str) -> str:
+    """A failed gate's label; a finding of the package that is no gate (a baseline's trials
+    recorded as unknown) is named by its code."""
+    gate = GATE_BY_KEY.get(code)
+    return gate.label if gate is not None else code.replace("_", " ")
+
+
 def verdict(document: dict) -> dict:
     """The action, the failed gates and reasons that name no private detail."""
     # Each failed gate once: the critical gate's findings come one per failing critical
@@ -118,7 +125,7 @@ def verdict(document: dict) -> dict:
     else:
         reasons = ["%s gate failed: %s (%s)" % (
             "hard" if item["severity"] == "block" else "soft",
-            GATE_BY_KEY[item["gate"]].label, item["gate"]) for item in failed]
+            _label(item["gate"]), item["gate"]) for item in failed]
     return {"action": document["action"], "reasons": reasons, "failed_gates": failed,
             "protocol_mismatches": list(document["comparison"]["protocol_mismatches"])}
 

@@ -1,5 +1,6 @@
-"""The import docs (docs/importing.md): its mapping example is a valid mapping, and its two walks
-run as written."""
+"""The import docs (docs/importing.md): its mapping example is a valid mapping, and its three
+walks (from a test-only Inspect log, from an Inspect eval, from a tau2 run) run as
+written."""
 
 import os
 import re
@@ -26,9 +27,9 @@ class ReadmeTests(unittest.TestCase):
                       "cost", "metadata_keys", "cases"):
             self.assertIn(field, document.value)
 
-    def test_both_walks_run_as_written(self):
+    def test_every_walk_runs_as_written(self):
         blocks = re.findall(r"```sh\n(.*?)```", readme_section(), re.S)
-        self.assertEqual(len(blocks), 2)
+        self.assertEqual(len(blocks), 3)
         for block in blocks:
             folder = TempDir(self)
             lines = [line for line in block.splitlines() if line.strip()]
