@@ -30,6 +30,9 @@ COMMANDS = {
     "serve": "serve_command",
     "team": "team_command",
     "submit": "submit_command",
+    "phase": "phase_command",
+    "backup": "backup_command",
+    "restore": "restore_command",
     "import": "import_command",
 }
 DEFAULT_COMMAND = "gate_command"

@@ -1,6 +1,8 @@
-"""``run_benchmark.py bench gate|import|false-pass [options]``: time the gate on a synthetic
-package against a bare ``json.load`` of the same files (see :mod:`proagents_bench.tools.bench`),
-or the import of two synthetic Inspect AI logs against the gate on its output
+"""``run_benchmark.py bench gate|service|attack|import|false-pass [options]``: time the gate on
+a synthetic package against a bare ``json.load`` of the same files (see
+:mod:`proagents_bench.tools.bench`), load the private-test service, run the boosting attack
+against it at every feedback level (:mod:`proagents_bench.tools.attack_bench`), or time the
+import of two synthetic Inspect AI logs against the gate on its output
 (:mod:`proagents_bench.tools.import_bench`), and print the figures on stdout."""
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from fractions import Fraction
 from typing import List
 
 from ..errors import ContractError
-from ..tools import bench, import_bench, service_bench, simulate
+from ..service.phases import PhaseError, parse_share
+from ..tools import attack_bench, bench, import_bench, service_bench, simulate
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .parallel import FORK_LOG_BYTES
@@ -55,6 +58,19 @@ def build_parser(program: str) -> Parser:
                          help="concurrent clients (default 20)")
     service.add_argument("--python", metavar="EXE", default=sys.executable,
                          help="interpreter for the server (default: this one)")
+    attack = kinds.add_parser(
+        "attack", help="the boosting attack (Blum & Hardt 2015) against the service at every "
+                       "feedback level: the inflation of the public and final boards")
+    attack.add_argument("--cases", type=int, default=100, help="test cases (default 100)")
+    attack.add_argument("--submissions", type=int, default=150,
+                        help="random submissions per team before its majority (default 150)")
+    attack.add_argument("--repetitions", type=int, default=10,
+                        help="teams per level, each with its own random vectors (default 10)")
+    attack.add_argument("--private-share", default="0.5",
+                        help="the phase's private share; 0: no phase (default 0.5)")
+    attack.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    attack.add_argument("--python", metavar="EXE", default=sys.executable,
+                        help="interpreter for the servers (default: this one)")
     imports = kinds.add_parser(
         "import", help="the import of two Inspect AI .eval logs against the gate on the "
                        "package it writes")
@@ -88,6 +104,14 @@ def build_parser(program: str) -> Parser:
     return parser
 
 
+def phases_share_ok(text: str) -> bool:
+    try:
+        parse_share(text)
+    except PhaseError:
+        return False
+    return True
+
+
 def run(arguments: List[str], session: Session) -> Outcome:
     try:
         options = build_parser(session.program).parse_args(arguments)
@@ -114,6 +138,17 @@ def run(arguments: List[str], session: Session) -> Outcome:
         succeeded = service_bench.service_benchmark(options.tasks, options.trials,
                                                     options.requests, options.concurrency,
                                                     options.python, session.say)
+        return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
+    if options.kind == "attack":
+        if (options.cases < 4 or options.submissions < 1 or options.repetitions < 1
+                or options.seed < 0 or (options.private_share != "0" and not phases_share_ok(
+                    options.private_share))):
+            return contract_error_outcome([ContractError(
+                "cli.usage", "--cases is at least 4, --submissions and --repetitions at least "
+                "1, --seed at least 0, --private-share 0 or a decimal in (0, 1)")])
+        succeeded = attack_bench.attack_benchmark(
+            options.cases, options.submissions, options.repetitions, options.private_share,
+            options.seed, options.python, session.say)
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "import":
         templates = None
