@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Sequence
 
+from .contract.gates import deciding_gates
 from .contract.rules import Context, cross_file_errors
 from .contract.validate import file_errors
 from .contract.vocabulary import PASS
@@ -67,18 +68,20 @@ class Evaluation:
     """The decision and its document.
 
     ``decision`` holds the action, the reasons and every finding with its severity and
-    reason; ``gates`` is the spec's gates (exact values) and ``bootstrap_distribution`` the
+    reason; ``gates`` is the spec's gates (exact values), ``gate_rows`` the rows of the gates
+    table that decide under the spec's version, and ``bootstrap_distribution`` the
     resampled means as sorted (mean, how many samples) pairs of exact values (None when
-    INCOMPARABLE), both for reports. ``document`` is the decision document as plain data;
+    INCOMPARABLE), all for reports. ``document`` is the decision document as plain data;
     its per-trial evidence is built on first use, and :meth:`chunks` writes the same bytes
     straight from the graded records, so printing a decision never builds a dict per trial.
     """
 
-    def __init__(self, decision: Decision, document: dict, gates: dict,
+    def __init__(self, decision: Decision, document: dict, gates: dict, version: str,
                  bootstrap_distribution: Optional[list] = None) -> None:
         self.decision = decision
         self._document = document
         self.gates = gates
+        self.gate_rows = deciding_gates(version)
         self.bootstrap_distribution = bootstrap_distribution
 
     @property
@@ -218,7 +221,7 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
             decision=decision, baseline_metrics=None, candidate_metrics=None,
             comparison=render.comparison_document(spec, mismatches), fingerprint=fingerprint(),
             **shared)
-        return Evaluation(decision, document, spec["gates"])
+        return Evaluation(decision, document, spec["gates"], spec["schema_version"])
 
     progress("grading")
     tasks = [case for case in cases["cases"] if case["split"] == "test"]
@@ -229,12 +232,13 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
                                            systems.candidate_records), gates)
     comparison = compare(spec, baseline, candidate, progress)
     progress("deciding")
-    decision = decide(gates, candidate, comparison)
+    decision = decide(gates, candidate, comparison, spec["schema_version"])
     document = render.decision_document(
         decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
         comparison=render.comparison_document(spec, [], comparison), fingerprint=fingerprint(),
         **shared)
-    return Evaluation(decision, document, gates, comparison.interval.distribution())
+    return Evaluation(decision, document, gates, spec["schema_version"],
+                      comparison.interval.distribution())
 
 
 def _load(inputs: Sequence[InputFile]):

@@ -91,6 +91,16 @@ SYSTEM_METRICS = Object("system metrics", closed=False, fields=[
     Field("pass_k", PASS_K),
 ])
 
+SIGN_TEST = Object("sign test", closed=False, fields=[
+    Field("unit", String(enum=BOOTSTRAP_UNITS), "the resampling unit whose signs are counted"),
+    Field("gains", _count(), "units whose difference is above 0"),
+    Field("losses", _count(), "units whose difference is below 0"),
+    Field("p_one_sided", _rate(), "McNemar's exact one-sided p-value: P(X >= gains), X ~ "
+          "Binomial(gains + losses, 1/2)"),
+    Field("level", _rate(), "(1 - confidence) / 2"),
+    Field("rejects", Boolean(), "p_one_sided <= level, decided exactly"),
+])
+
 PAIRED_STATISTICS = Object("paired statistics", closed=False, fields=[
     Field("both", _count()),
     Field("neither", _count()),
@@ -115,6 +125,11 @@ PAIRED_STATISTICS = Object("paired statistics", closed=False, fields=[
     Field("normal_interval_clipped", Boolean()),
     Field("not_estimable", Nullable(String()),
           "why the unit's standard error is not estimable, or null"),
+    Field("degrees_of_freedom", Nullable(Integer(minimum=1)),
+          "spec v3 on: the t reference's degrees of freedom (units - 1); null when not "
+          "estimable"),
+    Field("sign_test", SIGN_TEST, "spec v3 on: McNemar's exact one-sided test on the "
+          "discordant units"),
 ])
 
 TRIAL_LEVEL = Object("trial level", closed=False, fields=[
@@ -127,6 +142,9 @@ TRIAL_LEVEL = Object("trial level", closed=False, fields=[
           "candidate minus baseline pass^k, k = 1..trial_count"),
     Field("flaky_tasks", Array(String()),
           "tasks whose trials disagree in the baseline or the candidate"),
+], optional=[
+    Field("sign_test", SIGN_TEST, "spec v3 on: McNemar's exact one-sided test on the units "
+          "whose trial-level difference is not 0"),
 ])
 
 COMPARISON = Object("comparison", closed=False, fields=[

@@ -24,9 +24,9 @@ from html import escape
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..stats.quantiles import nearest_rank_index
 from . import svg as report_svg
-from .view import (ACTION_WORDS, HARD_GATES, METRIC_ROWS, clean, counted, failed_gates, gate_text,
-                   latencies, metric_value, note_facts, notes, problems_first, shorten, show,
-                   show_gate, slices, tagged_reasons, task_rows)
+from .view import (ACTION_WORDS, HARD_GATES, clean, counted, failed_gates, gate_text,
+                   interval_rows, latencies, metric_rows, metric_value, note_facts, notes,
+                   problems_first, shorten, show, show_gate, slices, tagged_reasons, task_rows)
 
 MAX_GRID_ROWS = 500
 MAX_GRID_CELLS = 30000  # rows x trial columns of both systems: keeps the page light
@@ -160,7 +160,7 @@ def render(evaluation) -> bytes:
         _facts(document),
     ]
     if document["comparable"]:
-        parts += [_metrics(document, gates), _bootstrap(evaluation, gates),
+        parts += [_metrics(document, gates, evaluation.gate_rows), _bootstrap(evaluation, gates),
                   _latency(document, gates), _slices(document), _grid(document, rows)]
     else:
         parts.append("<h2>Metrics</h2>\n<p>No metric was computed: the systems did not run "
@@ -238,27 +238,30 @@ def _held_cell(gate_key, failed):
     return '<td class="held">\u2713 held</td>'
 
 
-def _metrics(document, gates):
+def _metrics(document, gates, gate_rows):
     failed = failed_gates(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     lines = ['<thead><tr><th>Metric</th><th>Baseline</th><th>Candidate</th>'
              '<th>Gate (candidate)</th><th>Held?</th></tr></thead>\n<tbody>']
-    for row in METRIC_ROWS:
+    for row in metric_rows(gate_rows):
         lines.append('<tr><th scope="row">%s</th><td class="num">%s</td><td class="num">%s'
                      '</td><td>%s</td>%s</tr>' % (
                          _e(row.label), _e(show(metric_value(baseline, row))),
                          _e(show(metric_value(candidate, row))), _e(gate_text(row, gates)),
                          _held_cell(row.gate_key, failed)))
     comparison = document["comparison"]
-    low, high = comparison["paired_bootstrap_interval"]
     lines.append('<tr><th scope="row">Paired task success delta (candidate - baseline)</th>'
                  '<td class="num">\u2014</td><td class="num">%s</td><td>\u2014</td>'
                  '<td>\u2014</td></tr>' % _e(show(comparison["paired_task_success_delta"])))
-    lines.append('<tr><th scope="row">Bootstrap interval low (%s%% interval: %s .. %s)</th>'
-                 '<td class="num">\u2014</td><td class="num">%s</td><td>&gt;= %s</td>%s</tr>' % (
-                     _e(show(comparison["confidence"] * 100)), _e(show(low)), _e(show(high)),
-                     _e(show(low)), _e(show_gate(gates["min_paired_delta_ci_low"])),
-                     _held_cell("min_paired_delta_ci_low", failed)))
+    for row in interval_rows(gate_rows, document):
+        lines.append('<tr><th scope="row">%s (%s%% interval: %s .. %s)</th>'
+                     '<td class="num">\u2014</td><td class="num">%s</td><td>&gt;= %s</td>%s'
+                     '</tr>' % (
+                         _e(row.gate.label),
+                         _e(show(comparison["confidence"] * 100)), _e(show(row.low)),
+                         _e(show(row.high)), _e(show(row.low)),
+                         _e(show_gate(gates[row.gate.key])),
+                         _held_cell(row.gate.key, failed)))
     lines.append("</tbody>")
     return ('<section id="metrics">\n<h2>Metrics and gates</h2>\n<p class="note">Gates judge '
             'the candidate; the baseline is shown for comparison. A task passes when its trial '

@@ -30,12 +30,15 @@ import math
 from fractions import Fraction
 
 from ..contract.gates import CRITICAL_GATE
-from .view import (GATE_KEYS, HARD_GATES, clean, failed_gates, note_facts, notes,
+from .view import (HARD_GATES, clean, failed_gates, note_facts, notes,
                    show, show_gate, shorten, task_rows)
 from .view import latencies as latencies_of
 
-# The gates judged on the candidate as a whole, one test case each in the ``gates`` suite.
-WHOLE_CANDIDATE_GATES = tuple(key for key in GATE_KEYS if key != CRITICAL_GATE.key)
+
+def whole_candidate_gates(gate_rows) -> tuple:
+    """The gates judged on the candidate as a whole (of the spec's version), one test case
+    each in the ``gates`` suite."""
+    return tuple(gate.key for gate in gate_rows if gate is not CRITICAL_GATE)
 MAX_NOTE_NAME = 200
 
 
@@ -138,13 +141,13 @@ def _task_cases(document, gates):
     return cases, _seconds(latencies_of(document["candidate_metrics"]))
 
 
-def _gate_cases(document, gates):
+def _gate_cases(document, gates, gate_rows):
     failed = failed_gates(document)
     findings = {}
     for finding in document.get("findings", ()):
         findings.setdefault(finding["code"], []).append(finding)
     cases = []
-    for key in WHOLE_CANDIDATE_GATES:
+    for key in whole_candidate_gates(gate_rows):
         failure = None
         if key in failed:
             severity = "hard" if key in HARD_GATES else "soft"
@@ -189,7 +192,7 @@ def render(evaluation) -> bytes:
         gates = evaluation.gates
         task_cases, seconds = _task_cases(document, gates)
         suites = [_suite("tasks", task_cases, properties, seconds),
-                  _suite("gates", _gate_cases(document, gates), (
+                  _suite("gates", _gate_cases(document, gates, evaluation.gate_rows), (
                       (CRITICAL_GATE.key, "%s: judged per critical task, each a test case of "
                                           "suite tasks" % show_gate(gates[CRITICAL_GATE.key])),
                   ))]
