@@ -17,7 +17,9 @@ from proagents_bench.evaluation.decision import claims_improvement
 from proagents_bench.stats.paired import MIN_FAMILIES
 from proagents_bench.stats.student import two_sided_t
 from tests.test_schema import check
-from tests.support import example_package, outcome_package, run_package
+from proagents_bench.reports import html, junit, markdown
+from tests.support import (evaluate_arguments, example_package, example_path, outcome_package,
+                           run_package)
 
 
 def gains(count, ties=0, losses=0, trials=2):
@@ -236,6 +238,21 @@ class GateRowTests(unittest.TestCase):
         self.assertEqual([gate.interval for gate in interval_gates(SPEC_V4)], ["task", "trial"])
         self.assertIs(gates_object(SPEC_V1), gates_object(SPEC_V3))
         self.assertEqual(gates_object(SPEC_V4).title, "Gates v4")
+
+    def test_the_reports_show_the_gates_of_the_specs_version(self):
+        results = example_path("exercise_results_unstable_task.json")
+        v4 = evaluate_arguments(["--spec", example_path("benchmark_spec_v4_trial.json"),
+                                 "--results", results])
+        v1 = evaluate_arguments(["--results", results])
+        self.assertEqual([gate.key for gate in v4.gate_rows][-1], "min_trial_delta_ci_low")
+        for evaluation, shown in ((v4, True), (v1, False)):
+            summary = markdown.render(evaluation).decode("utf-8")
+            junit_xml = junit.render(evaluation).decode("utf-8")
+            self.assertEqual("| Trial-level 95% interval low (interval -0.133333 .. 0.733333)"
+                             in summary, shown)
+            self.assertEqual('name="min_trial_delta_ci_low"' in junit_xml, shown)
+            self.assertEqual("Trial-level interval low" in html.render(evaluation).decode(
+                "utf-8"), shown)
 
     def test_the_schema_knows_each_versions_gates(self):
         spec = outcome_package([0, 1], [1, 1], version=4)[0]
