@@ -21,7 +21,8 @@ from proagents_bench.stats.exact import normal_quantile, sqrt_float, to_float
 from proagents_bench.stats.paired import (clustered_standard_error, clustered_variance,
                                           mcnemar_exact_p, minimum_detectable_effect,
                                           normal_interval, outcome_correlation, paired_counts,
-                                          paired_standard_error, paired_summary, sign_test_p,
+                                          paired_standard_error, paired_summary,
+                                          exact_test_summary, randomization_p, sign_test_p,
                                           sign_test_p_float, sign_test_rejects)
 from proagents_bench.stats.student import student_t_quantile, two_sided_t
 from proagents_bench.stats.passk import (mean_pass_at_k, mean_pass_hat_k, pass_at_k, pass_hat_k,
@@ -602,3 +603,51 @@ class StudentQuantileTests(unittest.TestCase):
             with self.assertRaises(ValueError):
                 student_t_quantile(p, df)
         self.assertEqual(student_t_quantile(F(1, 2), 4), 0.0)
+
+
+class RandomizationTestTests(unittest.TestCase):
+    """The one-sided sign-flip randomization test, of which McNemar's is a case."""
+
+    def test_against_enumeration_of_sign_flips(self):
+        rng = random.Random(7)
+        for _ in range(300):
+            values = [rng.choice([-4, -3, -2, -1, 0, 1, 2, 3, 6]) for _ in range(rng.randrange(9))]
+            nonzero = [value for value in values if value]
+            observed = sum(nonzero)
+            extreme = sum(1 for signs in itertools.product((1, -1), repeat=len(nonzero))
+                          if sum(s * abs(v) for s, v in zip(signs, nonzero)) >= observed)
+            self.assertEqual(randomization_p(values), F(extreme, 2 ** len(nonzero)), values)
+
+    def test_equal_sizes_are_mcnemars_test(self):
+        for gains, losses in ((5, 0), (7, 2), (0, 3), (4, 4)):
+            values = [2] * gains + [-2] * losses
+            self.assertEqual(randomization_p(values), sign_test_p(gains, losses))
+            summary = exact_test_summary(values, F(95, 100), "family")
+            self.assertEqual(summary["method"], "mcnemar")
+            self.assertEqual(summary["p_one_sided"], float(sign_test_p(gains, losses)))
+
+    def test_its_size_is_at_most_the_level_given_the_sizes(self):
+        # Every sign pattern of the sizes 1, 1, 2, 3, 3, 5, 8 is equally likely under the
+        # null: the rejected patterns are at most the level's share of them.
+        sizes = [1, 1, 2, 3, 3, 5, 8]
+        for level in (F(1, 40), F(1, 10), F(1, 4)):
+            rejected = sum(1 for signs in itertools.product((1, -1), repeat=len(sizes))
+                           if randomization_p([s * v for s, v in zip(signs, sizes)]) <= level)
+            self.assertLessEqual(F(rejected, 2 ** len(sizes)), level)
+
+    def test_the_summary_counts_exactly_then_takes_the_normal_limit(self):
+        values = [3, -1, 2, 2, 1, 3, -2, 1, 1, 3]
+        summary = exact_test_summary(values, F(95, 100), "task")
+        self.assertEqual((summary["gains"], summary["losses"], summary["method"]),
+                         (8, 2, "randomization"))
+        self.assertEqual(summary["p_one_sided"], float(randomization_p(values)))
+        self.assertEqual(summary["rejects"], randomization_p(values) <= F(1, 40))
+        large = [3, -1, 2, 1] * 400  # 1,600 units: beyond EXACT_TEST_WORK
+        summary = exact_test_summary(large, F(95, 100), "task")
+        self.assertEqual(summary["method"], "normal")
+        self.assertTrue(summary["rejects"])
+        spread = math.sqrt(sum(v * v for v in large))
+        self.assertAlmostEqual(summary["p_one_sided"],
+                               1 - statistics.NormalDist().cdf((sum(large) - 1) / spread),
+                               places=12)
+        self.assertEqual(exact_test_summary([], F(95, 100), "task")["p_one_sided"], 1.0)

@@ -14,7 +14,7 @@ from proagents_bench.contract.gates import (deciding_gates, gates_object, gates_
 from proagents_bench.contract.inputs import FILE_KINDS
 from proagents_bench.contract.vocabulary import SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS
 from proagents_bench.evaluation.decision import claims_improvement
-from proagents_bench.stats.paired import MIN_FAMILIES
+from proagents_bench.stats.paired import MIN_FAMILIES, randomization_p
 from proagents_bench.stats.student import two_sided_t
 from tests.test_schema import check
 from proagents_bench.reports import html, junit, markdown
@@ -54,7 +54,7 @@ class EvidenceTests(unittest.TestCase):
             with self.subTest(count=count):
                 document = self.decide(*gains(count))
                 self.assert_review(document, "not estimable", "every task has the same")
-                self.assertEqual(document["comparison"]["paired_statistics"]["sign_test"][
+                self.assertEqual(document["comparison"]["paired_statistics"]["exact_test"][
                     "p_one_sided"], 2.0 ** -count)
                 self.assertEqual(self.decide(*gains(count), version=2)["action"], "PASS")
 
@@ -68,7 +68,7 @@ class EvidenceTests(unittest.TestCase):
                 (finding,) = [f for f in document["findings"]
                               if f["code"] == "min_paired_delta_ci_low"]
                 self.assertEqual((finding["metric"], finding["threshold"]),
-                                 ("task_sign_test_p", 0.025))
+                                 ("task_exact_test_p", 0.025))
                 self.assertEqual(self.decide(*gains(count, ties=1), version=2)["action"],
                                  "PASS")
 
@@ -79,7 +79,7 @@ class EvidenceTests(unittest.TestCase):
     def test_clear_evidence_still_passes(self):
         document = self.decide(*gains(12, ties=18))
         self.assertEqual(document["action"], "PASS", document["reasons"])
-        test = document["comparison"]["paired_statistics"]["sign_test"]
+        test = document["comparison"]["paired_statistics"]["exact_test"]
         self.assertEqual((test["gains"], test["losses"], test["rejects"]), (12, 0, True))
         self.assertEqual(test["p_one_sided"], 2.0 ** -12)
 
@@ -142,7 +142,7 @@ class FamilyUnitTests(unittest.TestCase):
             candidate += [2, 2]
         families = [name for name in "abcdef" for _ in range(2)]
         document = self.decide(baseline, candidate, families)
-        self.assertEqual(document["comparison"]["paired_statistics"]["sign_test"]["rejects"],
+        self.assertEqual(document["comparison"]["paired_statistics"]["exact_test"]["rejects"],
                          True)
         self.assertEqual(document["action"], "REVIEW")
         self.assertIn("every family has the same difference", document["primary_reason"])
@@ -203,10 +203,31 @@ class TrialGateTests(unittest.TestCase):
         self.assertIn("min_trial_delta_ci_low", document["primary_reason"])
         self.assertIn("McNemar's exact one-sided test on the 3 tasks whose trial-level "
                       "difference is not 0", document["primary_reason"])
-        test = document["comparison"]["trial_level"]["sign_test"]
+        test = document["comparison"]["trial_level"]["exact_test"]
         self.assertEqual((test["gains"], test["losses"], test["p_one_sided"]), (3, 0, 0.125))
         self.assertEqual(self.decide([0] * 8 + [1] * 4, [2] * 8 + [1] * 4, gate=-1.0,
                                      trial_gate=0.0)["action"], "PASS")
+
+    def test_the_trial_test_weighs_the_differences_not_only_their_signs(self):
+        # 12 tasks one trial worse, 12 three trials better, 6 ties: as many better as worse
+        # (a sign test's p would be 0.58), but the sum of the differences is clearly above 0.
+        baseline = [3] * 12 + [0] * 12 + [3] * 6
+        candidate = [2] * 12 + [3] * 12 + [3] * 6
+        document = self.decide(baseline, candidate, gate=-1.0, trial_gate=0.0,
+                               lower_bound="strict")
+        test = document["comparison"]["trial_level"]["exact_test"]
+        self.assertEqual((test["gains"], test["losses"], test["method"]),
+                         (12, 12, "randomization"))
+        self.assertEqual(test["p_one_sided"], float(randomization_p([-1] * 12 + [3] * 12)))
+        self.assertLess(test["p_one_sided"], 0.025)
+        self.assertEqual(document["action"], "PASS", document["reasons"])
+        # Ten of each: p = 14697/524288 = 0.028: held, and the reason says which test.
+        document = self.decide(baseline[2:22] + [3] * 10, candidate[2:22] + [3] * 10,
+                               gate=-1.0, trial_gate=0.0, lower_bound="strict")
+        self.assertEqual(document["action"], "REVIEW")
+        self.assertIn("the exact one-sided sign-flip randomization test on the 20 tasks whose "
+                      "trial-level difference is not 0 (10 better, 10 worse) gives p = "
+                      "0.0280323", document["primary_reason"])
 
     def test_v4_requires_the_trial_gate_and_v1_to_v3_refuse_it(self):
         spec, cases, results = outcome_package([0, 1], [1, 1], version=4)

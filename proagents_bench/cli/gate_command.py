@@ -152,7 +152,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     if options.schema is not None:
         return Outcome(EXIT_PASS, publish.schema_bytes(options.schema))
     inputs = default_inputs(options.spec, options.cases, options.results)
-    missing = _missing_examples(inputs, options)
+    missing = missing_examples(inputs, options)
     if missing:
         return contract_error_outcome(missing)
     chosen_reports = reports.requested(options)
@@ -265,7 +265,7 @@ def _progress(session: Session):
     return progress
 
 
-def _missing_examples(inputs, options) -> List[ContractError]:
+def missing_examples(inputs, options) -> List[ContractError]:
     """An installed package has no examples/ (only a checkout has): say so, not just "no such
     file", for every input left to its default whose example is missing."""
     errors = []

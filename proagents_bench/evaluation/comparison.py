@@ -17,8 +17,8 @@ from typing import List, Optional, Sequence, Tuple
 from ..contract.inputs import PROTOCOL, small_sample_rules
 from ..contract.vocabulary import INCLUSIVE
 from ..stats.bootstrap import PairedInterval, family_clusters, paired_interval, task_clusters
-from ..stats.paired import (MIN_FAMILIES, paired_summary, sign_test_summary, unit_signs,
-                            unit_standard_error)
+from ..stats.paired import (MIN_FAMILIES, exact_test_summary, paired_summary,
+                            unit_differences, unit_standard_error)
 from ..text import quote
 from .metrics import SystemMetrics
 
@@ -69,15 +69,15 @@ def minimum_samples(confidence: object) -> int:
 class Evidence:
     """What the small-sample rules (spec v3 on) judge a gate on a bootstrap interval's low
     end by, for one level of the comparison (``task`` or ``trial``): the interval's low end,
-    why the resampling unit's standard error is not estimable (None when it is), and McNemar's
-    exact one-sided test on the discordant units (``sign_test``, JSON-ready: see
-    :func:`proagents_bench.stats.paired.sign_test_summary`; None under v1 and v2)."""
+    why the resampling unit's standard error is not estimable (None when it is), and the
+    one-sided test on the units' differences (``exact_test``, JSON-ready: see
+    :func:`proagents_bench.stats.paired.exact_test_summary`; None under v1 and v2)."""
 
     def __init__(self, low: Fraction, not_estimable: Optional[str],
-                 sign_test: Optional[dict]) -> None:
+                 exact_test: Optional[dict]) -> None:
         self.low = low
         self.not_estimable = not_estimable
-        self.sign_test = sign_test
+        self.exact_test = exact_test
 
 
 class TrialLevel:
@@ -86,18 +86,18 @@ class TrialLevel:
     Bars to Evals", section 3), its standard error and bootstrap interval (the same samples,
     seed and unit as the task-level interval; a gate from spec v4 on), the per-system pass^k
     difference, the tasks whose verdict flips between trials in either system, and (spec v3
-    on) McNemar's exact one-sided test on the units whose trial-level difference is not 0."""
+    on) the one-sided sign-flip randomization test on the units' trial-level differences."""
 
     def __init__(self, mean: Fraction, se: Optional[float], reason: Optional[str],
                  interval: Tuple[Fraction, Fraction], pass_hat_k_difference: dict,
-                 flaky_tasks: List[str], sign_test: Optional[dict] = None) -> None:
+                 flaky_tasks: List[str], exact_test: Optional[dict] = None) -> None:
         self.mean = mean
         self.standard_error = se
         self.not_estimable = reason
         self.interval = interval
         self.pass_hat_k_difference = pass_hat_k_difference
         self.flaky_tasks = flaky_tasks
-        self.sign_test = sign_test
+        self.exact_test = exact_test
 
 
 class Comparison:
@@ -120,9 +120,9 @@ class Comparison:
         # The evidence behind each level's interval (contract/gates.py: ``Gate.interval``).
         self.evidence = {
             "task": Evidence(interval.low, statistics["not_estimable"],
-                             statistics.get("sign_test")),
+                             statistics.get("exact_test")),
             "trial": Evidence(trial_level.interval[0], trial_level.not_estimable,
-                              trial_level.sign_test),
+                              trial_level.exact_test),
         }
 
     @property
@@ -170,14 +170,14 @@ def _trial_level(baseline: SystemMetrics, candidate: SystemMetrics, families: Li
     mean = Fraction(sum(counts), trials * len(counts))
     se, reason = unit_standard_error(rates, families, unit,
                                      MIN_FAMILIES if small_sample else 0)
-    sign_test = None
+    exact_test = None
     if small_sample:
-        sign_test = sign_test_summary(*unit_signs(counts, families, unit),
-                                      confidence=bootstrap["confidence"], unit=unit)
+        exact_test = exact_test_summary(unit_differences(counts, families, unit),
+                                        bootstrap["confidence"], unit)
     interval = _interval(counts, families, unit, bootstrap)
     pass_hat = {k: candidate.pass_k["pass_hat_k"][k] - baseline.pass_k["pass_hat_k"][k]
                 for k in candidate.pass_k["pass_hat_k"]}
     flaky = [mine.case["id"] for theirs, mine in zip(baseline.tasks, candidate.tasks)
              if not (theirs.stable and mine.stable)]
     return TrialLevel(mean, se, reason, (interval.low / trials, interval.high / trials),
-                      pass_hat, flaky, sign_test)
+                      pass_hat, flaky, exact_test)

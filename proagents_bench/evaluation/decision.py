@@ -24,6 +24,7 @@ from ..contract.gates import AT_LEAST, CRITICAL_GATE, Gate, deciding_gates
 from ..contract.vocabulary import (BLOCK, BLOCKING, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW,
                                    REVIEWING, STRICT)
 from ..text import show_number
+from ..stats.paired import MCNEMAR, NORMAL_LIMIT, RANDOMIZATION
 from .comparison import MIN_TAIL_RESAMPLES, minimum_samples
 from .grading import CHECK_BITS
 from .metrics import SystemMetrics
@@ -183,7 +184,13 @@ def decide(gates: dict, candidate: SystemMetrics, comparison, version: str) -> D
 UNIT_WORDS = {"task": ("task", "tasks"), "family": ("family", "families")}
 # What each level's difference is called in a reason.
 LEVEL_WORDS = {"task": "paired task success", "trial": "trial-level"}
-SIGN_TEST_METRIC = "%s_sign_test_p"  # the finding's metric, by level: task_sign_test_p, ...
+EXACT_TEST_METRIC = "%s_exact_test_p"  # the finding's metric, by level: task_exact_test_p
+# The one-sided test in a reason, by how it was computed (stats/paired.py).
+TEST_WORDS = {
+    MCNEMAR: "McNemar's exact one-sided test",
+    RANDOMIZATION: "the exact one-sided sign-flip randomization test",
+    NORMAL_LIMIT: "the one-sided sign-flip randomization test (its normal limit)",
+}
 
 
 def claims_improvement(threshold: object, strictly: bool) -> bool:
@@ -199,11 +206,12 @@ def _without_evidence(gate: Gate, threshold: object, observed: Fraction, strictl
     fails (1) when the resampling unit's standard error is not estimable (one unit, every
     unit's difference the same, every family's mean the same, or too few families), since
     the interval then says nothing about how far the difference would move; (2) when a pass
-    would say the candidate is better (:func:`claims_improvement`) and McNemar's exact
-    one-sided test on the discordant units does not reject at (1 - confidence) / 2. Rule (2)
-    bounds the gate's false-pass rate by (1 - confidence) / 2 given the number of discordant
-    units, for every number of units, whenever each discordant unit is equally likely to
-    favour either system (the docs' false-pass table)."""
+    would say the candidate is better (:func:`claims_improvement`) and the one-sided
+    sign-flip randomization test on the units' differences (McNemar's exact test when they
+    are all +-1, as tasks' are) does not reject at (1 - confidence) / 2. Rule (2) bounds the
+    gate's false-pass rate by (1 - confidence) / 2 given the units' differences up to sign
+    (so given the number of discordant units), for every number of units, whenever each
+    unit's difference is as likely to favour either system (the docs' false-pass table)."""
     evidence = comparison.evidence[gate.interval]
     words = LEVEL_WORDS[gate.interval]
     met = "%s %s %s %s" % (gate.subject, show_number(observed),
@@ -215,19 +223,18 @@ def _without_evidence(gate: Gate, threshold: object, observed: Fraction, strictl
             "estimable (%s), so the interval is no evidence" % (
                 "hard" if gate.hard else "soft", gate.key, met, words,
                 evidence.not_estimable))]
-    test = evidence.sign_test
+    test = evidence.exact_test
     if claims_improvement(threshold, strictly) and not test["rejects"]:
-        discordant = test["gains"] + test["losses"]
+        nonzero = test["gains"] + test["losses"]
         return [Finding(
-            gate.key, gate.severity, SIGN_TEST_METRIC % gate.interval, test["p_one_sided"],
+            gate.key, gate.severity, EXACT_TEST_METRIC % gate.interval, test["p_one_sided"],
             test["level"], [],
-            "%s gate %s failed: %s, but McNemar's exact one-sided test on the %d %s whose "
-            "%s difference is not 0 (%d better, %d worse) gives p = %s, above %s: too few "
-            "to show the candidate is better" % (
-                "hard" if gate.hard else "soft", gate.key, met, discordant,
-                UNIT_WORDS[test["unit"]][discordant != 1], words, test["gains"],
-                test["losses"], show_number(test["p_one_sided"]),
-                show_number(test["level"])))]
+            "%s gate %s failed: %s, but %s on the %d %s whose %s difference is not 0 (%d "
+            "better, %d worse) gives p = %s, above %s: too little to show the candidate is "
+            "better" % (
+                "hard" if gate.hard else "soft", gate.key, met, TEST_WORDS[test["method"]],
+                nonzero, UNIT_WORDS[test["unit"]][nonzero != 1], words, test["gains"],
+                test["losses"], show_number(test["p_one_sided"]), show_number(test["level"])))]
     return []
 
 

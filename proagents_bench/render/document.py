@@ -172,8 +172,8 @@ def _trial_level(trial_level) -> dict:
                                   trial_level.pass_hat_k_difference.items()},
         "flaky_tasks": list(trial_level.flaky_tasks),
     }
-    if trial_level.sign_test is not None:  # spec v3 on
-        document["sign_test"] = trial_level.sign_test
+    if trial_level.exact_test is not None:  # spec v3 on
+        document["exact_test"] = trial_level.exact_test
     return document
 
 

@@ -1,7 +1,8 @@
 """The paired comparison's statistics: McNemar's exact test (two-sided, and one-sided on the
-discordant units: the sign test), the paired and the family-clustered standard errors, the
-normal (or t) interval, the outcome correlation and the minimum detectable effect, in exact
-arithmetic where it can be (see :mod:`.exact` for the floats).
+discordant units), the one-sided sign-flip randomization test it is a case of, the paired and
+the family-clustered standard errors, the normal (or t) interval, the outcome correlation and
+the minimum detectable effect, in exact arithmetic where it can be (see :mod:`.exact` for the
+floats).
 
 Pure functions, no I/O. Outcomes are 0/1 task passes; differences are
 d_i = candidate_i - baseline_i.
@@ -10,11 +11,12 @@ d_i = candidate_i - baseline_i.
 from __future__ import annotations
 
 from fractions import Fraction
-from math import gcd
+from math import comb, gcd
 from operator import attrgetter
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .exact import normal_quantile, sqrt_float, to_float, two_sided_z
+from .normal import normal_cdf
 from .student import student_t_quantile, two_sided_t
 
 DEFAULT_POWER = Fraction(4, 5)
@@ -445,27 +447,112 @@ def unit_standard_error(differences: Sequence, clusters: Sequence, unit: str = "
     return se, None
 
 
-def unit_signs(differences: Sequence, clusters: Sequence, unit: str = "task") -> Tuple[int, int]:
-    """(gains, losses): how many resampling units have a positive, a negative difference (a
-    family's difference is the sum over its tasks; the units between are ties)."""
+def unit_differences(differences: Sequence[int], clusters: Sequence,
+                     unit: str = "task") -> List[int]:
+    """The resampling units' differences that are not 0: the tasks' (``task``), or each
+    family's sum over its tasks (``family``), in first-appearance order."""
     if unit == "family":
-        sums: Dict[object, object] = {}
+        sums: Dict[object, int] = {}
         for difference, cluster in zip(differences, clusters):
             sums[cluster] = sums.get(cluster, 0) + difference
         values = list(sums.values())
     else:
         values = list(differences)
-    return sum(1 for value in values if value > 0), sum(1 for value in values if value < 0)
+    return [value for value in values if value != 0]
 
 
-def sign_test_summary(gains: int, losses: int, confidence: object, unit: str) -> dict:
-    """McNemar's exact one-sided test on the discordant units at level (1 - confidence) / 2,
-    JSON-ready: ``unit``, ``gains``, ``losses``, ``p_one_sided``, ``level`` and ``rejects``
-    (p <= level, decided exactly)."""
+# How exact_test_summary computed its test: McNemar's binomial tail, the randomization test
+# counted exactly, or its normal limit.
+MCNEMAR, RANDOMIZATION, NORMAL_LIMIT = "mcnemar", "randomization", "normal"
+EXACT_TEST_METHODS = (MCNEMAR, RANDOMIZATION, NORMAL_LIMIT)
+# The exact randomization test's work (the sums its subset counts can take, times the units)
+# up to which it is counted exactly; beyond, its normal limit. A few tenths of a second.
+EXACT_TEST_WORK = 2000000
+
+
+def _common_size(magnitudes: Sequence[int]) -> int:
+    """The greatest common divisor of the magnitudes (0 for none)."""
+    divisor = 0
+    for magnitude in magnitudes:
+        divisor = gcd(divisor, magnitude)
+    return divisor
+
+
+def _subset_tail(magnitudes: Sequence[int], least: int) -> int:
+    """How many subsets of ``magnitudes`` (positive ints) sum to ``least`` or more: the
+    counts of each sum, built one magnitude class at a time (Pascal's rows)."""
+    counts = [1]
+    classes: Dict[int, int] = {}
+    for magnitude in magnitudes:
+        classes[magnitude] = classes.get(magnitude, 0) + 1
+    for magnitude, many in sorted(classes.items()):
+        row = [comb(many, x) for x in range(many + 1)]
+        grown = [0] * (len(counts) + magnitude * many)
+        for start, count in enumerate(counts):
+            if count:
+                for x, ways in enumerate(row):
+                    grown[start + magnitude * x] += count * ways
+        counts = grown
+    return sum(counts[max(least, 0):])
+
+
+def randomization_p(values: Sequence[int]) -> Fraction:
+    """The one-sided sign-flip randomization test's p-value on the units' differences, as a
+    Fraction: the share of the 2**N sign assignments e_u = +-1 with sum e_u |v_u| >= sum v_u
+    (Fisher 1935, "The Design of Experiments", section 21; Pitman 1937, "Significance tests
+    which may be applied to samples from any populations", J. R. Stat. Soc. Suppl. 4:119-130).
+    Were each unit's difference as likely to favour either system (a symmetric null), its
+    size given the units' |v_u| is at most the level, for every number of units. With every
+    |v_u| the same it is McNemar's exact one-sided test (:func:`sign_test_p`). Exact, and
+    beyond equal magnitudes O(N sum |v_u|): :func:`exact_test_summary` takes its normal
+    limit for large samples.
+
+    >>> randomization_p([2, 1, 1]), randomization_p([1, 1, 1]), randomization_p([3, 1, -1])
+    (Fraction(1, 8), Fraction(1, 8), Fraction(3, 8))
+    """
+    values = [value for value in values if value != 0]
+    if not values:
+        return Fraction(1)
+    magnitudes = [abs(value) for value in values]
+    divisor = _common_size(magnitudes)
+    if all(magnitude == divisor for magnitude in magnitudes):
+        gains = sum(1 for value in values if value > 0)
+        return sign_test_p(gains, len(values) - gains)
+    positive = sum(value for value in values if value > 0) // divisor
+    return Fraction(_subset_tail([magnitude // divisor for magnitude in magnitudes], positive),
+                    2 ** len(values))
+
+
+def exact_test_summary(values: Sequence[int], confidence: object, unit: str) -> dict:
+    """The one-sided test on the units' non-zero differences ``values`` at level
+    (1 - confidence) / 2, JSON-ready: ``unit``, ``gains`` and ``losses`` (units above and
+    below 0), ``p_one_sided``, ``level``, ``rejects`` and ``method``: ``mcnemar`` when every
+    unit's difference has the same size (McNemar's exact test: the binomial tail, exact and
+    linear in time, :func:`sign_test_rejects`), ``randomization`` when the sign-flip test is
+    counted exactly (:func:`randomization_p`, while its work is at most EXACT_TEST_WORK),
+    ``normal`` beyond: the randomization distribution's normal limit (mean 0, variance
+    sum v_u**2) with a continuity correction of half its lattice step."""
     level = (1 - Fraction(confidence)) / 2
-    return {"unit": unit, "gains": gains, "losses": losses,
-            "p_one_sided": sign_test_p_float(gains, losses), "level": to_float(level),
-            "rejects": sign_test_rejects(gains, losses, level)}
+    values = [value for value in values if value != 0]
+    gains = sum(1 for value in values if value > 0)
+    losses = len(values) - gains
+    magnitudes = [abs(value) for value in values]
+    divisor = _common_size(magnitudes)
+    if all(magnitude == divisor for magnitude in magnitudes):
+        method = MCNEMAR
+        p_value = sign_test_p_float(gains, losses)
+        rejects = sign_test_rejects(gains, losses, level)
+    elif len(values) * (sum(magnitudes) // divisor + 1) <= EXACT_TEST_WORK:
+        method = RANDOMIZATION
+        exact_p = randomization_p(values)
+        p_value, rejects = to_float(exact_p), exact_p <= level
+    else:
+        method = NORMAL_LIMIT
+        spread = sqrt_float(sum(value * value for value in values))
+        p_value = 1.0 - normal_cdf((sum(values) - divisor) / spread)
+        rejects = p_value <= to_float(level)
+    return {"unit": unit, "gains": gains, "losses": losses, "p_one_sided": p_value,
+            "level": to_float(level), "rejects": rejects, "method": method}
 
 
 def clipped_interval(interval: Optional[Tuple[float, float]], low: float = -1.0,
@@ -495,8 +582,8 @@ def paired_summary(baseline: Sequence[int], candidate: Sequence[int], clusters: 
     With ``small_sample_rules`` (spec v3 on) the interval and the MDE use Student's t with
     the resampling units less one degrees of freedom (``degrees_of_freedom``), fewer than
     :data:`MIN_FAMILIES` families under the family unit are not estimable, and
-    ``sign_test`` holds McNemar's exact one-sided test on the unit's discordant units
-    (:func:`sign_test_summary`). Without them the keys and values are exactly those of
+    ``exact_test`` holds the one-sided test on the units' differences
+    (:func:`exact_test_summary`: McNemar's exact test on the discordant tasks). Without them the keys and values are exactly those of
     spec v1 and v2.
     """
     baseline, candidate = _check_outcomes(baseline, candidate)
@@ -530,6 +617,6 @@ def paired_summary(baseline: Sequence[int], candidate: Sequence[int], clusters: 
     })
     if small_sample_rules:
         summary["degrees_of_freedom"] = df
-        summary["sign_test"] = sign_test_summary(
-            *unit_signs(differences, clusters, unit), confidence=confidence, unit=unit)
+        summary["exact_test"] = exact_test_summary(
+            unit_differences(differences, clusters, unit), confidence, unit)
     return summary
