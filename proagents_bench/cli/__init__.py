@@ -31,6 +31,7 @@ COMMANDS = {
     "team": "team_command",
     "submit": "submit_command",
     "import": "import_command",
+    "plan": "plan_command",
 }
 DEFAULT_COMMAND = "gate_command"
 

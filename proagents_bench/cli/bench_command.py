@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import List
 
 from ..errors import ContractError
-from ..tools import bench, falsepass, import_bench, service_bench
+from ..tools import bench, falsepass, import_bench, plan_check, service_bench
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .parallel import FORK_LOG_BYTES
@@ -89,6 +89,17 @@ def build_parser(program: str) -> Parser:
     enumeration.add_argument("--beta", default="2,2",
                              help="the Beta(alpha, beta) of a task's success probability "
                                   "(default 2,2)")
+    planning = kinds.add_parser(
+        "plan", help="time the plan command on the example and on a synthetic package, each "
+                     "in a fresh child process")
+    planning.add_argument("--tasks", type=int, default=1000,
+                          help="test tasks of the synthetic package (default 1000)")
+    planning.add_argument("--trials", type=int, default=5,
+                          help="trials per task and system, 2..100 (default 5)")
+    planning.add_argument("--repeat", type=int, default=3,
+                          help="runs of each child; the median is reported (default 3)")
+    planning.add_argument("--python", metavar="EXE", default=sys.executable,
+                          help="interpreter for the children (default: this one)")
     return parser
 
 
@@ -99,6 +110,12 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
     if options.kind == "false-pass":
         return _false_pass(options, session)
+    if options.kind == "plan":
+        if options.tasks < 2 or not 2 <= options.trials <= 100 or options.repeat < 1:
+            return contract_error_outcome([ContractError(
+                "cli.usage", "--tasks is at least 2, --trials 2..100, --repeat at least 1")])
+        succeeded = plan_check.plan_benchmark(options, session.say)
+        return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "service":
         if options.requests < 1 or options.concurrency < 1 or (
                 options.tasks is not None and options.tasks < 1) or not 2 <= options.trials <= 100:

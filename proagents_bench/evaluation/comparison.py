@@ -159,6 +159,34 @@ def _interval(differences: Sequence[int], families: Sequence[str], unit: str,
                            bootstrap["confidence"])
 
 
+class LevelStatistics:
+    """One level's paired difference over the resampling units, from integer differences
+    (``counts``, per task) divided by ``scale``: its bootstrap interval, the unit's standard
+    error or why it is not estimable, and (small-sample rules) the one-sided test."""
+
+    def __init__(self, counts: Sequence[int], scale: int, families: Sequence[str], unit: str,
+                 bootstrap: dict, small_sample: bool) -> None:
+        rates = [Fraction(count, scale) for count in counts]
+        self.standard_error, self.not_estimable = unit_standard_error(
+            rates, families, unit, MIN_FAMILIES if small_sample else 0)
+        self.exact_test = None
+        if small_sample:
+            self.exact_test = exact_test_summary(unit_differences(counts, families, unit),
+                                                 bootstrap["confidence"], unit)
+        interval = _interval(counts, families, unit, bootstrap)
+        self.interval = (interval.low / scale, interval.high / scale)
+
+    def evidence(self) -> Evidence:
+        return Evidence(self.interval[0], self.not_estimable, self.exact_test)
+
+
+def trial_level_statistics(counts: Sequence[int], trials: int, families: Sequence[str],
+                           unit: str, bootstrap: dict, small_sample: bool) -> LevelStatistics:
+    """The trial-level statistics from each task's difference of passing trials out of
+    ``trials``: what the gate computes, and what a simulation of it calls."""
+    return LevelStatistics(counts, trials, families, unit, bootstrap, small_sample)
+
+
 def _trial_level(baseline: SystemMetrics, candidate: SystemMetrics, families: List[str],
                  unit: str, bootstrap: dict, small_sample: bool = False) -> TrialLevel:
     # Both systems ran the spec's protocol (they are comparable), so K trials per task each;
@@ -166,18 +194,11 @@ def _trial_level(baseline: SystemMetrics, candidate: SystemMetrics, families: Li
     trials = candidate.grades.trial_count
     counts = [mine.passing_trials - theirs.passing_trials
               for theirs, mine in zip(baseline.tasks, candidate.tasks)]
-    rates = [Fraction(count, trials) for count in counts]
     mean = Fraction(sum(counts), trials * len(counts))
-    se, reason = unit_standard_error(rates, families, unit,
-                                     MIN_FAMILIES if small_sample else 0)
-    exact_test = None
-    if small_sample:
-        exact_test = exact_test_summary(unit_differences(counts, families, unit),
-                                        bootstrap["confidence"], unit)
-    interval = _interval(counts, families, unit, bootstrap)
+    level = trial_level_statistics(counts, trials, families, unit, bootstrap, small_sample)
     pass_hat = {k: candidate.pass_k["pass_hat_k"][k] - baseline.pass_k["pass_hat_k"][k]
                 for k in candidate.pass_k["pass_hat_k"]}
     flaky = [mine.case["id"] for theirs, mine in zip(baseline.tasks, candidate.tasks)
              if not (theirs.stable and mine.stable)]
-    return TrialLevel(mean, se, reason, (interval.low / trials, interval.high / trials),
-                      pass_hat, flaky, exact_test)
+    return TrialLevel(mean, level.standard_error, level.not_estimable, level.interval,
+                      pass_hat, flaky, level.exact_test)

@@ -152,14 +152,10 @@ def decide(gates: dict, candidate: SystemMetrics, comparison, version: str) -> D
         else:
             observed = getattr(candidate, gate.metric)
         strictly = strict and gate.interval is not None
-        if gate.bound == AT_LEAST:
-            held = observed > Fraction(threshold) if strictly else observed >= Fraction(threshold)
-        else:
-            held = observed <= Fraction(threshold)
-        if held:
+        if _bound_held(gate.bound, observed, threshold, strictly):
             if gate.interval is not None and comparison.small_sample_rules:
                 findings.extend(_without_evidence(gate, threshold, observed, strictly,
-                                                  comparison))
+                                                  comparison.evidence[gate.interval]))
             continue
         finder, _, check = gate.cases.partition(":")
         findings.append(Finding(
@@ -200,8 +196,25 @@ def claims_improvement(threshold: object, strictly: bool) -> bool:
     return Fraction(threshold) > 0 or (strictly and Fraction(threshold) == 0)
 
 
+def interval_holds(gate: Gate, threshold: object, evidence, strict: bool,
+                   small_sample: bool) -> bool:
+    """Whether an interval gate holds on ``evidence`` (:class:`~.comparison.Evidence`), as
+    :func:`decide` judges it: the low end against the gate by the lower-bound rule, then,
+    with the small-sample rules, :func:`_without_evidence`."""
+    observed = evidence.low
+    return _bound_held(gate.bound, observed, threshold, strict) and not (
+        small_sample and _without_evidence(gate, threshold, observed, strict, evidence))
+
+
+def _bound_held(bound: str, observed: object, threshold: object, strictly: bool) -> bool:
+    """observed >= threshold (> when ``strictly``), or observed <= threshold, exactly."""
+    if bound == AT_LEAST:
+        return observed > Fraction(threshold) if strictly else observed >= Fraction(threshold)
+    return observed <= Fraction(threshold)
+
+
 def _without_evidence(gate: Gate, threshold: object, observed: Fraction, strictly: bool,
-                      comparison) -> List[Finding]:
+                      evidence) -> List[Finding]:
     """The small-sample rules (spec v3 on) for an interval gate whose low end held: it still
     fails (1) when the resampling unit's standard error is not estimable (one unit, every
     unit's difference the same, every family's mean the same, or too few families), since
@@ -212,7 +225,6 @@ def _without_evidence(gate: Gate, threshold: object, observed: Fraction, strictl
     gate's false-pass rate by (1 - confidence) / 2 given the units' differences up to sign
     (so given the number of discordant units), for every number of units, whenever each
     unit's difference is as likely to favour either system (the docs' false-pass table)."""
-    evidence = comparison.evidence[gate.interval]
     words = LEVEL_WORDS[gate.interval]
     met = "%s %s %s %s" % (gate.subject, show_number(observed),
                            "is above" if strictly else "meets", show_number(threshold))

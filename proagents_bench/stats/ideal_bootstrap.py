@@ -25,32 +25,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb, floor, frexp, ldexp
-from typing import List, Tuple
+from typing import Tuple
 
+from .binomial import pmf
 from .exact import to_float
 
 # A float tail this close to the level is decided by the exact sum instead. The float's own
 # error is below 1e-12 for n up to 10**5 (each of the O(n) steps rounds once).
 MARGIN = 1e-9
-
-
-def _binomial_pmf(count: int, chance: float) -> List[float]:
-    """P(Binomial(count, chance) = s) for s = 0..count, by ratios from the mode outwards,
-    normalized by their sum (no exp or log, so no underflow at the mode)."""
-    if chance <= 0.0:
-        return [1.0] + [0.0] * count
-    if chance >= 1.0:
-        return [0.0] * count + [1.0]
-    mode = min(count, int((count + 1) * chance))
-    weights = [0.0] * (count + 1)
-    weights[mode] = 1.0
-    odds = chance / (1.0 - chance)
-    for s in range(mode, count):
-        weights[s + 1] = weights[s] * (count - s) / (s + 1) * odds
-    for s in range(mode, 0, -1):
-        weights[s - 1] = weights[s] * s / (count - s + 1) / odds
-    total = sum(weights)
-    return [weight / total for weight in weights]
 
 
 def _split(value: Fraction) -> Tuple[float, int]:
@@ -76,7 +58,7 @@ def lower_tail(units: int, gains: int, losses: int, limit: int) -> float:
     discordant = gains + losses
     if discordant == 0:
         return 1.0 if limit >= 0 else 0.0
-    outer = _binomial_pmf(units, discordant / units)
+    outer = pmf(units, discordant / units)
     if gains == 0 or losses == 0:  # X - Y = s or -s
         sign = 1 if losses == 0 else -1
         return sum(outer[s] for s in range(units + 1) if sign * s <= limit)
