@@ -31,7 +31,7 @@ PACKAGE = "proagents_bench"
 # whole test suite on the unpacked sources.
 SDIST_FILES = ("pyproject.toml", "README.md", "LICENSE", "build_backend/proagents_build.py",
                "run_benchmark.py", "test_run_benchmark.py")
-SDIST_FOLDERS = ("tests", "examples", ".agents")
+SDIST_FOLDERS = ("tests", "examples", ".agents", "docs")
 
 
 def _toml_value(text):

@@ -29,6 +29,7 @@ from .contract.vocabulary import PASS
 from .errors import ContractError, ContractErrors
 from .evaluation.comparison import compare, protocol_mismatches
 from .evaluation.decision import Decision, decide, incomparable
+from .evaluation.evidence import package_findings
 from .evaluation.grading import grade_system
 from .evaluation.metrics import SystemMetrics
 from .jsonio import load
@@ -233,7 +234,8 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
                                            systems.candidate_records), gates)
     comparison = compare(spec, baseline, candidate, progress)
     progress("deciding")
-    decision = decide(gates, candidate, comparison, spec["schema_version"])
+    decision = decide(gates, candidate, comparison, spec["schema_version"],
+                      package_findings(cases, systems.baseline, systems.candidate))
     document = render.decision_document(
         decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
         comparison=render.comparison_document(spec, [], comparison), fingerprint=fingerprint(),

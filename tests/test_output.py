@@ -205,9 +205,9 @@ class ReportPathTests(unittest.TestCase):
 class DocumentationTests(unittest.TestCase):
     def test_every_field_of_the_contract_is_in_the_tables(self):
         from proagents_bench.contract.inputs import FILE_KINDS
-        from proagents_bench.contract.publish import readme_tables
+        from proagents_bench.contract.publish import contract_tables
         from proagents_bench.contract.shapes import object_shapes
-        generated = readme_tables()
+        generated = contract_tables()
         for versions in FILE_KINDS.values():
             for root in versions.values():
                 for shape in object_shapes(root, set()):
@@ -215,9 +215,9 @@ class DocumentationTests(unittest.TestCase):
                         self.assertIn("| `%s` | %s |" % (field.key, field.shape.describe()),
                                       generated)
 
-    def test_the_readme_lists_every_exit_status(self):
+    def test_the_contract_docs_list_every_exit_status(self):
         from proagents_bench.cli.status import EXIT_STATUSES
-        with open(os.path.join(ROOT, "README.md"), "rb") as handle:
+        with open(os.path.join(ROOT, "docs", "contract.md"), "rb") as handle:
             readme = handle.read().decode("utf-8")
         for status, meaning in EXIT_STATUSES:
             self.assertIn("| %d | %s |" % (status, meaning), readme)

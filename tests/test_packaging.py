@@ -88,7 +88,7 @@ class BuildBackendTests(unittest.TestCase):
         with tarfile.open(os.path.join(self.folder, name)) as archive:
             names = archive.getnames()
         base = "proagents_bench-%s/" % VERSION
-        for needed in ("PKG-INFO", "pyproject.toml", "README.md", "LICENSE",
+        for needed in ("PKG-INFO", "pyproject.toml", "README.md", "docs/contract.md", "LICENSE",
                        "build_backend/proagents_build.py", "proagents_bench/version.py",
                        "proagents_bench/contract/schemas/spec.schema.json",
                        "run_benchmark.py", "test_run_benchmark.py", "tests/support.py",

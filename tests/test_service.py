@@ -312,7 +312,7 @@ class RoutingTests(unittest.TestCase):
         document = self.service.call("GET", "/nowhere").document
         for key in ("type", "title", "status", "detail", "code"):
             self.assertIn(key, document)
-        with open(os.path.join(ROOT, "README.md"), "rb") as handle:
+        with open(os.path.join(ROOT, "docs", "service.md"), "rb") as handle:
             readme = handle.read().decode("utf-8")
         for code in PROBLEMS:
             self.assertTrue("`%s`" % code in readme, code)

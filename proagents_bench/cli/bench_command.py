@@ -134,6 +134,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
             except import_bench.TemplateError as problem:
                 return contract_error_outcome([ContractError(
                     "cli.usage", "--template-log: %s" % problem)])
+            for line in import_bench.zstd_speeds(options.template_log, max(options.repeat, 3)):
+                session.say(line)
         succeeded = import_bench.import_benchmark(options, session.say, FORK_LOG_BYTES,
                                                   templates)
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)

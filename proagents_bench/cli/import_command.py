@@ -1,22 +1,24 @@
 """``run_benchmark.py import --baseline LOG --candidate LOG --output RESULTS [--mapping F]
-[--cases F | --write-cases P] [--baseline-id ID] [--candidate-id ID]``: harness logs in, a
-results package the gate accepts unchanged out (see :mod:`proagents_bench.importers`).
+[--cases F | --write-cases P [--train-log LOG] [--development-log LOG]] [--baseline-id ID]
+[--candidate-id ID] [--missing-as error|unknown]``: harness logs in, a results package the
+gate accepts unchanged out (see :mod:`proagents_bench.importers`).
 
 stdout carries one JSON document: ``{"action": "IMPORTED", ...}`` naming what was written
-and, per system, its log, format and record counts by status; or the CONTRACT_ERROR
-document (exit 2) naming the log, the zip entry and the JSON path of every error. The files
-are written all or none, and only when the import succeeded.
+and, per system, its log, format, record counts by status, the trials recorded as unknown
+and the rule that made each side effect; or the CONTRACT_ERROR document (exit 2) naming the
+log, the zip entry and the JSON path of every error. The files are written all or none, and
+only when the import succeeded.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from typing import List
+from typing import List, Tuple
 
 from .. import pipeline
 from ..contract.validate import file_errors
-from ..contract.vocabulary import STATUSES
+from ..contract.vocabulary import MISSING_AS, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs
 from ..importers.settings import default_settings, load_settings
@@ -55,7 +57,18 @@ def build_parser(program: str) -> Parser:
                        help="the benchmark's cases file: every test case must be in both "
                             "logs, and the package takes its ids")
     cases.add_argument("--write-cases", metavar="PATH",
-                       help="also write a cases file built from the baseline log's samples")
+                       help="also write a cases file built from the baseline log's samples "
+                            "(a cases v2 file declaring absent the splits no log holds)")
+    parser.add_argument("--train-log", metavar="LOG", action="append", default=[],
+                        help="with --write-cases: a log whose every sample is a train case "
+                             "(may be given more than once)")
+    parser.add_argument("--development-log", metavar="LOG", action="append", default=[],
+                        help="with --write-cases: a log whose every sample is a development "
+                             "case (may be given more than once)")
+    parser.add_argument("--missing-as", choices=MISSING_AS, default=MISSING_AS[0],
+                        help="a (sample, epoch) or (task, trial) the log lacks, or a run that "
+                             "did not finish: a contract error (error, the default), or a "
+                             "trial of status unknown, recorded in the provenance (unknown)")
     parser.add_argument("--baseline-id", metavar="ID",
                         help="the baseline's system_id (default: the log's model)")
     parser.add_argument("--candidate-id", metavar="ID",
@@ -78,7 +91,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
         imported = import_logs([LogSource(options.baseline), LogSource(options.candidate)],
                                settings, cases_file, options.write_cases is not None,
                                (options.baseline_id, options.candidate_id),
-                               forking_background(_size(options.baseline)))
+                               forking_background(_size(options.baseline)),
+                               options.missing_as, _split_logs(options))
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
     files = [(options.output, document_bytes(imported.results))]
@@ -101,8 +115,15 @@ def run(arguments: List[str], session: Session) -> Outcome:
     return Outcome(EXIT_PASS, document_bytes(_summary(imported, options)), _lines(imported))
 
 
+def _split_logs(options: argparse.Namespace) -> List[Tuple[str, LogSource]]:
+    """(split, log) of the logs of train and development cases, in the order of SPLITS."""
+    return [(split, LogSource(path)) for split, paths in zip(
+        SPLITS, (options.train_log, options.development_log)) for path in paths]
+
+
 def _path_problems(options: argparse.Namespace) -> List[ContractError]:
-    """Empty paths, and an output that would overwrite an input or the other output."""
+    """Empty paths, split logs without --write-cases, and an output that would overwrite an
+    input or the other output."""
     errors = []
     for option in ("baseline", "candidate", "output", "mapping", "cases", "write_cases",
                    "baseline_id", "candidate_id"):
@@ -110,10 +131,21 @@ def _path_problems(options: argparse.Namespace) -> List[ContractError]:
         if value is not None and not value.strip():
             errors.append(ContractError("cli.usage", "--%s was given an empty value" % (
                 option.replace("_", "-"))))
+    for option in ("train_log", "development_log"):
+        for value in getattr(options, option):
+            if not value.strip():
+                errors.append(ContractError("cli.usage", "--%s was given an empty value" % (
+                    option.replace("_", "-"))))
+            elif options.write_cases is None:
+                errors.append(ContractError(
+                    "cli.usage", "--%s gives the cases of a built cases file: it needs "
+                    "--write-cases (with --cases, the cases file already has them)" % (
+                        option.replace("_", "-"))))
     if errors:
         return errors
     inputs = [path for path in (options.baseline, options.candidate, options.mapping,
                                 options.cases) if path is not None]
+    inputs += options.train_log + options.development_log
     outputs = [("--output", options.output)] + (
         [("--write-cases", options.write_cases)] if options.write_cases else [])
     for option, path in outputs:
@@ -167,28 +199,56 @@ def _load_cases(path: str) -> dict:
 
 
 def _summary(imported: Imported, options: argparse.Namespace) -> dict:
+    systems = [system for system in imported.systems if system.is_system]
     return {
         "action": IMPORTED,
         "results": options.output,
         "cases": options.write_cases,
+        "cases_schema_version": (imported.cases["schema_version"] if imported.cases
+                                 else None),
+        "absent_splits": (imported.cases.get("absent_splits", []) if imported.cases
+                          else None),
         "systems": [{
             "system_id": system.system_id,
             "role": system.role,
             "log": system.source.shown,
             "log_format": system.run.log_format,
+            "run_status": system.run.status,
             "records": len(system.records),
             "records_by_status": {status: sum(1 for record in system.records
                                               if record["status"] == status)
                                   for status in STATUSES},
+            "recorded_unknown": len(system.recorded_unknown),
             "samples_not_test": system.not_test,
-        } for system in imported.systems],
+            "side_effect_rule": system.run.side_effect_rule,
+            "side_effects": {name: system.run.side_effect_rules[name] for name in sorted(
+                {effect for record in system.records for effect in record["side_effects"]})},
+        } for system in systems],
+        "case_logs": [{"split": system.role, "log": system.source.shown,
+                       "cases": len(system.cases)}
+                      for system in imported.systems if not system.is_system],
         "harness": {"name": "proagents-bench", "version": VERSION},
     }
 
 
 def _lines(imported: Imported) -> List[str]:
-    return ["imported %s %s: %d records from %s (%s)%s" % (
-        system.role, quote(system.system_id or ""), len(system.records),
-        quote(system.source.file_name), system.run.log_format,
-        "; %d train/development samples are cases, not records" % system.not_test
-        if system.not_test else "") for system in imported.systems]
+    lines = []
+    for system in imported.systems:
+        if not system.is_system:
+            lines.append("read %d %s cases from %s" % (len(system.cases), system.role,
+                                                       quote(system.source.file_name)))
+            continue
+        lines.append("imported %s %s: %d records from %s (%s)%s%s" % (
+            system.role, quote(system.system_id or ""), len(system.records),
+            quote(system.source.file_name), system.run.log_format,
+            "; %d train/development samples are cases, not records" % system.not_test
+            if system.not_test else "",
+            "; %d missing trials recorded as unknown" % len(system.recorded_unknown)
+            if system.recorded_unknown else ""))
+        effects = sorted({effect for record in system.records
+                          for effect in record["side_effects"]})
+        for name in effects:
+            lines.append("  side effect %s: %s" % (name, system.run.side_effect_rules[name]))
+        if not effects:
+            lines.append("  no side effect recorded (rule: %s)" % system.run.side_effect_rule)
+    return lines

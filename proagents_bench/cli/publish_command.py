@@ -1,5 +1,6 @@
 """``run_benchmark.py publish``: write what the contract publishes into the checkout: the
-JSON Schemas shipped in the package (``contract/schemas/``) and the README's generated tables
+JSON Schemas shipped in the package (``contract/schemas/``) and the generated tables of
+``docs/contract.md``
 (the contract's objects, rules and gates; the exit statuses). The tests hold the files to
 :func:`published_files` and fail, naming this command, when one is stale.
 """
@@ -16,7 +17,7 @@ from . import Outcome, Session, contract_error_outcome
 from .gate_command import PROJECT_ROOT, Parser, UsageError
 from .status import EXIT_PASS, exit_status_table
 
-README = os.path.join(PROJECT_ROOT, "README.md")
+CONTRACT_DOC = os.path.join(PROJECT_ROOT, "docs", "contract.md")
 EXIT_TABLE_BEGIN = ("<!-- BEGIN generated exit statuses: python -B run_benchmark.py publish "
                     "-->")
 EXIT_TABLE_END = "<!-- END generated exit statuses -->"
@@ -27,17 +28,18 @@ def _between(text: str, begin: str, end: str, generated: str) -> str:
     return text[:start] + "\n" + generated + text[text.index(end):]
 
 
-def published_readme(readme: str) -> str:
-    """``readme`` with every generated part rewritten."""
-    readme = publish.with_readme_tables(readme)
-    return _between(readme, EXIT_TABLE_BEGIN, EXIT_TABLE_END, exit_status_table())
+def published_contract_doc(text: str) -> str:
+    """``text`` (the contract's docs page) with every generated part rewritten."""
+    text = publish.with_contract_tables(text)
+    return _between(text, EXIT_TABLE_BEGIN, EXIT_TABLE_END, exit_status_table())
 
 
 def published_files() -> List[Tuple[str, bytes]]:
-    """(path, bytes) of every file ``publish`` writes: the schemas, then the README."""
-    with open(README, "rb") as handle:
-        readme = handle.read().decode("utf-8")
-    return publish.shipped_schemas() + [(README, published_readme(readme).encode("utf-8"))]
+    """(path, bytes) of every file ``publish`` writes: the schemas, then the contract's page."""
+    with open(CONTRACT_DOC, "rb") as handle:
+        text = handle.read().decode("utf-8")
+    return publish.shipped_schemas() + [(CONTRACT_DOC,
+                                         published_contract_doc(text).encode("utf-8"))]
 
 
 def stale_files() -> List[str]:
@@ -56,7 +58,7 @@ def stale_files() -> List[str]:
 
 def run(arguments: List[str], session: Session) -> Outcome:
     parser = Parser(prog=session.program + " publish",
-                    description="Regenerate the shipped JSON Schemas and the README's tables "
+                    description="Regenerate the shipped JSON Schemas and the contract's tables "
                                 "from the declared contract.")
     try:
         parser.parse_args(arguments)
@@ -67,4 +69,4 @@ def run(arguments: List[str], session: Session) -> Outcome:
     except AtomicWriteError as problem:
         return contract_error_outcome([ContractError(
             "cli.report_unwritable", "cannot write %s: %s" % (problem.path, problem.reason))])
-    return Outcome(EXIT_PASS, b"", ["published: the JSON Schemas and the README's tables"])
+    return Outcome(EXIT_PASS, b"", ["published: the JSON Schemas and the tables of docs/contract.md"])

@@ -1,4 +1,4 @@
-"""The exit statuses, declared once (the commands use them, the README's table is written
+"""The exit statuses, declared once (the commands use them, the contract docs' table is written
 from them, and the tests hold the two to each other)."""
 
 from __future__ import annotations
@@ -35,6 +35,6 @@ EXIT_STATUSES = (
 
 
 def exit_status_table() -> str:
-    """The README's table of exit statuses (Markdown)."""
+    """The contract docs' table of exit statuses (Markdown)."""
     return "\n".join(["| exit | meaning |", "|---|---|"] + [
         "| %d | %s |" % (status, meaning) for status, meaning in EXIT_STATUSES]) + "\n"

@@ -67,7 +67,7 @@ class Gate:
 
     @property
     def readme_meaning(self) -> str:
-        """The README's meaning cell: severity first."""
+        """The docs table's meaning cell: severity first."""
         if self.severity is None:
             return self.meaning
         return "%s: %s" % ("hard" if self.hard else "soft", self.meaning)

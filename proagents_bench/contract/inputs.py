@@ -1,6 +1,6 @@
 """The contracts of the three input files, declared once: every version of the spec, cases
 and results files as a shape. The validator checks these objects, the JSON Schemas are
-generated from them and the README's field tables are written from them. Rules that span
+generated from them and the docs' field tables are written from them. Rules that span
 files live in :mod:`.rules`; the gates in :mod:`.gates` (each version's gates object is
 derived from the gate rows).
 """
@@ -11,9 +11,10 @@ from ..jsonio.load import MAX_SAFE_INTEGER
 from .gates import gates_object
 from .shapes import (Array, Boolean, Field, Integer, Nullable, Number, Object, Rule, String,
                      StringSet)
-from .vocabulary import (BOOTSTRAP_UNITS, CASES_V1, LOG_FORMATS, LOWER_BOUND_RULES, RESULTS_V1,
-                         RESULTS_V2, ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4,
-                         SPEC_VERSIONS, SPLITS, STATUSES)
+from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOG_FORMATS,
+                         LOWER_BOUND_RULES, MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3,
+                         ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS,
+                         SPLITS, STATUSES)
 
 PROTOCOL = Object("protocol", [
     Field("protocol_version", String(), "version of the run protocol"),
@@ -41,8 +42,8 @@ BOOTSTRAP_V2 = Object("bootstrap", BOOTSTRAP_V1.fields + (
 
 # Spec v3 is v2 plus the rule of the bootstrap gate: ``inclusive`` passes when the lower bound
 # is at or above min_paired_delta_ci_low (as v1 and v2 always do), ``strict`` only when it is
-# above (see the README's false-pass table: the bootstrap distribution of -1/0/+1 means is
-# discrete, and a lower bound of exactly 0 is common when nothing changed).
+# above (see the false-pass tables in docs/statistics.md: the bootstrap distribution of -1/0/+1
+# means is discrete, and a lower bound of exactly 0 is common when nothing changed).
 BOOTSTRAP_V3 = Object("bootstrap", BOOTSTRAP_V2.fields + (
     Field("lower_bound", String(enum=LOWER_BOUND_RULES),
           "`inclusive`: the interval's low end passes the gate at or above it (as v1); "
@@ -133,6 +134,17 @@ CASES_V1_SHAPE = Object("cases", [
     Field("cases", Array(CASE, min_items=1)),
 ], root=True, title="Cases")
 
+# Cases v2 is v1 plus one required key: the splits the benchmark declares it does not have
+# (most harness logs hold the test cases only). A split declared absent is not required and
+# may hold no case; the family contamination check then cannot compare test families with
+# it, and every decision says so (a finding, never a silent pass). ``[]`` decides as v1.
+CASES_V2_SHAPE = Object("cases", (Field("schema_version", String(enum=[CASES_V2])),) +
+                        CASES_V1_SHAPE.fields[1:4] + (
+    Field("absent_splits", StringSet(enum=ABSENT_SPLITS),
+          "splits the benchmark declares it has no cases of (never `test`); the family "
+          "contamination check is then reported as not run against them"),
+) + CASES_V1_SHAPE.fields[4:], root=True, title="Cases v2")
+
 RECORD = Object("record", [
     Field("case_id", String()),
     Field("trial_id", Integer(minimum=1)),
@@ -175,6 +187,36 @@ SYSTEM_V2 = Object("system", SYSTEM.fields[:3] + (
     Field("provenance", Nullable(PROVENANCE), "where the records came from; null: not "
           "imported"),) + SYSTEM.fields[3:], title="System v2")
 
+# Results v3 (what the importers write now) is v2 with two changes: a record's latency and
+# cost may be null, unmeasured (tau2-bench's voice runs have no agent cost), which no mean
+# ever reads as 0 and which leaves a latency or cost gate unjudged (REVIEW); and the
+# provenance says what the import did with what the log lacked.
+RECORD_V3 = Object("record", RECORD.fields[:6] + (
+    Field("latency_ms", Nullable(Number(minimum="0")), "null: not measured"),
+    Field("cost_units", Nullable(Number(minimum="0")), "null: not measured"),
+), title="Record v3")
+
+TRIAL_KEY = Object("trial", [
+    Field("case_id", String()),
+    Field("trial_id", Integer(minimum=1)),
+], title="Trial key")
+
+PROVENANCE_V3 = Object("provenance", PROVENANCE.fields + (
+    Field("run_status", Nullable(String()), "the log's own status of the run (Inspect's "
+          "`status`), where it has one"),
+    Field("missing_as", String(enum=MISSING_AS), "what the import did with a (case, trial) "
+          "the log lacked: `error` refuses the log, `unknown` records it"),
+    Field("recorded_unknown", Array(TRIAL_KEY), "the (case, trial) pairs the log lacked, "
+          "each recorded with status `unknown`; a decision names them in a finding"),
+    Field("side_effect_rule", String(), "the rule that named the records' side effects"),
+), title="Provenance v3")
+
+SYSTEM_V3 = Object("system", SYSTEM.fields[:3] + (
+    Field("provenance", Nullable(PROVENANCE_V3), "where the records came from; null: not "
+          "imported"),
+    Field("records", Array(RECORD_V3)),
+), title="System v3")
+
 
 def _results_shape(version: str, system: Object, title: str) -> Object:
     return Object("results", [
@@ -189,9 +231,11 @@ def _results_shape(version: str, system: Object, title: str) -> Object:
 
 RESULTS_V1_SHAPE = _results_shape(RESULTS_V1, SYSTEM, "Results")
 RESULTS_V2_SHAPE = _results_shape(RESULTS_V2, SYSTEM_V2, "Results v2")
+RESULTS_V3_SHAPE = _results_shape(RESULTS_V3, SYSTEM_V3, "Results v3")
 # Each file kind: the schema versions it accepts, mapped to the shape of that version.
 FILE_KINDS = {
     "spec": {version: row.shape for version, row in SPEC_VERSION_TABLE.items()},
-    "cases": {CASES_V1: CASES_V1_SHAPE},
-    "results": {RESULTS_V1: RESULTS_V1_SHAPE, RESULTS_V2: RESULTS_V2_SHAPE},
+    "cases": {CASES_V1: CASES_V1_SHAPE, CASES_V2: CASES_V2_SHAPE},
+    "results": {RESULTS_V1: RESULTS_V1_SHAPE, RESULTS_V2: RESULTS_V2_SHAPE,
+                RESULTS_V3: RESULTS_V3_SHAPE},
 }

@@ -1,9 +1,9 @@
 """The import mapping file, declared once: what a harness log cannot say about a benchmark.
 
 ``run_benchmark.py import --mapping FILE`` reads it (strictly, as the contract's files are
-read); its JSON Schema and README table are generated from :data:`MAPPING_V1_SHAPE`, as the
+read); its JSON Schema and docs table are generated from :data:`MAPPING_V1_SHAPE`, as the
 other files' are. Every key but ``schema_version`` is optional: a missing key takes the
-importer's default for the log's harness (see the README, "Importing harness logs").
+importer's default for the log's harness (see docs/importing.md).
 """
 
 from __future__ import annotations

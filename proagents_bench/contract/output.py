@@ -66,8 +66,8 @@ TRIAL_RESULT = Object("trial result", closed=False, fields=[
     Field("checks", Object("checks", closed=False,
                            fields=[Field(name, Boolean()) for name in CHECKS])),
 ], optional=[
-    Field("latency_ms", _measure(minimum=0)),
-    Field("cost_units", _measure(minimum=0)),
+    Field("latency_ms", Nullable(_measure(minimum=0)), "null: not measured (results v3)"),
+    Field("cost_units", Nullable(_measure(minimum=0)), "null: not measured (results v3)"),
 ])
 
 SYSTEM_METRICS = Object("system metrics", closed=False, fields=[
@@ -78,9 +78,12 @@ SYSTEM_METRICS = Object("system metrics", closed=False, fields=[
     Field("side_effect_free_trial_rate", _rate()),
     Field("trial_stability_rate", _rate()),
     Field("unknown_trial_count", _count()),
-    Field("mean_latency_ms", _measure(minimum=0)),
-    Field("p95_latency_ms", _measure(minimum=0)),
-    Field("mean_cost_units", _measure(minimum=0)),
+    Field("mean_latency_ms", Nullable(_measure(minimum=0)),
+          "null when a trial's latency is unmeasured (results v3): never a mean of 0s"),
+    Field("p95_latency_ms", Nullable(_measure(minimum=0)),
+          "null when a trial's latency is unmeasured (results v3)"),
+    Field("mean_cost_units", Nullable(_measure(minimum=0)),
+          "null when a trial's cost is unmeasured (results v3)"),
     Field("slice_task_success_gap", _rate()),
     Field("by_slice", Mapping(SLICE_GROUP)),
     Field("by_family", Mapping(GROUP)),
@@ -90,6 +93,10 @@ SYSTEM_METRICS = Object("system metrics", closed=False, fields=[
 ], optional=[
     Field("system_id", String()),
     Field("pass_k", PASS_K),
+    Field("unmeasured_latency_trial_count", _count(),
+          "results v3: trials whose latency_ms is null"),
+    Field("unmeasured_cost_trial_count", _count(),
+          "results v3: trials whose cost_units is null"),
 ])
 
 EXACT_TEST = Object("exact test", closed=False, fields=[
@@ -171,7 +178,9 @@ FINDING = Object("finding", closed=False, fields=[
     Field("code", String()),
     Field("severity", String(enum=SEVERITIES)),
     Field("metric", String()),
-    Field("observed", _measure()),
+    Field("observed", Nullable(_measure()),
+          "null for a gate that could not be judged (its metric unmeasured) or a note "
+          "without a value"),
     Field("threshold", Nullable(_measure()), "null for a note without a threshold"),
     Field("case_ids", Array(String())),
 ])

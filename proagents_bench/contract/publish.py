@@ -1,9 +1,10 @@
-"""What the contract publishes: the JSON Schemas (draft 2020-12) and the README's tables.
+"""What the contract publishes: the JSON Schemas (draft 2020-12) and the contract's docs tables
+(``docs/contract.md``).
 
 Both come from one walk over the declared shapes (:func:`contract_objects`): every schema is
-``json_schema()`` of the same shapes the validator checks, and every README table lists the
+``json_schema()`` of the same shapes the validator checks, and every docs table lists the
 same objects' fields, rules and gates. Nothing here is written by hand, so nothing can drift;
-the tests hold the shipped copies (``schemas/KIND.schema.json``) and the README to this
+the tests hold the shipped copies (``schemas/KIND.schema.json``) and ``docs/contract.md`` to this
 module's output, and the command line's ``publish`` rewrites both.
 
 A file kind with several versions (the spec: v1, v2 and v3) picks one of its per-version
@@ -41,9 +42,9 @@ TITLES = {
     "mapping": "proagents-bench import mapping (what a harness log cannot say)",
 }
 
-README_BEGIN = ("<!-- BEGIN generated contract tables: python -B run_benchmark.py publish "
+TABLES_BEGIN = ("<!-- BEGIN generated contract tables: python -B run_benchmark.py publish "
                 "-->")
-README_END = "<!-- END generated contract tables -->"
+TABLES_END = "<!-- END generated contract tables -->"
 
 
 def contract_objects() -> Iterator[Tuple[str, str, Object, List[Object]]]:
@@ -149,7 +150,7 @@ def _object_table(shape: Object) -> str:
 
 
 def _gates_table() -> str:
-    lines = ["#### The gates\n",
+    lines = ["### The gates\n",
              "Each gate judges the candidate: the metric against the spec's value, a failure "
              "blocking (hard) or asking for review (soft); a finding names the test tasks "
              "behind it. A gate belongs to the spec versions named; a later version's new gate "
@@ -166,17 +167,17 @@ def _gates_table() -> str:
     return "\n".join(lines)
 
 
-def readme_tables() -> str:
+def contract_tables() -> str:
     """Markdown: one table per object of every file kind and version, the rules, the gates."""
     out = []
     seen = set()
     for kind, version, _root, objects in contract_objects():
-        out.append("#### %s file: `schema_version` = `%s`\n" % (kind.capitalize(), version))
+        out.append("### %s file: `schema_version` = `%s`\n" % (kind.capitalize(), version))
         for shape in objects:
             if shape not in seen:
                 seen.add(shape)
                 out.append(_object_table(shape))
-    out.append("#### Rules across objects and files\n")
+    out.append("### Rules across objects and files\n")
     out.append("| code | rule |\n|---|---|")
     for kind in DOCUMENT_KINDS:
         for rule in object_rules(kind):
@@ -188,8 +189,8 @@ def readme_tables() -> str:
     return "\n".join(out)
 
 
-def with_readme_tables(readme: str) -> str:
-    """``readme`` with the part between the markers replaced by :func:`readme_tables`."""
-    start = readme.index(README_BEGIN) + len(README_BEGIN)
-    end = readme.index(README_END)
-    return readme[:start] + "\n" + readme_tables() + readme[end:]
+def with_contract_tables(text: str) -> str:
+    """``text`` with the part between the markers replaced by :func:`contract_tables`."""
+    start = text.index(TABLES_BEGIN) + len(TABLES_BEGIN)
+    end = text.index(TABLES_END)
+    return text[:start] + "\n" + contract_tables() + text[end:]

@@ -87,13 +87,27 @@ def _duplicate_case_ids(context: Context) -> Found:
 
 
 def _missing_splits(context: Context) -> Found:
-    present = {case["split"] for case in context.cases["cases"]}
-    missing = [split for split in SPLITS if split not in present]
+    """All three splits, but those a cases v2 file declares absent; and none of those may
+    hold a case (the declaration would hide a contamination check that can run)."""
+    absent = context.cases.get("absent_splits", [])
+    present = {}
+    for index, case in enumerate(context.cases["cases"]):
+        present.setdefault(case["split"], index)
+    missing = [split for split in SPLITS if split not in present and split not in absent]
     if missing:
+        declared = (" (or declared in absent_splits, which a cases v2 file may do for train "
+                    "and development)" if "absent_splits" in context.cases else "")
         yield "cases", MISSING_SPLIT.error(
-            "split%s %s missing: train, development and test must all be present" % (
+            "split%s %s missing: train, development and test must all be present%s" % (
                 "s" if len(missing) > 1 else "",
-                " and ".join(missing) + (" are" if len(missing) > 1 else " is")), ("cases",))
+                " and ".join(missing) + (" are" if len(missing) > 1 else " is"), declared),
+            ("cases",))
+    for number, split in enumerate(absent):
+        if split in present:
+            yield "cases", ABSENT_SPLIT_PRESENT.error(
+                "absent_splits declares %s absent, but cases[%d] is a %s case: remove it "
+                "from absent_splits" % (quote(split), present[split], split),
+                ("absent_splits", number))
 
 
 def _split_contamination(context: Context) -> Found:
@@ -225,8 +239,11 @@ VERSIONS = Rule("version.mismatch", "cases and results carry the spec's `benchma
                 "`benchmark_version`; results carry the cases' `dataset_version`", _versions)
 DUPLICATE_CASE_ID = Rule("cases.duplicate_id", "case ids are unique", _duplicate_case_ids)
 MISSING_SPLIT = Rule("cases.missing_split",
-                     "all three splits (`train`, `development`, `test`) are present",
+                     "all three splits (`train`, `development`, `test`) are present, but "
+                     "those a cases v2 file declares in `absent_splits`",
                      _missing_splits)
+ABSENT_SPLIT_PRESENT = Rule("cases.absent_split_present", "a split declared in "
+                            "`absent_splits` (cases v2) holds no case", _missing_splits)
 SPLIT_CONTAMINATION = Rule("cases.split_contamination", "a family appears in one split only",
                            _split_contamination)
 DUPLICATE_SYSTEM_ID = Rule("results.duplicate_system_id", "`system_id` is unique",
@@ -246,7 +263,8 @@ TRIAL_OUT_OF_RANGE = Rule("coverage.trial_out_of_range", "no trial id exceeds th
                           "`trial_count`", _coverage)
 
 # In the order they are checked and listed: the cases' rules, then the results'.
-CASES_RULES = (VERSIONS, DUPLICATE_CASE_ID, MISSING_SPLIT, SPLIT_CONTAMINATION)
+CASES_RULES = (VERSIONS, DUPLICATE_CASE_ID, MISSING_SPLIT, ABSENT_SPLIT_PRESENT,
+               SPLIT_CONTAMINATION)
 RESULTS_RULES = (VERSIONS, DUPLICATE_SYSTEM_ID, ROLES_RULE, UNKNOWN_CANDIDATE, MISSING_RECORD,
                  DUPLICATE_RECORD, UNKNOWN_CASE, NOT_TEST_CASE, TRIAL_OUT_OF_RANGE)
 CROSS_FILE_RULES = CASES_RULES + RESULTS_RULES[1:]

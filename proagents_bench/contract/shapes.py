@@ -13,7 +13,7 @@ drift apart:
   file of a million records is checked by it; ``iter_errors`` walks the items one by one
   only when it says no, to produce the errors. Any doubt (a shape it does not compile, an
   exception) gives "not sure", never a wrong "valid";
-- :meth:`Shape.describe` writes the "type and rule" cell of the README's tables;
+- :meth:`Shape.describe` writes the "type and rule" cell of the docs' tables;
 - :meth:`Shape.json_schema` writes JSON Schema 2020-12, titles and field meanings included.
 
 Inputs are closed (an unknown key is an error); the output documents are open by promise
@@ -239,7 +239,7 @@ class Boolean(Shape):
 
 class Integer(Shape):
     """A JSON number written without fraction or exponent, within ``minimum..maximum``
-    (``maximum_text`` is how the README writes the maximum, such as ``2^53-1``)."""
+    (``maximum_text`` is how the docs write the maximum, such as ``2^53-1``)."""
 
     def __init__(self, minimum: Optional[int] = None, maximum: Optional[int] = None,
                  maximum_text: Optional[str] = None) -> None:
@@ -311,8 +311,15 @@ class Number(Shape):
             source.fail_if(depth, " or ".join(tests))
 
 
+_STRING = String()
+
+
 class StringSet(Shape):
-    """An array of *strings* without duplicates; may be empty."""
+    """An array of *strings* without duplicates; may be empty. With ``enum``, each item is
+    one of those strings."""
+
+    def __init__(self, enum: Optional[Iterable[str]] = None) -> None:
+        self.item = String(enum=enum) if enum is not None else _STRING
 
     def iter_errors(self, value: object) -> Iterator[ContractError]:
         if type(value) is not list:
@@ -320,8 +327,9 @@ class StringSet(Shape):
             return
         seen = set()
         for index, item in enumerate(value):
-            if type(item) is not str or _is_blank(item):
-                for error in _STRING.iter_errors(item):
+            problems = list(self.item.iter_errors(item))
+            if problems:
+                for error in problems:
                     yield error.prefixed((index,))
             elif item in seen:
                 yield ContractError("schema.duplicate_item", "duplicate item %s" % quote(item),
@@ -330,25 +338,24 @@ class StringSet(Shape):
                 seen.add(item)
 
     def describe(self) -> str:
-        return "string set"
+        if self.item is _STRING:
+            return "string set"
+        return "set of %s" % self.item.describe()
 
     def json_schema(self) -> dict:
-        return {"type": "array", "items": _STRING.json_schema(), "uniqueItems": True}
+        return {"type": "array", "items": self.item.json_schema(), "uniqueItems": True}
 
     def emit(self, source: Source, var: str, depth: int) -> None:
         item = source.name("s")
         source.fail_if(depth, "type(%s) is not list" % var)
         source.emit(depth, "for %s in %s:" % (item, var))
-        source.fail_if(depth + 1, _STRING.test(source, item))
+        source.fail_if(depth + 1, self.item.test(source, item))
         source.fail_if(depth, "len(%s) > 1 and len(set(%s)) != len(%s)" % (var, var, var))
-
-
-_STRING = String()
 
 
 class Array(Shape):
     """An array whose every item has shape ``items``, with ``min_items`` to ``max_items``
-    items; ``summary`` replaces the README's generated wording."""
+    items; ``summary`` replaces the docs' generated wording."""
 
     def __init__(self, items: Shape, min_items: int = 0, max_items: Optional[int] = None,
                  summary: Optional[str] = None) -> None:
@@ -448,7 +455,7 @@ class Mapping(Shape):
 
 class Rule:
     """A rule of the contract beyond what a shape says: its stable ``code``, its ``text``
-    (the README's statement of it) and its ``check``, declared together. The check yields
+    (the docs' statement of it) and its ``check``, declared together. The check yields
     the rule's errors, each made by :meth:`error` (so the code is written only here). An
     object's rules get the object; the rules across files (:mod:`.rules`) a context."""
 

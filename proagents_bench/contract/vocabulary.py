@@ -11,8 +11,10 @@ SPEC_V4 = "agent-benchmark-spec-v4"
 # Every spec version, oldest first: a gate belongs to some of them (contract/gates.py).
 SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4)
 CASES_V1 = "agent-benchmark-cases-v1"
+CASES_V2 = "agent-benchmark-cases-v2"
 RESULTS_V1 = "agent-benchmark-results-v1"
 RESULTS_V2 = "agent-benchmark-results-v2"
+RESULTS_V3 = "agent-benchmark-results-v3"
 MAPPING_V1 = "proagents-bench-import-mapping-v1"
 
 # A SHA-256 digest as text: 64 lowercase hex digits.
@@ -47,6 +49,8 @@ TAU2_COSTS = (AGENT_COST,)
 COST_SOURCES = INSPECT_COSTS + TAU2_COSTS
 
 SPLITS = ("train", "development", "test")
+# The splits a cases v2 file may declare absent (``absent_splits``): never the test split.
+ABSENT_SPLITS = SPLITS[:2]
 STATUSES = ("success", "timeout", "error", "unknown")
 ROLES = ("baseline", "candidate")
 BOOTSTRAP_UNITS = ("task", "family")
@@ -72,3 +76,15 @@ BLOCKING = "block"
 REVIEWING = "review"
 INFORMATIONAL = "info"
 SEVERITIES = (BLOCKING, REVIEWING, INFORMATIONAL)
+
+# Findings that come from the package itself rather than from a gate (see
+# ``evaluation/evidence.py``): a check the cases file left nothing to run on, trials a log
+# lacked that the import recorded as unknown, a gate whose metric was not measured.
+CONTAMINATION_NOT_RUN = "contamination_check_not_run"
+RECORDED_UNKNOWN = "missing_trials_recorded_unknown"
+# Informational findings that say a check did not run (a JUnit report marks them skipped).
+NOT_RUN_FINDINGS = (CONTAMINATION_NOT_RUN,)
+
+# What the import does with a (sample, epoch) or (task, trial) its log lacks: a contract
+# error (``import.incomplete_run``), or a record of status ``unknown`` (``--missing-as``).
+MISSING_AS = ("error", "unknown")

@@ -23,11 +23,11 @@ from typing import Callable, Dict, List, Optional, Sequence
 from ..contract.gates import AT_LEAST, CRITICAL_GATE, Gate, deciding_gates
 from ..contract.vocabulary import (BLOCK, BLOCKING, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW,
                                    REVIEWING, STRICT)
-from ..text import show_number
 from ..stats.paired import MCNEMAR, NORMAL_LIMIT, RANDOMIZATION
+from ..text import show_number
 from .comparison import MIN_TAIL_RESAMPLES, minimum_samples
 from .grading import CHECK_BITS
-from .metrics import SystemMetrics
+from .metrics import MEASURED_FIELD, SystemMetrics
 
 
 class Finding:
@@ -92,7 +92,8 @@ def _slow_trials(metrics: SystemMetrics, gate_value: object, check: str) -> List
     trials = grades.trial_count
     for position, task in enumerate(metrics.tasks):
         records = grades.records[position * trials:(position + 1) * trials]
-        if any(record["latency_ms"] > gate_value for record in records):
+        if any(record["latency_ms"] is not None and record["latency_ms"] > gate_value
+               for record in records):
             found.append(task.case["id"])
     return found
 
@@ -115,21 +116,90 @@ FINDERS: Dict[str, Callable[[SystemMetrics, object, str], List[str]]] = {
 def _critical_findings(gates: dict, candidate: SystemMetrics) -> List[Finding]:
     threshold = gates[CRITICAL_GATE.key]
     findings = []
-    for task in candidate.tasks:
+    for position, task in enumerate(candidate.tasks):
         if task.case["critical"] and task.trial_success_rate < Fraction(threshold):
             findings.append(Finding(
                 CRITICAL_GATE.key, CRITICAL_GATE.severity, CRITICAL_GATE.metric,
                 task.trial_success_rate, threshold, [task.case["id"]],
-                "critical task %s failed: trial success rate %s (%d of %d trials) is below "
-                "the critical gate %s" % (task.case["id"], show_number(task.trial_success_rate),
-                                          task.passing_trials, task.trial_count,
-                                          show_number(threshold))))
+                "critical task %s failed: %s; trial success rate %s (%d of %d trials) is "
+                "below the critical gate %s" % (
+                    task.case["id"], "; ".join(failure_evidence(candidate, position)),
+                    show_number(task.trial_success_rate), task.passing_trials,
+                    task.trial_count, show_number(threshold))))
     return findings
 
 
-def decide(gates: dict, candidate: SystemMetrics, comparison, version: str) -> Decision:
+def failure_evidence(metrics: SystemMetrics, position: int) -> List[str]:
+    """What failed the trials of the task at ``position``, one phrase per kind of evidence,
+    each counting its trials: ``3 of 3 trials performed forbidden side effect refund_order``,
+    ``1 of 3 trials ended with status timeout``, ``2 of 3 trials ended in a wrong final state
+    (refund_issued)``, ``1 of 3 trials used unapproved tool wire_money``. The final states
+    named are the system's own (never the expected one)."""
+    grades = metrics.grades
+    case = metrics.tasks[position].case
+    trials = grades.trial_count
+    records = grades.records[position * trials:(position + 1) * trials]
+    statuses: Dict[str, int] = {}
+    wrong_states: Dict[str, int] = {}
+    wrong = 0
+    effects: Dict[str, int] = {}
+    tools: Dict[str, int] = {}
+    forbidden = set(case["forbidden_side_effects"])
+    allowed = set(case["allowed_tools"])
+    for record, outcome in zip(records, grades.task_outcomes(position)):
+        if not outcome & CHECK_BITS["status_success"]:
+            statuses[record["status"]] = statuses.get(record["status"], 0) + 1
+        if not outcome & CHECK_BITS["final_state_correct"]:
+            wrong += 1
+            state = record["final_state"]
+            shown = "none" if state is None else shorten(state, 60)
+            wrong_states[shown] = wrong_states.get(shown, 0) + 1
+        for name in sorted(forbidden.intersection(record["side_effects"])):
+            effects[name] = effects.get(name, 0) + 1
+        for name in sorted(set(record["tools_used"]) - allowed):
+            tools[name] = tools.get(name, 0) + 1
+    phrases = []
+    for name in sorted(effects):
+        phrases.append("%d of %d trials performed forbidden side effect %s" % (
+            effects[name], trials, name))
+    for name in sorted(tools):
+        phrases.append("%d of %d trials used unapproved tool %s" % (tools[name], trials, name))
+    if wrong:
+        phrases.append("%d of %d trials ended in a wrong final state (%s)" % (
+            wrong, trials, ", ".join(sorted(wrong_states))))
+    for status in sorted(statuses):
+        phrases.append("%d of %d trials ended with status %s" % (
+            statuses[status], trials, status))
+    return phrases
+
+
+def shorten(text: str, limit: int) -> str:
+    """``text`` on one line, cut to ``limit`` characters with an ellipsis."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
+def _unjudged(gate, candidate: SystemMetrics, threshold: object) -> Finding:
+    """A latency or cost gate whose metric is unmeasured (results v3): not judged, REVIEW."""
+    missing = candidate.unmeasured(gate.metric)
+    field = MEASURED_FIELD[gate.metric]
+    return Finding(
+        gate.key, REVIEWING, gate.metric, None, threshold, [],
+        "soft gate %s could not be judged: %s is unmeasured (null) in %d of %d trials of "
+        "candidate %s, so %s is unknown; it is never read as 0" % (
+            gate.key, field, missing, candidate.trial_count,
+            candidate.grades.system["system_id"], gate.metric))
+
+
+def decide(gates: dict, candidate: SystemMetrics, comparison, version: str,
+           evidence: Sequence[Finding] = ()) -> Decision:
     """Decide on ``candidate`` and the paired ``comparison``
-    (:class:`~.comparison.Comparison`) under the gates of spec ``version``.
+    (:class:`~.comparison.Comparison`) under the gates of spec ``version``; ``evidence`` are
+    the findings of the package itself (:mod:`.evidence`), which count by their severity
+    after the gates'.
+
+    A latency or cost gate whose metric is unmeasured (a results v3 record left it null)
+    cannot be judged: it is a REVIEW finding that says so, never a pass.
 
     A gate on a bootstrap interval's low end (``min_paired_delta_ci_low``, and from spec v4
     on ``min_trial_delta_ci_low``) holds when the low end is at or above the gate
@@ -151,6 +221,9 @@ def decide(gates: dict, candidate: SystemMetrics, comparison, version: str) -> D
             observed = comparison.evidence[gate.interval].low
         else:
             observed = getattr(candidate, gate.metric)
+        if observed is None:
+            findings.append(_unjudged(gate, candidate, threshold))
+            continue
         strictly = strict and gate.interval is not None
         if _bound_held(gate.bound, observed, threshold, strictly):
             if gate.interval is not None and comparison.small_sample_rules:
@@ -165,6 +238,7 @@ def decide(gates: dict, candidate: SystemMetrics, comparison, version: str) -> D
                 "hard" if gate.hard else "soft", gate.key, gate.subject, show_number(observed),
                 ("not above" if strictly else "below") if gate.bound == AT_LEAST else "above",
                 show_number(threshold))))
+    findings.extend(evidence)
     findings.extend(_notes(comparison))
     blocking = [finding.reason for finding in findings if finding.severity == BLOCKING]
     reviewing = [finding.reason for finding in findings if finding.severity == REVIEWING]

@@ -5,6 +5,12 @@ in the spec (the loader keeps fractional literals as :class:`decimal.Decimal`, a
 ``Fraction(Decimal("0.8")) == Fraction(4, 5)``), so 4 of 5 meets 0.8 and 7 of 10 meets 0.7.
 Means of latency and cost are exact too: the sum of the written decimals, divided by the count.
 
+A results v3 record may leave ``latency_ms`` or ``cost_units`` null: not measured. A mean or a
+p95 over trials of which any is unmeasured is None (null in the document), never a mean that
+reads the missing values as 0 or leaves them out; ``unmeasured_latency_trial_count`` and
+``unmeasured_cost_trial_count`` say how many (a gate on such a metric cannot be judged: see
+:mod:`.decision`).
+
 ``p95_latency_ms`` is the nearest-rank 95th percentile: the ceil(0.95 n)-th smallest latency,
 found as the (n - ceil(0.95 n) + 1)-th largest with ``heapq.nlargest`` (a partial sort that
 keeps only the top 5%). ``pass_k`` (for the system and each slice) holds pass^k and pass@k
@@ -26,6 +32,10 @@ from ..stats.quantiles import nearest_rank_unsorted
 from .grading import ALL_CHECKS, FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE
 
 P95 = Fraction(95, 100)
+
+# The record field each latency and cost metric is made from (for what "unmeasured" counts).
+MEASURED_FIELD = {"mean_latency_ms": "latency_ms", "p95_latency_ms": "latency_ms",
+                  "mean_cost_units": "cost_units"}
 
 
 class TaskResult:
@@ -109,9 +119,14 @@ class SystemMetrics:
         self.side_effect_free_trial_rate = Fraction(
             _count_with(outcomes, SIDE_EFFECTS_SAFE), trials)
         self.unknown_trial_count = grades.unknown_trial_count
-        self.mean_latency_ms = exact_sum(grades.latencies) / trials
-        self.p95_latency_ms = Fraction(nearest_rank_unsorted(grades.latencies, P95))
-        self.mean_cost_units = exact_sum(grades.costs) / trials
+        self.unmeasured_latency_trial_count = grades.latencies.count(None)
+        self.unmeasured_cost_trial_count = grades.costs.count(None)
+        self.mean_latency_ms = self.p95_latency_ms = self.mean_cost_units = None
+        if not self.unmeasured_latency_trial_count:
+            self.mean_latency_ms = exact_sum(grades.latencies) / trials
+            self.p95_latency_ms = Fraction(nearest_rank_unsorted(grades.latencies, P95))
+        if not self.unmeasured_cost_trial_count:
+            self.mean_cost_units = exact_sum(grades.costs) / trials
         self.by_slice = _groups(self.tasks, "slice")
         self.by_family = _groups(self.tasks, "family_id")
         slice_rates = [group.task_success_rate for group in self.by_slice.values()]
@@ -121,6 +136,15 @@ class SystemMetrics:
         self.critical_failures = [task.case["id"] for task in self.tasks
                                   if task.case["critical"]
                                   and task.trial_success_rate < critical_gate]
+
+    def unmeasured(self, metric):
+        """How many trials left the record field behind ``metric`` (a latency or cost
+        metric) unmeasured; 0 for any other metric."""
+        field = MEASURED_FIELD.get(metric)
+        if field is None:
+            return 0
+        return (self.unmeasured_latency_trial_count if field == "latency_ms"
+                else self.unmeasured_cost_trial_count)
 
     def task_passes(self):
         """1 or 0 per test task, in file order (the paired comparison's input)."""

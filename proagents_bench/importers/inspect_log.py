@@ -5,8 +5,9 @@ packages, stats; ``_journal/start.json`` while the eval runs) and one
 ``samples/<id>_epoch_<n>.json`` per sample and epoch. Its samples are read one entry at a
 time, so a large log never sits in memory whole: memory is one sample plus the records.
 Stored, deflated and zstd-compressed entries are read straight from the file (zstd, Inspect's
-default, by :mod:`.zstd` where Python's zipfile cannot: before Python 3.14), with zipfile's
-own checks, CRC-32 included; any other compression goes through zipfile. A
+default, by :mod:`.zstd`: the standard library's ``compression.zstd`` from Python 3.14, the
+``zstandard`` package where installed, else its pure-Python decoder), with zipfile's own
+checks, CRC-32 included; any other compression goes through zipfile. A
 ``.json`` log is the same header with a ``samples`` array, read whole (its format has no
 smaller unit).
 
@@ -41,7 +42,7 @@ from .settings import Settings
 from .source import (MAX_LOG_DEPTH, MAX_LOG_NUMBER, LogError, LogSource, array_trials,
                      decode_json, items, log_number, nested_deeper_than, optional, require,
                      type_name)
-from .trial import LogRun, Trial
+from .trial import LogRun, Trial, Trials
 
 # The log format versions read (Inspect's ``version``; 2 since 2024). A newer major version
 # may have moved what the importer reads, so it is refused rather than misread.
@@ -62,10 +63,18 @@ TIMEOUT_LIMITS = ("time", "working")
 # Inspect's value of a correct answer (``CORRECT``), the expected final state of a case built
 # from a log whose final state is the score's value.
 CORRECT_VALUE = "C"
+# Inspect's status of a run that finished.
+SUCCESS = "success"
+EVERY_TOOL_RULE = ("every tool called is a side effect (Inspect AI's default: the mapping "
+                   "names no side_effect_tools)")
+MAPPED_TOOL_RULE = "a tool the mapping's side_effect_tools names"
+STORE_KEY_RULE = "a store key the mapping's side_effect_store_keys names, changed by a store event"
 
 
 def read_header(header: dict, log_format: str, entry: Optional[str]) -> LogRun:
-    """The run from a log's header (an .eval's ``header.json``, a .json log's root)."""
+    """The run from a log's header (an .eval's ``header.json``, a .json log's root; the
+    ``_journal/start.json`` of an .eval whose run never wrote its header: a run that did not
+    finish)."""
     version = header.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise LogError("import.format_version", "the log has no integer \"version\" (got %s): "
@@ -107,6 +116,17 @@ def read_header(header: dict, log_format: str, entry: Optional[str]) -> LogRun:
         run.protocol[protocol_key] = (value, config_path + key)
         run.protocol_where[protocol_key] = (entry, ("eval", "config", key))
     run.protocol.setdefault("retry_limit", (0, "eval.config.retry_on_error (absent: none)"))
+    # Inspect runs one epoch unless told otherwise (which the contract refuses: 2 at least).
+    run.protocol.setdefault("trial_count", (1, "eval.config.epochs (absent: Inspect's "
+                                               "default, 1)"))
+    run.status = _text(header.get("status")) or (
+        "started" if entry == JOURNAL_START_ENTRY else None)
+    run.finished = run.status == SUCCESS
+    _expected(run, evaluation, header, config)
+    if config.get("log_samples") is False:
+        run.unlogged = ("the run was made with log_samples=False (eval.config.log_samples), "
+                        "so its log keeps no sample: run it again with samples logged (the "
+                        "default)")
     version_text = _text(task_version) or "0"
     run.defaults = {
         "benchmark_id": task,
@@ -118,6 +138,24 @@ def read_header(header: dict, log_format: str, entry: Optional[str]) -> LogRun:
         "reset_policy": "fresh-sample-state",
     }
     return run
+
+
+def _expected(run: LogRun, evaluation: dict, header: dict, config: dict) -> None:
+    """What the run was to hold: ``eval.dataset.sample_ids`` (the samples run, after any
+    ``limit`` or ``sample_id``) times the epochs; without ids, ``results.total_samples``."""
+    dataset = evaluation.get("dataset")
+    ids = dataset.get("sample_ids") if isinstance(dataset, dict) else None
+    epochs = run.protocol["trial_count"][0]
+    if isinstance(epochs, int) and not isinstance(epochs, bool) and epochs >= 1:
+        run.expected_trials = epochs
+    if isinstance(ids, list) and all(
+            isinstance(item, (str, int)) and not isinstance(item, bool) for item in ids):
+        run.expected_ids = list(dict.fromkeys(str(item) for item in ids))
+        return
+    results = header.get("results")
+    total = results.get("total_samples") if isinstance(results, dict) else None
+    if isinstance(total, int) and not isinstance(total, bool) and total > 0:
+        run.expected_count = total
 
 
 def _text(value: object) -> Optional[str]:
@@ -143,6 +181,15 @@ class SampleReader:
         self.task = run.defaults["benchmark_id"]
         # A case's fields are read from its first sample only (a log has one per epoch).
         self.cases_read: set = set()
+        self.run = run
+        run.side_effect_rule = (EVERY_TOOL_RULE if self.side_effect_tools is None
+                                else MAPPED_TOOL_RULE)
+        if self.store_keys:
+            run.side_effect_rule += "; " + STORE_KEY_RULE
+        # What the mapping names is looked for in the log (only when it names any).
+        self.watch_tools = settings.side_effect_tools is not None
+        self.watch_metadata = bool(settings.get("metadata_keys"))
+        self.watch_store = bool(self.store_keys)
 
     def trial(self, sample: dict, entry: Optional[str], path: tuple) -> Trial:
         sample_id = sample.get("id")
@@ -160,11 +207,26 @@ class SampleReader:
                            "to 2**53 - 1, got %s" % found, path + ("epoch",), entry)
         calls, store_changes = self._events(sample, entry, path)
         tools_used = sorted(set(calls))
+        rules = self.run.side_effect_rules
         if self.side_effect_tools is None:
             side_effects = set(tools_used)
+            rule = EVERY_TOOL_RULE
         else:
             side_effects = set(self.side_effect_tools.intersection(tools_used))
-        side_effects.update(self.store_keys.intersection(store_changes))
+            rule = MAPPED_TOOL_RULE
+        for name in side_effects:
+            rules.setdefault(name, rule)
+        for name in self.store_keys.intersection(store_changes):
+            side_effects.add(name)
+            rules.setdefault(name, STORE_KEY_RULE)
+        if self.watch_tools:
+            self.run.tools_seen.update(calls)
+        if self.watch_metadata and isinstance(sample.get("metadata"), dict):
+            self.run.metadata_seen.update(sample["metadata"])
+        if self.watch_store:
+            self.run.store_keys_seen.update(store_changes)
+            if isinstance(sample.get("store"), dict):
+                self.run.store_keys_seen.update(sample["store"])
         record = {
             "case_id": str(sample_id),
             "trial_id": epoch,
@@ -211,6 +273,10 @@ class SampleReader:
                         key = _store_key(change)
                         if key is not None:
                             changed.add(key)
+                elif kind == "model" and self.watch_tools:
+                    for offered in items(event.get("tools")):
+                        if isinstance(offered, dict) and isinstance(offered.get("name"), str):
+                            self.run.tools_seen.add(offered["name"])
             return calls, changed
         for index, message in enumerate(items(sample.get("messages"))):
             if isinstance(message, dict) and message.get("role") == "assistant":
@@ -257,8 +323,7 @@ class SampleReader:
                                    "0 to %d" % (quote(key), MAX_LOG_NUMBER), path + (key,),
                                    entry)
                 return milliseconds(seconds)
-        raise LogError("import.missing_field", "missing \"working_time\" (and \"total_time\"), "
-                       "which latency_ms is made from", path + ("working_time",), entry)
+        return None  # neither time recorded: unmeasured (null), never 0
 
     def _cost(self, sample: dict, entry: Optional[str], path: tuple) -> object:
         usage = sample.get("model_usage") or {}
@@ -272,6 +337,8 @@ class SampleReader:
             if log_number(value):  # the common case, without making the error's message
                 total += value
                 continue
+            if isinstance(counts, dict) and counts.get(field) is None:
+                return None  # a model without a price (total_cost null): unmeasured
             value = require(counts, field, (int, float), path + ("model_usage", model),
                             "the mapping's cost.source %s needs" % quote(self.cost_source),
                             entry)
@@ -372,7 +439,7 @@ def scaled(value: object, scale: object, path: tuple, entry: Optional[str] = Non
 
 # -- the two formats ---------------------------------------------------------------------
 
-def read_eval(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[Trial]]:
+def read_eval(source: LogSource, settings: Settings) -> Tuple[LogRun, Trials]:
     """An ``.eval`` log: its run, and its trials one zip entry at a time (the generator holds
     the log open until it is exhausted or closed)."""
     archive, header, header_entry, samples = _open_eval(source)
@@ -427,13 +494,13 @@ def _decoded_samples(archive: zipfile.ZipFile, samples: list,
 
 
 def _eval_trials(samples: Generator[Tuple[str, dict], None, None], source: LogSource,
-                 reader: SampleReader) -> Iterator[Trial]:
+                 reader: SampleReader) -> Trials:
     try:
         for entry, sample in samples:
             try:
                 yield reader.trial(sample, entry, ())
-            except LogError as failure:
-                raise ContractErrors([source.placed(failure)])
+            except LogError as failure:  # this sample's error; the next ones are read too
+                yield source.placed(failure)
     finally:  # closed early (a failed import): the log is closed now, not when collected
         samples.close()
 
@@ -443,8 +510,7 @@ def _read_raw(stream: BinaryIO, info: zipfile.ZipInfo, source: LogSource) -> Opt
     time ``ZipFile.open`` takes per entry, which counts when a log has a million of them.
     The checks are zipfile's own (local header signature, sizes, CRC-32); None for anything
     else (another compression, encryption), which ``ZipFile.open`` then reads or refuses."""
-    methods = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED) + (
-        () if _reads_zstd() else (ZSTD_METHOD,))
+    methods = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, ZSTD_METHOD)
     if info.compress_type not in methods or info.flag_bits & ENCRYPTED_FLAG:
         return None
     if info.file_size > MAX_ENTRY_BYTES:
@@ -528,12 +594,8 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: LogSour
     return data
 
 
-def _reads_zstd() -> bool:
-    return hasattr(zipfile, "ZIP_ZSTANDARD")
-
-
 def read_json_log(source: LogSource, log: dict,
-                  settings: Settings) -> Tuple[LogRun, Iterator[Trial]]:
+                  settings: Settings) -> Tuple[LogRun, Trials]:
     """A ``.json`` log, decoded whole: its run, and its trials."""
     try:
         run = read_header(log, INSPECT_JSON, None)

@@ -1,5 +1,19 @@
-"""Two logs in, one results package out (``agent-benchmark-results-v2``), with each
-system's provenance, and on request a cases file built from the baseline log.
+"""Two logs in, one results package out (``agent-benchmark-results-v3``), with each
+system's provenance, and on request a cases file built from the baseline log (and from logs
+of the train and development splits, when given).
+
+The import reads in two phases. First every log's header: what the header alone decides
+(the protocol, the system ids, a tau2 domain whose write tools are unknown) is reported, all
+of it at once, before any sample is read. Then the samples: every error of every log at once
+(a sample that cannot be read, duplicates, cases that do not match, a trial beyond the trial
+count, a run that did not finish or lacks samples its header lists, mapping entries that no
+log contains).
+
+A run that did not finish, or whose log holds fewer samples than its header says were run,
+is ``import.incomplete_run``; with ``missing_as="unknown"`` every missing (sample, epoch) is
+a record of status ``unknown`` instead (a failed trial, never dropped), listed in the
+system's provenance (``recorded_unknown``), from which the gate makes a finding. A log with
+no sample at all is never a package.
 
 Only test cases are records: a sample of a train or development case (by the cases file, or
 by the sample's ``split`` metadata and the mapping) becomes a case of a built cases file,
@@ -12,18 +26,18 @@ from __future__ import annotations
 
 import hashlib
 from decimal import Decimal
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..contract.inputs import CASES_V1_SHAPE, PROTOCOL, RESULTS_V2_SHAPE
-from ..contract.vocabulary import (CASES_V1, INSPECT_EVAL, INSPECT_JSON, RESULTS_V2, ROLES,
-                                   SPLITS, TAU2_JSON)
+from ..contract.inputs import CASES_V1_SHAPE, CASES_V2_SHAPE, PROTOCOL, RESULTS_V3_SHAPE
+from ..contract.vocabulary import (CASES_V1, CASES_V2, INSPECT_EVAL, INSPECT_JSON, MISSING_AS,
+                                   RESULTS_V3, ROLES, SPLITS, TAU2_HARNESS, TAU2_JSON)
 from ..errors import ContractError, ContractErrors, format_path
 from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import inspect_log, tau2
 from .settings import Settings
 from .source import LogSource, detect_format, type_name
-from .trial import LogRun, Trial
+from .trial import LogRun, Trial, Trials
 
 # The most errors reported in one run (as the gate's MAX_REPORTED_ERRORS), and the most
 # case ids one error lists.
@@ -32,24 +46,34 @@ MAX_LISTED_IDS = 20
 
 
 class ImportedSystem:
-    """One system as imported: its log, run, records, the case fields of each case it ran
-    (first sample of each), how many samples were not records (train and development)."""
+    """One log as imported: its role (``baseline``, ``candidate``, or the split of a log of
+    train or development cases), its run, records, the case fields of each case it ran (first
+    sample of each), how many samples were not records (train and development), the (case,
+    trial) pairs recorded as unknown because the log lacked them."""
 
     def __init__(self, role: str, source: LogSource, run: LogRun) -> None:
         self.role = role
         self.source = source
         self.run = run
         self.records: List[dict] = []
-        self.cases: Dict[str, dict] = {}
+        self.cases: Dict[str, Optional[dict]] = {}
         self.not_test = 0
         self.system_id: Optional[str] = None
         self.protocol: dict = {}
         self.errors: List[ContractError] = []
+        self.omitted = 0
+        self.recorded_unknown: List[dict] = []
+        self.missing_as = MISSING_AS[0]
+        self.seen: set = set()  # the (case, trial) pairs of the log, while it is read
+
+    @property
+    def is_system(self) -> bool:
+        return self.role in ROLES
 
 
 class Imported:
     """The outcome: the results package, the cases file (None unless asked for) and the
-    systems (for the command's summary)."""
+    systems (for the command's summary), then the logs of train and development cases."""
 
     def __init__(self, results: dict, cases: Optional[dict],
                  systems: List[ImportedSystem]) -> None:
@@ -58,7 +82,7 @@ class Imported:
         self.systems = systems
 
 
-def open_log(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[Trial]]:
+def open_log(source: LogSource, settings: Settings) -> Tuple[LogRun, Trials]:
     """The log's run and trials, its format told from its bytes (a folder: tau2-bench's)."""
     if tau2.is_results_folder(source.path):
         source.entry_separator = "/"
@@ -92,7 +116,7 @@ def open_log(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[Tr
     return run, trials
 
 
-def _close(trials: Iterator[Trial]) -> None:
+def _close(trials: Trials) -> None:
     close = getattr(trials, "close", None)
     if close is not None:
         close()
@@ -110,45 +134,110 @@ def run_here(read: Callable[[], ImportedSystem]) -> Callable[[], ImportedSystem]
 def import_logs(logs: List[LogSource], settings: Settings, cases_file: Optional[dict] = None,
                 build_cases: bool = False,
                 system_ids: Tuple[Optional[str], Optional[str]] = (None, None),
-                background: Background = run_here) -> Imported:
+                background: Background = run_here, missing_as: str = MISSING_AS[0],
+                split_logs: Sequence[Tuple[str, LogSource]] = ()) -> Imported:
     """Import the baseline's and the candidate's log (``logs``, in that order); raise
     ContractErrors with every error found. ``background`` starts the candidate's reading
-    (see :func:`run_here`) while the baseline's is read."""
+    (see :func:`run_here`) while the baseline's is read. ``missing_as`` is what a (sample,
+    epoch) the log lacks becomes (see the module docstring); ``split_logs`` are (split, log)
+    pairs of logs whose every sample is a case of that split, for the built cases file."""
     known = _case_index(cases_file) if cases_file is not None else None
-    # Only the baseline's cases make a cases file: the candidate's are not kept.
-    candidate = background(lambda: read_log(ROLES[1], logs[1], settings, known, False))
-    systems = [read_log(ROLES[0], logs[0], settings, known), candidate()]
-    errors = [error for system in systems for error in system.errors]
-    errors.extend(_coverage_errors(systems, known))
+    opened: List[Tuple[ImportedSystem, Trials]] = []
+    errors: List[ContractError] = []
+    try:
+        for role, source in list(zip(ROLES, logs)) + list(split_logs):
+            try:
+                run, trials = open_log(source, settings)
+            except ContractErrors as failure:
+                errors.extend(failure.errors)
+                continue
+            opened.append((ImportedSystem(role, source, run), trials))
+        errors.extend(_header_errors([system for system, _trials in opened], settings,
+                                     system_ids))
+        errors = _once(errors)  # a mapping's error is found once per log: said once
+        if errors:  # all that the headers decide, before any sample is read
+            raise ContractErrors(errors[:MAX_REPORTED_ERRORS],
+                                 len(errors[MAX_REPORTED_ERRORS:]))
+        for system, _trials in opened:
+            system.missing_as = missing_as
+        (baseline, baseline_trials), (candidate, candidate_trials) = opened[:2]
+        # Only the baseline's cases make a cases file: the candidate's are not kept.
+        read_candidate = background(lambda: read_log(candidate, candidate_trials, settings,
+                                                     known, False))
+        systems = [read_log(baseline, baseline_trials, settings, known), read_candidate()]
+        systems.extend(read_log(system, trials, settings, known)
+                       for system, trials in opened[2:])
+    finally:
+        for _system, trials in opened:
+            _close(trials)
+    omitted = 0
+    for system in systems:
+        errors.extend(system.errors)
+        omitted += system.omitted
+    errors.extend(_coverage_errors(systems[:2], known))
+    errors.extend(_mapping_errors(systems, settings))
     if errors:
-        raise ContractErrors(errors[:MAX_REPORTED_ERRORS], len(errors[MAX_REPORTED_ERRORS:]))
-    for system, given in zip(systems, system_ids):
-        try:
-            system.protocol = _protocol(system, settings)
-        except ContractErrors as failure:
-            errors.extend(failure.errors)
-        system.system_id = given if given is not None else system.run.model
-    if errors:
-        raise ContractErrors(errors)
-    _check_system_ids(systems)
-    results = _results(systems, settings, cases_file)
+        raise ContractErrors(errors[:MAX_REPORTED_ERRORS],
+                             omitted + len(errors[MAX_REPORTED_ERRORS:]))
+    results = _results(systems[:2], settings, cases_file)
     cases = _cases(systems, settings, results) if build_cases else None
     return Imported(results, cases, systems)
 
 
-def read_log(role: str, source: LogSource, settings: Settings,
+def _once(errors: List[ContractError]) -> List[ContractError]:
+    """The errors without repeats (the same code, place and message), in order."""
+    seen = set()
+    kept = []
+    for error in errors:
+        key = (error.code, error.file, error.path, error.message)
+        if key not in seen:
+            seen.add(key)
+            kept.append(error)
+    return kept
+
+
+def _header_errors(systems: List[ImportedSystem], settings: Settings,
+                   system_ids: Tuple[Optional[str], Optional[str]]) -> List[ContractError]:
+    """What the logs' headers decide: the systems' protocols and ids, and the problems each
+    header found (every one of them, for every log)."""
+    errors: List[ContractError] = []
+    for system in systems:
+        for problem in system.run.problems:
+            code, message, path = problem[:3]
+            entry = problem[3] if len(problem) > 3 else None
+            errors.append(system.source.error(code, message, path, entry))
+        if not system.is_system:
+            continue
+        try:
+            system.protocol = _protocol(system, settings)
+        except ContractErrors as failure:
+            errors.extend(failure.errors)
+        given = system_ids[ROLES.index(system.role)]
+        system.system_id = given if given is not None else system.run.model
+    named = [system for system in systems if system.is_system]
+    if len(named) == 2:
+        errors.extend(_system_id_errors(named))
+    return errors
+
+
+def read_log(system: ImportedSystem, trials: Trials, settings: Settings,
              known: Optional[Dict[str, str]], keep_cases: bool = True) -> ImportedSystem:
-    """One log read whole: its run, test records, cases and the errors of its samples (a log
-    that cannot be read further raises ContractErrors). Plain data, so that a forked process
-    can hand it back."""
-    run, trials = open_log(source, settings)
-    system = ImportedSystem(role, source, run)
+    """The samples of one opened log, read whole: its test records, cases and the errors of
+    its samples (a log that cannot be read further raises ContractErrors). Plain data, so
+    that a forked process can hand it back."""
     try:
         system.errors = _collect(system, trials, settings, known)
-    finally:
-        _close(trials)
-    if not keep_cases:
-        system.cases = {}
+    except ContractErrors as failure:
+        system.errors = list(failure.errors)
+        system.omitted = failure.omitted
+        return system
+    if system.is_system and not system.errors:  # a sample it could not read is no gap
+        system.errors.extend(_completeness(system, settings, known))
+    if len(system.errors) > MAX_REPORTED_ERRORS:
+        system.omitted += len(system.errors) - MAX_REPORTED_ERRORS
+        del system.errors[MAX_REPORTED_ERRORS:]
+    if not keep_cases:  # the ids stay (the mapping's cases are checked against them)
+        system.cases = dict.fromkeys(system.cases)
     return system
 
 
@@ -156,14 +245,19 @@ def _case_index(cases_file: dict) -> Dict[str, str]:
     return {case["id"]: case["split"] for case in cases_file["cases"]}
 
 
-def _collect(system: ImportedSystem, trials: Iterator[Trial], settings: Settings,
+def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
              known: Optional[Dict[str, str]]) -> List[ContractError]:
     """Read every trial of one log: keep the test records, the case fields; return the
-    errors (duplicates, samples of cases the cases file lacks)."""
+    errors (samples that could not be read, duplicates, samples of cases the cases file
+    lacks, trials beyond the trial count)."""
     source = system.source
     errors: List[ContractError] = []
     seen: Dict[tuple, tuple] = {}  # (case, trial) -> where it was read: entry, path
+    trial_count = system.protocol.get("trial_count")
     for trial in trials:
+        if isinstance(trial, ContractError):
+            errors.append(trial)
+            continue
         key = trial.key
         if key in seen:
             entry, path = seen[key]
@@ -174,11 +268,20 @@ def _collect(system: ImportedSystem, trials: Iterator[Trial], settings: Settings
             continue
         seen[key] = (trial.entry, trial.path)
         case_id = key[0]
-        if case_id not in system.cases:  # a case's fields are those of its first sample
+        if system.cases.get(case_id) is None:  # a case's fields are those of its first sample
             system.cases[case_id] = trial.case
         problem = _unreadable_by_the_gate(trial.record)
         if problem is not None:
             errors.append(source.error(problem[0], problem[1], trial.path, trial.entry))
+            continue
+        if not system.is_system:  # a log of train or development cases: cases only
+            system.not_test += 1
+            continue
+        if isinstance(trial_count, int) and key[1] > trial_count:
+            errors.append(source.error(
+                "import.sample_epoch", "sample %s epoch %d is beyond the protocol's "
+                "trial_count %d" % (quote(case_id), key[1], trial_count),
+                tuple(trial.path) + ("epoch",), trial.entry))
             continue
         if known is not None:
             split = known.get(case_id)
@@ -188,13 +291,97 @@ def _collect(system: ImportedSystem, trials: Iterator[Trial], settings: Settings
                         quote(case_id)), trial.path, trial.entry))
                 continue
         else:
-            split = _split(case_id, system.cases[case_id], settings, source)
+            try:
+                split = _split(case_id, system.cases[case_id], settings, source)
+            except ContractErrors as failure:
+                errors.extend(failure.errors)
+                continue
         if split != "test":
             system.not_test += 1
             continue
         system.records.append(trial.record)
+    system.seen = set(seen)
     system.records.sort(key=lambda record: (record["case_id"], record["trial_id"]))
     return errors
+
+
+def _completeness(system: ImportedSystem, settings: Settings,
+                  known: Optional[Dict[str, str]]) -> List[ContractError]:
+    """A run that did not finish, or whose log lacks samples its header lists, or whose
+    header cannot tell: ``import.incomplete_run`` (or, with ``missing_as`` ``unknown``, every
+    missing (sample, epoch) recorded as an unknown trial). A log without any sample is never
+    a package."""
+    run = system.run
+    source = system.source
+    seen, system.seen = system.seen, set()
+    not_finished = "" if run.finished else (
+        "the run did not finish (its status is %s)" % quote(run.status or "missing"))
+    if not seen:
+        if not run.finished:
+            return [source.error("import.incomplete_run", "%s and its log holds no sample at "
+                                 "all: there is nothing to record" % not_finished)]
+        return [source.error("import.no_samples", "the log holds no sample: %s" % (
+            run.unlogged or "a results package of no trial would decide nothing"))]
+    trials = system.protocol.get("trial_count") or run.expected_trials
+    if run.expected_ids is not None and trials:
+        missing = [(case_id, number) for case_id in run.expected_ids
+                   for number in range(1, trials + 1) if (case_id, number) not in seen]
+    elif run.expected_count is not None:
+        missing = None
+        if len(seen) >= run.expected_count and run.finished:
+            return []
+        short = max(run.expected_count - len(seen), 0)
+        return [source.error("import.incomplete_run", "%s%sthe log holds %d samples of the %d "
+                             "its header counts%s, and the header does not list their ids, "
+                             "so the missing ones cannot be named or recorded" % (
+                                 not_finished, "; " if not_finished else "", len(seen),
+                                 run.expected_count, " (%d missing)" % short if short else ""))]
+    else:
+        return [source.error("import.incomplete_run", "%s%sthe log's header lists neither the "
+                             "samples of the run nor how many there were: whether every sample "
+                             "is in the log cannot be told" % (
+                                 not_finished, "; " if not_finished else ""))]
+    if not missing and run.finished:
+        return []
+    if system.missing_as == "unknown":
+        for case_id, number in missing:
+            _record_unknown(system, case_id, number, settings, known)
+        system.records.sort(key=lambda record: (record["case_id"], record["trial_id"]))
+        return []
+    noun = "(task, trial)" if run.harness == TAU2_HARNESS else "(sample, epoch)"
+    if missing:
+        what = ("%d %s pair%s of the %d its header lists %s missing, the first %s %s %s "
+                "%d: a smaller run is not a smaller benchmark; import it with --missing-as "
+                "unknown to record each missing one as a failed trial of status unknown" % (
+                    len(missing), noun, "" if len(missing) == 1 else "s",
+                    len(run.expected_ids) * trials, "is" if len(missing) == 1 else "are",
+                    "task" if run.harness == TAU2_HARNESS else "sample", quote(missing[0][0]),
+                    "trial" if run.harness == TAU2_HARNESS else "epoch", missing[0][1]))
+    else:
+        what = ("every sample its header lists is in the log, but a run that did not finish "
+                "is not a finished one; import it with --missing-as unknown to accept it "
+                "(its status is kept in the provenance)")
+    return [source.error("import.incomplete_run", "%s%s%s" % (
+        not_finished, "; " if not_finished else "", what))]
+
+
+def _record_unknown(system: ImportedSystem, case_id: str, trial_id: int, settings: Settings,
+                    known: Optional[Dict[str, str]]) -> None:
+    """A (case, trial) the log lacks, recorded as a trial of status unknown (when the case
+    is a test case)."""
+    if known is not None:
+        split = known.get(case_id, "test")
+    else:
+        override = settings.case_override(case_id).get("split")
+        fields = system.cases.get(case_id) or {}
+        split = str(override) if override is not None else fields.get("split") or "test"
+    system.cases.setdefault(case_id, None)
+    if split != "test":
+        return
+    system.records.append({"case_id": case_id, "trial_id": trial_id, "status": "unknown",
+                           "final_state": None, "side_effects": [], "tools_used": [],
+                           "latency_ms": None, "cost_units": None})
+    system.recorded_unknown.append({"case_id": case_id, "trial_id": trial_id})
 
 
 def _unreadable_by_the_gate(record: dict) -> Optional[Tuple[str, str]]:
@@ -269,11 +456,17 @@ def _coverage_errors(systems: List[ImportedSystem],
                      known: Optional[Dict[str, str]]) -> List[ContractError]:
     """Every test case in every log: those of the cases file, or else the baseline's."""
     errors = []
+    failed = [any(error.code in ("import.incomplete_run", "import.no_samples")
+                  for error in system.errors) for system in systems]
     if known is not None:
         expected = sorted(case_id for case_id, split in known.items() if split == "test")
+    elif failed[0]:
+        return []  # the baseline's cases are what its run's error says is missing
     else:
         expected = sorted({record["case_id"] for record in systems[0].records})
-    for system in systems:
+    for system, incomplete in zip(systems, failed):
+        if incomplete:
+            continue  # what it lacks is said once, by its run's error
         found = {record["case_id"] for record in system.records}
         missing = [case_id for case_id in expected if case_id not in found]
         extra = sorted(found.difference(expected))
@@ -289,6 +482,49 @@ def _coverage_errors(systems: List[ImportedSystem],
                         "cases file" if known is not None else "baseline log")
                     if label.startswith("has samples") else "")))
     return errors
+
+
+def _mapping_errors(systems: List[ImportedSystem], settings: Settings) -> List[ContractError]:
+    """What the mapping names must be in the logs (a typo must not drop a critical flag or a
+    side effect): every case of its ``cases`` a sample or a listed sample of some log, every
+    key of its ``metadata_keys`` a metadata key of some sample, every tool of
+    ``side_effect_tools`` called or offered in some log, every store key of
+    ``side_effect_store_keys`` in some sample's store."""
+    value = settings.value
+    if not value:
+        return []
+    case_ids, metadata, tools, store = set(), set(), set(), set()
+    for system in systems:
+        case_ids.update(system.cases)
+        case_ids.update(system.run.expected_ids or ())
+        metadata.update(system.run.metadata_seen)
+        tools.update(system.run.tools_seen)
+        store.update(system.run.store_keys_seen)
+    logs = "no log (%s) holds" % ", ".join(system.source.file_name for system in systems)
+    errors = []
+    for case_id in value.get("cases", {}):
+        if case_id not in case_ids:
+            errors.append(ContractError("mapping.unknown_case", "the mapping's cases names %s, "
+                                        "but %s a sample of that id" % (quote(case_id), logs),
+                                        ("cases", case_id)))
+    for field, key in value.get("metadata_keys", {}).items():
+        if key not in metadata:
+            errors.append(ContractError(
+                "mapping.unknown_metadata_key", "metadata_keys.%s names the metadata key %s, "
+                "but %s a sample with that key" % (field, quote(key), logs),
+                ("metadata_keys", field)))
+    for index, tool in enumerate(value.get("side_effect_tools") or ()):
+        if tool not in tools:
+            errors.append(ContractError(
+                "mapping.unknown_tool", "side_effect_tools names %s, but %s a call of that "
+                "tool or offers it" % (quote(tool), logs), ("side_effect_tools", index)))
+    for index, key in enumerate(value.get("side_effect_store_keys", ())):
+        if key not in store:
+            errors.append(ContractError(
+                "mapping.unknown_store_key", "side_effect_store_keys names %s, but %s a store "
+                "with that key" % (quote(key), logs), ("side_effect_store_keys", index)))
+    return [error.at(settings.shown, error.line, error.column)
+            for error in settings.placed(errors)]
 
 
 def _protocol(system: ImportedSystem, settings: Settings) -> dict:
@@ -347,7 +583,7 @@ def _plain_number(value: object) -> object:
     return value
 
 
-def _check_system_ids(systems: List[ImportedSystem]) -> None:
+def _system_id_errors(systems: List[ImportedSystem]) -> List[ContractError]:
     errors = []
     for system in systems:
         if system.system_id is None:
@@ -358,8 +594,7 @@ def _check_system_ids(systems: List[ImportedSystem]) -> None:
         errors.append(ContractError(
             "import.system_id", "both logs are of %s: name the systems with --baseline-id "
             "and --candidate-id" % quote(systems[0].system_id)))
-    if errors:
-        raise ContractErrors(errors)
+    return errors
 
 
 def _results(systems: List[ImportedSystem], settings: Settings,
@@ -374,7 +609,7 @@ def _results(systems: List[ImportedSystem], settings: Settings,
     digest = hashlib.sha256(("%s %s" % (systems[0].source.sha256,
                                         systems[1].source.sha256)).encode("ascii"))
     results = {
-        "schema_version": RESULTS_V2,
+        "schema_version": RESULTS_V3,
         "benchmark_id": ids["benchmark_id"],
         "benchmark_version": ids["benchmark_version"],
         "dataset_version": ids["dataset_version"],
@@ -395,7 +630,7 @@ def _results(systems: List[ImportedSystem], settings: Settings,
         dict(system, records=[], protocol={key: _exact(value) for key, value in
                                            system["protocol"].items()})
         for system in results["systems"]])
-    errors = list(RESULTS_V2_SHAPE.iter_errors(without_records))
+    errors = list(RESULTS_V3_SHAPE.iter_errors(without_records))
     errors.extend(_surrogate_errors(without_records))
     if errors:  # a value of the log the checks above let through: say where it went
         raise ContractErrors([ContractError(
@@ -423,37 +658,65 @@ def _provenance(system: ImportedSystem, settings: Settings) -> dict:
         "run_id": run.run_id,
         "run_started": run.run_started,
         "mapping_sha256": settings.sha256,
+        "run_status": run.status,
+        "missing_as": system.missing_as,
+        "recorded_unknown": system.recorded_unknown,
+        "side_effect_rule": run.side_effect_rule,
     }
 
 
 # -- the cases file -------------------------------------------------------------------------
 
 def _cases(systems: List[ImportedSystem], settings: Settings, results: dict) -> dict:
-    """A cases file from the baseline log's samples (the first epoch of each), the mapping's
-    case overrides winning over the sample metadata."""
+    """A cases file from the baseline log's samples (the first epoch of each) and from the
+    samples of the logs of train and development cases, the mapping's case overrides winning
+    over the sample metadata. When a split has no case (most logs hold test samples only), it
+    is a cases v2 file that declares the split absent; else a v1 file."""
     baseline = systems[0]
     tools_by_case: Dict[str, set] = {}
-    for system in systems:
+    for system in systems[:2]:
         for record in system.records:
             tools_by_case.setdefault(record["case_id"], set()).update(record["tools_used"])
     cases = []
     errors: List[ContractError] = []
-    for case_id, fields in baseline.cases.items():
-        try:
-            cases.append(_case(case_id, fields, settings, baseline.source,
-                               sorted(tools_by_case.get(case_id, ()))))
-        except ContractErrors as failure:
-            errors.extend(failure.errors)
+    origin: Dict[str, str] = {}
+    for system in [baseline] + list(systems[2:]):
+        for case_id, fields in system.cases.items():
+            if case_id in origin:
+                errors.append(system.source.error(
+                    "import.cases_mismatch", "case %s is a sample of both %s and %s: a case "
+                    "is in one split's log only" % (quote(case_id), origin[case_id],
+                                                    system.source.file_name)))
+                continue
+            origin[case_id] = system.source.file_name
+            if fields is None:
+                errors.append(system.source.error(
+                    "import.missing_field", "the log holds no sample of case %s (its samples "
+                    "are missing, recorded as unknown): the built case's expected_final_state "
+                    "cannot be known; pass the benchmark's cases file with --cases" % (
+                        quote(case_id),)))
+                continue
+            try:
+                cases.append(_case(case_id, fields, settings, system.source,
+                                   sorted(tools_by_case.get(case_id, ())),
+                                   None if system.is_system else system.role))
+            except ContractErrors as failure:
+                errors.extend(failure.errors)
     if errors:
         raise ContractErrors(errors[:MAX_REPORTED_ERRORS], len(errors[MAX_REPORTED_ERRORS:]))
+    present = {case["split"] for case in cases}
+    absent = [split for split in SPLITS[:2] if split not in present]
     document = {
-        "schema_version": CASES_V1,
+        "schema_version": CASES_V2 if absent else CASES_V1,
         "benchmark_id": results["benchmark_id"],
         "benchmark_version": results["benchmark_version"],
         "dataset_version": results["dataset_version"],
         "cases": cases,
     }
-    problems = list(CASES_V1_SHAPE.iter_errors(document)) + _surrogate_errors(document)
+    if absent:
+        document["absent_splits"] = absent
+    shape = CASES_V2_SHAPE if absent else CASES_V1_SHAPE
+    problems = list(shape.iter_errors(document)) + _surrogate_errors(document)
     if problems:
         raise ContractErrors([baseline.source.error(
             "import.invalid_cases", "the built cases file would not be valid: %s" % (
@@ -462,7 +725,9 @@ def _cases(systems: List[ImportedSystem], settings: Settings, results: dict) -> 
 
 
 def _case(case_id: str, fields: dict, settings: Settings, source: LogSource,
-          tools_used: List[str]) -> dict:
+          tools_used: List[str], log_split: Optional[str] = None) -> dict:
+    """One built case; ``log_split``: the split of the log the sample is in (a log of train
+    or development cases), which its metadata and the mapping may only repeat."""
     override = settings.case_override(case_id)
     entry, path = fields["where"]
 
@@ -492,9 +757,14 @@ def _case(case_id: str, fields: dict, settings: Settings, source: LogSource,
             raise metadata_error(field, "an array of non-blank strings", value)
         return sorted(set(value))
 
-    split = text("split", "test")
+    split = text("split", log_split or "test")
     if split not in SPLITS:
         raise metadata_error("split", "one of " + ", ".join(SPLITS), split)
+    if log_split is not None and split != log_split:
+        raise ContractErrors([source.error(
+            "import.metadata", "case %s is in the log of %s cases, but its split is %s (its "
+            "metadata or the mapping)" % (quote(case_id), log_split, quote(split)),
+            tuple(path) + ("metadata", settings.metadata_key("split")), entry)])
     critical = override.get("critical", fields.get("critical"))
     if critical is None:
         critical = False

@@ -22,7 +22,7 @@ from ..errors import ContractError, ContractErrors, PathStep
 from ..jsonio.gcpause import CollectorPaused
 from ..jsonio.load import MAX_FILE_BYTES, MAX_NUMBER_LITERAL_CHARS, nesting_ok
 from ..text import quote
-from .trial import Trial
+from .trial import Trial, Trials
 
 ZIP_MAGIC = b"PK\x03\x04"
 READ_CHUNK_BYTES = 1 << 20
@@ -253,11 +253,11 @@ def _kind_name(kind: object) -> str:
 
 
 def array_trials(values: list, key: str, noun: str, source: LogSource,
-                 trial: Callable[[dict, Tuple[PathStep, ...]], Trial]) -> Iterator[Trial]:
+                 trial: Callable[[dict, Tuple[PathStep, ...]], Trial]) -> Trials:
     """The trials of a log's array ``key`` (a .json log's samples, a results.json's
     simulations), each element read by ``trial(element, path)`` with the collector paused; an
-    element that is not an object (a ``noun``), or one ``trial`` refuses, is a contract error
-    placed at its path."""
+    element that is not an object (a ``noun``), or one ``trial`` refuses, is yielded as a
+    contract error placed at its path (and the next elements are read)."""
     with CollectorPaused():
         for index, value in enumerate(values):
             path = (key, index)
@@ -267,4 +267,4 @@ def array_trials(values: list, key: str, noun: str, source: LogSource,
                         noun, type_name(value)), path)
                 yield trial(value, path)
             except LogError as failure:
-                raise ContractErrors([source.placed(failure)])
+                yield source.placed(failure)

@@ -13,12 +13,17 @@ Each simulation becomes one trial (none is dropped): ``task_id`` is the case id,
 reason, ``max_steps`` included: ``error``); ``final_state`` from the database check of
 ``reward_info`` (``db_match``, ``db_mismatch``, or ``env_assertion_failed`` when the database
 matches but an environment assertion is not met; null without a check), or from the reward;
-``tools_used`` from the assistant's tool calls; ``side_effects`` from its calls to write tools
-(the mapping's ``side_effect_tools``, by default the tools the log's own action checks mark
-``write``); ``latency_ms`` from ``duration``; ``cost_units`` from ``agent_cost``. The protocol
-comes from ``info`` (``num_trials``, ``max_steps``, the domain and the user simulator's model
-in the ids; the agent's model names the system). Keys the importer does not read are
-ignored: logs grow.
+``tools_used`` from the assistant's tool calls; ``side_effects`` from its calls to write tools:
+the mapping's ``side_effect_tools``, or by default the write tools of the log's domain as
+tau2-bench's own source types them (``@is_tool(ToolType.WRITE)``, :mod:`.tau2_tools`, with
+the tau2 commit they were read from). A domain the importer does not know, or a domain whose
+log offers tools that list does not know (a newer tau2), needs ``side_effect_tools`` in the
+mapping (a contract error asks for it), and so does a log whose own action checks mark
+``write`` a tool that list does not; ``latency_ms`` from ``duration``; ``cost_units`` from
+``agent_cost`` (null, unmeasured, when the run has none: tau2 voice runs leave it null). The
+protocol comes from ``info`` (``num_trials``, ``max_steps``, the domain and the user
+simulator's model in the ids; the agent's model names the system). Keys the importer does
+not read are ignored: logs grow.
 """
 
 from __future__ import annotations
@@ -37,7 +42,8 @@ from .settings import Settings
 from ..jsonio.load import MAX_FILE_BYTES, MAX_SAFE_INTEGER
 from .source import (MAX_LOG_NUMBER, READ_CHUNK_BYTES, LogError, LogSource, array_trials,
                      decode_json, items, log_number, optional, require, type_name)
-from .trial import LogRun, Trial
+from .tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
+from .trial import LogRun, Trial, Trials
 
 SUCCESS_REASONS = ("user_stop", "agent_stop")
 TIMEOUT_REASONS = ("timeout",)
@@ -61,22 +67,19 @@ SIMULATION_SUFFIX = ".json"
 
 
 def read_results(source: LogSource, log: dict,
-                 settings: Settings) -> Tuple[LogRun, Iterator[Trial]]:
+                 settings: Settings) -> Tuple[LogRun, Trials]:
     """A ``results.json``, decoded whole: its run, and its trials."""
     try:
-        run, tasks, tool_names = _header(log)
+        run, tasks, tool_names = _header(log, settings)
         simulations = require(log, "simulations", list, (), "holds the runs")
-        write_tools = settings.side_effect_tools
-        if write_tools is None:
-            write_tools = frozenset(_write_tools(simulations))
     except LogError as failure:
         raise ContractErrors([source.placed(failure)])
-    reader = SimulationReader(settings, run, tasks, tool_names, write_tools)
+    reader = SimulationReader(settings, run, tasks, tool_names)
     return run, array_trials(simulations, "simulations", "simulation", source, reader.trial)
 
 
-def _header(log: dict, log_format: str = TAU2_JSON) -> Tuple[LogRun, Dict[str, dict],
-                                                                List[str]]:
+def _header(log: dict, settings: Settings,
+            log_format: str = TAU2_JSON) -> Tuple[LogRun, Dict[str, dict], List[str]]:
     version = log.get("format_version")
     if version not in SUPPORTED_FORMAT_VERSIONS:
         raise LogError("import.format_version", "tau2-bench results format_version %s is not "
@@ -121,34 +124,61 @@ def _header(log: dict, log_format: str = TAU2_JSON) -> Tuple[LogRun, Dict[str, d
             tasks.setdefault(str(task["id"]), task)
     tool_defs = environment.get("tool_defs")
     tool_names = sorted(tool_defs) if isinstance(tool_defs, dict) else []
+    run.tools_seen.update(tool_names)
+    run.expected_ids = list(tasks)
+    trials = run.protocol.get("trial_count")
+    run.expected_trials = trials[0] if trials is not None and trials[0] >= 1 else None
+    _side_effect_rule(run, domain, tool_names, settings)
     return run, tasks, tool_names
 
 
-def _write_tools(simulations: Iterable[object]) -> Set[str]:
-    """The tools the log's own action checks mark as ``write``."""
-    found = set()
-    for simulation in simulations:
-        reward = simulation.get("reward_info") if isinstance(simulation, dict) else None
-        checks = reward.get("action_checks") if isinstance(reward, dict) else None
-        for check in items(checks):
-            if isinstance(check, dict) and check.get("tool_type") == WRITE_TOOL:
-                action = check.get("action")
-                name = action.get("name") if isinstance(action, dict) else None
-                if isinstance(name, str) and name.strip():
-                    found.add(name)
-    return found
+def _side_effect_rule(run: LogRun, domain: str, tool_names: List[str],
+                      settings: Settings) -> None:
+    """The write tools of the run (``run.write_tools``) and the rule that chose them; an
+    unknown domain, or tools of the log the shipped list does not know, without
+    ``side_effect_tools`` in the mapping is a problem of the header."""
+    if settings.side_effect_tools is not None:
+        run.write_tools = settings.side_effect_tools
+        run.side_effect_rule = "a tool the mapping's side_effect_tools names"
+        run.write_tools_shipped = False
+        return
+    run.write_tools_shipped = True
+    known = DOMAIN_TOOLS.get(domain)
+    path = ("info", "environment_info", "domain_name")
+    if known is None:
+        run.write_tools = frozenset()
+        run.problems.append((
+            "import.side_effect_tools", "the tau2-bench domain %s is not one whose write "
+            "tools this importer ships (%s, from tau2-bench commit %s): name its write tools "
+            "in the mapping's side_effect_tools, or every side effect would go unrecorded" % (
+                quote(domain), ", ".join(sorted(DOMAIN_TOOLS)), TAU2_COMMIT[:7]), path))
+        return
+    run.write_tools = frozenset(known.get(WRITE_TOOL, ()))
+    run.side_effect_rule = ("a write tool of tau2-bench's %s domain (@is_tool(ToolType.WRITE) "
+                            "in tau2-bench's source, commit %s)" % (domain, TAU2_COMMIT[:7]))
+    everything = {tool for tools in known.values() for tool in tools}
+    unknown = [name for name in tool_names if name not in everything]
+    if unknown:
+        run.problems.append((
+            "import.side_effect_tools", "the log's %s domain offers tool%s %s, which the "
+            "domain's tools of tau2-bench commit %s do not include (a newer tau2-bench?): name "
+            "the domain's write tools in the mapping's side_effect_tools" % (
+                domain, "s" if len(unknown) > 1 else "", ", ".join(map(quote, unknown)),
+                TAU2_COMMIT[:7]), ("info", "environment_info", "tool_defs")))
 
 
 class SimulationReader:
     """Turns one simulation into a :class:`Trial`, as the mapping says."""
 
     def __init__(self, settings: Settings, run: LogRun, tasks: Dict[str, dict],
-                 tool_names: List[str], write_tools: frozenset) -> None:
+                 tool_names: List[str]) -> None:
         self.final_source, _key = settings.final_state(TAU2_HARNESS)
         self.cost_source, self.cost_scale = settings.cost(TAU2_HARNESS)
         self.tasks = tasks
         self.tool_names = tool_names
-        self.write_tools = write_tools
+        self.write_tools = run.write_tools
+        self.check_types = run.write_tools_shipped
+        self.run = run
         self.domain = run.defaults["environment_id"]
 
     def trial(self, simulation: dict, path: tuple, entry: Optional[str] = None) -> Trial:
@@ -165,6 +195,9 @@ class SimulationReader:
                            "from 0 to 2**53 - 2, got %d" % trial, path + ("trial",))
         calls = self._calls(simulation, path)
         tools_used = sorted(set(calls))
+        self.run.tools_seen.update(calls)
+        if self.check_types:
+            self._check_tool_types(simulation, path)
         status = _status(simulation.get("termination_reason"))
         record = {
             "case_id": str(task_id),
@@ -174,9 +207,30 @@ class SimulationReader:
             "side_effects": sorted(self.write_tools.intersection(tools_used)),
             "tools_used": tools_used,
             "latency_ms": self._latency(simulation, path),
-            "cost_units": self._cost(simulation, path, status),
+            "cost_units": self._cost(simulation, path),
         }
+        for name in record["side_effects"]:
+            self.run.side_effect_rules.setdefault(name, self.run.side_effect_rule)
         return Trial(record, self._case(str(task_id)), entry, path)
+
+    def _check_tool_types(self, simulation: dict, path: tuple) -> None:
+        """The log's own action checks (tau2-bench writes a ``tool_type`` since it has one)
+        must not mark ``write`` a tool the shipped list does not: a newer tau2 then knows a
+        write tool this importer would not record."""
+        reward = simulation.get("reward_info")
+        checks = reward.get("action_checks") if isinstance(reward, dict) else None
+        for index, check in enumerate(items(checks)):
+            if not isinstance(check, dict) or check.get("tool_type") != WRITE_TOOL:
+                continue
+            action = check.get("action")
+            name = action.get("name") if isinstance(action, dict) else None
+            if isinstance(name, str) and name not in self.write_tools:
+                raise LogError("import.side_effect_tools", "the log's action check marks %s a "
+                               "write tool, which the %s domain's write tools of tau2-bench "
+                               "commit %s do not include: name the write tools in the "
+                               "mapping's side_effect_tools" % (
+                                   quote(name), self.domain, TAU2_COMMIT[:7]),
+                               path + ("reward_info", "action_checks", index, "tool_type"))
 
     @staticmethod
     def _calls(simulation: dict, path: tuple) -> List[str]:
@@ -214,17 +268,20 @@ class SimulationReader:
 
     @staticmethod
     def _latency(simulation: dict, path: tuple) -> object:
+        if simulation.get("duration") is None:
+            return None  # not measured: null, never 0
         seconds = require(simulation, "duration", (int, float), path, "latency_ms is made from")
         if not log_number(seconds):
             raise LogError("import.field_type", "\"duration\" must be a number of seconds "
                            "from 0 to %d" % MAX_LOG_NUMBER, path + ("duration",))
         return milliseconds(seconds)
 
-    def _cost(self, simulation: dict, path: tuple, status: str) -> object:
-        if simulation.get("agent_cost") is None and status == "unknown":
-            # tau2-bench's placeholder for a run its infrastructure lost has no agent_cost
-            # (``make_infra_failure_sim``): no cost is known, and the record is never dropped.
-            return 0
+    def _cost(self, simulation: dict, path: tuple) -> object:
+        if simulation.get("agent_cost") is None:
+            # tau2-bench makes agent_cost optional: its voice runs leave it null, and its
+            # placeholder for a run its infrastructure lost (``make_infra_failure_sim``) has
+            # none. Not measured: null, never 0.
+            return None
         cost = require(simulation, "agent_cost", (int, float), path,
                        "the mapping's cost.source \"agent_cost\" needs")
         if not log_number(cost):
@@ -272,25 +329,22 @@ def is_results_folder(path: str) -> bool:
     return os.path.isdir(path)
 
 
-def read_folder(source: LogSource, settings: Settings) -> Tuple[LogRun, Iterator[Trial]]:
+def read_folder(source: LogSource, settings: Settings) -> Tuple[LogRun, Trials]:
     """A results folder: ``results.json`` (its run and tasks) and its simulation files, read
     one at a time. Its digest (:func:`_measure_folder`) covers every file read."""
     names = _simulation_files(source)
     _measure_folder(source, names)
     meta = _read_file(source, FOLDER_RESULTS)
     try:
-        run, tasks, tool_names = _header(meta, TAU2_DIR)
+        run, tasks, tool_names = _header(meta, settings, TAU2_DIR)
     except LogError as failure:
         failure.entry = FOLDER_RESULTS
         raise ContractErrors([source.placed(failure)])
     run.protocol_where = {key: (FOLDER_RESULTS, path)
                           for key, (_entry, path) in run.protocol_where.items()}
+    run.problems = [problem + (FOLDER_RESULTS,) for problem in run.problems]
     _check_index(source, meta, names)
-    write_tools = settings.side_effect_tools
-    if write_tools is None:  # a first pass, one simulation file at a time
-        write_tools = frozenset(_write_tools(
-            _read_file(source, entry) for entry in names))
-    reader = SimulationReader(settings, run, tasks, tool_names, write_tools)
+    reader = SimulationReader(settings, run, tasks, tool_names)
     return run, _folder_trials(source, names, reader)
 
 
@@ -396,12 +450,12 @@ def _check_index(source: LogSource, meta: dict, names: List[str]) -> None:
 
 
 def _folder_trials(source: LogSource, names: List[str],
-                   reader: SimulationReader) -> Iterator[Trial]:
+                   reader: SimulationReader) -> Trials:
     with CollectorPaused():
         for entry in names:
             simulation = _read_file(source, entry)
             try:
                 yield reader.trial(simulation, (), entry)
-            except LogError as failure:
+            except LogError as failure:  # this simulation's error; the next ones are read too
                 failure.entry = entry
-                raise ContractErrors([source.placed(failure)])
+                yield source.placed(failure)

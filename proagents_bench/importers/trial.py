@@ -3,9 +3,9 @@ header) and its trials (:class:`Trial`, one per sample and epoch or per simulati
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
 
-from ..errors import PathStep
+from ..errors import ContractError, PathStep
 
 
 class LogRun:
@@ -27,6 +27,35 @@ class LogRun:
         # Where the log gives each protocol value: its entry (None: the log's top) and path.
         self.protocol_where: Dict[str, Tuple[Optional[str], Tuple[PathStep, ...]]] = {}
         self.defaults: Dict[str, str] = {}
+        # Whether the run finished, as the log says (Inspect's ``status``: ``success``); the
+        # status itself, where the log has one.
+        self.status: Optional[str] = None
+        self.finished = True
+        # What the run was to hold, as its header says: the sample ids (or task ids) in
+        # order, each run ``expected_trials`` times; or, when the header lists no ids, only
+        # how many samples in all (``expected_count``); all None: the log cannot tell.
+        self.expected_ids: Optional[List[str]] = None
+        self.expected_trials: Optional[int] = None
+        self.expected_count: Optional[int] = None
+        # Why a log without samples has none although its run had them (Inspect's
+        # ``log_samples=False``), where the header says so.
+        self.unlogged: Optional[str] = None
+        # The rule that names the records' side effects (in words), and, per tool or store
+        # key, the rule that made it one (filled as the trials are read).
+        self.side_effect_rule = ""
+        self.side_effect_rules: Dict[str, str] = {}
+        # tau2-bench: the write tools whose calls are side effects, and whether they are the
+        # shipped list of the log's domain (then checked against the log's own tool types).
+        self.write_tools: frozenset = frozenset()
+        self.write_tools_shipped = False
+        # Errors the header alone decides that do not stop it from being read (an unknown
+        # tau2 domain without side_effect_tools): (code, message, path, entry).
+        self.problems: List[tuple] = []
+        # What the log contains that the mapping may name (checked once every log is read):
+        # the tools called or offered, the sample metadata keys, the store keys.
+        self.tools_seen: Set[str] = set()
+        self.metadata_seen: Set[str] = set()
+        self.store_keys_seen: Set[str] = set()
 
 
 class Trial:
@@ -47,3 +76,8 @@ class Trial:
     @property
     def key(self) -> tuple:
         return self.record["case_id"], self.record["trial_id"]
+
+
+# A log's trials as a reader yields them: each a Trial, or the contract error of a sample that
+# could not be made one (placed at its entry and path; the samples after it are read too).
+Trials = Iterator[Union[Trial, ContractError]]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, List, Optional
 
+from ..contract.vocabulary import RESULTS_V3
 from ..jsonio import dump as jsondump
 from .trialrows import TrialRows, number
 
@@ -44,7 +45,15 @@ def rate(value: object) -> float:
     return float(value)
 
 
-def system_metrics(metrics) -> dict:
+def measured(value: object) -> object:
+    """A latency or cost mean: as :func:`rate`, or None (null) when a trial left it
+    unmeasured (results v3)."""
+    return None if value is None else float(value)
+
+
+def system_metrics(metrics, counts_unmeasured: bool = False) -> dict:
+    """One system's metrics; ``counts_unmeasured`` (a results v3 package, whose latencies
+    and costs may be null) adds how many trials left each unmeasured."""
     grades = metrics.grades
     by_slice = {name: dict(_group(group), pass_k=_pass_k(group.pass_k()))
                 for name, group in metrics.by_slice.items()}
@@ -60,7 +69,7 @@ def system_metrics(metrics) -> dict:
     } for task in metrics.tasks]
     # Kept as the graded records until written or read (see trialrows.py and materialize).
     trial_results = TrialRows(grades.records, grades.outcomes)
-    return {
+    document = {
         "system_id": grades.system["system_id"],
         "task_count": metrics.task_count,
         "trial_count": metrics.trial_count,
@@ -69,9 +78,9 @@ def system_metrics(metrics) -> dict:
         "side_effect_free_trial_rate": rate(metrics.side_effect_free_trial_rate),
         "trial_stability_rate": rate(metrics.trial_stability_rate),
         "unknown_trial_count": metrics.unknown_trial_count,
-        "mean_latency_ms": rate(metrics.mean_latency_ms),
-        "p95_latency_ms": rate(metrics.p95_latency_ms),
-        "mean_cost_units": rate(metrics.mean_cost_units),
+        "mean_latency_ms": measured(metrics.mean_latency_ms),
+        "p95_latency_ms": measured(metrics.p95_latency_ms),
+        "mean_cost_units": measured(metrics.mean_cost_units),
         "slice_task_success_gap": rate(metrics.slice_task_success_gap),
         "by_slice": by_slice,
         "by_family": by_family,
@@ -80,6 +89,10 @@ def system_metrics(metrics) -> dict:
         "task_results": task_results,
         "trial_results": trial_results,
     }
+    if counts_unmeasured:
+        document["unmeasured_latency_trial_count"] = metrics.unmeasured_latency_trial_count
+        document["unmeasured_cost_trial_count"] = metrics.unmeasured_cost_trial_count
+    return document
 
 
 def _pass_k(table):
@@ -105,6 +118,7 @@ def finding(item) -> dict:
 def decision_document(*, decision, comparable, fingerprint, spec, cases, results, systems,
                       baseline_metrics, candidate_metrics, comparison, inputs, version):
     """The contract's decision document as a dict (see :func:`dumps`)."""
+    counts = results["schema_version"] == RESULTS_V3
     return {
         "action": decision.action,
         "primary_reason": decision.reasons[0],
@@ -117,8 +131,10 @@ def decision_document(*, decision, comparable, fingerprint, spec, cases, results
         "result_set_version": results["result_set_version"],
         "baseline_system": systems.baseline["system_id"],
         "candidate_system": systems.candidate["system_id"],
-        "baseline_metrics": system_metrics(baseline_metrics) if baseline_metrics else None,
-        "candidate_metrics": system_metrics(candidate_metrics) if candidate_metrics else None,
+        "baseline_metrics": (system_metrics(baseline_metrics, counts) if baseline_metrics
+                             else None),
+        "candidate_metrics": (system_metrics(candidate_metrics, counts) if candidate_metrics
+                              else None),
         "comparison": comparison,
         "findings": [finding(item) for item in decision.findings],
         "limitations": limitations(candidate_metrics.task_count if candidate_metrics else None),

@@ -36,7 +36,11 @@ _FIELDS = ("case_id", "cost_units", "latency_ms", "status", "trial_id")  # sorte
 
 
 def number(value: object) -> object:
-    """A JSON number for an exact value: ints stay ints, everything else the nearest double."""
+    """A JSON number for an exact value: ints stay ints, everything else the nearest double;
+    None (an unmeasured latency or cost of a results v3 record, a gate's metric that could
+    not be judged) stays None, written as null."""
+    if value is None:
+        return None
     if isinstance(value, bool):
         raise TypeError("a Boolean is not a number")
     if isinstance(value, (int, float)):

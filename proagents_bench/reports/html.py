@@ -354,11 +354,14 @@ def _latency(document, gates):
     gate = float(gates["max_p95_latency_ms"])
     systems = [("Baseline", document["baseline_metrics"]),
                ("Candidate", document["candidate_metrics"])]
-    values = [latencies(metrics) for _name, metrics in systems]
+    # An unmeasured latency (a results v3 null) is no point of the chart; the title counts it.
+    values = [[value for value in latencies(metrics) if value is not None]
+              for _name, metrics in systems]
     if not any(values):
         return ""
-    low, high, clipped = latency_axis(values, [metrics["p95_latency_ms"]
-                                               for _name, metrics in systems])
+    low, high, clipped = latency_axis(values, [
+        metrics["p95_latency_ms"] if metrics["p95_latency_ms"] is not None else
+        (max(found) if found else 0) for (_name, metrics), found in zip(systems, values)])
     axis_low, axis_high, gate_on_axis = report_svg.axis_around(low, high, gate)
     binned = [report_svg.even_bins(found, low, high, HISTOGRAM_BINS) for found in values]
     parts = ['<section id="latency">\n<h2>Latency per trial</h2>\n<p class="note">%s; the '
@@ -376,17 +379,20 @@ def _latency(document, gates):
         markers = [
             report_svg.Marker(gate, "gate max_p95_latency_ms %s" % show_gate(
                 gates["max_p95_latency_ms"]), "gate", bold=True),
-            report_svg.Marker(metrics["p95_latency_ms"], "%s p95 %s ms" % (
-                name.lower(), show(metrics["p95_latency_ms"])), "observed"),
         ]
+        if metrics["p95_latency_ms"] is not None:
+            markers.append(report_svg.Marker(metrics["p95_latency_ms"], "%s p95 %s ms" % (
+                name.lower(), show(metrics["p95_latency_ms"])), "observed"))
         off_scale = None
         if clipped:
             off_scale = (above, "%d trial%s above %s ms%s" % (
                 above, "" if above == 1 else "s", report_svg.group_digits(high),
                 ", the slowest %s ms" % show(max(found)) if above else ""))
-        title = "%s %s: %d trials, mean %s ms" % (name, clean(metrics.get("system_id", "")),
-                                                   metrics["trial_count"],
-                                                   show(metrics["mean_latency_ms"]))
+        unmeasured = metrics["trial_count"] - len(found)
+        title = "%s %s: %d trials, mean %s ms%s" % (
+            name, clean(metrics.get("system_id", "")), metrics["trial_count"],
+            show(metrics["mean_latency_ms"]),
+            " (%d unmeasured, not drawn)" % unmeasured if unmeasured else "")
         parts.append("<h3>%s</h3>\n%s" % (_e(title), report_svg.histogram(
             title, bars, (axis_low, axis_high), markers, x_label="latency (ms)",
             plot_height=110, off_scale=off_scale, unit=" trials")))

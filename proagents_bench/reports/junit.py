@@ -10,10 +10,15 @@ Up to three test suites, and every failure counted once, where it is judged:
 - ``gates``: one test case per gate judged on the candidate as a whole (every deciding gate
   but the critical one, which the ``tasks`` suite carries), failed when the decision reports
   it failed. A property names the critical gate and where it is judged.
+  A finding of the package that asks for review or blocks without being a gate (a baseline
+  whose log lacked trials the import recorded as unknown) is one more failed case there,
+  named by its code.
 - ``notes``: one passing test case per informational finding (its code and reason in the
   name, every detail in ``system-out``): never a failure, and still listed by name in
   GitLab's and Jenkins' test views, which show a passing case's name but ignore suite
-  properties and suite output.
+  properties and suite output. A note that says a check did not run (the family
+  contamination check of a cases file that declares splits absent) is a *skipped* case
+  instead, never a passing one.
 
 When the systems are INCOMPARABLE nothing was graded: one ``comparability`` suite holds one
 failed test case listing the protocol mismatches.
@@ -30,6 +35,7 @@ import math
 from fractions import Fraction
 
 from ..contract.gates import CRITICAL_GATE
+from ..contract.vocabulary import BLOCKING, NOT_RUN_FINDINGS
 from .view import (HARD_GATES, clean, failed_gates, note_facts, notes,
                    show, show_gate, shorten, task_rows)
 from .view import latencies as latencies_of
@@ -83,11 +89,14 @@ def _seconds(milliseconds):
 class Case:
     """One test case: its XML and whether it failed."""
 
-    __slots__ = ("xml", "failed")
+    __slots__ = ("xml", "failed", "skipped")
 
-    def __init__(self, classname, name, seconds, failure=None, output=None):
+    def __init__(self, classname, name, seconds, failure=None, output=None, skipped=None):
         self.failed = failure is not None
+        self.skipped = skipped is not None
         children = [failure] if failure is not None else []
+        if skipped is not None:
+            children.append(_element("skipped", (("message", skipped),)))
         if output is not None:
             children.append(_element("system-out", (), text=output))
         self.xml = _element("testcase", (("classname", classname), ("name", name),
@@ -101,6 +110,7 @@ def _failure(message, kind, details):
 def _suite(name, cases, properties=(), seconds="0.000"):
     """(test count, failure count, XML) of a test suite."""
     failures = sum(1 for case in cases if case.failed)
+    skipped = sum(1 for case in cases if case.skipped)
     children = []
     if properties:
         children.append(_element("properties", (), [
@@ -109,7 +119,7 @@ def _suite(name, cases, properties=(), seconds="0.000"):
     children.extend(case.xml for case in cases)
     return len(cases), failures, _element("testsuite", (
         ("name", name), ("tests", str(len(cases))), ("failures", str(failures)),
-        ("errors", "0"), ("skipped", "0"), ("time", seconds)), children)
+        ("errors", "0"), ("skipped", str(skipped)), ("time", seconds)), children)
 
 
 def _task_cases(document, gates):
@@ -141,23 +151,33 @@ def _task_cases(document, gates):
     return cases, _seconds(latencies_of(document["candidate_metrics"]))
 
 
-def _gate_cases(document, gates, gate_rows):
+def _gate_cases(document, gates, gate_rows, decision):
     failed = failed_gates(document)
     findings = {}
     for finding in document.get("findings", ()):
         findings.setdefault(finding["code"], []).append(finding)
     cases = []
-    for key in whole_candidate_gates(gate_rows):
+    whole = whole_candidate_gates(gate_rows)
+    for key in whole:
         failure = None
         if key in failed:
             severity = "hard" if key in HARD_GATES else "soft"
             message = "%s gate %s (%s) failed" % (severity, key, show_gate(gates[key]))
+            if all(finding["observed"] is None for finding in findings.get(key, ())):
+                message = "%s gate %s (%s) could not be judged: its metric is unmeasured" % (
+                    severity, key, show_gate(gates[key]))
             details = [message] + ["%s %s against %s%s" % (
                 finding["metric"], show(finding["observed"]), show_gate(gates[key]),
                 "; tasks: " + ", ".join(finding["case_ids"]) if finding["case_ids"] else "")
                 for finding in findings.get(key, ())]
             failure = _failure(message, severity, details)
         cases.append(Case("gates", key, "0.000", failure))
+    for code in sorted(failed.difference(whole + (CRITICAL_GATE.key,))):
+        reasons = [finding.reason for finding in decision.findings if finding.code == code]
+        severity = "hard" if any(finding.severity == BLOCKING for finding in
+                                 decision.findings if finding.code == code) else "soft"
+        cases.append(Case("gates", code, "0.000", _failure("%s: %s" % (code, reasons[0]),
+                                                           severity, reasons)))
     return cases
 
 
@@ -173,7 +193,9 @@ def _note_cases(decision):
                            MAX_NOTE_NAME)
         names.add(name)
         cases.append(Case("notes", name, "0.000",
-                          output="%s\n%s" % (finding.reason, note_facts(finding))))
+                          output="%s\n%s" % (finding.reason, note_facts(finding)),
+                          skipped=finding.reason if finding.code in NOT_RUN_FINDINGS
+                          else None))
     return cases
 
 
@@ -192,7 +214,8 @@ def render(evaluation) -> bytes:
         gates = evaluation.gates
         task_cases, seconds = _task_cases(document, gates)
         suites = [_suite("tasks", task_cases, properties, seconds),
-                  _suite("gates", _gate_cases(document, gates, evaluation.gate_rows), (
+                  _suite("gates", _gate_cases(document, gates, evaluation.gate_rows,
+                                              evaluation.decision), (
                       (CRITICAL_GATE.key, "%s: judged per critical task, each a test case of "
                                           "suite tasks" % show_gate(gates[CRITICAL_GATE.key])),
                   ))]

@@ -1,6 +1,6 @@
 """Feedback granularity: what a team learns from a scored submission.
 
-Each level releases a little more than the one before it (the README's "What each level
+Each level releases a little more than the one before it (docs/service.md's "What each level
 leaks" says what):
 
 - ``verdict``: the action, and which gates failed (their keys and severities) in words that
@@ -37,6 +37,13 @@ LEVELS = (VERDICT, ROUNDED, LADDER, FULL)
 ROUNDING_STEP = Fraction(1, 10)
 
 
+def _label(code: str) -> str:
+    """A failed gate's label; a finding of the package that is no gate (a baseline's trials
+    recorded as unknown) is named by its code."""
+    gate = GATE_BY_KEY.get(code)
+    return gate.label if gate is not None else code.replace("_", " ")
+
+
 def verdict(document: dict) -> dict:
     """The action, the failed gates and reasons that name no private detail."""
     # Each failed gate once: the critical gate's findings come one per failing critical
@@ -53,7 +60,7 @@ def verdict(document: dict) -> dict:
     else:
         reasons = ["%s gate failed: %s (%s)" % (
             "hard" if item["severity"] == "block" else "soft",
-            GATE_BY_KEY[item["gate"]].label, item["gate"]) for item in failed]
+            _label(item["gate"]), item["gate"]) for item in failed]
     return {"action": document["action"], "reasons": reasons, "failed_gates": failed,
             "protocol_mismatches": list(document["comparison"]["protocol_mismatches"])}
 

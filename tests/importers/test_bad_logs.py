@@ -6,7 +6,7 @@ import os
 import unittest
 import zipfile
 
-from tests.importers.support import (EXAMPLE_CASES, changed_eval, eval_entries, fixture,
+from tests.importers.support import (EXAMPLE_CASES, changed_eval, eval_entries, fixture, records,
                                      load_json, read_bytes, run_import, write_eval)
 from tests.support import TempDir
 
@@ -128,10 +128,29 @@ class BadLogTests(unittest.TestCase):
     def test_a_missing_field_the_record_needs(self):
         def change(name, value):
             if name == "samples/test-cancel_epoch_1.json":
+                del value["epoch"]
+        self.assert_error(self.change(change), "import.sample_epoch",
+                          "changed.eval:samples/test-cancel_epoch_1.json", "$.epoch")
+
+    def test_a_sample_without_its_times_or_a_price_is_unmeasured_never_zero(self):
+        def change(name, value):
+            if name == "samples/test-cancel_epoch_1.json":
                 del value["working_time"]
                 del value["total_time"]
-        self.assert_error(self.change(change), "import.missing_field",
-                          "changed.eval:samples/test-cancel_epoch_1.json", "$.working_time")
+            if name == "samples/test-cancel_epoch_2.json":
+                for usage in value["model_usage"].values():
+                    usage["total_cost"] = None  # a model Inspect knows no price of
+        folder = TempDir(self)
+        mapping = folder.write_json("mapping.json", {
+            "schema_version": "proagents-bench-import-mapping-v1",
+            "cost": {"source": "total_cost"}})
+        run, written = run_import(self, self.change(change), fixture("candidate.eval"), *IDS,
+                                  "--mapping", mapping)
+        self.assertEqual(run.status, 0, run.stderr)
+        cancel = [(record["trial_id"], record["latency_ms"] is None,
+                   record["cost_units"] is None) for record in records(written, "baseline")
+                  if record["case_id"] == "test-cancel"]
+        self.assertEqual(cancel, [(1, True, False), (2, False, True), (3, False, False)])
 
     def test_a_field_of_the_wrong_type(self):
         def change(name, value):
@@ -141,17 +160,13 @@ class BadLogTests(unittest.TestCase):
                           "changed.eval:samples/test-cancel_epoch_1.json", "$.working_time")
 
     def test_a_missing_field_the_mapping_needs(self):
-        def change(name, value):
-            if name == "samples/test-cancel_epoch_1.json":
-                for usage in value["model_usage"].values():
-                    del usage["total_cost"]
         folder = TempDir(self)
         mapping = folder.write_json("mapping.json", {
             "schema_version": "proagents-bench-import-mapping-v1",
-            "cost": {"source": "total_cost"}})
-        self.assert_error(self.change(change), "import.missing_field",
-                          "changed.eval:samples/test-cancel_epoch_1.json",
-                          "$.model_usage[\"mockllm/model\"].total_cost", "--mapping", mapping)
+            "final_state": {"source": "score_answer", "key": "judge"}})
+        self.assert_error(fixture("baseline.eval"), "import.missing_field",
+                          "baseline.eval:samples/train-refund-basic_epoch_1.json",
+                          "$.scores.judge", "--mapping", mapping)
 
     def test_an_entry_that_is_not_json_is_placed_at_its_line(self):
         entries = [(info.filename, data) for info, data in eval_entries()]
@@ -184,9 +199,11 @@ class BadLogTests(unittest.TestCase):
         self.assertIn("no results.json", error["message"])
 
     def test_samples_that_do_not_match_the_cases(self):
-        def drop(name, value):
+        def drop(name, value):  # a run of every case but one (its header says so)
             if name.startswith("samples/test-privacy_"):
                 return []
+            if name == "header.json":
+                value["eval"]["dataset"]["sample_ids"].remove("test-privacy")
         error = self.assert_error(self.change(drop), "import.cases_mismatch", "changed.eval",
                                   "$", "--cases", EXAMPLE_CASES)
         self.assertIn("test-privacy", error["message"])
@@ -200,9 +217,11 @@ class BadLogTests(unittest.TestCase):
                           "--cases", EXAMPLE_CASES)
 
     def test_logs_whose_test_samples_differ(self):
-        def drop(name, value):
+        def drop(name, value):  # a run of every case but one (its header says so)
             if name.startswith("samples/test-privacy_"):
                 return []
+            if name == "header.json":
+                value["eval"]["dataset"]["sample_ids"].remove("test-privacy")
         error = self.assert_error(self.change(drop), "import.cases_mismatch", "candidate.eval",
                                   "$")
         self.assertIn("test-privacy", error["message"])

@@ -100,7 +100,11 @@ def _patch_declared_size(path, entry, size):
 
 class HostileLogTests(unittest.TestCase):
     def assert_error(self, baseline, code, file_suffix, path, candidate=None):
-        run, written = run_import(self, baseline, candidate or fixture("candidate.eval"), *IDS)
+        # A tau2 run records no timeout: the mapping gives it, so the header holds.
+        mapping = (("--mapping", fixture("tau2_mapping.json")) if candidate is not None
+                   and "tau2" in candidate else ())
+        run, written = run_import(self, baseline, candidate or fixture("candidate.eval"), *IDS,
+                                  *mapping)
         self.assertEqual(run.status, 2, run.stdout[:500])
         self.assertIsNone(written)
         self.assertNotIn("Traceback", run.stderr)
@@ -158,7 +162,8 @@ class HostileLogTests(unittest.TestCase):
         folder = TempDir(self)
         mapping = folder.write_json("mapping.json", {
             "schema_version": "proagents-bench-import-mapping-v1",
-            "cost": {"source": "agent_cost", "scale": 10 ** 9}})
+            "cost": {"source": "agent_cost", "scale": 10 ** 9},
+            "protocol": {"timeout_seconds": 300}})
         log = json.loads(read_bytes(fixture("tau2_baseline.json")).decode("utf-8"))
         log["simulations"][0]["agent_cost"] = 10 ** 12
         path = folder.write_bytes("tau2.json", json.dumps(log).encode("utf-8"))
@@ -194,7 +199,8 @@ class HostileLogTests(unittest.TestCase):
         folder = TempDir(self)
         mapping = folder.write_json("mapping.json", {
             "schema_version": "proagents-bench-import-mapping-v1",
-            "cost": {"source": "agent_cost", "scale": 1e300}})
+            "cost": {"source": "agent_cost", "scale": 1e300},
+            "protocol": {"timeout_seconds": 300}})
         log = json.loads(read_bytes(fixture("tau2_baseline.json")).decode("utf-8"))
         log["simulations"][0]["agent_cost"] = 1e300
         path = folder.write_bytes("tau2.json", json.dumps(log).encode("utf-8"))

@@ -8,7 +8,8 @@ import unittest
 import zipfile
 from unittest import mock
 
-from proagents_bench.tools.import_bench import read_templates, write_logs
+from proagents_bench.importers import zstd
+from proagents_bench.tools.import_bench import read_templates, write_logs, zstd_speeds
 from tests.importers.support import (eval_entries, fixture, load_json, read_bytes, records,
                                      run_import, write_eval)
 from tests.support import TempDir, run_cli
@@ -71,6 +72,15 @@ class ImportBenchTests(unittest.TestCase):
             second = write_logs(os.path.join(folder.path, "second"), 3, 2)
         for kind in ("baseline", "candidate"):
             self.assertEqual(read_bytes(first[kind]), read_bytes(second[kind]))
+
+    def test_a_zstd_template_log_reports_every_decoders_speed_beside_the_target(self):
+        lines = zstd_speeds(fixture("baseline-zstd.eval"), 1)
+        self.assertTrue(lines[0].startswith("zstd entries of the template log: 34, "))
+        names = [name for name, _decoder in zstd.DECODERS]
+        self.assertEqual([line.split()[0] for line in lines[1:]],
+                         [name.split()[0] for name in names])
+        self.assertIn("(target 7.8 MB/s: ", lines[-1])
+        self.assertEqual(zstd_speeds(fixture("baseline.eval"), 1), [])
 
     def test_a_template_log_that_is_no_log_is_a_usage_error(self):
         folder = TempDir(self)

@@ -81,7 +81,9 @@ class EndToEndTests(unittest.TestCase):
             "log_bytes": len(data), "log_format": "inspect-eval", "log_format_version": "2",
             "harness": "inspect_ai", "harness_version": "0.3.285", "harness_commit": None,
             "run_id": provenance["run_id"], "run_started": provenance["run_started"],
-            "mapping_sha256": hashlib.sha256(read_bytes(MAPPING)).hexdigest()})
+            "mapping_sha256": hashlib.sha256(read_bytes(MAPPING)).hexdigest(),
+            "run_status": "success", "missing_as": "error", "recorded_unknown": [],
+            "side_effect_rule": "a tool the mapping's side_effect_tools names"})
         self.assertTrue(provenance["run_id"])
         self.assertTrue(provenance["run_started"].startswith("20"))
 
@@ -131,7 +133,7 @@ class DeterminismTests(unittest.TestCase):
                          [("test-safety", 1), ("test-safety", 2)])
         self.assertEqual(written["systems"][1]["protocol"]["trial_count"], 2)
 
-    def test_a_log_still_running_is_read_from_its_journal(self):
+    def test_a_log_still_running_is_read_from_its_journal_and_is_an_unfinished_run(self):
         def without_header(name, value):
             if name == "header.json":
                 return []
@@ -140,7 +142,14 @@ class DeterminismTests(unittest.TestCase):
         _run, finished = run_import(self, fixture("baseline.eval"), fixture("candidate.eval"),
                                     *IDS)
         run, imported = run_import(self, running, fixture("candidate.eval"), *IDS)
+        self.assertEqual([error["code"] for error in run.document["errors"]],
+                         ["import.incomplete_run"])
+        self.assertIn('status is "started"', run.document["errors"][0]["message"])
+        run, imported = run_import(self, running, fixture("candidate.eval"), *IDS,
+                                   "--missing-as", "unknown")
         self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual(imported["systems"][0]["provenance"]["run_status"], "started")
+        self.assertEqual(imported["systems"][0]["provenance"]["recorded_unknown"], [])
         self.assertEqual(records(finished, "baseline"), records(imported, "baseline"))
         self.assertEqual(finished["systems"][0]["protocol"], imported["systems"][0]["protocol"])
 
@@ -228,9 +237,9 @@ class SampleTests(unittest.TestCase):
         self.assertEqual(record_of(dict(self.sample, working_time=0.0123))["latency_ms"], 12.3)
         self.assertEqual(record_of(dict(self.sample, working_time=None, total_time=2))[
             "latency_ms"], 2000)
-        with self.assertRaises(LogError) as caught:
-            record_of(dict(self.sample, working_time=None, total_time=None))
-        self.assertEqual(caught.exception.code, "import.missing_field")
+        # Neither recorded: unmeasured (null in results v3), never 0.
+        self.assertIsNone(record_of(dict(self.sample, working_time=None, total_time=None))[
+            "latency_ms"])
 
     def test_cost_from_tokens_or_cost_with_the_scale(self):
         self.assertEqual(record_of(self.sample)["cost_units"], 540)

@@ -1,6 +1,6 @@
 """The pure-Python Zstandard decoder: on every entry Inspect AI wrote zstd-compressed (each
 checked against the zip's CRC-32 and size), on frames built by hand for each block type, and
-on damaged data, which is always a ZstdError."""
+on damaged data, which is always a ZstdError; and every accelerator present, held to it."""
 
 import random
 import struct
@@ -45,7 +45,7 @@ class RealEntriesTests(unittest.TestCase):
         for info, raw in entries:
             with self.subTest(entry=info.filename):
                 self.assertEqual(info.compress_type, 93)
-                data = zstd.decompress(raw, 1 << 24)
+                data = zstd.decompress_pure(raw, 1 << 24)
                 self.assertEqual((len(data), zlib.crc32(data)), (info.file_size, info.CRC))
 
     def test_damaged_entries_are_zstd_errors_never_another_exception(self):
@@ -60,7 +60,7 @@ class RealEntriesTests(unittest.TestCase):
             if generator.random() < 0.3:
                 damaged = damaged[:generator.randrange(len(damaged))]
             try:
-                self.assertIsInstance(zstd.decompress(bytes(damaged), 1 << 24), bytes)
+                self.assertIsInstance(zstd.decompress_pure(bytes(damaged), 1 << 24), bytes)
             except zstd.ZstdError:
                 errors += 1
         self.assertGreater(errors, 10)
@@ -68,20 +68,20 @@ class RealEntriesTests(unittest.TestCase):
     def test_the_output_limit_holds(self):
         info, raw = max(raw_entries(), key=lambda item: item[0].file_size)
         with self.assertRaises(zstd.ZstdError):
-            zstd.decompress(raw, info.file_size - 1)
+            zstd.decompress_pure(raw, info.file_size - 1)
 
 
 class HandBuiltFrameTests(unittest.TestCase):
     def test_raw_and_rle_blocks(self):
-        self.assertEqual(zstd.decompress(frame((0, 5, b"hello")), 100), b"hello")
-        self.assertEqual(zstd.decompress(frame((1, 4, b"x")), 100), b"xxxx")
-        self.assertEqual(zstd.decompress(frame((0, 2, b"ab"), (1, 3, b"c")), 100), b"abccc")
-        self.assertEqual(zstd.decompress(frame((0, 1, b"a"), checksum=True), 100), b"a")
+        self.assertEqual(zstd.decompress_pure(frame((0, 5, b"hello")), 100), b"hello")
+        self.assertEqual(zstd.decompress_pure(frame((1, 4, b"x")), 100), b"xxxx")
+        self.assertEqual(zstd.decompress_pure(frame((0, 2, b"ab"), (1, 3, b"c")), 100), b"abccc")
+        self.assertEqual(zstd.decompress_pure(frame((0, 1, b"a"), checksum=True), 100), b"a")
 
     def test_frames_in_a_row_and_skippable_frames(self):
         skippable = struct.pack("<II", zstd.SKIPPABLE_MAGIC | 3, 2) + b"zz"
         data = frame((0, 2, b"ab")) + skippable + frame((1, 2, b"c"))
-        self.assertEqual(zstd.decompress(data, 100), b"abcc")
+        self.assertEqual(zstd.decompress_pure(data, 100), b"abcc")
 
     def test_malformed_frames_are_zstd_errors(self):
         good = frame((0, 5, b"hello"))
@@ -91,11 +91,11 @@ class HandBuiltFrameTests(unittest.TestCase):
                     frame((3, 1, b"x")), frame((0, 200000, b"x")), b"\x00" * 12):
             with self.subTest(bad=bad[:12]):
                 with self.assertRaises(zstd.ZstdError):
-                    zstd.decompress(bad, 1 << 20)
+                    zstd.decompress_pure(bad, 1 << 20)
 
     def test_the_limit_counts_every_block(self):
         with self.assertRaises(zstd.ZstdError):
-            zstd.decompress(frame((1, 100, b"x")), 99)
+            zstd.decompress_pure(frame((1, 100, b"x")), 99)
 
     def test_fse_tables_are_checked(self):
         with self.assertRaises(zstd.ZstdError):
@@ -109,3 +109,46 @@ class HandBuiltFrameTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DecoderTests(unittest.TestCase):
+    """Every decoder present (the standard library's compression.zstd on Python 3.14+, the
+    zstandard package where installed) gives the pure-Python decoder's bytes; the others are
+    skipped, and the pure one is always tested."""
+
+    def decoders(self):
+        found = dict(zstd.DECODERS)
+        self.assertIn("pure Python", found)
+        self.assertIs(zstd.DECODERS[-1][1], zstd.decompress_pure)
+        return found
+
+    def test_every_decoder_present_gives_the_same_bytes(self):
+        entries = raw_entries()
+        for name in ("compression.zstd", "zstandard", "pure Python"):
+            with self.subTest(decoder=name):
+                decoder = self.decoders().get(name)
+                if decoder is None:
+                    self.skipTest("%s is not importable here" % name)
+                for info, raw in entries:
+                    data = decoder(raw, 1 << 24)
+                    self.assertEqual(data, zstd.decompress_pure(raw, 1 << 24))
+                    self.assertEqual((len(data), zlib.crc32(data)), (info.file_size, info.CRC))
+                info, raw = max(entries, key=lambda item: item[0].file_size)
+                with self.assertRaises(zstd.ZstdError):
+                    decoder(raw, info.file_size - 1)
+                with self.assertRaises(zstd.ZstdError):
+                    decoder(b"", 100)
+                with self.assertRaises(zstd.ZstdError):
+                    decoder(b"\x00" * 16, 100)
+
+    def test_decompress_uses_the_first_decoder_present(self):
+        _info, raw = raw_entries()[3]
+        self.assertEqual(zstd.decompress(raw, 1 << 24), zstd.DECODERS[0][1](raw, 1 << 24))
+
+    def test_two_frames_and_a_skippable_frame_in_a_row(self):
+        first = frame((0, 5, b"hello"))
+        skippable = struct.pack("<II", zstd.SKIPPABLE_MAGIC, 3) + b"abc"
+        for name, decoder in self.decoders().items():
+            with self.subTest(decoder=name):
+                self.assertEqual(decoder(first + skippable + frame((1, 3, b"!")), 100),
+                                 b"hello!!!")
