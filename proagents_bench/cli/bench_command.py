@@ -100,6 +100,10 @@ def build_parser(program: str) -> Parser:
                           help="runs of each child; the median is reported (default 3)")
     planning.add_argument("--python", metavar="EXE", default=sys.executable,
                           help="interpreter for the children (default: this one)")
+    planning.add_argument("--simulate", type=int, default=0, metavar="N",
+                          help="also simulate N benchmarks of the gate at the synthetic "
+                               "package's recommended design and at its own, beside the "
+                               "plan's power (default 0: none)")
     return parser
 
 
@@ -111,9 +115,11 @@ def run(arguments: List[str], session: Session) -> Outcome:
     if options.kind == "false-pass":
         return _false_pass(options, session)
     if options.kind == "plan":
-        if options.tasks < 2 or not 2 <= options.trials <= 100 or options.repeat < 1:
+        if (options.tasks < 2 or not 2 <= options.trials <= 100 or options.repeat < 1
+                or options.simulate < 0):
             return contract_error_outcome([ContractError(
-                "cli.usage", "--tasks is at least 2, --trials 2..100, --repeat at least 1")])
+                "cli.usage", "--tasks is at least 2, --trials 2..100, --repeat at least 1, "
+                "--simulate at least 0")])
         succeeded = plan_check.plan_benchmark(options, session.say)
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "service":

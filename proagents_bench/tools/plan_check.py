@@ -27,7 +27,8 @@ from typing import Callable, List, Sequence, Tuple
 
 from ..evaluation.comparison import trial_level_statistics
 from ..evaluation.decision import interval_holds
-from ..planning import TRIAL_GATE, Planner
+from ..pipeline import InputFile, evaluate
+from ..planning import TRIAL_GATE, Planner, measure, settings_from_spec
 from ..stats.power import shifted_counts
 from .bench import describe_interpreter, median_run, run_child, write_package
 
@@ -77,7 +78,8 @@ def simulate_gate(planner: Planner, tasks: int, trials: int, effect: Fraction,
 def plan_benchmark(options, say: Callable[[str], None]) -> bool:
     """Time ``plan`` on the example and on a synthetic package of ``options.tasks`` tasks
     (``options.trials`` trials), ``options.repeat`` times each (the median is reported);
-    True when every child ran."""
+    with ``options.simulate`` benchmarks, also hold the synthetic package's plan to the
+    simulated gate (:func:`check_plan`). True when every child ran."""
     base = [options.python, "-B", "-m", "proagents_bench", "plan"]
     say("interpreter: %s (%s)" % (options.python, describe_interpreter(options.python)))
     with tempfile.TemporaryDirectory(prefix="proagents-bench-") as scratch:
@@ -98,16 +100,32 @@ def plan_benchmark(options, say: Callable[[str], None]) -> bool:
                 return False
             say("plan on %s: %.3f s (median of %d, interpreter start to exit)" % (
                 label, timed.seconds, max(options.repeat, 1)))
+        if options.simulate:
+            inputs = [InputFile(kind, paths[kind]) for kind in ("spec", "cases", "results")]
+            evaluation = evaluate(inputs)
+            measured = measure(evaluation)
+            planner = Planner(measured, settings_from_spec(
+                evaluation.spec, measured, Fraction(1, 10), max_tasks=10 * options.tasks))
+            # The recommended design at the effect, the package as it is at its smallest
+            # detectable effect and at no difference (the false-pass rate).
+            designs = []
+            chosen = planner.recommended()
+            if chosen is not None:
+                designs.append((chosen["tasks"], chosen["trials"], planner.settings.effect))
+            smallest = planner.smallest_effect(measured.tasks, measured.trials)
+            for effect in ([] if smallest is None else [Fraction(smallest)]) + [
+                    planner.settings.gate]:
+                designs.append((measured.tasks, measured.trials, effect))
+            check_plan(planner, designs, options.simulate, 1000, 2027, say)
     return True
 
 
-def check_plan(planner: Planner, designs: Sequence[Tuple[int, int]], replicates: int,
-               samples: int, seed: int, say: Callable[[str], None]) -> None:
-    """Say the planner's power beside the simulated gate's at each (tasks, trials) design."""
-    effect = planner.settings.effect
-    for tasks, trials in designs:
+def check_plan(planner: Planner, designs: Sequence[Tuple[int, int, Fraction]],
+               replicates: int, samples: int, seed: int, say: Callable[[str], None]) -> None:
+    """Say the planner's power beside the simulated gate's at each (tasks, trials, effect)."""
+    for tasks, trials, effect in designs:
         share, error = simulate_gate(planner, tasks, trials, effect, replicates, samples, seed)
-        say("%5d tasks x %3d trials: plan %.4f, simulated gate %.4f +- %.4f (%d benchmarks, "
-            "%d bootstrap samples)" % (tasks, trials, planner.power(tasks, trials), share,
-                                       error, replicates, samples))
-
+        say("%5d tasks x %3d trials, effect %.4f: plan %.4f, simulated gate %.4f +- %.4f (%d "
+            "benchmarks, %d bootstrap samples)" % (
+                tasks, trials, effect, planner.power(tasks, trials, effect), share, error,
+                replicates, samples))
