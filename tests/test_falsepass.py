@@ -3,6 +3,7 @@ brute force that shares none of its shortcuts: every (gains, losses) decided one
 the exact bootstrap tail, the exact sign test and the real standard-error code."""
 
 import itertools
+import os
 import unittest
 from fractions import Fraction as F
 from math import comb
@@ -11,7 +12,7 @@ from proagents_bench.stats.ideal_bootstrap import (bound_passes, lower_tail,
                                                    lower_tail_exact)
 from proagents_bench.stats.paired import sign_test_p, unit_standard_error
 from proagents_bench.tools import falsepass
-from tests.support import run_cli
+from tests.support import ROOT, run_cli
 
 TAIL = F(1, 40)
 
@@ -115,6 +116,15 @@ class GuaranteeTests(unittest.TestCase):
 
 
 class TableTests(unittest.TestCase):
+    def test_the_docs_tables_are_this_codes_output(self):
+        # The small rows are recomputed (the full tables take a minute: bench false-pass).
+        with open(os.path.join(ROOT, "docs", "statistics.md"), "rb") as handle:
+            docs = handle.read().decode("utf-8").splitlines()
+        for line in falsepass.task_table([10, 20], F(95, 100), 2, 2):
+            self.assertIn(line, docs)
+        for line in falsepass.family_table([3, 6], 5, F(95, 100), 2, 2):
+            self.assertIn(line, docs)
+
     def test_percent_rounds_half_to_even(self):
         self.assertEqual(falsepass.percent(F(1, 16)), "6.25%")
         self.assertEqual(falsepass.percent(F(1, 40)), "2.50%")
