@@ -19,22 +19,28 @@ from .parallel import FORK_LOG_BYTES
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
 
 
+def _package_options(parser: Parser, tasks: int, repeat: int) -> None:
+    """The options of a benchmark on a synthetic package, timed in child processes."""
+    parser.add_argument("--tasks", type=int, default=tasks,
+                        help="test tasks of the synthetic package (default %d)" % tasks)
+    parser.add_argument("--trials", type=int, default=5,
+                        help="trials per task and system, 2..100 (default 5)")
+    parser.add_argument("--repeat", type=int, default=repeat,
+                        help="runs of each child; the median is reported (default %d)" % repeat)
+    parser.add_argument("--python", metavar="EXE", default=sys.executable,
+                        help="interpreter for the children (default: this one)")
+
+
 def build_parser(program: str) -> Parser:
     parser = Parser(prog=program + " bench",
                     description="Benchmarks of proagents-bench, each process timed whole.")
     kinds = parser.add_subparsers(dest="kind", metavar="KIND")
     kinds.required = True
     gate = kinds.add_parser("gate", help="the gate against a bare json.load of the same files")
-    gate.add_argument("--tasks", type=int, default=10000, help="test tasks (default 10000)")
-    gate.add_argument("--trials", type=int, default=5,
-                      help="trials per task and system, 2..100 (default 5)")
+    _package_options(gate, tasks=10000, repeat=1)
     gate.add_argument("--samples", type=int, default=10000,
                       help="bootstrap samples, 100..100000 (default 10000)")
     gate.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
-    gate.add_argument("--repeat", type=int, default=1,
-                      help="runs of each child; the median is reported (default 1)")
-    gate.add_argument("--python", metavar="EXE", default=sys.executable,
-                      help="interpreter for the children (default: this one)")
     gate.add_argument("--keep", metavar="DIR",
                       help="write the package and the gate's document to DIR and keep them")
     gate.add_argument("--write", metavar="DIR",
@@ -92,14 +98,7 @@ def build_parser(program: str) -> Parser:
     planning = kinds.add_parser(
         "plan", help="time the plan command on the example and on a synthetic package, each "
                      "in a fresh child process")
-    planning.add_argument("--tasks", type=int, default=1000,
-                          help="test tasks of the synthetic package (default 1000)")
-    planning.add_argument("--trials", type=int, default=5,
-                          help="trials per task and system, 2..100 (default 5)")
-    planning.add_argument("--repeat", type=int, default=3,
-                          help="runs of each child; the median is reported (default 3)")
-    planning.add_argument("--python", metavar="EXE", default=sys.executable,
-                          help="interpreter for the children (default: this one)")
+    _package_options(planning, tasks=1000, repeat=3)
     planning.add_argument("--simulate", type=int, default=0, metavar="N",
                           help="also simulate N benchmarks of the gate at the synthetic "
                                "package's recommended design and at its own, beside the "

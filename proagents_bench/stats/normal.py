@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from math import floor, ldexp
 
+from .exact import marsaglia_series
+
 # ln 2 split in two (Cody and Waite 1980): the high part has few bits, so k * _LN2_HIGH is
 # exact.
 _LN2_HIGH = 0.693147180369123816490
@@ -49,17 +51,7 @@ def normal_cdf(x: float) -> float:
     if x > 38.0:
         return 1.0
     if -3.0 <= x <= 3.0:
-        square = x * x
-        term = total = x
-        odd = 1
-        while True:
-            odd += 2
-            term = term * square / odd
-            grown = total + term
-            if grown == total:
-                break
-            total = grown
-        return min(1.0, max(0.0, 0.5 + normal_density(x) * total))
+        return min(1.0, max(0.0, 0.5 + normal_density(x) * marsaglia_series(x)))
     t = abs(x)
     fraction = t
     for level in range(60, 0, -1):

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
-from typing import Callable, List, Sequence, Tuple
+from typing import Callable, Iterable, List, Sequence, Tuple
 
 from ..evaluation.decision import claims_improvement
 from ..stats.ideal_bootstrap import bound_passes
@@ -138,6 +138,19 @@ def _cells(rates: Sequence[Fraction], q: Fraction) -> List[str]:
     return [percent(average_rate(rates, q)), "%s (D = %d)" % (percent(worst), at)]
 
 
+def _table(header: Sequence[str], rows: Iterable[Tuple[str, List[str]]],
+           progress: Callable[[str], None]) -> List[str]:
+    """Markdown lines: the header, then one row per (label, cells), each told to
+    ``progress`` as soon as it is known (rows are computed as they are drawn)."""
+    lines = list(header)
+    for line in lines:
+        progress(line)
+    for label, cells in rows:
+        lines.append("| %s | %s |" % (label, " | ".join(cells)))
+        progress(lines[-1])
+    return lines
+
+
 def task_table(task_counts: Sequence[int], confidence: Fraction, alpha: Fraction,
                beta: Fraction, progress: Callable[[str], None] = lambda line: None
                ) -> List[str]:
@@ -145,18 +158,13 @@ def task_table(task_counts: Sequence[int], confidence: Fraction, alpha: Fraction
     and its worst rate given the number D of discordant tasks. ``progress`` hears each line
     as soon as it is known."""
     q = discordance(alpha, beta)
-    lines = ["| test tasks | v1 `inclusive`: average | given D, at worst | v3 `strict`, "
-             "bootstrap alone: average | given D, at worst | v3 `strict` (small-sample "
-             "rules): average | given D, at worst |", "|---:|---:|---:|---:|---:|---:|---:|"]
-    for line in lines:
-        progress(line)
-    for tasks in task_counts:
-        cells = []
-        for name in RULES:
-            cells += _cells(conditional_rates(Rule(name, "task", confidence), tasks), q)
-        lines.append("| %d | %s |" % (tasks, " | ".join(cells)))
-        progress(lines[-1])
-    return lines
+    header = ["| test tasks | v1 `inclusive`: average | given D, at worst | v3 `strict`, "
+              "bootstrap alone: average | given D, at worst | v3 `strict` (small-sample "
+              "rules): average | given D, at worst |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = (("%d" % tasks, [cell for name in RULES for cell in _cells(
+        conditional_rates(Rule(name, "task", confidence), tasks), q)])
+        for tasks in task_counts)
+    return _table(header, rows, progress)
 
 
 def family_table(family_counts: Sequence[int], family_size: int, confidence: Fraction,
@@ -166,17 +174,12 @@ def family_table(family_counts: Sequence[int], family_size: int, confidence: Fra
     v1 and v3 resampling tasks, v3 resampling families; rates given the number D of
     discordant families."""
     q = discordance(alpha, beta)
-    lines = ["| families (tasks) | v1 `inclusive`, task unit: average | given D, at worst | "
-             "v3 `strict`, task unit: average | given D, at worst | v3 `strict`, family "
-             "unit: average | given D, at worst |", "|---:|---:|---:|---:|---:|---:|---:|"]
-    for line in lines:
-        progress(line)
-    for families in family_counts:
-        cells = []
-        for name, unit in (("v1", "task"), ("v3", "task"), ("v3", "family")):
-            size = family_size if unit == "task" else 1
-            rates = conditional_rates(Rule(name, unit, confidence), families, size)
-            cells += _cells(rates, q)
-        lines.append("| %d (%d) | %s |" % (families, families * family_size, " | ".join(cells)))
-        progress(lines[-1])
-    return lines
+    header = ["| families (tasks) | v1 `inclusive`, task unit: average | given D, at worst | "
+              "v3 `strict`, task unit: average | given D, at worst | v3 `strict`, family "
+              "unit: average | given D, at worst |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    chosen = (("v1", "task"), ("v3", "task"), ("v3", "family"))
+    rows = (("%d (%d)" % (families, families * family_size), [
+        cell for name, unit in chosen for cell in _cells(conditional_rates(
+            Rule(name, unit, confidence), families, family_size if unit == "task" else 1), q)])
+        for families in family_counts)
+    return _table(header, rows, progress)
