@@ -58,7 +58,7 @@ class Measured:
     """What the package says: per-task passing trials of both systems, K, the components."""
 
     def __init__(self, baseline: Sequence[int], candidate: Sequence[int], trials: int,
-                 costs: Tuple[float, float]) -> None:
+                 costs: Tuple[Optional[float], Optional[float]]) -> None:
         tasks = len(baseline)
         if tasks < 2:
             raise PlanError("the package has %d test task; a plan needs at least 2 to measure "
@@ -243,10 +243,10 @@ class Planner:
         self.measured = measured
         self.settings = settings
         self.model = Model(measured, settings.like)
-        per_trial = measured.costs[0] + measured.costs[1]
-        # No cost recorded (every cost_units 0): count trials instead.
-        self.counted_in_trials = per_trial <= 0
-        self.per_trial = 2.0 if self.counted_in_trials else per_trial
+        # No cost recorded (every cost_units 0), or left unmeasured (null in results v3):
+        # count trials instead.
+        self.counted_in_trials = None in measured.costs or sum(measured.costs) <= 0
+        self.per_trial = 2.0 if self.counted_in_trials else sum(measured.costs)
 
     def cost(self, tasks: int, trials: int) -> float:
         return tasks * (float(self.settings.cost_per_task) + trials * self.per_trial)
@@ -431,7 +431,8 @@ def plan(measured: Measured, settings: Settings) -> dict:
 def measure(evaluation) -> Measured:
     """The :class:`Measured` of an evaluated package (a
     :class:`~proagents_bench.pipeline.Evaluation`): per-task passing trials of both systems,
-    the trial count, each system's mean cost per trial."""
+    the trial count, each system's mean cost per trial (None where a results v3 package left
+    a cost unmeasured)."""
     document = evaluation.lazy_document
     if not document["comparable"]:
         raise PlanError("the systems ran under different protocols (%s): nothing can be "

@@ -11,7 +11,8 @@ from proagents_bench import planning
 from proagents_bench.stats.exact import normal_quantile
 from proagents_bench.tools.plan_check import simulate_gate
 from proagents_bench.tools.synthetic import make_package
-from tests.support import evaluate_arguments, evaluate_package, outcome_package, run_cli, run_package
+from tests.support import (TempDir, evaluate_arguments, evaluate_package, outcome_package,
+                           run_cli, run_package)
 
 
 def planner_for(test, package, effect=F(1, 10), **options):
@@ -180,6 +181,22 @@ class CommandTests(unittest.TestCase):
         wider = json.loads(run_cli(["plan", "--max-tasks", "1000"]).stdout)
         self.assertGreater(wider["recommended"]["tasks"], 5)
 
+    def test_an_unmeasured_cost_counts_trials(self):
+        from tests.test_package_evidence import results_v3, system
+
+        def change(results):
+            system(results, "candidate")["records"][3]["cost_units"] = None
+        run = run_package(self, results=results_v3(change), arguments=())
+        self.assertEqual(run.status, 1)
+        paths = TempDir(self).package(None, None, results_v3(change))
+        run = run_cli(["plan", "--summary"] + paths)
+        self.assertEqual(run.status, 0, run.stderr)
+        measured = run.document["measured"]
+        self.assertIsNone(measured["cost_per_trial"]["candidate"])
+        self.assertTrue(measured["cost_counted_in_trials"])
+        self.assertEqual(run.document["now"]["cost"], 5 * 3 * 2)
+        self.assertIn("unmeasured (no cost known: cost counts trials)", run.stderr)
+
     def test_bad_settings_and_packages_are_contract_errors(self):
         for arguments, code in ((["--effect", "0"], "cli.plan"),
                                 (["--power", "1"], "cli.plan"),
@@ -191,7 +208,6 @@ class CommandTests(unittest.TestCase):
         spec, cases, results = outcome_package([1], [2])
         run = run_package(self, spec, cases, results, arguments=())
         self.assertEqual(run.status, 1)  # the gate decides it; the planner refuses it
-        from tests.support import TempDir
         paths = TempDir(self).package(spec, cases, results)
         run = run_cli(["plan"] + paths)
         self.assertEqual(run.status, 2)

@@ -117,6 +117,10 @@ def _design(label: str, design: Optional[dict]) -> str:
         "" if design.get("within_budget", True) else "  over the budget"))
 
 
+def _cost(value: Optional[float]) -> str:
+    return "unmeasured" if value is None else show_number(value)
+
+
 def summary(answer: dict) -> List[str]:
     """A few lines for a person: the settings, what was measured, now and recommended."""
     settings, measured, now = answer["settings"], answer["measured"], answer["now"]
@@ -137,8 +141,8 @@ def summary(answer: dict) -> List[str]:
             show_number(rates["candidate"]), show_number(within["baseline"]),
             show_number(within["candidate"]),
             show_number(measured["between_task_variance"]["difference"]),
-            show_number(costs["baseline"]), show_number(costs["candidate"]),
-            " (no cost recorded: cost counts trials)" if measured["cost_counted_in_trials"]
+            _cost(costs["baseline"]), _cost(costs["candidate"]),
+            " (no cost known: cost counts trials)" if measured["cost_counted_in_trials"]
             else ""),
         _design("now:", dict(now, within_budget=True)),
         "%-12s smallest effect detected %s (Miller %s); false passes %s" % (
