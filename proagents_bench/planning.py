@@ -37,6 +37,7 @@ from .contract.gates import GATE_BY_KEY
 from .contract.inputs import small_sample_rules
 from .contract.vocabulary import INCLUSIVE, STRICT
 from .evaluation.decision import claims_improvement
+from .pipeline import Evaluation
 from .stats.exact import normal_quantile, to_float
 from .stats.power import (Differences, Rule, TaskPrior, difference_distribution, gate_power,
                           miller_power, miller_tasks, shifted_moments)
@@ -428,7 +429,7 @@ def plan(measured: Measured, settings: Settings) -> dict:
     }
 
 
-def measure(evaluation) -> Measured:
+def measure(evaluation: Evaluation) -> Measured:
     """The :class:`Measured` of an evaluated package (a
     :class:`~proagents_bench.pipeline.Evaluation`): per-task passing trials of both systems,
     the trial count, each system's mean cost per trial (None where a results v3 package left

@@ -7,6 +7,7 @@ on stdout."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from fractions import Fraction
 from typing import List
@@ -148,7 +149,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
 
 
-def _false_pass(options, session: Session) -> Outcome:
+def _false_pass(options: argparse.Namespace, session: Session) -> Outcome:
     try:
         tasks = [int(item) for item in options.tasks.split(",")]
         families = [int(item) for item in options.families.split(",")]

@@ -18,14 +18,14 @@ reasons.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Sequence
 
 from ..contract.gates import AT_LEAST, CRITICAL_GATE, Gate, deciding_gates
 from ..contract.vocabulary import (BLOCK, BLOCKING, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW,
                                    REVIEWING, STRICT)
 from ..stats.paired import MCNEMAR, NORMAL_LIMIT, RANDOMIZATION
 from ..text import show_number
-from .comparison import MIN_TAIL_RESAMPLES, minimum_samples
+from .comparison import MIN_TAIL_RESAMPLES, Comparison, Evidence, minimum_samples
 from .grading import CHECK_BITS
 from .metrics import MEASURED_FIELD, SystemMetrics
 
@@ -191,7 +191,7 @@ def _unjudged(gate, candidate: SystemMetrics, threshold: object) -> Finding:
             candidate.grades.system["system_id"], gate.metric))
 
 
-def decide(gates: dict, candidate: SystemMetrics, comparison, version: str,
+def decide(gates: dict, candidate: SystemMetrics, comparison: Comparison, version: str,
            evidence: Sequence[Finding] = ()) -> Decision:
     """Decide on ``candidate`` and the paired ``comparison``
     (:class:`~.comparison.Comparison`) under the gates of spec ``version``; ``evidence`` are
@@ -270,7 +270,7 @@ def claims_improvement(threshold: object, strictly: bool) -> bool:
     return Fraction(threshold) > 0 or (strictly and Fraction(threshold) == 0)
 
 
-def interval_holds(gate: Gate, threshold: object, evidence, strict: bool,
+def interval_holds(gate: Gate, threshold: object, evidence: Evidence, strict: bool,
                    small_sample: bool) -> bool:
     """Whether an interval gate holds on ``evidence`` (:class:`~.comparison.Evidence`), as
     :func:`decide` judges it: the low end against the gate by the lower-bound rule, then,
@@ -288,7 +288,7 @@ def _bound_held(bound: str, observed: object, threshold: object, strictly: bool)
 
 
 def _without_evidence(gate: Gate, threshold: object, observed: Fraction, strictly: bool,
-                      evidence) -> List[Finding]:
+                      evidence: Evidence) -> List[Finding]:
     """The small-sample rules (spec v3 on) for an interval gate whose low end held: it still
     fails (1) when the resampling unit's standard error is not estimable (one unit, every
     unit's difference the same, every family's mean the same, or too few families), since

@@ -33,15 +33,16 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Sequence, Tuple
 
-from ..contract.gates import CRITICAL_GATE
+from ..contract.gates import CRITICAL_GATE, Gate
 from ..contract.vocabulary import BLOCKING, NOT_RUN_FINDINGS
 from .view import (HARD_GATES, clean, failed_gates, note_facts, notes,
                    show, show_gate, shorten, task_rows)
 from .view import latencies as latencies_of
 
 
-def whole_candidate_gates(gate_rows) -> tuple:
+def whole_candidate_gates(gate_rows: Sequence[Gate]) -> Tuple[str, ...]:
     """The gates judged on the candidate as a whole (of the spec's version), one test case
     each in the ``gates`` suite."""
     return tuple(gate.key for gate in gate_rows if gate is not CRITICAL_GATE)

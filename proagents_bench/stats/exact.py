@@ -110,7 +110,7 @@ def _context():
                    traps=[InvalidOperation, DivisionByZero, Overflow])
 
 
-def marsaglia_series(x):
+def marsaglia_series(x: Union[Decimal, float]) -> Union[Decimal, float]:
     """sum_{j>=0} x**(2j+1) / (1*3*5*...*(2j+1)), summed until a term no longer changes the
     total: Phi(x) = 1/2 + phi(x) times it (Marsaglia 2004). For a Decimal (in the caller's
     context) or a float: the same operations in either."""

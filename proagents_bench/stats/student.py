@@ -30,6 +30,7 @@ from __future__ import annotations
 from decimal import Decimal, localcontext
 from fractions import Fraction
 from functools import lru_cache
+from typing import Tuple
 from math import factorial
 
 from .exact import Exact, _PI, _context, _normal_quantile_decimal, to_float
@@ -74,7 +75,7 @@ def _density_constant(df: int) -> Decimal:
     return ratio / (Decimal(df) * _PI).sqrt()
 
 
-def _cdf_and_density(t: Decimal, df: int, constant: Decimal):
+def _cdf_and_density(t: Decimal, df: int, constant: Decimal) -> Tuple[Decimal, Decimal]:
     """(F(t), f(t)) for t >= 0 (module docstring)."""
     nu = Decimal(df)
     spread = nu + t * t

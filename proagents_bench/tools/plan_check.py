@@ -16,6 +16,7 @@ shipped example and on a synthetic package of ``--tasks`` tasks.
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import tempfile
@@ -75,7 +76,7 @@ def simulate_gate(planner: Planner, tasks: int, trials: int, effect: Fraction,
     return share, sqrt(max(share * (1 - share), 1.0 / replicates) / replicates)
 
 
-def plan_benchmark(options, say: Callable[[str], None]) -> bool:
+def plan_benchmark(options: argparse.Namespace, say: Callable[[str], None]) -> bool:
     """Time ``plan`` on the example and on a synthetic package of ``options.tasks`` tasks
     (``options.trials`` trials), ``options.repeat`` times each (the median is reported);
     with ``options.simulate`` benchmarks, also hold the synthetic package's plan to the
