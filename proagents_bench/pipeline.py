@@ -3,7 +3,8 @@
 :func:`evaluate` returns an :class:`Evaluation` (the decision and its document), or raises
 :class:`~proagents_bench.errors.ContractErrors` with every contract error it found, each
 placed at its file, line and column. It never prints and never exits: the command line does;
-it may pass a ``progress`` callback, which is told the name of each stage as it starts.
+it may pass a ``progress`` callback, which is told the name of each stage as it starts and
+how much that stage works on (``progress("grading", 1000000, "trials")``).
 
 Every stage is linear in the records (one pass for coverage and canonical order, one grading
 pass, no sort of the records but a partial one for the p95 latency) and the bootstrap is
@@ -20,6 +21,7 @@ million records within a few times the time and well within twice the memory of 
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Dict, List, Optional, Sequence
 
 from .contract.gates import deciding_gates
@@ -44,7 +46,9 @@ MAX_REPORTED_ERRORS = 100
 
 KINDS = ("spec", "cases", "results")
 
-Progress = Callable[[str], None]
+# progress(stage, count, unit): a stage starts, with how much it works on (``count`` of
+# ``unit``: bytes, records, trials, samples), or None.
+Progress = Callable[..., None]
 
 
 class InputFile:
@@ -58,6 +62,15 @@ class InputFile:
         self.path = path
         self.shown = shown if shown is not None else path
         self.data = data
+
+    def size(self) -> Optional[int]:
+        """The file's size in bytes (None when it cannot be measured)."""
+        if self.data is not None:
+            return len(self.data)
+        try:
+            return os.path.getsize(self.path)
+        except (OSError, TypeError, ValueError):
+            return None
 
     def load(self) -> load.Document:
         if self.data is not None:
@@ -172,20 +185,21 @@ def evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str] = None,
              progress: Optional[Progress] = None,
              fingerprinter: Callable = fingerprint_here) -> Evaluation:
     """Evaluate the three :class:`InputFile` objects ``inputs`` (spec, cases, results);
-    ``progress(stage)``, when given, is called with each stage's name as it starts;
+    ``progress(stage, count, unit)``, when given, is called as each stage starts;
     ``fingerprinter`` starts the evidence fingerprint (see :func:`fingerprint_here`)."""
     with CollectorPaused():
         return _evaluate(inputs, candidate_id, progress or _quiet, fingerprinter)
 
 
-def _quiet(stage: str) -> None:
+def _quiet(stage: str, count: Optional[int] = None, unit: str = "") -> None:
     pass
 
 
 def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress: Progress,
               fingerprinter: Callable) -> Evaluation:
-    progress("loading and validating")
-    documents, load_errors = _load(inputs)
+    documents, load_errors = _load(inputs, progress)
+    if "results" in documents:
+        progress("validating", _record_count(documents["results"].value), "records")
     presumed = None
     fingerprint = None
     if not load_errors:
@@ -225,14 +239,17 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
             **shared)
         return Evaluation(decision, document, spec)
 
-    progress("grading")
+    progress("grading", len(systems.baseline_records) + len(systems.candidate_records),
+             "trials")
     tasks = [case for case in cases["cases"] if case["split"] == "test"]
     gates = spec["gates"]
     baseline = SystemMetrics(grade_system(systems.baseline, tasks, systems.baseline_records),
                              gates)
     candidate = SystemMetrics(grade_system(systems.candidate, tasks,
                                            systems.candidate_records), gates)
-    comparison = compare(spec, baseline, candidate, progress)
+    samples = spec["bootstrap"]["samples"]
+    comparison = compare(spec, baseline, candidate,
+                         lambda stage: progress(stage, samples, "samples"))
     progress("deciding")
     decision = decide(gates, candidate, comparison, spec["schema_version"],
                       package_findings(cases, systems.baseline, systems.candidate))
@@ -243,16 +260,26 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
     return Evaluation(decision, document, spec, comparison.interval.distribution())
 
 
-def _load(inputs: Sequence[InputFile]):
+def _load(inputs: Sequence[InputFile], progress: Progress):
     """Load every file; return the loaded documents and the load errors of the others."""
     documents: Dict[str, load.Document] = {}
     errors = []
     for item in inputs:
+        progress("loading " + item.kind, item.size(), "bytes")
         try:
             documents[item.kind] = item.load()
         except ContractErrors as failure:
             errors.extend((item.kind, error) for error in failure.errors)
     return documents, errors
+
+
+def _record_count(results: object) -> int:
+    """The records of a results file not yet validated (those it plainly has)."""
+    systems = results.get("systems") if isinstance(results, dict) else None
+    if not isinstance(systems, list):
+        return 0
+    return sum(len(system["records"]) for system in systems
+               if isinstance(system, dict) and isinstance(system.get("records"), list))
 
 
 def _validate(documents: Dict[str, load.Document], errors: List[tuple]) -> Dict[str, dict]:

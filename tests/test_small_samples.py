@@ -17,7 +17,7 @@ from proagents_bench.evaluation.decision import claims_improvement
 from proagents_bench.stats.paired import MIN_FAMILIES, randomization_p
 from proagents_bench.stats.student import two_sided_t
 from tests.test_schema import check
-from proagents_bench.reports import html, junit, markdown
+from proagents_bench.reports import html, junit, markdown, terminal
 from tests.support import (evaluate_arguments, example_package, example_path, outcome_package,
                            run_package)
 
@@ -274,6 +274,8 @@ class GateRowTests(unittest.TestCase):
             self.assertEqual('name="min_trial_delta_ci_low"' in junit_xml, shown)
             self.assertEqual("Trial-level interval low" in html.render(evaluation).decode(
                 "utf-8"), shown)
+            self.assertEqual("Trial-level interval low" in terminal.render(evaluation).decode(
+                "ascii"), shown)
 
     def test_the_schema_knows_each_versions_gates(self):
         spec = outcome_package([0, 1], [1, 1], version=4)[0]

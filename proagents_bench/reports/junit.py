@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Sequence, Tuple
+from typing import TYPE_CHECKING, Sequence, Tuple
 
 from ..contract.gates import CRITICAL_GATE, Gate
 from ..contract.vocabulary import BLOCKING, NOT_RUN_FINDINGS
@@ -41,11 +41,16 @@ from .view import (HARD_GATES, clean, failed_gates, note_facts, notes,
                    show, show_gate, shorten, task_rows)
 from .view import latencies as latencies_of
 
+if TYPE_CHECKING:  # for annotations only
+    from .nodecision import NoDecision
+
 
 def whole_candidate_gates(gate_rows: Sequence[Gate]) -> Tuple[str, ...]:
     """The gates judged on the candidate as a whole (of the spec's version), one test case
     each in the ``gates`` suite."""
     return tuple(gate.key for gate in gate_rows if gate is not CRITICAL_GATE)
+
+
 MAX_NOTE_NAME = 200
 
 
@@ -198,6 +203,29 @@ def _note_cases(decision):
                           skipped=finding.reason if finding.code in NOT_RUN_FINDINGS
                           else None))
     return cases
+
+
+def render_no_decision(outcome: "NoDecision") -> bytes:
+    """The report of a run that ended without a decision
+    (:class:`~proagents_bench.reports.nodecision.NoDecision`): one test case in error, its
+    message the outcome and the first error, its text every error listed."""
+    first = outcome.errors[0].stderr_line() if outcome.errors else outcome.detail
+    message = "%s; %s" % (outcome.headline, first) if first else outcome.headline
+    details = [outcome.headline] + ([outcome.detail] if outcome.detail else []) + [
+        error.stderr_line() for error in outcome.shown_errors()]
+    if outcome.left_out:
+        details.append("%d more errors not shown" % outcome.left_out)
+    case = _element("testcase", (("classname", "proagents-bench"), ("name", outcome.action),
+                                 ("time", "0.000")), [
+        _element("error", (("message", message), ("type", outcome.action)),
+                 text="\n".join(details))])
+    suite = _element("testsuite", (("name", "proagents-bench"), ("tests", "1"),
+                                   ("failures", "0"), ("errors", "1"), ("skipped", "0"),
+                                   ("time", "0.000")), [case])
+    root = _element("testsuites", (("name", "proagents-bench: %s" % outcome.action),
+                                   ("tests", "1"), ("failures", "0"), ("errors", "1"),
+                                   ("time", "0.000")), [suite])
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n' + root + "\n").encode("utf-8")
 
 
 def render(evaluation) -> bytes:
