@@ -7,6 +7,8 @@ derived from the gate rows).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterator
+
 from ..jsonio.load import MAX_SAFE_INTEGER
 from .gates import gates_object
 from .shapes import (Array, Boolean, Field, Integer, Nullable, Number, Object, Rule, String,
@@ -15,6 +17,10 @@ from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOG
                          LOWER_BOUND_RULES, MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3,
                          ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS,
                          SPLITS, STATUSES)
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import ContractError
+    from ..jsonio import JSONObject
 
 PROTOCOL = Object("protocol", [
     Field("protocol_version", String(), "version of the run protocol"),
@@ -98,12 +104,12 @@ SPEC_V3_SHAPE = SPEC_VERSION_TABLE[SPEC_V3].shape
 SPEC_V4_SHAPE = SPEC_VERSION_TABLE[SPEC_V4].shape
 
 
-def small_sample_rules(spec: dict) -> bool:
+def small_sample_rules(spec: JSONObject) -> bool:
     """Whether ``spec``'s version follows the small-sample rules (v3 on)."""
     return SPEC_VERSION_TABLE[spec["schema_version"]].small_sample_rules
 
 
-def _private_exactly_when_test(case: dict):
+def _private_exactly_when_test(case: JSONObject) -> Iterator[ContractError]:
     if case["is_private"] != (case["split"] == "test"):
         yield PRIVATE_FLAG.error("is_private must be %s for a %s case" % (
             "true" if case["split"] == "test" else "false", case["split"]), ("is_private",))

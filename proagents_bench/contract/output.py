@@ -12,25 +12,29 @@ emits no key this module does not declare. Numbers in the output are JSON number
 
 from __future__ import annotations
 
-from .shapes import AnyOf, Array, Boolean, Field, Integer, Mapping, Nullable, Number, Object, String
+from typing import Union
+
+from .shapes import (AnyOf, Array, Boolean, Field, Integer, Mapping, Nullable, Number, Object,
+                     Shape, String)
 from ..stats.paired import EXACT_TEST_METHODS
 from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CHECKS, CONTRACT_ERROR, SEVERITIES,
                          SHA256_HEX, STATUSES)
 
 
-def _rate():
+def _rate() -> Number:
     return Number(minimum=0, maximum=1, floats=True)
 
 
-def _measure(minimum=None, maximum=None):
+def _measure(minimum: Union[int, str, None] = None,
+             maximum: Union[int, str, None] = None) -> Number:
     return Number(minimum, maximum, floats=True)
 
 
-def _pair(items):
+def _pair(items: Shape) -> Array:
     return Array(items, min_items=2, max_items=2, summary="[low, high]")
 
 
-def _count():
+def _count() -> Integer:
     return Integer(minimum=0)
 
 

@@ -7,14 +7,18 @@ with the JSON path of the offending element (the loader later places it at a lin
 
 from __future__ import annotations
 
-from typing import List
+from typing import TYPE_CHECKING, List, Mapping
 
 from ..errors import ContractError
 from ..text import quote
 from .mapping import DOCUMENT_KINDS
 
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+    from .shapes import Shape
 
-def file_errors(kind: str, value: dict) -> List[ContractError]:
+
+def file_errors(kind: str, value: JSONObject) -> List[ContractError]:
     """The contract errors of ``value``, a loaded file of ``kind``."""
     shapes = DOCUMENT_KINDS[kind]
     version = value.get("schema_version")
@@ -23,7 +27,8 @@ def file_errors(kind: str, value: dict) -> List[ContractError]:
     return [_version_error(kind, shapes, value, version)]
 
 
-def _version_error(kind: str, shapes: dict, value: dict, version: object) -> ContractError:
+def _version_error(kind: str, shapes: Mapping[str, Shape], value: JSONObject,
+                   version: object) -> ContractError:
     accepted = " or ".join(sorted(shapes))
     if "schema_version" not in value:
         return ContractError("version.unsupported",
