@@ -18,9 +18,9 @@ from ..errors import ContractError
 from ..service.phases import PhaseError, parse_share
 from ..tools import attack_bench, bench, falsepass, import_bench, plan_check, service_bench
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Parser, UsageError
 from .parallel import FORK_LOG_BYTES
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
+from .usage import Parser, UsageError
 
 
 def _package_options(parser: Parser, tasks: int, repeat: int) -> None:

@@ -13,7 +13,7 @@ import os
 import sys
 import shutil
 from types import ModuleType
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from .. import pipeline
 from ..contract import publish
@@ -32,7 +32,7 @@ from .status import (EXIT_BLOCK, EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_INCOMP
                      EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_PASS, EXIT_REVIEW,
                      EXIT_TERMINATED)
 from .streams import Interrupted, colour_wanted
-from .usage import Parser, UsageError, choice_list  # noqa: F401 - the other commands' too
+from .usage import Parser, UsageError, choice_list
 
 # The shipped example package, evaluated when no file is given; shown relative to the
 # project (``examples/benchmark_spec.json``) so the document is the same on every machine.
@@ -207,7 +207,7 @@ def _gate(arguments: List[str], session: Session, targets: "_Targets") -> Outcom
     status, lines = decision_status(evaluation.action, options.fail_on,
                                     options.distinct_exit_codes)
     output = targets.output
-    chunks = None
+    chunks: List[bytes] = []
     if output or not targets.text:
         if progress is not None:
             progress("rendering the decision document")
@@ -233,7 +233,7 @@ def _gate(arguments: List[str], session: Session, targets: "_Targets") -> Outcom
                        "done: %s, exit %d" % (evaluation.action, status)))
 
 
-def decision_status(action: str, fail_on: List[str], distinct: bool) -> tuple:
+def decision_status(action: str, fail_on: List[str], distinct: bool) -> Tuple[int, List[str]]:
     """(exit status, stderr lines) of a decision: 0 for PASS and for a decision ``fail_on``
     does not name (one line says so), else 1 (or the decision's own status when
     ``distinct``)."""
@@ -292,7 +292,7 @@ class _Targets:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.reports: List[tuple] = []
+        self.reports: List[reports.Chosen] = []
         self.output: Optional[str] = None
         self.text = False  # stdout carries the text mode, not JSON
         self.summary = False  # --summary: say the outcome on stderr too
@@ -303,12 +303,15 @@ class _Targets:
         if options is None:
             return []
         output = options.output if options.output not in (None, STDIN_PATH) else None
-        chosen = reports.requested(options) + ([(OUTPUT_OPTION, output)] if output else [])
+        chosen: List[Tuple[Union[reports.Report, _OutputOption], str]] = []
+        chosen += reports.requested(options)
+        chosen += [(OUTPUT_OPTION, output)] if output else []
         inputs = default_inputs(options.spec, options.cases, options.results,
                                 stdin=lambda: b"")  # standard input is not a path
         problems, usable = reports.checked_paths(chosen, [item for item in inputs
                                                           if item.path])
-        self.reports = [(report, path) for report, path in usable if report is not OUTPUT_OPTION]
+        self.reports = [(report, path) for report, path in usable
+                        if isinstance(report, reports.Report)]  # all but OUTPUT_OPTION
         self.output = next((path for report, path in usable if report is OUTPUT_OPTION), None)
         self.text = options.format == "text" or (
             options.format in (None, "auto") and self.session.stdout.isatty())
@@ -339,7 +342,9 @@ class _Targets:
         written = False
         if self.output is not None:
             try:
-                write_files_atomically([(self.output, outcome.output)],
+                document = outcome.output
+                write_files_atomically([(self.output, document if isinstance(document, bytes)
+                                         else b"".join(document))],
                                        self.session.guard.deferred)
                 written = True
             except AtomicWriteError as problem:
@@ -373,7 +378,8 @@ class _Targets:
                 pass
 
 
-def missing_examples(inputs, options) -> List[ContractError]:
+def missing_examples(inputs: Sequence[pipeline.InputFile],
+                     options: argparse.Namespace) -> List[ContractError]:
     """An installed package has no examples/ (only a checkout has): say so, not just "no such
     file", for every input left to its default whose example is missing."""
     errors = []

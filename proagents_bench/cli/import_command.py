@@ -23,15 +23,16 @@ from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs
 from ..importers.settings import default_settings, load_settings
 from ..importers.source import LogSource
+from ..jsonio import JSONObject
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.dump import document_bytes
 from ..jsonio.load import MAX_FILE_BYTES
 from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Parser, UsageError
 from .parallel import forking_background
 from .status import EXIT_PASS
+from .usage import Parser, UsageError
 
 IMPORTED = "IMPORTED"
 
@@ -190,7 +191,7 @@ def _inside(path: str, folder: str) -> bool:
         return False
 
 
-def _load_cases(path: str) -> dict:
+def _load_cases(path: str) -> JSONObject:
     document = pipeline.InputFile("cases", path).load()
     errors = file_errors("cases", document.value)
     if errors:
@@ -198,7 +199,7 @@ def _load_cases(path: str) -> dict:
     return document.value
 
 
-def _summary(imported: Imported, options: argparse.Namespace) -> dict:
+def _summary(imported: Imported, options: argparse.Namespace) -> JSONObject:
     systems = [system for system in imported.systems if system.is_system]
     return {
         "action": IMPORTED,

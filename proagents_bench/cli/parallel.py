@@ -21,11 +21,24 @@ import os
 import pickle
 import signal
 import threading
-from typing import Callable, List, Optional
+from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..pipeline import PendingFingerprint, fingerprint_here
+
+if TYPE_CHECKING:  # for annotations only
+    from decimal import Decimal
+
+    from ..importers.package import ImportedSystem
+    from ..jsonio import JSONObject
+    from ..pipeline import Fingerprinter
+
+    # What a fingerprint is made of: spec, cases, results, the candidate's id, the Decimals.
+    FingerprintArguments = Tuple[JSONObject, JSONObject, JSONObject, str,
+                                 Optional[List[Decimal]]]
+    # Reads a log: what the import's background runs.
+    Read = Callable[[], ImportedSystem]
 
 # Inputs smaller than this (the three files' bytes together) are fingerprinted in process.
 FORK_INPUT_BYTES = 8 << 20
@@ -34,7 +47,7 @@ FORK_INPUT_BYTES = 8 << 20
 _FINGERPRINT_CHARS = 71
 
 
-def forking_fingerprinter(input_bytes: int) -> Callable:
+def forking_fingerprinter(input_bytes: int) -> Fingerprinter:
     """A ``fingerprinter`` for :func:`proagents_bench.pipeline.evaluate`: forked when the
     inputs are large enough and the platform allows, else the pipeline's own."""
     if (input_bytes < FORK_INPUT_BYTES or not hasattr(os, "fork")
@@ -86,7 +99,8 @@ class _Child:
         """What the child wrote (read until it ends, or until more than ``limit`` bytes came),
         when it ended with status 0; else None."""
         pid, self.pid = self.pid, 0
-        chunks: Optional[List[bytes]] = []
+        chunks: List[bytes] = []
+        failed = False
         received = 0
         try:
             while limit is None or received <= limit:
@@ -96,14 +110,14 @@ class _Child:
                 chunks.append(chunk)
                 received += len(chunk)
         except OSError:
-            chunks = None
+            failed = True
         finally:
             os.close(self.read_end)
             try:
                 _pid, status = os.waitpid(pid, 0)
             except OSError:
                 status = -1
-        return b"".join(chunks) if chunks is not None and status == 0 else None
+        return b"".join(chunks) if not failed and status == 0 else None
 
     def end(self) -> None:
         """End the child unread (a run that gave up on its work)."""
@@ -119,11 +133,13 @@ class _Child:
             except OSError:
                 pass
 
-    def __del__(self):  # the last resort, for a run stopped in between (a signal)
+    def __del__(self) -> None:  # the last resort, for a run stopped in between (a signal)
         self.end()
 
 
-def _start_in_child(*arguments) -> PendingFingerprint:
+def _start_in_child(spec: JSONObject, cases: JSONObject, results: JSONObject,
+                    candidate_id: str, decimals: Optional[List[Decimal]]) -> PendingFingerprint:
+    arguments: FingerprintArguments = (spec, cases, results, candidate_id, decimals)
     child = _forked(lambda: fingerprint_here(*arguments)().encode("ascii"))
     if child is None:
         return fingerprint_here(*arguments)
@@ -134,7 +150,7 @@ class _Result(PendingFingerprint):
     """The parent's side: the fingerprint, once the child has written it (or computed here
     if the child failed); the child is ended at once when the run abandons it."""
 
-    def __init__(self, child: _Child, arguments: tuple) -> None:
+    def __init__(self, child: _Child, arguments: FingerprintArguments) -> None:
         self.child = child
         self.arguments = arguments
         self.value: Optional[str] = None
@@ -159,7 +175,8 @@ class _Result(PendingFingerprint):
 FORK_LOG_BYTES = 16 << 20
 
 
-def forking_background(log_bytes: int, threshold: int = FORK_LOG_BYTES) -> Callable:
+def forking_background(log_bytes: int,
+                       threshold: int = FORK_LOG_BYTES) -> Callable[[Read], Read]:
     """A ``background`` for :func:`proagents_bench.importers.package.import_logs`: the
     candidate's log read in a forked process while this one reads the baseline's (the
     import is bound by decoding JSON, one core per log), when the logs are large enough and
@@ -172,8 +189,9 @@ def forking_background(log_bytes: int, threshold: int = FORK_LOG_BYTES) -> Calla
     return _read_in_child
 
 
-def _read_in_child(read: Callable) -> Callable:
+def _read_in_child(read: Read) -> Read:
     def produce() -> bytes:
+        outcome: Tuple[object, ...]
         try:
             outcome = ("read", read())
         except ContractErrors as failure:
@@ -190,11 +208,11 @@ class _Reading:
     """The parent's side: the child's outcome (the log read, or its contract errors); read
     here instead if the child failed. Either way the same result."""
 
-    def __init__(self, child: _Child, read: Callable) -> None:
+    def __init__(self, child: _Child, read: Read) -> None:
         self.child = child
         self.read = read
 
-    def __call__(self):
+    def __call__(self) -> ImportedSystem:
         received = self.child.collect()
         try:
             # The bytes come from this program's own child, never from outside.
@@ -206,4 +224,5 @@ class _Reading:
             return self.read()
         if outcome[0] == "errors":
             raise ContractErrors(outcome[1], outcome[2])
-        return outcome[1]
+        read: ImportedSystem = outcome[1]  # what the child's read() returned
+        return read

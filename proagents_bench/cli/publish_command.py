@@ -14,8 +14,9 @@ from ..contract import publish
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import PROJECT_ROOT, Parser, UsageError
+from .gate_command import PROJECT_ROOT
 from .status import EXIT_PASS, exit_status_table
+from .usage import Parser, UsageError
 
 CONTRACT_DOC = os.path.join(PROJECT_ROOT, "docs", "contract.md")
 EXIT_TABLE_BEGIN = ("<!-- BEGIN generated exit statuses: python -B run_benchmark.py publish "

@@ -373,13 +373,12 @@ def zstd_speeds(path: str, repeat: int) -> List[str]:
     lines = ["zstd entries of the template log: %d, %.2f MB decoded (each decoder's best of "
              "%d passes, in this process)" % (len(entries), output / 1e6, max(repeat, 1))]
     for name, decoder in zstd.DECODERS:
-        best = None
+        best = float("inf")  # the fastest of at least one run
         for _ in range(max(repeat, 1)):
             started = time.perf_counter()
             for size, raw in entries:
                 decoder(raw, size)
-            elapsed = time.perf_counter() - started
-            best = elapsed if best is None else min(best, elapsed)
+            best = min(best, time.perf_counter() - started)
         speed = output / 1e6 / max(best, 1e-9)
         lines.append("  %-16s %7.2f MB/s%s" % (name, speed, (
             "   (target %.1f MB/s: %s)" % (ZSTD_PURE_TARGET_MB_PER_S, "reached" if
