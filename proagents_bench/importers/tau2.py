@@ -151,7 +151,7 @@ def _side_effect_rule(run: LogRun, domain: str, tool_names: List[str],
             "import.side_effect_tools", "the tau2-bench domain %s is not one whose write "
             "tools this importer ships (%s, from tau2-bench commit %s): name its write tools "
             "in the mapping's side_effect_tools, or every side effect would go unrecorded" % (
-                quote(domain), ", ".join(sorted(DOMAIN_TOOLS)), TAU2_COMMIT[:7]), path))
+                quote(domain), ", ".join(sorted(DOMAIN_TOOLS)), TAU2_COMMIT[:7]), path, None))
         return
     run.write_tools = frozenset(known.get(WRITE_TOOL, ()))
     run.side_effect_rule = ("a write tool of tau2-bench's %s domain (@is_tool(ToolType.WRITE) "
@@ -164,7 +164,7 @@ def _side_effect_rule(run: LogRun, domain: str, tool_names: List[str],
             "domain's tools of tau2-bench commit %s do not include (a newer tau2-bench?): name "
             "the domain's write tools in the mapping's side_effect_tools" % (
                 domain, "s" if len(unknown) > 1 else "", ", ".join(map(quote, unknown)),
-                TAU2_COMMIT[:7]), ("info", "environment_info", "tool_defs")))
+                TAU2_COMMIT[:7]), ("info", "environment_info", "tool_defs"), None))
 
 
 class SimulationReader:
@@ -342,7 +342,8 @@ def read_folder(source: LogSource, settings: Settings) -> Tuple[LogRun, Trials]:
         raise ContractErrors([source.placed(failure)])
     run.protocol_where = {key: (FOLDER_RESULTS, path)
                           for key, (_entry, path) in run.protocol_where.items()}
-    run.problems = [problem + (FOLDER_RESULTS,) for problem in run.problems]
+    run.problems = [(code, message, path, FOLDER_RESULTS)
+                    for code, message, path, _entry in run.problems]
     _check_index(source, meta, names)
     reader = SimulationReader(settings, run, tasks, tool_names)
     return run, _folder_trials(source, names, reader)
