@@ -124,7 +124,7 @@ def _critical_findings(gates: JSONObject, candidate: SystemMetrics) -> List[Find
     for position, task in enumerate(candidate.tasks):
         if task.case["critical"] and task.trial_success_rate < Fraction(threshold):
             findings.append(Finding(
-                CRITICAL_GATE.key, CRITICAL_GATE.severity, CRITICAL_GATE.metric,
+                CRITICAL_GATE.key, severity_of(CRITICAL_GATE), CRITICAL_GATE.metric,
                 task.trial_success_rate, threshold, [task.case["id"]],
                 "critical task %s failed: %s; trial success rate %s (%d of %d trials) is "
                 "below the critical gate %s" % (
@@ -184,6 +184,12 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
+def severity_of(gate: Gate) -> str:
+    """A deciding gate's severity: deciding_gates() leaves out the task gate, the one gate
+    without one (a test holds every deciding gate to having one)."""
+    return cast(str, gate.severity)
+
+
 def _unjudged(gate: Gate, candidate: SystemMetrics, threshold: Exact) -> Finding:
     """A latency or cost gate whose metric is unmeasured (results v3): not judged, REVIEW."""
     missing = candidate.unmeasured(gate.metric)
@@ -237,7 +243,7 @@ def decide(gates: JSONObject, candidate: SystemMetrics, comparison: Comparison, 
             continue
         finder, _, check = gate.cases.partition(":")
         findings.append(Finding(
-            gate.key, gate.severity, gate.metric, observed, threshold,
+            gate.key, severity_of(gate), gate.metric, observed, threshold,
             FINDERS[finder](candidate, threshold, check),
             "%s gate %s failed: %s %s is %s %s" % (
                 "hard" if gate.hard else "soft", gate.key, gate.subject, show_number(observed),
@@ -304,12 +310,13 @@ def _without_evidence(gate: Gate, threshold: Exact, observed: Fraction, strictly
     gate's false-pass rate by (1 - confidence) / 2 given the units' differences up to sign
     (so given the number of discordant units), for every number of units, whenever each
     unit's difference is as likely to favour either system (the docs' false-pass table)."""
-    words = LEVEL_WORDS[gate.interval]
+    level = cast(str, gate.interval)  # an interval gate's: "task" or "trial"
+    words = LEVEL_WORDS[level]
     met = "%s %s %s %s" % (gate.subject, show_number(observed),
                            "is above" if strictly else "meets", show_number(threshold))
     if evidence.not_estimable is not None:
         return [Finding(
-            gate.key, gate.severity, gate.metric, observed, threshold, [],
+            gate.key, severity_of(gate), gate.metric, observed, threshold, [],
             "%s gate %s failed: %s, but the standard error of the %s difference is not "
             "estimable (%s), so the interval is no evidence" % (
                 "hard" if gate.hard else "soft", gate.key, met, words,
@@ -319,7 +326,7 @@ def _without_evidence(gate: Gate, threshold: Exact, observed: Fraction, strictly
     if claims_improvement(threshold, strictly) and not test["rejects"]:
         nonzero = test["gains"] + test["losses"]
         return [Finding(
-            gate.key, gate.severity, EXACT_TEST_METRIC % gate.interval, test["p_one_sided"],
+            gate.key, severity_of(gate), EXACT_TEST_METRIC % level, test["p_one_sided"],
             test["level"], [],
             "%s gate %s failed: %s, but %s on the %d %s whose %s difference is not 0 (%d "
             "better, %d worse) gives p = %s, above %s: too little to show the candidate is "
