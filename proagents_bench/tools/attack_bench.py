@@ -37,7 +37,7 @@ import tempfile
 import threading
 import time
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..jsonio import JSONObject
 from ..service import client, database, parts, teams
@@ -315,6 +315,16 @@ def _share(answers: Dict[str, str], expected: Dict[str, str], ids: List[str]) ->
     return sum(answers[case_id] == expected[case_id] for case_id in ids) / len(ids)
 
 
+def _score_cells(scores: Sequence[Optional[float]]) -> List[str]:
+    """A board's mean score of the attacks and its distance from 0.5 (with their Monte Carlo
+    errors), or "not released" when a team's score is not shown."""
+    released = [score for score in scores if score is not None]
+    if len(released) < len(scores):
+        return ["not released", "-"]
+    mean, error = _mean_and_error([float(score) for score in released])
+    return ["%.3f" % mean, "%+.3f%s" % (mean - 0.5, error)]
+
+
 def _report(by_server: Dict[bool, List[Attack]], boards: Dict[bool, JSONObject],
             expected: Dict[str, str], public_ids: List[str], private_ids: List[str],
             submissions: int, repetitions: int, split: bool, threshold: str,
@@ -341,22 +351,11 @@ def _report(by_server: Dict[bool, List[Attack]], boards: Dict[bool, JSONObject],
                         for entry in board["entries"] if entry["team"] in {
                             attack.team for attack in attacks} and entry["rounding_step"]})
         cells = [label + (" (step %s)" % ", ".join(steps) if steps else "")]
-        released = [value for value in shown if value is not None]
-        if len(released) == len(shown):
-            mean, error = _mean_and_error([float(value) for value in released])
-            cells += ["%.3f" % mean, "%+.3f%s" % (mean - 0.5, error)]
-        else:
-            cells += ["not released", "-"]
+        cells += _score_cells(shown)
         mean, error = _mean_and_error(hidden)
         cells.append("%.3f%s" % (mean, error))
         if split:
-            values = [final.get(attack.team) for attack in attacks]
-            scored = [value for value in values if value is not None]
-            if len(scored) == len(values):
-                mean, error = _mean_and_error([float(value) for value in scored])
-                cells += ["%.3f" % mean, "%+.3f%s" % (mean - 0.5, error)]
-            else:
-                cells += ["not released", "-"]
+            cells += _score_cells([final.get(attack.team) for attack in attacks])
         else:
             cells += ["no phase", "-"]
         cells.append("%.1f of %d" % (sum(attack.kept for attack in attacks) / len(attacks),
