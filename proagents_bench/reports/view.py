@@ -15,7 +15,7 @@ decimal (7/10 is below 0.7 as a double).
 from __future__ import annotations
 
 import re
-from typing import (TYPE_CHECKING, Dict, Iterable, List, Match, Optional, Sequence, Set, Tuple,
+from typing import (TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Set, Tuple,
                     TypeVar, Union)
 
 from ..contract.gates import CRITICAL_GATE, GATES, Gate
@@ -108,7 +108,7 @@ def clean(text: object, keep_newlines: bool = False) -> str:
     if text.isprintable():
         return text
 
-    def replace(match: Match[str]) -> str:
+    def replace(match: re.Match[str]) -> str:
         char = match.group()
         if char == "\n" and keep_newlines:
             return char

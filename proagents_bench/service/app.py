@@ -19,7 +19,7 @@ import json
 import re
 import sqlite3
 import time
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Match, Optional, Tuple, cast
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Tuple, cast
 
 from ..errors import ContractErrors
 from ..jsonio.dump import document_bytes
@@ -297,7 +297,7 @@ class ServiceApp:
     def one_submission(self, request: Request) -> Response:
         team = self.authenticate(request)
         # route() sends only the paths that match here.
-        number = int(cast("Match[str]", _SUBMISSION_PATH.match(request.path)).group(1))
+        number = int(cast("re.Match[str]", _SUBMISSION_PATH.match(request.path)).group(1))
         with database.connection(self.database_path) as opened:
             row = opened.execute("SELECT team_id, answer FROM submissions WHERE id = ?",
                                  (number,)).fetchone()
