@@ -26,17 +26,19 @@ from __future__ import annotations
 
 import hashlib
 from decimal import Decimal
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
 
 from ..contract.inputs import CASES_V1_SHAPE, CASES_V2_SHAPE, PROTOCOL, RESULTS_V3_SHAPE
 from ..contract.vocabulary import (CASES_V1, CASES_V2, INSPECT_EVAL, INSPECT_JSON, MISSING_AS,
                                    RESULTS_V3, ROLES, SPLITS, TAU2_HARNESS, TAU2_JSON)
-from ..errors import ContractError, ContractErrors, format_path
+from ..contract.shapes import type_name
+from ..errors import ContractError, ContractErrors, Path, format_path
+from ..jsonio import JSONObject
 from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import inspect_log, tau2
 from .settings import Settings
-from .source import LogSource, detect_format, type_name
+from .source import LogSource, detect_format
 from .trial import LogRun, Trial, Trials
 
 # The most errors reported in one run (as the gate's MAX_REPORTED_ERRORS), and the most
@@ -55,16 +57,17 @@ class ImportedSystem:
         self.role = role
         self.source = source
         self.run = run
-        self.records: List[dict] = []
-        self.cases: Dict[str, Optional[dict]] = {}
+        self.records: List[JSONObject] = []
+        self.cases: Dict[str, Optional[JSONObject]] = {}
         self.not_test = 0
         self.system_id: Optional[str] = None
-        self.protocol: dict = {}
+        self.protocol: JSONObject = {}
         self.errors: List[ContractError] = []
         self.omitted = 0
-        self.recorded_unknown: List[dict] = []
+        self.recorded_unknown: List[JSONObject] = []
         self.missing_as = MISSING_AS[0]
-        self.seen: set = set()  # the (case, trial) pairs of the log, while it is read
+        # the (case, trial) pairs of the log, while it is read
+        self.seen: Set[Tuple[str, int]] = set()
 
     @property
     def is_system(self) -> bool:
@@ -75,7 +78,7 @@ class Imported:
     """The outcome: the results package, the cases file (None unless asked for) and the
     systems (for the command's summary), then the logs of train and development cases."""
 
-    def __init__(self, results: dict, cases: Optional[dict],
+    def __init__(self, results: JSONObject, cases: Optional[JSONObject],
                  systems: List[ImportedSystem]) -> None:
         self.results = results
         self.cases = cases
@@ -131,7 +134,8 @@ def run_here(read: Callable[[], ImportedSystem]) -> Callable[[], ImportedSystem]
     return read
 
 
-def import_logs(logs: List[LogSource], settings: Settings, cases_file: Optional[dict] = None,
+def import_logs(logs: List[LogSource], settings: Settings,
+                cases_file: Optional[JSONObject] = None,
                 build_cases: bool = False,
                 system_ids: Tuple[Optional[str], Optional[str]] = (None, None),
                 background: Background = run_here, missing_as: str = MISSING_AS[0],
@@ -241,7 +245,7 @@ def read_log(system: ImportedSystem, trials: Trials, settings: Settings,
     return system
 
 
-def _case_index(cases_file: dict) -> Dict[str, str]:
+def _case_index(cases_file: JSONObject) -> Dict[str, str]:
     return {case["id"]: case["split"] for case in cases_file["cases"]}
 
 
@@ -252,7 +256,8 @@ def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
     lacks, trials beyond the trial count)."""
     source = system.source
     errors: List[ContractError] = []
-    seen: Dict[tuple, tuple] = {}  # (case, trial) -> where it was read: entry, path
+    # (case, trial) -> where it was read: entry, path
+    seen: Dict[Tuple[str, int], Tuple[Optional[str], Path]] = {}
     trial_count = system.protocol.get("trial_count")
     for trial in trials:
         if isinstance(trial, ContractError):
@@ -292,7 +297,8 @@ def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
                 continue
         else:
             try:
-                split = _split(case_id, system.cases[case_id], settings, source)
+                fields = cast("JSONObject", system.cases[case_id])  # its first sample's
+                split = _split(case_id, fields, settings, source)
             except ContractErrors as failure:
                 errors.extend(failure.errors)
                 continue
@@ -327,7 +333,6 @@ def _completeness(system: ImportedSystem, settings: Settings,
         missing = [(case_id, number) for case_id in run.expected_ids
                    for number in range(1, trials + 1) if (case_id, number) not in seen]
     elif run.expected_count is not None:
-        missing = None
         if len(seen) >= run.expected_count and run.finished:
             return []
         short = max(run.expected_count - len(seen), 0)
@@ -384,7 +389,7 @@ def _record_unknown(system: ImportedSystem, case_id: str, trial_id: int, setting
     system.recorded_unknown.append({"case_id": case_id, "trial_id": trial_id})
 
 
-def _unreadable_by_the_gate(record: dict) -> Optional[Tuple[str, str]]:
+def _unreadable_by_the_gate(record: JSONObject) -> Optional[Tuple[str, str]]:
     """(code, message) when the record holds what the gate's reader refuses though the log's
     JSON reader took it: a trial id beyond 2**53 - 1 (I-JSON), or a string with a lone
     surrogate (``"\\ud800"``, no Unicode character); None for a record the gate reads."""
@@ -412,7 +417,7 @@ def _lone_surrogate(text: str) -> bool:
         return True
 
 
-def _surrogate_errors(value: object, path: tuple = ()) -> List[ContractError]:
+def _surrogate_errors(value: object, path: Path = ()) -> List[ContractError]:
     """A lone surrogate in any string (or key) of ``value`` (the small parts of the output:
     ids, provenance, built cases), at its path in the output."""
     if isinstance(value, str):
@@ -431,11 +436,11 @@ def _surrogate_errors(value: object, path: tuple = ()) -> List[ContractError]:
     return found
 
 
-def _shown_path(path: tuple) -> str:
+def _shown_path(path: Path) -> str:
     return (" " + format_path(path)) if path else ""
 
 
-def _split(case_id: str, case: dict, settings: Settings, source: LogSource) -> str:
+def _split(case_id: str, case: JSONObject, settings: Settings, source: LogSource) -> str:
     override = settings.case_override(case_id).get("split")
     if override is not None:
         return str(override)
@@ -449,7 +454,7 @@ def _split(case_id: str, case: dict, settings: Settings, source: LogSource) -> s
                 quote(settings.metadata_key("split")), ", ".join(SPLITS),
                 quote(split) if isinstance(split, str) else type_name(split)),
             tuple(path) + ("metadata", settings.metadata_key("split")), entry)])
-    return split
+    return str(split)  # one of SPLITS
 
 
 def _coverage_errors(systems: List[ImportedSystem],
@@ -493,7 +498,10 @@ def _mapping_errors(systems: List[ImportedSystem], settings: Settings) -> List[C
     value = settings.value
     if not value:
         return []
-    case_ids, metadata, tools, store = set(), set(), set(), set()
+    case_ids: Set[str] = set()
+    metadata: Set[str] = set()
+    tools: Set[str] = set()
+    store: Set[str] = set()
     for system in systems:
         case_ids.update(system.cases)
         case_ids.update(system.run.expected_ids or ())
@@ -527,7 +535,7 @@ def _mapping_errors(systems: List[ImportedSystem], settings: Settings) -> List[C
             for error in settings.placed(errors)]
 
 
-def _protocol(system: ImportedSystem, settings: Settings) -> dict:
+def _protocol(system: ImportedSystem, settings: Settings) -> JSONObject:
     """The system's protocol: what the log records, then the mapping, then the defaults."""
     given = settings.protocol
     errors = []
@@ -598,7 +606,7 @@ def _system_id_errors(systems: List[ImportedSystem]) -> List[ContractError]:
 
 
 def _results(systems: List[ImportedSystem], settings: Settings,
-             cases_file: Optional[dict]) -> dict:
+             cases_file: Optional[JSONObject]) -> JSONObject:
     baseline = systems[0]
     ids = {}
     for key in ("benchmark_id", "benchmark_version", "dataset_version"):
@@ -640,11 +648,11 @@ def _results(systems: List[ImportedSystem], settings: Settings,
     return results
 
 
-def _system_index(path: tuple) -> int:
+def _system_index(path: Path) -> int:
     return path[1] if len(path) > 1 and path[0] == "systems" and path[1] in (0, 1) else 0
 
 
-def _provenance(system: ImportedSystem, settings: Settings) -> dict:
+def _provenance(system: ImportedSystem, settings: Settings) -> JSONObject:
     run = system.run
     return {
         "log_file": system.source.file_name,
@@ -667,13 +675,14 @@ def _provenance(system: ImportedSystem, settings: Settings) -> dict:
 
 # -- the cases file -------------------------------------------------------------------------
 
-def _cases(systems: List[ImportedSystem], settings: Settings, results: dict) -> dict:
+def _cases(systems: List[ImportedSystem], settings: Settings,
+           results: JSONObject) -> JSONObject:
     """A cases file from the baseline log's samples (the first epoch of each) and from the
     samples of the logs of train and development cases, the mapping's case overrides winning
     over the sample metadata. When a split has no case (most logs hold test samples only), it
     is a cases v2 file that declares the split absent; else a v1 file."""
     baseline = systems[0]
-    tools_by_case: Dict[str, set] = {}
+    tools_by_case: Dict[str, Set[str]] = {}
     for system in systems[:2]:
         for record in system.records:
             tools_by_case.setdefault(record["case_id"], set()).update(record["tools_used"])
@@ -724,8 +733,8 @@ def _cases(systems: List[ImportedSystem], settings: Settings, results: dict) -> 
     return document
 
 
-def _case(case_id: str, fields: dict, settings: Settings, source: LogSource,
-          tools_used: List[str], log_split: Optional[str] = None) -> dict:
+def _case(case_id: str, fields: JSONObject, settings: Settings, source: LogSource,
+          tools_used: List[str], log_split: Optional[str] = None) -> JSONObject:
     """One built case; ``log_split``: the split of the log the sample is in (a log of train
     or development cases), which its metadata and the mapping may only repeat."""
     override = settings.case_override(case_id)

@@ -9,14 +9,14 @@ once the log's harness is known (:meth:`Settings.check_harness`).
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
 from ..contract.validate import file_errors
 from ..contract.vocabulary import (AGENT_COST, DB_CHECK, INSPECT_COSTS, INSPECT_FINAL_STATES,
                                    INSPECT_HARNESS, SCORE_ANSWER, STORE, TAU2_COSTS,
                                    TAU2_FINAL_STATES, TAU2_HARNESS, TOTAL_TOKENS)
 from ..errors import ContractError, ContractErrors
-from ..jsonio import load
+from ..jsonio import JSON, JSONObject, load
 from ..text import quote
 
 # Each harness: its final-state sources and cost sources, the first of each the default.
@@ -33,35 +33,35 @@ class Settings:
     file as loaded; empty for the defaults), its SHA-256 (None without a file) and its name
     for messages."""
 
-    def __init__(self, value: dict, sha256: Optional[str] = None,
+    def __init__(self, value: JSONObject, sha256: Optional[str] = None,
                  shown: Optional[str] = None, document: Optional[load.Document] = None) -> None:
         self.value = value
         self.sha256 = sha256
         self.shown = shown
         self._document = document
 
-    def get(self, key: str, default: object = None) -> object:
+    def get(self, key: str, default: JSON = None) -> JSON:
         return self.value.get(key, default)
 
     @property
-    def protocol(self) -> dict:
+    def protocol(self) -> JSONObject:
         return dict(self.value.get("protocol", {}))
 
     @property
-    def side_effect_tools(self) -> Optional[frozenset]:
+    def side_effect_tools(self) -> Optional[FrozenSet[str]]:
         tools = self.value.get("side_effect_tools")
         return None if tools is None else frozenset(tools)
 
     @property
-    def side_effect_store_keys(self) -> frozenset:
+    def side_effect_store_keys(self) -> FrozenSet[str]:
         return frozenset(self.value.get("side_effect_store_keys", ()))
 
-    def final_state(self, harness: str) -> tuple:
+    def final_state(self, harness: str) -> Tuple[str, Optional[str]]:
         """(source, key or None) for ``harness``."""
         chosen = self.value.get("final_state", {})
         return chosen.get("source", DEFAULT_FINAL_STATE[harness]), chosen.get("key")
 
-    def cost(self, harness: str) -> tuple:
+    def cost(self, harness: str) -> Tuple[str, Union[int, float]]:
         """(source, scale) for ``harness``; the scale an int or a float."""
         chosen = self.value.get("cost", {})
         scale = chosen.get("scale", 1)
@@ -69,7 +69,8 @@ class Settings:
             scale, int) else float(scale)
 
     def metadata_key(self, field: str) -> str:
-        return self.value.get("metadata_keys", {}).get(field, field)
+        key: str = self.value.get("metadata_keys", {}).get(field, field)
+        return key
 
     def case_override(self, case_id: str) -> Dict[str, object]:
         return dict(self.value.get("cases", {}).get(case_id, {}))

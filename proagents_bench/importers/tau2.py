@@ -34,14 +34,16 @@ import stat
 from typing import BinaryIO, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from ..contract.vocabulary import DB_CHECK, TAU2_DIR, TAU2_HARNESS, TAU2_JSON
-from ..errors import ContractErrors
+from ..contract.shapes import type_name
+from ..errors import ContractErrors, Path
+from ..jsonio import JSONObject
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
 from ..jsonio.load import MAX_FILE_BYTES, MAX_SAFE_INTEGER
 from .source import (MAX_LOG_NUMBER, READ_CHUNK_BYTES, LogError, LogSource, array_trials,
-                     decode_json, items, log_number, optional, require, type_name)
+                     decode_json, items, log_number, optional, require)
 from .tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
 from .trial import LogRun, Trial, Trials
 
@@ -66,7 +68,7 @@ FOLDER_SIMULATIONS = "simulations"
 SIMULATION_SUFFIX = ".json"
 
 
-def read_results(source: LogSource, log: dict,
+def read_results(source: LogSource, log: JSONObject,
                  settings: Settings) -> Tuple[LogRun, Trials]:
     """A ``results.json``, decoded whole: its run, and its trials."""
     try:
@@ -78,8 +80,8 @@ def read_results(source: LogSource, log: dict,
     return run, array_trials(simulations, "simulations", "simulation", source, reader.trial)
 
 
-def _header(log: dict, settings: Settings,
-            log_format: str = TAU2_JSON) -> Tuple[LogRun, Dict[str, dict], List[str]]:
+def _header(log: JSONObject, settings: Settings,
+            log_format: str = TAU2_JSON) -> Tuple[LogRun, Dict[str, JSONObject], List[str]]:
     version = log.get("format_version")
     if version not in SUPPORTED_FORMAT_VERSIONS:
         raise LogError("import.format_version", "tau2-bench results format_version %s is not "
@@ -117,7 +119,7 @@ def _header(log: dict, settings: Settings,
         "toolset_id": "%s-tools" % domain,
         "reset_policy": "fresh-environment-per-simulation",
     }
-    tasks: Dict[str, dict] = {}
+    tasks: Dict[str, JSONObject] = {}
     for index, task in enumerate(items(optional(log, "tasks", list, ()))):
         if isinstance(task, dict) and isinstance(task.get("id"), (str, int)) and not (
                 isinstance(task.get("id"), bool)):
@@ -170,7 +172,7 @@ def _side_effect_rule(run: LogRun, domain: str, tool_names: List[str],
 class SimulationReader:
     """Turns one simulation into a :class:`Trial`, as the mapping says."""
 
-    def __init__(self, settings: Settings, run: LogRun, tasks: Dict[str, dict],
+    def __init__(self, settings: Settings, run: LogRun, tasks: Dict[str, JSONObject],
                  tool_names: List[str]) -> None:
         self.final_source, _key = settings.final_state(TAU2_HARNESS)
         self.cost_source, self.cost_scale = settings.cost(TAU2_HARNESS)
@@ -181,7 +183,7 @@ class SimulationReader:
         self.run = run
         self.domain = run.defaults["environment_id"]
 
-    def trial(self, simulation: dict, path: tuple, entry: Optional[str] = None) -> Trial:
+    def trial(self, simulation: JSONObject, path: Path, entry: Optional[str] = None) -> Trial:
         task_id = simulation.get("task_id")
         if isinstance(task_id, bool) or not isinstance(task_id, (str, int)) or (
                 isinstance(task_id, str) and not task_id.strip()):
@@ -199,7 +201,7 @@ class SimulationReader:
         if self.check_types:
             self._check_tool_types(simulation, path)
         status = _status(simulation.get("termination_reason"))
-        record = {
+        record: JSONObject = {
             "case_id": str(task_id),
             "trial_id": trial + 1,
             "status": status,
@@ -213,7 +215,7 @@ class SimulationReader:
             self.run.side_effect_rules.setdefault(name, self.run.side_effect_rule)
         return Trial(record, self._case(str(task_id)), entry, path)
 
-    def _check_tool_types(self, simulation: dict, path: tuple) -> None:
+    def _check_tool_types(self, simulation: JSONObject, path: Path) -> None:
         """The log's own action checks (tau2-bench writes a ``tool_type`` since it has one)
         must not mark ``write`` a tool the shipped list does not: a newer tau2 then knows a
         write tool this importer would not record."""
@@ -233,7 +235,7 @@ class SimulationReader:
                                path + ("reward_info", "action_checks", index, "tool_type"))
 
     @staticmethod
-    def _calls(simulation: dict, path: tuple) -> List[str]:
+    def _calls(simulation: JSONObject, path: Path) -> List[str]:
         calls = []
         for index, message in enumerate(items(simulation.get("messages"))):
             if not isinstance(message, dict) or message.get("role") != "assistant":
@@ -247,7 +249,7 @@ class SimulationReader:
                 calls.append(name)
         return calls
 
-    def _final_state(self, simulation: dict, path: tuple) -> Optional[str]:
+    def _final_state(self, simulation: JSONObject, path: Path) -> Optional[str]:
         reward = simulation.get("reward_info")
         if not isinstance(reward, dict):
             return None  # not evaluated (an infrastructure error, say): no final state
@@ -267,7 +269,7 @@ class SimulationReader:
         return FULL_REWARD if value >= 1 else PARTIAL_REWARD if value > 0 else NO_REWARD
 
     @staticmethod
-    def _latency(simulation: dict, path: tuple) -> object:
+    def _latency(simulation: JSONObject, path: Path) -> object:
         if simulation.get("duration") is None:
             return None  # not measured: null, never 0
         seconds = require(simulation, "duration", (int, float), path, "latency_ms is made from")
@@ -276,7 +278,7 @@ class SimulationReader:
                            "from 0 to %d" % MAX_LOG_NUMBER, path + ("duration",))
         return milliseconds(seconds)
 
-    def _cost(self, simulation: dict, path: tuple) -> object:
+    def _cost(self, simulation: JSONObject, path: Path) -> object:
         if simulation.get("agent_cost") is None:
             # tau2-bench makes agent_cost optional: its voice runs leave it null, and its
             # placeholder for a run its infrastructure lost (``make_infra_failure_sim``) has
@@ -289,7 +291,7 @@ class SimulationReader:
                            % MAX_LOG_NUMBER, path + ("agent_cost",))
         return scaled(cost, self.cost_scale, path + ("agent_cost",))
 
-    def _case(self, case_id: str) -> dict:
+    def _case(self, case_id: str) -> JSONObject:
         task = self.tasks.get(case_id, {})
         criteria = task.get("evaluation_criteria")
         expected_actions = set()
@@ -405,7 +407,7 @@ def _open_file(source: LogSource, entry: str) -> BinaryIO:
         raise  # not reached: fail raises
 
 
-def _read_file(source: LogSource, entry: str) -> dict:
+def _read_file(source: LogSource, entry: str) -> JSONObject:
     """One file of the folder, decoded whole (one simulation at most in memory)."""
     with _open_file(source, entry) as stream:
         size = os.fstat(stream.fileno()).st_size
@@ -420,7 +422,7 @@ def _read_file(source: LogSource, entry: str) -> dict:
     return decode_json(data, source, entry)
 
 
-def _check_index(source: LogSource, meta: dict, names: List[str]) -> None:
+def _check_index(source: LogSource, meta: JSONObject, names: List[str]) -> None:
     """tau2-bench's own integrity check: the ``simulation_index`` of ``results.json`` (when it
     has one) and the simulation files name the same simulations."""
     index = meta.get("simulation_index")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Set
 from ..errors import ContractError, Path, PathStep
 
 if TYPE_CHECKING:  # for annotations only
-    from ..jsonio import JSONObject
+    from ..jsonio import JSON, JSONObject
 
 # An error a log's header decides: (code, message, JSON path, zip entry or None).
 HeaderProblem = Tuple[str, str, Path, Optional[str]]
@@ -29,7 +29,7 @@ class LogRun:
         self.run_id: Optional[str] = None
         self.run_started: Optional[str] = None
         self.model: Optional[str] = None
-        self.protocol: Dict[str, Tuple[object, str]] = {}
+        self.protocol: Dict[str, Tuple[JSON, str]] = {}
         # Where the log gives each protocol value: its entry (None: the log's top) and path.
         self.protocol_where: Dict[str, Tuple[Optional[str], Tuple[PathStep, ...]]] = {}
         self.defaults: Dict[str, str] = {}

@@ -25,10 +25,13 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
-from typing import List, Optional, Sequence
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from ..contract.gates import GATE_BY_KEY
 from ..contract.vocabulary import INCOMPARABLE, INFORMATIONAL, PASS
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 VERDICT = "verdict"
 ROUNDED = "rounded"
@@ -109,11 +112,11 @@ def _label(code: str) -> str:
     return gate.label if gate is not None else code.replace("_", " ")
 
 
-def verdict(document: dict) -> dict:
+def verdict(document: JSONObject) -> JSONObject:
     """The action, the failed gates and reasons that name no private detail."""
     # Each failed gate once: the critical gate's findings come one per failing critical
     # task, and their number would tell how many critical tasks failed.
-    failed: List[dict] = []
+    failed: List[JSONObject] = []
     for finding in document["findings"]:
         item = {"gate": finding["code"], "severity": finding["severity"]}
         if finding["severity"] != INFORMATIONAL and item not in failed:
@@ -146,7 +149,7 @@ def round_to_step(value: Fraction, step: Fraction) -> Fraction:
     return step * (whole if units >= 0 else -whole)
 
 
-def rounded(document: dict, step: Fraction) -> dict:
+def rounded(document: JSONObject, step: Fraction) -> JSONObject:
     """The rounded level's numbers: the primary rate and the interval, widened outward."""
     rate = _exact(document["candidate_metrics"]["primary_task_success_rate"])
     low, high = (_exact(value) for value in document["comparison"]["paired_bootstrap_interval"])
@@ -159,7 +162,7 @@ def rounded(document: dict, step: Fraction) -> dict:
     }
 
 
-def task_passes(document: dict) -> List[int]:
+def task_passes(document: JSONObject) -> List[int]:
     """The candidate's task passes (1 or 0), in the cases file's order of test tasks."""
     return [1 if task["task_pass"] else 0
             for task in document["candidate_metrics"]["task_results"]]
