@@ -34,6 +34,7 @@ COMMANDS = {
     "backup": "backup_command",
     "restore": "restore_command",
     "import": "import_command",
+    "health": "health_command",
 }
 DEFAULT_COMMAND = "gate_command"
 

@@ -22,7 +22,7 @@ import math
 from decimal import (MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, DivisionByZero, Inexact,
                      InvalidOperation, Overflow, localcontext)
 from fractions import Fraction
-from typing import Iterable, Union
+from typing import Iterable, List, Optional, Union
 
 Exact = Union[int, Fraction, Decimal]
 
@@ -165,3 +165,43 @@ def two_sided_z(confidence: Exact) -> float:
     if not 0 < confidence < 1:
         raise ValueError("confidence must lie strictly between 0 and 1")
     return normal_quantile(1 - (1 - confidence) / 2)
+
+
+def group_sums(values: List[Optional[Exact]], size: int) -> List[Optional[Exact]]:
+    """The exact sum of each run of ``size`` consecutive ``values`` (ints and Decimals), None
+    for a run holding a None (an unmeasured value is never read as 0). Each sum is a Decimal
+    when the decimal context holds it exactly, else a Fraction.
+
+    >>> group_sums([1, Decimal("0.5"), 2, None], 2)
+    [Decimal('1.5'), None]
+    """
+    sums: List[Optional[Exact]] = []
+    whole = None not in values
+    with localcontext(_EXACT):
+        for start in range(0, len(values), size):
+            group = values[start:start + size]
+            if not whole and None in group:
+                sums.append(None)
+                continue
+            try:
+                sums.append(sum(group, Decimal(0)))
+            except Inexact:
+                sums.append(sum((Fraction(value) for value in group), Fraction(0)))
+    return sums
+
+
+def add_exact(total: Optional[Exact], value: Optional[Exact]) -> Optional[Exact]:
+    """``total + value`` exactly (None when either is None): in the exact decimal context
+    while it holds the sum, else as Fractions.
+
+    >>> add_exact(Decimal("0.1"), Decimal("0.2")), add_exact(None, 1)
+    (Decimal('0.3'), None)
+    """
+    if total is None or value is None:
+        return None
+    if not isinstance(total, Fraction) and not isinstance(value, Fraction):
+        try:
+            return _EXACT.add(total, value)
+        except Inexact:
+            pass
+    return Fraction(total) + Fraction(value)
