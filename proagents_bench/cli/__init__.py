@@ -35,6 +35,7 @@ COMMANDS = {
     "restore": "restore_command",
     "import": "import_command",
     "health": "health_command",
+    "diff": "diff_command",
 }
 DEFAULT_COMMAND = "gate_command"
 
