@@ -265,6 +265,20 @@ class CommandTests(unittest.TestCase):
             else:
                 self.assertEqual(reordered[key], document[key], key)
 
+    def test_the_second_half_read_in_a_forked_process_gives_the_same_document(self):
+        from proagents_bench.cli.parallel import in_background
+        paths = write_packages(self, package("strong", STRONG), package("middle", MIDDLE),
+                               package("weak", WEAK), package("again", STRONG))
+        inputs = (pipeline.InputFile("spec", SPEC), pipeline.InputFile("cases", CASES),
+                  [health_module.Package(pipeline.InputFile("results", path))
+                   for path in paths])
+        here = health_module.measure(*inputs)
+        background = in_background(1, 0)  # a fork when no other thread runs (the suite's own)
+        forked = health_module.measure(*inputs, background=background)
+        self.assertEqual(health_module.health_document(forked, "0"),
+                         health_module.health_document(here, "0"))
+        self.assertEqual(health_module._halves(inputs[2]), 2)
+
     def test_a_package_of_another_dataset_version_is_a_contract_error_naming_it(self):
         other = package("weak", WEAK)
         other["dataset_version"] = "orders-2027-01"

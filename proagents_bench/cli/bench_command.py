@@ -1,6 +1,6 @@
-"""``run_benchmark.py bench gate|service|attack|import|false-pass [options]``: time the gate on
-a synthetic package against a bare ``json.load`` of the same files (see
-:mod:`proagents_bench.tools.bench`), load the private-test service, run the boosting attack
+"""``run_benchmark.py bench gate|health|service|attack|import|false-pass [options]``: time the
+gate on a synthetic package, or ``health`` on many, against a bare ``json.load`` of the same
+files (see :mod:`proagents_bench.tools.bench` and :mod:`.health_bench`), load the private-test service, run the boosting attack
 against it at every feedback level (:mod:`proagents_bench.tools.attack_bench`), or time the
 import of two synthetic Inspect AI logs against the gate on its output
 (:mod:`proagents_bench.tools.import_bench`), and print the figures on stdout."""
@@ -13,7 +13,7 @@ from typing import List
 
 from ..errors import ContractError
 from ..service.phases import PhaseError, parse_share
-from ..tools import attack_bench, bench, import_bench, service_bench, simulate
+from ..tools import attack_bench, bench, health_bench, import_bench, service_bench, simulate
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .parallel import FORK_LOG_BYTES
@@ -44,6 +44,24 @@ def build_parser(program: str) -> Parser:
     gate.add_argument("--reports", action="store_true",
                       help="also time the gate writing all three reports (--html, "
                            "--markdown, --junit-xml) beside the plain gate")
+    health = kinds.add_parser(
+        "health", help="health over many packages against a bare json.load of the same "
+                       "files")
+    health.add_argument("--packages", type=int, default=20,
+                        help="results packages, one shared baseline (default 20)")
+    health.add_argument("--tasks", type=int, default=10000, help="test tasks (default 10000)")
+    health.add_argument("--trials", type=int, default=5,
+                        help="trials per task and system, 2..100 (default 5)")
+    health.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
+    health.add_argument("--repeat", type=int, default=1,
+                        help="runs of each child; the median is reported (default 1)")
+    health.add_argument("--python", metavar="EXE", default=sys.executable,
+                        help="interpreter for the children (default: this one)")
+    health.add_argument("--keep", metavar="DIR",
+                        help="write the benchmark and the documents to DIR and keep them")
+    health.add_argument("--write", metavar="DIR",
+                        help="only write the benchmark (spec.json, cases.json, "
+                             "results-NN.json) to DIR, and time nothing")
     service = kinds.add_parser(
         "service", help="the private-test service under load: requests per second and "
                         "latency of submissions")
@@ -129,6 +147,14 @@ def run(arguments: List[str], session: Session) -> Outcome:
                                               options.samples, confidence, options.seed):
             session.say(line)
         return Outcome(EXIT_PASS)
+    if options.kind == "health":
+        if (options.packages < 1 or options.tasks < 1 or not 2 <= options.trials <= 100
+                or options.repeat < 1):
+            return contract_error_outcome([ContractError(
+                "cli.usage", "--packages, --tasks and --repeat are at least 1; --trials is "
+                             "2..100")])
+        succeeded = health_bench.health_benchmark(options, session.say)
+        return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "service":
         if options.requests < 1 or options.concurrency < 1 or (
                 options.tasks is not None and options.tasks < 1) or not 2 <= options.trials <= 100:

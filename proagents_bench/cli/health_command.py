@@ -27,6 +27,7 @@ from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import (FORMATS, Parser, Targets, UsageError, colour_wanted, guarded,
                            text_width)
+from .parallel import in_background
 from .progress import EAGER_BYTES, Progress
 from .status import EXIT_PASS
 
@@ -111,7 +112,7 @@ def _health(arguments: List[str], session: Session, targets: Targets) -> Outcome
         size = sum(package.source.size() or 0 for package in packages)
         progress = Progress(session.messages.say, size >= EAGER_BYTES) \
             if session.messages.isatty() else None
-        health = measure(spec, cases, packages, progress)
+        health = measure(spec, cases, packages, progress, in_background(size))
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
     document = document_bytes(health_document(health, VERSION))

@@ -49,6 +49,7 @@ unknown trials; flaky in most systems; saturated; a latency or cost outlier.
 
 from __future__ import annotations
 
+import hashlib
 from fractions import Fraction
 from math import gcd
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
@@ -59,6 +60,7 @@ from ..errors import ContractError, ContractErrors
 from ..evaluation.comparison import protocol_mismatches
 from ..evaluation.grading import SystemGrades, grade_system
 from ..evaluation.metrics import passing_trials
+from ..jsonio import load
 from ..jsonio.gcpause import CollectorPaused
 from ..stats.exact import add_exact, group_sums
 from ..stats.items import PLACES, TUKEY_K, Correlation, ItemAnalysis, tukey_fences
@@ -101,7 +103,11 @@ class Package:
 
 
 class Run:
-    """One system's entry in one package, graded and summed per task."""
+    """One system's entry in one package, graded and summed per task (plain data, so that a
+    forked process can hand it back): its passing trials, unknown trials (None: none) and
+    exact latency and cost sums per task, and a ``key``: two entries with equal keys agree
+    in everything measured here (the name, the protocol, every trial's checks and whether
+    its status is unknown, each task's latency and cost as written), and are one run."""
 
     def __init__(self, name: str, grades: SystemGrades) -> None:
         self.name = name
@@ -116,11 +122,67 @@ class Run:
         self.unknown = unknown
         self.latency = group_sums(grades.latencies, self.trial_count)
         self.cost = group_sums(grades.costs, self.trial_count)
-        protocol = grades.system["protocol"]
-        # Everything measured here, trial by trial: equal keys are one run.
-        self.key = (name, tuple(sorted(protocol.items())), bytes(grades.outcomes),
-                    flags, tuple(grades.latencies),
-                    tuple(grades.costs))
+        digest = hashlib.sha256()
+        for part in (name, repr(sorted(grades.system["protocol"].items()))):
+            digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
+        for part in (bytes(grades.outcomes), flags):
+            digest.update(b"%d\0" % len(part) + part)
+        for sums in (self.latency, self.cost):
+            digest.update("\n".join(map(str, sums)).encode("ascii") + b"\0")
+        self.key = digest.hexdigest()
+
+
+class Reading:
+    """What reading one package found: its errors, or its description and, per system, the
+    system's description with its :class:`Run` (None when it ran under another protocol,
+    whose mismatches ``excluded`` lists)."""
+
+    def __init__(self) -> None:
+        self.errors: List[ContractError] = []
+        self.entry: dict = {}
+        self.runs: List[Tuple[dict, Optional[Run]]] = []
+        self.excluded: List[dict] = []
+
+
+def read_packages(spec: load.Document, cases: load.Document, packages: Sequence[Package],
+                  progress: Progress, first: int = 1, total: int = 0) -> List[Reading]:
+    """Check, grade and summarise each of ``packages`` in turn, one in memory at a time
+    (``first`` and ``total``: their numbers, for the progress lines)."""
+    tests = [case for case in cases.value["cases"] if case["split"] == "test"]
+    readings = []
+    for number, package in enumerate(packages, first):
+        progress("reading package %d of %d" % (number, total or len(packages)),
+                 package.source.size(), "bytes")
+        reading = Reading()
+        readings.append(reading)
+        try:
+            document = package.source.load()
+            context = pipeline.check_results(spec, cases, document)
+        except ContractErrors as failure:
+            reading.errors = failure.errors
+            continue
+        if any(earlier.errors for earlier in readings):
+            continue  # the run ends in a contract error: only the checks go on
+        shown = display_name(package.source.shown)
+        reading.entry = _describe(package.source, document)
+        found = context.systems
+        for role, system, records in ((ROLES[0], found.baseline, found.baseline_records),
+                                      (ROLES[1], found.candidate, found.candidate_records)):
+            name = system["system_id"]
+            if role == ROLES[1] and package.candidate_name is not None:
+                name = package.candidate_name
+            described = {"system_id": system["system_id"], "name": name, "role": role}
+            mismatches = protocol_mismatches(spec.value, [system])
+            if mismatches:
+                described["counted"] = "excluded"
+                reading.excluded.append({"file": shown, "system": name,
+                                         "protocol_mismatches": mismatches})
+                reading.runs.append((described, None))
+            else:
+                reading.runs.append((described, Run(name, grade_system(system, tests,
+                                                                       records))))
+        del document, context, found  # one package at a time in memory
+    return readings
 
 
 class SystemHealth:
@@ -214,17 +276,39 @@ def _quiet(stage: str, count: Optional[int] = None, unit: str = "") -> None:
     pass
 
 
+def run_here(read: Callable[[], List[Reading]]) -> Callable[[], List[Reading]]:
+    """The default way to read the second half of the packages: here, when asked for (the
+    command line may pass one that reads it in a forked process meanwhile)."""
+    return read
+
+
+Background = Callable[[Callable[[], List[Reading]]], Callable[[], List[Reading]]]
+
+
 def measure(spec: pipeline.InputFile, cases: pipeline.InputFile, packages: Sequence[Package],
-            progress: Optional[Progress] = None) -> Health:
+            progress: Optional[Progress] = None, background: Background = run_here) -> Health:
     """The health of the test tasks of ``cases`` over ``packages``; raise
     :class:`ContractErrors` with the errors of every file that breaks the contract (each placed
-    in its file), or when no package is given."""
+    in its file), or when no package is given. ``background`` starts the reading of the
+    packages' second half (by bytes) while this process reads the first; what each half
+    found is merged in the packages' order, so the result is the same either way."""
     with CollectorPaused():
-        return _measure(spec, cases, packages, progress or _quiet)
+        return _measure(spec, cases, packages, progress or _quiet, background)
+
+
+def _halves(packages: Sequence[Package]) -> int:
+    """Where the second half of the packages starts (by their sizes; at least one each)."""
+    sizes = [package.source.size() or 0 for package in packages]
+    total, running = sum(sizes), 0
+    for index, size in enumerate(sizes):
+        running += size
+        if 2 * running >= total:
+            return max(1, min(index + 1, len(packages) - 1))
+    return len(packages) - 1
 
 
 def _measure(spec_input: pipeline.InputFile, cases_input: pipeline.InputFile,
-             packages: Sequence[Package], progress: Progress) -> Health:
+             packages: Sequence[Package], progress: Progress, background: Background) -> Health:
     if not packages:
         raise ContractErrors([ContractError(
             "cli.usage", "health reads at least one results package (or pair of logs)")])
@@ -233,59 +317,45 @@ def _measure(spec_input: pipeline.InputFile, cases_input: pipeline.InputFile,
     health.spec, health.cases = spec.value, cases.value
     health.inputs = {kind: _describe(item, document) for kind, item, document in (
         ("spec", spec_input, spec), ("cases", cases_input, cases))}
+    split = _halves(packages) if len(packages) > 1 else len(packages)
+    later: Callable[[], List[Reading]] = list
+    if split < len(packages):
+        later = background(lambda: read_packages(spec, cases, packages[split:], _quiet))
+    readings = read_packages(spec, cases, packages[:split], progress, 1, len(packages))
+    if split < len(packages):
+        progress("reading packages %d to %d" % (split + 1, len(packages)))
+    readings += later()
+    errors = [error for reading in readings for error in reading.errors]
+    if errors:
+        shown_errors = errors[:pipeline.MAX_REPORTED_ERRORS]
+        raise ContractErrors(shown_errors, len(errors) - len(shown_errors))
     tests = [case for case in cases.value["cases"] if case["split"] == "test"]
     systems: Dict[str, SystemHealth] = {}
-    seen: Dict[tuple, str] = {}
+    seen: Dict[str, str] = {}
     unknown = [0] * len(tests)
     latency: List[Optional[object]] = [0] * len(tests)
     cost: List[Optional[object]] = [0] * len(tests)
-    errors: List[ContractError] = []
-    for number, package in enumerate(packages, 1):
-        progress("reading package %d of %d" % (number, len(packages)), package.source.size(),
-                 "bytes")
-        try:
-            document = package.source.load()
-            context = pipeline.check_results(spec, cases, document)
-        except ContractErrors as failure:
-            errors.extend(failure.errors)
-            continue
-        if errors:
-            continue  # the run ends in a contract error: only the checks go on
-        shown = display_name(package.source.shown)
-        entry = _describe(package.source, document)
-        entry["systems"] = []
-        found = context.systems
-        for role, system, records in ((ROLES[0], found.baseline, found.baseline_records),
-                                      (ROLES[1], found.candidate, found.candidate_records)):
-            name = system["system_id"]
-            if role == ROLES[1] and package.candidate_name is not None:
-                name = package.candidate_name
-            described = {"system_id": system["system_id"], "name": name, "role": role}
-            entry["systems"].append(described)
-            mismatches = protocol_mismatches(spec.value, [system])
-            if mismatches:
-                described["counted"] = "excluded"
-                health.excluded.append({"file": shown, "system": name,
-                                        "protocol_mismatches": mismatches})
+    for reading in readings:
+        shown = reading.entry["file"]
+        health.excluded.extend(reading.excluded)
+        reading.entry["systems"] = []
+        for described, run in reading.runs:
+            reading.entry["systems"].append(described)
+            if run is None:
                 continue
-            run = Run(name, grade_system(system, tests, records))
             if run.key in seen:
                 described["counted"] = "the same run as in %s" % seen[run.key]
                 continue
             seen[run.key] = shown
             described["counted"] = "counted"
-            if name not in systems:
-                systems[name] = SystemHealth(name, len(tests))
-            systems[name].add(run, shown)
+            if run.name not in systems:
+                systems[run.name] = SystemHealth(run.name, len(tests))
+            systems[run.name].add(run, shown)
             if run.unknown is not None:
                 unknown = [total + count for total, count in zip(unknown, run.unknown)]
-            latency = [add_exact(total, value) for total, value in zip(latency, run.latency)]
-            cost = [add_exact(total, value) for total, value in zip(cost, run.cost)]
-        health.packages.append(entry)
-        del document, context, found  # one package at a time in memory
-    if errors:
-        shown_errors = errors[:pipeline.MAX_REPORTED_ERRORS]
-        raise ContractErrors(shown_errors, len(errors) - len(shown_errors))
+            latency = list(map(add_exact, latency, run.latency))
+            cost = list(map(add_exact, cost, run.cost))
+        health.packages.append(reading.entry)
     if not systems:
         raise ContractErrors([ContractError(
             "health.nothing_comparable", "no system ran under the spec's protocol, so nothing "
@@ -349,24 +419,27 @@ def _tasks(health: Health, tests: List[dict], unknown: List[int], latency: list,
         health.tasks.append(task)
         health.by_slice.setdefault(case["slice"], Group()).tasks.append(task)
         health.by_family.setdefault(case["family_id"], Group()).tasks.append(task)
-    health.latency_fences = _outliers(health.tasks, "mean_latency_ms", "latency_outlier")
-    health.cost_fences = _outliers(health.tasks, "mean_cost_units", "cost_outlier")
+    health.latency_fences = _outliers(health.tasks, latency, all_trials, "latency_outlier")
+    health.cost_fences = _outliers(health.tasks, cost, all_trials, "cost_outlier")
     for task in health.tasks:
         task.reasons = _reasons(task, count)
 
 
-def _outliers(tasks: List[TaskHealth], value: str, flag: str) -> Optional[Tuple[Fraction,
-                                                                               Fraction]]:
-    fences = tukey_fences([getattr(task, value) for task in tasks
-                           if getattr(task, value) is not None])
+def _outliers(tasks: List[TaskHealth], totals: list, trials: int,
+              flag: str) -> Optional[Tuple[Fraction, Fraction]]:
+    """Flag the tasks whose mean lies beyond Tukey's fences; return the fences (of the
+    means). Every task has the same number of trials, so the fences are found on the tasks'
+    exact totals (sorted as they are) and divided by it."""
+    fences = tukey_fences([total for total in totals if total is not None])
     if fences is None:
         return None
     low, high = fences
-    for task in tasks:
-        measured = getattr(task, value)
-        if measured is not None and (measured < low or measured > high):
-            setattr(task, flag, HIGH if measured > high else LOW)
-    return fences
+    for task, total in zip(tasks, totals):
+        if total is not None:
+            exact = Fraction(total)
+            if exact < low or exact > high:
+                setattr(task, flag, HIGH if exact > high else LOW)
+    return low / trials, high / trials
 
 
 def _reasons(task: TaskHealth, system_count: int) -> List[str]:
@@ -470,14 +543,15 @@ def group_document(group: Group, health: Health) -> dict:
     }
 
 
-def _task_document(task: TaskHealth) -> dict:
+def _task_document(task: TaskHealth, rates: List[List[float]]) -> dict:
+    """One task's figures; ``rates`` holds each system's pass rates as doubles, by count."""
     return {
         "case_id": task.case["id"],
         "family_id": task.case["family_id"],
         "slice": task.case["slice"],
         "critical": task.case["critical"],
         "pass_rate": float(task.pass_rate),
-        "pass_rates": [float(rate) for rate in task.pass_rates],
+        "pass_rates": [table[passing] for table, passing in zip(rates, task.passing)],
         "passing_trials": list(task.passing),
         "flaky_systems": task.flaky_systems,
         "unknown_trials": task.unknown_trials,
@@ -501,17 +575,18 @@ def system_documents(health: Health) -> List[dict]:
     tests = len(health.tasks)
     gate = Fraction(health.spec["gates"]["task_min_trial_success_rate"])
     systems = []
-    for position, system in enumerate(health.systems):
-        rates = [task.pass_rates[position] for task in health.tasks]
+    for system in health.systems:
+        # A task passes when passing / trials >= the gate: passing >= ceil(gate * trials).
+        needed = -((-gate.numerator * system.trials) // gate.denominator)
         systems.append({
             "name": system.name,
             "runs": list(system.runs),
             "trials_per_task": system.trials,
-            "mean_pass_rate": float(sum(rates, Fraction(0)) / tests),
-            "task_success_rate": float(Fraction(sum(1 for rate in rates if rate >= gate),
-                                                tests)),
-            "flaky_tasks": sum(1 for task in health.tasks
-                               if 0 < task.passing[position] < system.trials),
+            "mean_pass_rate": float(Fraction(sum(system.passing), tests * system.trials)),
+            "task_success_rate": float(Fraction(sum(1 for passing in system.passing
+                                                    if passing >= needed), tests)),
+            "flaky_tasks": sum(1 for passing in system.passing
+                               if 0 < passing < system.trials),
         })
     return systems
 
@@ -524,6 +599,8 @@ def health_document(health: Health, version: str) -> dict:
     tests = len(health.tasks)
     systems = system_documents(health)
     audit = health.audit()
+    rates = [[float(Fraction(passing, system.trials)) for passing in range(system.trials + 1)]
+             for system in health.systems]
     return {
         "action": HEALTH,
         "benchmark_id": health.cases["benchmark_id"],
@@ -565,7 +642,7 @@ def health_document(health: Health, version: str) -> dict:
                      for name, group in health.by_slice.items()},
         "by_family": {name: group_document(group, health)
                       for name, group in health.by_family.items()},
-        "tasks": [_task_document(task) for task in health.tasks],
+        "tasks": [_task_document(task, rates) for task in health.tasks],
         "inputs": dict(health.inputs, packages=health.packages),
         "excluded": health.excluded,
         "methods": dict(METHODS),

@@ -170,24 +170,29 @@ def two_sided_z(confidence: Exact) -> float:
 def group_sums(values: List[Optional[Exact]], size: int) -> List[Optional[Exact]]:
     """The exact sum of each run of ``size`` consecutive ``values`` (ints and Decimals), None
     for a run holding a None (an unmeasured value is never read as 0). Each sum is a Decimal
-    when the decimal context holds it exactly, else a Fraction.
+    (or the int itself, for runs of one) when the decimal context holds it exactly, else a
+    Fraction. Summed column by column (``size`` passes of C-level additions), not group by
+    group.
 
+    >>> group_sums([1, Decimal("0.5"), 2, Decimal("1.25")], 2)
+    [Decimal('1.5'), Decimal('3.25')]
     >>> group_sums([1, Decimal("0.5"), 2, None], 2)
-    [Decimal('1.5'), None]
+    [Fraction(3, 2), None]
     """
-    sums: List[Optional[Exact]] = []
-    whole = None not in values
-    with localcontext(_EXACT):
-        for start in range(0, len(values), size):
-            group = values[start:start + size]
-            if not whole and None in group:
-                sums.append(None)
-                continue
-            try:
-                sums.append(sum(group, Decimal(0)))
-            except Inexact:
-                sums.append(sum((Fraction(value) for value in group), Fraction(0)))
-    return sums
+    if None not in values:
+        sums = values[0::size]
+        try:
+            for offset in range(1, size):
+                sums = list(map(_EXACT.add, sums, values[offset::size]))
+            return sums
+        except Inexact:
+            pass
+    found: List[Optional[Exact]] = []
+    for start in range(0, len(values), size):
+        group = values[start:start + size]
+        found.append(None if None in group else
+                     sum((Fraction(value) for value in group), Fraction(0)))
+    return found
 
 
 def add_exact(total: Optional[Exact], value: Optional[Exact]) -> Optional[Exact]:
@@ -197,11 +202,11 @@ def add_exact(total: Optional[Exact], value: Optional[Exact]) -> Optional[Exact]
     >>> add_exact(Decimal("0.1"), Decimal("0.2")), add_exact(None, 1)
     (Decimal('0.3'), None)
     """
-    if total is None or value is None:
-        return None
-    if not isinstance(total, Fraction) and not isinstance(value, Fraction):
-        try:
-            return _EXACT.add(total, value)
-        except Inexact:
-            pass
-    return Fraction(total) + Fraction(value)
+    try:
+        return _EXACT.add(total, value)
+    except Inexact:
+        return Fraction(total) + Fraction(value)
+    except TypeError:  # None, or a Fraction (a sum the decimal context could not hold)
+        if total is None or value is None:
+            return None
+        return Fraction(total) + Fraction(value)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import isqrt
-from typing import List, Optional, Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 from .quantiles import nearest_rank
 
@@ -158,7 +158,7 @@ def tukey_fences(values: Sequence, k: Fraction = TUKEY_K) -> Optional[Tuple[Frac
     """
     if len(values) < MIN_FENCE_VALUES:
         return None
-    ordered: List[Fraction] = sorted(Fraction(value) for value in values)
-    low, high = nearest_rank(ordered, Q1), nearest_rank(ordered, Q3)
+    ordered = sorted(values)  # ints, Decimals and Fractions compare exactly with each other
+    low, high = Fraction(nearest_rank(ordered, Q1)), Fraction(nearest_rank(ordered, Q3))
     spread = high - low
     return low - k * spread, high + k * spread
