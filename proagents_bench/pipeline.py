@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from .contract.gates import deciding_gates
 from .contract.rules import Context, cross_file_errors
 from .contract.validate import file_errors
 from .contract.vocabulary import PASS
@@ -81,18 +82,21 @@ class Evaluation:
     """The decision and its document.
 
     ``decision`` holds the action, the reasons and every finding with its severity and
-    reason; ``gates`` is the spec's gates (exact values) and ``bootstrap_distribution`` the
-    resampled means as sorted (mean, how many samples) pairs of exact values (None when
-    INCOMPARABLE), both for reports. ``document`` is the decision document as plain data;
+    reason; ``spec`` is the spec as validated (exact values), ``gates`` its gates,
+    ``gate_rows`` the rows of the gates table that decide under its version, and
+    ``bootstrap_distribution`` the resampled means as sorted (mean, how many samples) pairs
+    of exact values (None when INCOMPARABLE), all for reports and the planner. ``document`` is the decision document as plain data;
     its per-trial evidence is built on first use, and :meth:`chunks` writes the same bytes
     straight from the graded records, so printing a decision never builds a dict per trial.
     """
 
-    def __init__(self, decision: Decision, document: dict, gates: dict,
+    def __init__(self, decision: Decision, document: dict, spec: dict,
                  bootstrap_distribution: Optional[list] = None) -> None:
         self.decision = decision
         self._document = document
-        self.gates = gates
+        self.spec = spec
+        self.gates = spec["gates"]
+        self.gate_rows = deciding_gates(spec["schema_version"])
         self.bootstrap_distribution = bootstrap_distribution
 
     @property
@@ -233,7 +237,7 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
             decision=decision, baseline_metrics=None, candidate_metrics=None,
             comparison=render.comparison_document(spec, mismatches), fingerprint=fingerprint(),
             **shared)
-        return Evaluation(decision, document, spec["gates"])
+        return Evaluation(decision, document, spec)
 
     progress("grading", len(systems.baseline_records) + len(systems.candidate_records),
              "trials")
@@ -247,13 +251,13 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
     comparison = compare(spec, baseline, candidate,
                          lambda stage: progress(stage, samples, "samples"))
     progress("deciding")
-    decision = decide(gates, candidate, comparison,
+    decision = decide(gates, candidate, comparison, spec["schema_version"],
                       package_findings(cases, systems.baseline, systems.candidate))
     document = render.decision_document(
         decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
         comparison=render.comparison_document(spec, [], comparison), fingerprint=fingerprint(),
         **shared)
-    return Evaluation(decision, document, gates, comparison.interval.distribution())
+    return Evaluation(decision, document, spec, comparison.interval.distribution())
 
 
 def load_benchmark(spec: InputFile, cases: InputFile,

@@ -19,6 +19,8 @@ from proagents_bench import cli, pipeline
 from proagents_bench.cli import gate_command, progress
 from proagents_bench.contract import inputs as contract
 from proagents_bench.contract import rules as crossfile
+from proagents_bench.contract.gates import gates_object
+from proagents_bench.contract.vocabulary import SPEC_V1
 from proagents_bench.evaluation.metrics import P95
 from proagents_bench.jsonio import dump as jsondump
 from proagents_bench.jsonio import load as jsonload
@@ -279,7 +281,7 @@ class CompiledValidatorTests(unittest.TestCase):
         rng = random.Random(8)
         samples = self.samples()
         for name in self.SHAPES:
-            shape = contract.GATES_OBJECT if name == "GATES" else getattr(contract, name)
+            shape = gates_object(SPEC_V1) if name == "GATES" else getattr(contract, name)
             valid = shape.validator()
             self.assertIsNotNone(valid, name)
             self.assertTrue(valid(samples[name]), name)

@@ -1,23 +1,40 @@
-"""``run_benchmark.py bench gate|health|service|attack|import|false-pass [options]``: time the
-gate on a synthetic package, or ``health`` on many, against a bare ``json.load`` of the same
-files (see :mod:`proagents_bench.tools.bench` and :mod:`.health_bench`), load the private-test service, run the boosting attack
-against it at every feedback level (:mod:`proagents_bench.tools.attack_bench`), or time the
-import of two synthetic Inspect AI logs against the gate on its output
-(:mod:`proagents_bench.tools.import_bench`), and print the figures on stdout."""
+"""``run_benchmark.py bench gate|health|service|attack|import|false-pass|plan [options]``:
+time the gate on a synthetic package, or ``health`` on many packages, against a bare
+``json.load`` of the same files (see :mod:`proagents_bench.tools.bench` and
+:mod:`proagents_bench.tools.health_bench`), load the private-test service, run the boosting
+attack against it at every feedback level (:mod:`proagents_bench.tools.attack_bench`), time
+the import of two synthetic Inspect AI logs against the gate on its output
+(:mod:`proagents_bench.tools.import_bench`), enumerate the bootstrap gate's false-pass rate
+exactly (:mod:`proagents_bench.tools.falsepass`), or check ``plan`` against a simulated gate
+(:mod:`proagents_bench.tools.plan_check`), and print the figures on stdout."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from fractions import Fraction
 from typing import List
 
 from ..errors import ContractError
 from ..service.phases import PhaseError, parse_share
-from ..tools import attack_bench, bench, health_bench, import_bench, service_bench, simulate
+from ..tools import (attack_bench, bench, falsepass, health_bench, import_bench, plan_check,
+                     service_bench)
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .parallel import FORK_LOG_BYTES
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
+
+
+def _package_options(parser: Parser, tasks: int, repeat: int) -> None:
+    """The options of a benchmark on a synthetic package, timed in child processes."""
+    parser.add_argument("--tasks", type=int, default=tasks,
+                        help="test tasks of the synthetic package (default %d)" % tasks)
+    parser.add_argument("--trials", type=int, default=5,
+                        help="trials per task and system, 2..100 (default 5)")
+    parser.add_argument("--repeat", type=int, default=repeat,
+                        help="runs of each child; the median is reported (default %d)" % repeat)
+    parser.add_argument("--python", metavar="EXE", default=sys.executable,
+                        help="interpreter for the children (default: this one)")
 
 
 def build_parser(program: str) -> Parser:
@@ -26,16 +43,10 @@ def build_parser(program: str) -> Parser:
     kinds = parser.add_subparsers(dest="kind", metavar="KIND")
     kinds.required = True
     gate = kinds.add_parser("gate", help="the gate against a bare json.load of the same files")
-    gate.add_argument("--tasks", type=int, default=10000, help="test tasks (default 10000)")
-    gate.add_argument("--trials", type=int, default=5,
-                      help="trials per task and system, 2..100 (default 5)")
+    _package_options(gate, tasks=10000, repeat=1)
     gate.add_argument("--samples", type=int, default=10000,
                       help="bootstrap samples, 100..100000 (default 10000)")
     gate.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
-    gate.add_argument("--repeat", type=int, default=1,
-                      help="runs of each child; the median is reported (default 1)")
-    gate.add_argument("--python", metavar="EXE", default=sys.executable,
-                      help="interpreter for the children (default: this one)")
     gate.add_argument("--keep", metavar="DIR",
                       help="write the package and the gate's document to DIR and keep them")
     gate.add_argument("--write", metavar="DIR",
@@ -47,16 +58,10 @@ def build_parser(program: str) -> Parser:
     health = kinds.add_parser(
         "health", help="health over many packages against a bare json.load of the same "
                        "files")
+    _package_options(health, tasks=10000, repeat=1)
     health.add_argument("--packages", type=int, default=20,
                         help="results packages, one shared baseline (default 20)")
-    health.add_argument("--tasks", type=int, default=10000, help="test tasks (default 10000)")
-    health.add_argument("--trials", type=int, default=5,
-                        help="trials per task and system, 2..100 (default 5)")
     health.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
-    health.add_argument("--repeat", type=int, default=1,
-                        help="runs of each child; the median is reported (default 1)")
-    health.add_argument("--python", metavar="EXE", default=sys.executable,
-                        help="interpreter for the children (default: this one)")
     health.add_argument("--keep", metavar="DIR",
                         help="write the benchmark and the documents to DIR and keep them")
     health.add_argument("--write", metavar="DIR",
@@ -106,19 +111,29 @@ def build_parser(program: str) -> Parser:
     imports.add_argument("--template-log", metavar="LOG",
                          help="an Inspect AI .eval log whose samples are the templates "
                               "(default: a synthetic sample of about 4 KB)")
-    simulation = kinds.add_parser(
-        "false-pass", help="the bootstrap gate's false-pass rate under no true difference, "
-                           "by a seeded simulation (a Markdown table)")
-    simulation.add_argument("--tasks", default="10,50,200",
-                            help="comma-separated test task counts (default 10,50,200)")
-    simulation.add_argument("--shares", default="0.02,0.1,0.3",
-                            help="comma-separated discordant shares (default 0.02,0.1,0.3)")
-    simulation.add_argument("--repetitions", type=int, default=2000,
-                            help="simulated benchmarks per cell (default 2000)")
-    simulation.add_argument("--samples", type=int, default=1000,
-                            help="bootstrap samples (default 1000)")
-    simulation.add_argument("--confidence", default="0.95", help="confidence (default 0.95)")
-    simulation.add_argument("--seed", type=int, default=20261202, help="seed")
+    enumeration = kinds.add_parser(
+        "false-pass", help="the bootstrap gate's false-pass rate with no true difference, by "
+                           "exact enumeration (the docs' Markdown tables)")
+    enumeration.add_argument("--tasks", default="10,20,30,50,100,200",
+                             help="comma-separated test task counts of the first table "
+                                  "(default 10,20,30,50,100,200)")
+    enumeration.add_argument("--families", default="3,6,10,20,40",
+                             help="comma-separated family counts of the second table "
+                                  "(default 3,6,10,20,40)")
+    enumeration.add_argument("--family-size", type=int, default=5,
+                             help="near-duplicate tasks per family (default 5)")
+    enumeration.add_argument("--confidence", default="0.95", help="confidence (default 0.95)")
+    enumeration.add_argument("--beta", default="2,2",
+                             help="the Beta(alpha, beta) of a task's success probability "
+                                  "(default 2,2)")
+    planning = kinds.add_parser(
+        "plan", help="time the plan command on the example and on a synthetic package, each "
+                     "in a fresh child process")
+    _package_options(planning, tasks=1000, repeat=3)
+    planning.add_argument("--simulate", type=int, default=0, metavar="N",
+                          help="also simulate N benchmarks of the gate at the synthetic "
+                               "package's recommended design and at its own, beside the "
+                               "plan's power (default 0: none)")
     return parser
 
 
@@ -136,17 +151,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     except UsageError as usage:
         return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
     if options.kind == "false-pass":
-        try:
-            tasks = [int(item) for item in options.tasks.split(",")]
-            shares = [float(item) for item in options.shares.split(",")]
-            confidence = Fraction(options.confidence)
-        except ValueError as problem:
-            return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" %
-                                                         problem)])
-        for line in simulate.false_pass_table(tasks, shares, options.repetitions,
-                                              options.samples, confidence, options.seed):
-            session.say(line)
-        return Outcome(EXIT_PASS)
+        return _false_pass(options, session)
     if options.kind == "health":
         if (options.packages < 1 or options.tasks < 1 or not 2 <= options.trials <= 100
                 or options.repeat < 1):
@@ -154,6 +159,14 @@ def run(arguments: List[str], session: Session) -> Outcome:
                 "cli.usage", "--packages, --tasks and --repeat are at least 1; --trials is "
                              "2..100")])
         succeeded = health_bench.health_benchmark(options, session.say)
+        return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
+    if options.kind == "plan":
+        if (options.tasks < 2 or not 2 <= options.trials <= 100 or options.repeat < 1
+                or options.simulate < 0):
+            return contract_error_outcome([ContractError(
+                "cli.usage", "--tasks is at least 2, --trials 2..100, --repeat at least 1, "
+                "--simulate at least 0")])
+        succeeded = plan_check.plan_benchmark(options, session.say)
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "service":
         if options.requests < 1 or options.concurrency < 1 or (
@@ -191,3 +204,32 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     succeeded = bench.gate_benchmark(options, session.say)
     return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
+
+
+def _false_pass(options: argparse.Namespace, session: Session) -> Outcome:
+    try:
+        tasks = [int(item) for item in options.tasks.split(",")]
+        families = [int(item) for item in options.families.split(",")]
+        confidence = Fraction(options.confidence)
+        alpha, beta = (Fraction(item) for item in options.beta.split(","))
+    except ValueError as problem:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" %
+                                                     problem)])
+    if (min(tasks + families) < 1 or options.family_size < 1 or not 0 < confidence < 1
+            or alpha <= 0 or beta <= 0):
+        return contract_error_outcome([ContractError(
+            "cli.usage", "--tasks, --families and --family-size are at least 1, --confidence "
+            "lies between 0 and 1, and --beta is two positive numbers")])
+    q = falsepass.discordance(alpha, beta)
+    session.say("Independent tasks; p ~ Beta(%s, %s), so a task is discordant with chance "
+                "%s; gate min_paired_delta_ci_low = 0 at confidence %s, ideal bootstrap; "
+                "exact:" % (alpha, beta, q, options.confidence))
+    session.say("")
+    falsepass.task_table(tasks, confidence, alpha, beta, session.say)
+    session.say("")
+    session.say("Families of %d near-duplicate tasks (each system passes all of a family or "
+                "none, with chance p); D counts discordant families:" % options.family_size)
+    session.say("")
+    falsepass.family_table(families, options.family_size, confidence, alpha, beta,
+                           session.say)
+    return Outcome(EXIT_PASS)

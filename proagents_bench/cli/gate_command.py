@@ -198,7 +198,7 @@ def _gate(arguments: List[str], session: Session, targets: "Targets") -> Outcome
     if options.schema is not None:
         return Outcome(EXIT_PASS, publish.schema_bytes(options.schema))
     inputs = default_inputs(options.spec, options.cases, options.results)
-    missing = _missing_examples(inputs, options)
+    missing = missing_examples(inputs, options)
     if missing:
         return contract_error_outcome(missing)
     if problems:
@@ -389,7 +389,7 @@ class Targets:
                 pass
 
 
-def _missing_examples(inputs, options) -> List[ContractError]:
+def missing_examples(inputs, options) -> List[ContractError]:
     """An installed package has no examples/ (only a checkout has): say so, not just "no such
     file", for every input left to its default whose example is missing."""
     errors = []

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING, Optional
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..stats.quantiles import nearest_rank_index
 from . import svg as report_svg
-from .view import (ACTION_WORDS, HARD_GATES, METRIC_ROWS, clean, counted, failed_gates, gate_text,
-                   latencies, metric_value, note_facts, notes, problems_first, reason_groups,
-                   shorten, show, show_gate, slices, tagged_reasons, task_rows)
+from .view import (ACTION_WORDS, HARD_GATES, clean, counted, failed_gates, gate_text,
+                   interval_rows, latencies, metric_rows, metric_value, note_facts, notes,
+                   problems_first, reason_groups, shorten, show, show_gate, slices,
+                   tagged_reasons, task_rows)
 
 if TYPE_CHECKING:  # for annotations only
     from .nodecision import NoDecision
@@ -220,7 +221,7 @@ def render(evaluation) -> bytes:
         _facts(document),
     ]
     if document["comparable"]:
-        parts += [_metrics(document, gates), _bootstrap(evaluation, gates),
+        parts += [_metrics(document, gates, evaluation.gate_rows), _bootstrap(evaluation, gates),
                   _latency(document, gates), _slices(document), _grid(document, rows)]
     else:
         parts.append("<h2>Metrics</h2>\n<p>No metric was computed: the systems did not run "
@@ -320,24 +321,24 @@ def _metric_row(label: str, baseline: str, candidate: str, gate: str,
                        _e(baseline), _e(candidate), _e(gate), _held_cell(gate_key, failed)))
 
 
-def _metrics(document, gates):
+def _metrics(document, gates, gate_rows):
     failed = failed_gates(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     lines = ['<thead><tr><th>Metric</th><th>Baseline</th><th>Candidate</th>'
              '<th>Gate (candidate)</th><th>Held?</th></tr></thead>\n<tbody>']
-    for row in METRIC_ROWS:
+    for row in metric_rows(gate_rows):
         lines.append(_metric_row(row.label, show(metric_value(baseline, row)),
                                  show(metric_value(candidate, row)), gate_text(row, gates),
                                  row.gate_key, failed))
     comparison = document["comparison"]
-    low, high = comparison["paired_bootstrap_interval"]
     lines.append(_metric_row("Paired task success delta (candidate - baseline)", "\u2014",
                              show(comparison["paired_task_success_delta"]), "\u2014", None,
                              failed))
-    lines.append(_metric_row("Bootstrap interval low (%s%% interval: %s .. %s)" % (
-        show(comparison["confidence"] * 100), show(low), show(high)), "\u2014", show(low),
-        ">= %s" % show_gate(gates["min_paired_delta_ci_low"]), "min_paired_delta_ci_low",
-        failed))
+    for row in interval_rows(gate_rows, document):
+        lines.append(_metric_row("%s (%s%% interval: %s .. %s)" % (
+            row.gate.label, show(comparison["confidence"] * 100), show(row.low),
+            show(row.high)), "\u2014", show(row.low), ">= %s" % show_gate(gates[row.gate.key]),
+            row.gate.key, failed))
     lines.append("</tbody>")
     return ('<section id="metrics">\n<h2>Metrics and gates</h2>\n<p class="note">Gates judge '
             'the candidate; the baseline is shown for comparison. A task passes when its trial '

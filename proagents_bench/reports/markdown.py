@@ -18,7 +18,7 @@ import re
 from typing import TYPE_CHECKING, List
 
 from ..contract.vocabulary import BLOCKING, REVIEWING
-from .view import (ACTION_WORDS, METRIC_ROWS, clean, counted, failed_gates, gate_text, metric_value,
+from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, interval_rows, metric_rows, metric_value,
                    note_facts, notes, problems_first, reason_groups, shorten, show, show_gate,
                    slices, task_rows)
 
@@ -69,7 +69,7 @@ def render(evaluation) -> bytes:
     lines += _notes(evaluation.decision)
     lines += ["### Reasons", ""] + _reasons(evaluation.decision)
     if document["comparable"]:
-        lines += _metrics(document, evaluation.gates)
+        lines += _metrics(document, evaluation.gates, evaluation.gate_rows)
         lines += _slices(document)
         lines += _failing_tasks(document)
     lines += ["", "<sub>%s %s</sub>" % (text(document.get("harness", {}).get(
@@ -137,24 +137,25 @@ def _notes(decision):
     return lines + [""]
 
 
-def _metrics(document, gates):
+def _metrics(document, gates, gate_rows):
     failed = failed_gates(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     lines = ["", "### Metrics", "",
              "| Metric | Baseline | Candidate | Gate (candidate) | Held? |",
              "|---|---:|---:|---|---|"]
-    for row in METRIC_ROWS:
+    for row in metric_rows(gate_rows):
         lines.append("| %s | %s | %s | %s | %s |" % (
             row.label, show(metric_value(baseline, row)), show(metric_value(candidate, row)),
             text(gate_text(row, gates)), _held(row.gate_key, failed)))
     comparison = document["comparison"]
-    low, high = comparison["paired_bootstrap_interval"]
     lines.append("| Paired delta (candidate - baseline) | | %s | | |" % show(
         comparison["paired_task_success_delta"]))
-    lines.append("| Bootstrap %s%% interval low (interval %s .. %s) | | %s | >= %s | %s |" % (
-        show(comparison["confidence"] * 100), show(low), show(high), show(low),
-        text(show_gate(gates["min_paired_delta_ci_low"])),
-        _held("min_paired_delta_ci_low", failed)))
+    for row in interval_rows(gate_rows, document):
+        label = row.gate.label.replace("interval low", "%s%% interval low" % show(
+            comparison["confidence"] * 100))
+        lines.append("| %s (interval %s .. %s) | | %s | >= %s | %s |" % (
+            label, show(row.low), show(row.high), show(row.low),
+            text(show_gate(gates[row.gate.key])), _held(row.gate.key, failed)))
     lines += ["", "A task passes when its trial success rate is at least %s; gates judge the "
                   "candidate." % text(show_gate(gates["task_min_trial_success_rate"]))]
     return lines

@@ -18,10 +18,11 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
+from ..contract.gates import Gate
 from ..contract.vocabulary import BLOCK, BLOCKING, INCOMPARABLE, PASS, REVIEW, REVIEWING
-from .view import (ACTION_WORDS, HARD_GATES, METRIC_ROWS, clean, counted, failed_gates, gate_text,
-                   metric_value, notes, problems_first, reason_groups, show, show_gate,
-                   task_rows)
+from .view import (ACTION_WORDS, HARD_GATES, clean, counted, failed_gates, gate_text,
+                   interval_rows, metric_rows, metric_value, notes, problems_first,
+                   reason_groups, show, show_gate, task_rows)
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision
@@ -78,7 +79,7 @@ def render(evaluation: "Evaluation", width: int = 100, colour: bool = False,
     action = document["action"]
     lines: List[str] = []
     if document["comparable"]:
-        lines += _metrics(document, evaluation.gates, paint) + [""]
+        lines += _metrics(document, evaluation.gates, evaluation.gate_rows, paint) + [""]
         lines += _failing(document, width, paint) + [""]
     found = notes(evaluation.decision)
     if found:
@@ -115,7 +116,8 @@ def _groups(decision: "Decision", width: int, paint: Painter) -> List[str]:
     return lines
 
 
-def _metrics(document: dict, gates: dict, paint: Painter) -> List[str]:
+def _metrics(document: dict, gates: dict, gate_rows: Sequence[Gate],
+             paint: Painter) -> List[str]:
     failed = failed_gates(document)
     # A gate whose metric is unmeasured (a results v3 null) failed without a value to judge.
     unjudged = {finding["code"] for finding in document.get("findings", ())
@@ -123,10 +125,9 @@ def _metrics(document: dict, gates: dict, paint: Painter) -> List[str]:
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     comparison = document["comparison"]
     rows = [(row.label, show(metric_value(baseline, row)), show(metric_value(candidate, row)),
-             gate_text(row, gates), row.gate_key) for row in METRIC_ROWS]
-    rows.append(("Bootstrap interval low", "", show(comparison["paired_bootstrap_interval"][0]),
-                 ">= %s" % show_gate(gates["min_paired_delta_ci_low"]),
-                 "min_paired_delta_ci_low"))
+             gate_text(row, gates), row.gate_key) for row in metric_rows(gate_rows)]
+    rows += [(row.gate.label, "", show(row.low), ">= %s" % show_gate(gates[row.gate.key]),
+              row.gate.key) for row in interval_rows(gate_rows, document)]
     table = [("Metric", "Baseline", "Candidate", "Gate (candidate)")] + [
         (label, base, cand, gate) for label, base, cand, gate, _key in rows]
     widths = [max(len(_plain(row[column])) for row in table) for column in range(4)]

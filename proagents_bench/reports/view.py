@@ -5,7 +5,7 @@ metric table (baseline beside candidate, the candidate's gate and whether it hel
 with their trials and failing checks, the slices. This module derives those facts from the
 decision document (JSON-ready values), the decision's findings and the spec's gates (exact
 values, shown as written), so a report cannot disagree with the document. The metric rows are
-the gates table's (:mod:`proagents_bench.contract.gates`).
+the gates table's rows of the spec's version (:mod:`proagents_bench.contract.gates`).
 
 Whether a gate held is read from the findings, not recomputed from the rounded numbers: the
 decision compared exact values, and a double can sit on the wrong side of a gate written as a
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple
 
-from ..contract.gates import CRITICAL_GATE, DECIDING_GATES
+from ..contract.gates import CRITICAL_GATE, GATES, Gate
 from ..contract.vocabulary import BLOCK, CHECKS, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW
 from ..text import show_number
 
@@ -53,15 +53,37 @@ class MetricRow:
         self.kind = kind
 
 
-# Every deciding gate whose metric a system has (the interval's bound is the comparison's),
-# in the gates table's order, then the metrics shown without a gate.
-METRIC_ROWS = tuple(
-    MetricRow(gate.label, "critical_failures" if gate is CRITICAL_GATE else gate.metric, gate,
-              "critical" if gate is CRITICAL_GATE else "rate")
-    for gate in DECIDING_GATES if gate.metric != "paired_bootstrap_interval_low") + (
-    MetricRow("Unknown-status trials", "unknown_trial_count", kind="count"),)
-GATE_KEYS = tuple(gate.key for gate in DECIDING_GATES)
-HARD_GATES = frozenset(gate.key for gate in DECIDING_GATES if gate.hard)
+def metric_rows(gate_rows: Sequence[Gate]) -> Tuple[MetricRow, ...]:
+    """Every deciding gate (of the spec's version: ``gate_rows``) whose metric a system has,
+    in the gates table's order, then the metrics shown without a gate. The gates on an
+    interval's low end are the comparison's: :func:`interval_rows`."""
+    return tuple(
+        MetricRow(gate.label, "critical_failures" if gate is CRITICAL_GATE else gate.metric,
+                  gate, "critical" if gate is CRITICAL_GATE else "rate")
+        for gate in gate_rows if gate.interval is None) + (
+        MetricRow("Unknown-status trials", "unknown_trial_count", kind="count"),)
+
+
+HARD_GATES = frozenset(gate.key for gate in GATES if gate.hard)
+
+
+class IntervalRow:
+    """A gate on a bootstrap interval's low end, with that interval from the document."""
+
+    def __init__(self, gate: Gate, low: float, high: float) -> None:
+        self.gate = gate
+        self.low = low
+        self.high = high
+
+
+def interval_rows(gate_rows: Sequence[Gate], document: dict) -> List[IntervalRow]:
+    """The interval gates of the spec's version, each with its interval: the paired task
+    success difference's (``task``), the trial-level difference's (``trial``)."""
+    comparison = document["comparison"]
+    intervals = {"task": comparison["paired_bootstrap_interval"],
+                 "trial": comparison["trial_level"]["bootstrap_interval"]}
+    return [IntervalRow(gate, *intervals[gate.interval]) for gate in gate_rows
+            if gate.interval is not None]
 
 
 # Control characters (Unicode category Cc), surrogates (Cs) and the noncharacters U+FFFE and
