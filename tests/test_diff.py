@@ -270,6 +270,23 @@ class SpecDiffTests(unittest.TestCase):
                          (2, "cases.split_contamination"))
 
 
+class OutputTests(unittest.TestCase):
+    def test_the_output_file_never_outlives_its_run_nor_names_an_input(self):
+        folder = TempDir(self)
+        output = os.path.join(folder.path, "diff.json")
+        self.assertEqual(run_cli(["diff", CASES, NEXT, "--output", output]).stdout, b"")
+        with open(output, "rb") as handle:
+            self.assertIn(b'"action": "DIFF"', handle.read())
+        broken = folder.write_json("broken.json", dict(load_example("benchmark_cases.json"),
+                                                       cases=[]))
+        self.assertEqual(run_cli(["diff", CASES, broken, "--output", output]).status, 2)
+        with open(output, "rb") as handle:
+            self.assertIn(b'"action": "CONTRACT_ERROR"', handle.read())
+        refused = run_cli(["diff", CASES, NEXT, "--output", NEXT])
+        self.assertEqual((refused.status, refused.document["errors"][0]["code"]),
+                         (2, "cli.report_path"))
+
+
 class TextModeTests(unittest.TestCase):
     def test_the_text_mode_ends_with_what_the_new_file_requires(self):
         run = run_cli(["diff", CASES, NEXT, "--format", "text"])

@@ -14,7 +14,7 @@ from proagents_bench import pipeline
 from proagents_bench.maintenance import health as health_module
 from proagents_bench.reports import health_html, health_markdown
 from proagents_bench.stats.items import ItemAnalysis, tukey_fences
-from tests.support import EXAMPLES, ROOT, TempDir, load_example, run_cli
+from tests.support import EXAMPLES, ROOT, TempDir, load_example, run_cli, run_subprocess
 
 SPEC = os.path.join(EXAMPLES, "benchmark_spec.json")
 CASES = os.path.join(EXAMPLES, "benchmark_cases.json")
@@ -278,6 +278,15 @@ class CommandTests(unittest.TestCase):
         self.assertEqual(health_module.health_document(forked, "0"),
                          health_module.health_document(here, "0"))
         self.assertEqual(health_module._halves(inputs[2]), 2)
+
+    def test_the_same_bytes_under_any_hash_seed(self):
+        paths = write_packages(self, package("strong", STRONG), package("middle", MIDDLE),
+                               package("weak", WEAK))
+        outputs = [run_subprocess(health_arguments(paths), env={"PYTHONHASHSEED": seed})
+                   for seed in ("1", "2")]
+        self.assertEqual([run.status for run in outputs], [0, 0])
+        self.assertEqual(outputs[0].stdout, outputs[1].stdout)
+        self.assertEqual(outputs[0].stdout, run_cli(health_arguments(paths)).stdout)
 
     def test_a_package_of_another_dataset_version_is_a_contract_error_naming_it(self):
         other = package("weak", WEAK)

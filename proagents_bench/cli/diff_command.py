@@ -23,13 +23,14 @@ from ..contract.validate import file_errors
 from ..contract.vocabulary import ROLES
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
-from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.dump import document_bytes
-from ..maintenance.versions import DIFF, Diff, comparability, diff_cases, diff_specs, refusals
+from ..maintenance.versions import DIFF, comparability, diff_cases, diff_specs, refusals
+from ..reports import write as reports
 from ..text import display_name
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import FORMATS, Parser, UsageError, colour_wanted, text_width
+from .gate_command import (Parser, Targets, UsageError, add_output_options, colour_wanted,
+                           guarded, text_width)
 from .status import EXIT_PASS
 
 KINDS = ("cases", "spec")
@@ -52,46 +53,55 @@ def build_parser(program: str) -> Parser:
     parser.add_argument("--results", metavar="FILE", nargs="+", action="extend", default=[],
                         help="results packages recorded under the old cases: which of their "
                              "records stay comparable")
-    parser.add_argument("--output", metavar="PATH",
-                        help="write the JSON document to PATH instead of stdout")
-    parser.add_argument("--format", choices=FORMATS, default="auto",
-                        help="what stdout carries: json, text (a summary for people), or auto "
-                             "(default): text when stdout is a terminal, json otherwise")
+    add_output_options(parser, (), "the DIFF document")
     return parser
 
 
+def _inputs(options: argparse.Namespace) -> List[pipeline.InputFile]:
+    """Every input file named (for the output path's checks)."""
+    results = getattr(options, "results", None) or []
+    named = [("cases", getattr(options, "old", None)), ("cases", getattr(options, "new", None)),
+             ("spec", options.spec)] + [("results", path) for path in (
+                 [results] if isinstance(results, str) else results)]
+    return [pipeline.InputFile(kind, path) for kind, path in named if path]
+
+
 def run(arguments: List[str], session: Session) -> Outcome:
+    """Compare; a run that ends without a comparison replaces the ``--output`` file by its
+    CONTRACT_ERROR document (or removes it), as the gate does."""
+    return guarded(arguments, session, Targets(session, (), _inputs), _diff)
+
+
+def _diff(arguments: List[str], session: Session, targets: Targets) -> Outcome:
     try:
         options = build_parser(session.program).parse_args(arguments)
     except UsageError as usage:
         return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
-    problems = [ContractError("cli.usage", "%s was given an empty path: name a file" % name)
-                for name, value in (("OLD", options.old), ("NEW", options.new),
-                                    ("--spec", options.spec), ("--output", options.output))
-                if value is not None and not value.strip()]
+    problems = targets.aim(options)
+    problems += [ContractError("cli.usage", "%s was given an empty path: name a file" % name)
+                 for name, value in (("OLD", options.old), ("NEW", options.new),
+                                     ("--spec", options.spec), ("--output", options.output))
+                 if value is not None and not value.strip()]
     if options.results and options.spec is None:
         problems.append(ContractError("cli.usage", "--results needs --spec: the packages are "
                                                    "checked against the spec and the old cases"))
     if problems:
         return contract_error_outcome(problems)
     try:
-        document, diff = _compare(options)
+        document = _compare(options)
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
     data = document_bytes(document)
-    if options.output is not None:
-        try:
-            write_files_atomically([(options.output, data)], session.guard.deferred)
-        except AtomicWriteError as problem:
-            return contract_error_outcome([ContractError(
-                "cli.report_unwritable", "cannot write the output document: %s" %
-                problem.reason, (), options.output)])
-    text = options.format == "text" or (options.format == "auto" and session.stdout.isatty())
-    if text:
+    output = targets.output
+    problems = reports.write([], None, session.guard.deferred, (output, data) if output
+                             else None)
+    if problems:
+        return contract_error_outcome(problems)
+    if targets.text:
         from ..reports import diff_text
         return Outcome(EXIT_PASS, diff_text.render(document, text_width(), colour_wanted(
-            session.stdout.isatty()), options.output))
-    return Outcome(EXIT_PASS, b"" if options.output is not None else data)
+            session.stdout.isatty()), output))
+    return Outcome(EXIT_PASS, b"" if output else data)
 
 
 def _kind(document: load.Document) -> str:
@@ -115,7 +125,7 @@ def _checked(path: str, kind: str = "") -> Tuple[load.Document, str]:
     return document, kind
 
 
-def _compare(options: argparse.Namespace) -> Tuple[dict, Diff]:
+def _compare(options: argparse.Namespace) -> dict:
     errors: List[ContractError] = []
     loaded = []
     for path in (options.old, options.new):
@@ -157,7 +167,7 @@ def _compare(options: argparse.Namespace) -> Tuple[dict, Diff]:
     if errors:
         raise ContractErrors(errors[:pipeline.MAX_REPORTED_ERRORS],
                              max(len(errors) - pipeline.MAX_REPORTED_ERRORS, 0))
-    return document, diff
+    return document
 
 
 def _describe(path: str, document: load.Document) -> dict:

@@ -82,15 +82,7 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
                              "standard input)")
     parser.add_argument("--candidate", metavar="ID",
                         help="the candidate's system_id; optional, checked when given")
-    for report in reports.REPORTS:
-        parser.add_argument(report.option, metavar="PATH", help=report.help)
-    parser.add_argument("--output", metavar="PATH",
-                        help="write the JSON document to PATH (atomically, with the reports) "
-                             "instead of stdout")
-    parser.add_argument("--format", choices=FORMATS, default="auto",
-                        help="what stdout carries: json (the decision document), text (a "
-                             "summary for people), or auto (default): text when stdout is a "
-                             "terminal, json in every pipe and file")
+    add_output_options(parser, reports.REPORTS, "the decision document")
     parser.add_argument("--summary", action="store_true",
                         help="also write a short human summary to stderr (the default when "
                              "stderr is a terminal and stdout is not)")
@@ -108,6 +100,20 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
     parser.add_argument("-V", "--version", action="version",
                         version="%s %s" % ("proagents-bench", VERSION))
     return parser
+
+
+def add_output_options(parser: Parser, kinds: Sequence, document: str) -> None:
+    """The options of what a command writes: its reports (``kinds``), ``--output`` and
+    ``--format`` (``document``: what its JSON document is)."""
+    for report in kinds:
+        parser.add_argument(report.option, metavar="PATH", help=report.help)
+    parser.add_argument("--output", metavar="PATH",
+                        help="write the JSON document to PATH (atomically%s) instead of "
+                             "stdout" % (", with the reports" if kinds else ""))
+    parser.add_argument("--format", choices=FORMATS, default="auto",
+                        help="what stdout carries: json (%s), text (a summary for people), or "
+                             "auto (default): text when stdout is a terminal, json in every "
+                             "pipe and file" % document)
 
 
 STDIN_PATH = "-"

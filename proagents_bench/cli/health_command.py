@@ -15,21 +15,25 @@ CONTRACT_ERROR page (no report outlives its run).
 from __future__ import annotations
 
 import argparse
-from typing import List
+from typing import TYPE_CHECKING, List
 
 from .. import pipeline
 from ..contract.vocabulary import MISSING_AS
 from ..errors import ContractError, ContractErrors
+from ..jsonio import load
 from ..jsonio.dump import document_bytes
 from ..maintenance.health import Health, Package, health_document, measure
 from ..reports import write as reports
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import (FORMATS, Parser, Targets, UsageError, colour_wanted, guarded,
-                           text_width)
+from .gate_command import (Parser, Targets, UsageError, add_output_options, colour_wanted,
+                           guarded, text_width)
 from .parallel import in_background
 from .progress import EAGER_BYTES, Progress
 from .status import EXIT_PASS
+
+if TYPE_CHECKING:  # for annotations only
+    from ..service.maintainer import ScoredSubmission
 
 
 def build_parser(program: str) -> Parser:
@@ -63,14 +67,7 @@ def build_parser(program: str) -> Parser:
                              "--baseline)")
     parser.add_argument("--baseline", metavar="FILE",
                         help="with --data: the service's baseline package")
-    for report in reports.HEALTH_REPORTS:
-        parser.add_argument(report.option, metavar="PATH", help=report.help)
-    parser.add_argument("--output", metavar="PATH",
-                        help="write the JSON document to PATH (atomically, with the reports) "
-                             "instead of stdout")
-    parser.add_argument("--format", choices=FORMATS, default="auto",
-                        help="what stdout carries: json, text (a summary for people), or auto "
-                             "(default): text when stdout is a terminal, json otherwise")
+    add_output_options(parser, reports.HEALTH_REPORTS, "the HEALTH document")
     return parser
 
 
@@ -184,9 +181,24 @@ def _imported(options: argparse.Namespace, spec: pipeline.InputFile,
 
 
 def _submissions(options: argparse.Namespace) -> List[Package]:
-    """Every scored submission in the service's data folder (the maintainer's access)."""
+    """Every scored submission in the service's data folder (the maintainer's access), each
+    read from the database when its turn comes."""
     from ..service.maintainer import scored_submissions
-    _benchmark, found = scored_submissions(options.data, options.spec, options.cases,
-                                           options.baseline)
-    return [Package(pipeline.InputFile("results", None, "%s submission %d" % (
-        options.data, item.submission_id), data=item.package), item.name) for item in found]
+    return [Package(_Submission("%s submission %d" % (options.data, item.submission_id),
+                                item), item.name)
+            for item in scored_submissions(options.data, options.spec, options.cases,
+                                           options.baseline)]
+
+
+class _Submission(pipeline.InputFile):
+    """A scored submission as a results file, read when loaded."""
+
+    def __init__(self, shown: str, item: "ScoredSubmission") -> None:
+        super().__init__("results", None, shown)
+        self.item = item
+
+    def size(self) -> int:
+        return self.item.size
+
+    def load(self) -> load.Document:
+        return load.parse_bytes(self.item.package(), self.shown)

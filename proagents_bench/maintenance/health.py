@@ -11,9 +11,9 @@ the memory is one package's and a few numbers per task and system.
 
 **Systems and runs.** A system is a ``system_id`` (a package may give its candidate another
 name: the private-test service names each submission by its team). Its runs are its
-systems' entries across the packages; two entries that agree trial by trial in everything
-measured here (every check, the status, the latency and the cost, under the same protocol)
-are one run counted once: the baseline every package carries, or the service splices into
+systems' entries across the packages; two entries that agree in everything measured here
+(every trial's checks and whether its status is ``unknown``, each task's latency and cost,
+under the same protocol) are one run counted once: the baseline every package carries, or the service splices into
 every submission. A system's distinct runs are pooled: its trials on a task are the trials of
 all its runs. A system whose protocol differs from the spec's is left out (the gate would
 find it INCOMPARABLE) and listed.
@@ -510,8 +510,9 @@ METHODS = {
                 "IQR over the tasks' means (nearest-rank quartiles, at least 4 tasks "
                 "measured); a task with an unmeasured trial has no mean (never read as 0)" % (
                     float(TUKEY_K), float(TUKEY_K)),
-    "runs": "a system's entries that agree trial by trial in every check, status, latency and "
-            "cost are one run, counted once; its distinct runs are pooled",
+    "runs": "a system's entries that agree in every trial's checks and whether its status is "
+            "unknown, and in each task's latency and cost, under the same protocol, are one "
+            "run, counted once; its distinct runs are pooled",
 }
 
 

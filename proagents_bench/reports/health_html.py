@@ -32,6 +32,7 @@ HEALTH_STYLE = """
 .tag.saturated, .tag.latency_outlier, .tag.cost_outlier { background: var(--none); }
 .banner .primary .count { font-weight: 800; }
 dl.methods dt { font-weight: 700; margin-top: 6px; } dl.methods dd { margin-left: 1.2em; }
+table.systems td:nth-child(2) { min-width: 16em; }
 @media (max-width: 600px) {
   table.audit, table.audit tbody, table.audit tr, table.audit td { display: block; }
   table.audit thead { display: none; }

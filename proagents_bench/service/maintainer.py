@@ -11,7 +11,7 @@ maintainer's access: the data folder and the maintainer's own spec, cases and ba
 from __future__ import annotations
 
 import os
-from typing import List, Tuple
+from typing import List
 
 from ..errors import ContractError, ContractErrors
 from ..text import quote
@@ -23,25 +23,36 @@ HEALTH_DATA_CODE = "cli.data"
 
 
 class ScoredSubmission:
-    """One scored submission: its id, its team, and the package the gate decided."""
+    """One scored submission: its id, its team, its size, and (read when asked for, so that
+    one is in memory at a time) the package the gate decided."""
 
-    def __init__(self, submission_id: int, team: str, package: bytes) -> None:
+    def __init__(self, benchmark: Benchmark, path: str, submission_id: int, team: str,
+                 size: int) -> None:
+        self.benchmark = benchmark
+        self.path = path
         self.submission_id = submission_id
         self.team = team
-        self.package = package
+        self.size = size
 
     @property
     def name(self) -> str:
         """How the health report names the submission's system: ``TEAM #ID``."""
         return "%s #%d" % (self.team, self.submission_id)
 
+    def package(self) -> bytes:
+        """The submission with the maintainer's baseline spliced in, as the gate read it."""
+        with database.connection(self.path) as opened:
+            body = opened.execute("SELECT body FROM submissions WHERE id = ?",
+                                  (self.submission_id,)).fetchone()[0]
+        return self.benchmark.combine(bytes(body))
+
 
 def scored_submissions(data_folder: str, spec_path: str, cases_path: str,
-                       baseline_path: str) -> Tuple[Benchmark, List[ScoredSubmission]]:
-    """The benchmark the maintainer's files make (checked as ``serve`` checks them), and every
-    scored submission stored in ``data_folder`` under its versions (benchmark id, benchmark
-    version, dataset version), oldest first; :class:`ContractErrors` for files that break the
-    contract, a folder without the service's database, or no such submission."""
+                       baseline_path: str) -> List[ScoredSubmission]:
+    """Every scored submission stored in ``data_folder`` under the versions (benchmark id,
+    benchmark version, dataset version) of the maintainer's files (checked as ``serve``
+    checks them), oldest first; :class:`ContractErrors` for files that break the contract, a
+    folder without the service's database, or no such submission."""
     benchmark = Benchmark(spec_path, cases_path, baseline_path)
     path = database.database_path(data_folder)
     if not os.path.isfile(path):
@@ -50,12 +61,12 @@ def scored_submissions(data_folder: str, spec_path: str, cases_path: str,
             "keeps its %s in" % database.DATABASE_NAME, (), data_folder)])
     with database.connection(path) as opened:
         rows = opened.execute(
-            "SELECT s.id, t.name, s.body FROM submissions s JOIN teams t ON t.id = s.team_id "
+            "SELECT s.id, t.name, s.size FROM submissions s JOIN teams t ON t.id = s.team_id "
             "WHERE s.outcome = ? AND s.benchmark_id = ? AND s.benchmark_version = ? AND "
             "s.dataset_version = ? ORDER BY s.id", (SCORED,) + benchmark.versions).fetchall()
     if not rows:
         raise ContractErrors([ContractError(
             HEALTH_DATA_CODE, "no scored submission of benchmark %s %s, dataset %s is stored "
             "here" % tuple(quote(value) for value in benchmark.versions), (), data_folder)])
-    return benchmark, [ScoredSubmission(row[0], row[1], benchmark.combine(bytes(row[2])))
-                       for row in rows]
+    return [ScoredSubmission(benchmark, path, row[0], row[1], row[2] + len(
+        benchmark.baseline_text)) for row in rows]
