@@ -226,6 +226,14 @@ class RunsTests(unittest.TestCase):
         self.assertIn("max_steps: expected=8, actual=99",
                       health.excluded[1]["protocol_mismatches"][0])
 
+    def test_nothing_under_the_spec_protocol_is_a_contract_error(self):
+        protocol = dict(load_example("benchmark_spec.json")["protocol"], max_steps=99)
+        paths = write_packages(self, package("odd", WEAK, protocol=protocol))
+        run = run_cli(health_arguments(paths))
+        self.assertEqual((run.status, run.document["errors"][0]["code"]),
+                         (2, "health.nothing_comparable"))
+        self.assertIn("max_steps: expected=8, actual=99", run.document["errors"][0]["message"])
+
     def test_an_unmeasured_latency_is_no_mean_and_never_zero(self):
         value = package("strong", STRONG)
         value["schema_version"] = "agent-benchmark-results-v3"
