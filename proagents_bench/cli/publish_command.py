@@ -1,7 +1,7 @@
 """``run_benchmark.py publish``: write what the contract publishes into the checkout: the
-JSON Schemas shipped in the package (``contract/schemas/``) and the generated tables of
-``docs/contract.md``
-(the contract's objects, rules and gates; the exit statuses). The tests hold the files to
+JSON Schemas shipped in the package (``contract/schemas/``), the generated tables of
+``docs/contract.md`` (the contract's objects, rules and gates; the exit statuses) and of
+``docs/maintaining.md`` (what each kind of change breaks). The tests hold the files to
 :func:`published_files` and fail, naming this command, when one is stale.
 """
 
@@ -11,6 +11,7 @@ import os
 from typing import List, Tuple
 
 from ..contract import publish
+from ..contract.changes import changes_table
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from . import Outcome, Session, contract_error_outcome
@@ -22,6 +23,10 @@ CONTRACT_DOC = os.path.join(PROJECT_ROOT, "docs", "contract.md")
 EXIT_TABLE_BEGIN = ("<!-- BEGIN generated exit statuses: python -B run_benchmark.py publish "
                     "-->")
 EXIT_TABLE_END = "<!-- END generated exit statuses -->"
+MAINTAINING_DOC = os.path.join(PROJECT_ROOT, "docs", "maintaining.md")
+CHANGES_BEGIN = ("<!-- BEGIN generated kinds of change: python -B run_benchmark.py publish "
+                 "-->")
+CHANGES_END = "<!-- END generated kinds of change -->"
 
 
 def _between(text: str, begin: str, end: str, generated: str) -> str:
@@ -36,11 +41,16 @@ def published_contract_doc(text: str) -> str:
 
 
 def published_files() -> List[Tuple[str, bytes]]:
-    """(path, bytes) of every file ``publish`` writes: the schemas, then the contract's page."""
+    """(path, bytes) of every file ``publish`` writes: the schemas, the contract's page, then
+    the maintainers' page."""
     with open(CONTRACT_DOC, "rb") as handle:
         text = handle.read().decode("utf-8")
-    return publish.shipped_schemas() + [(CONTRACT_DOC,
-                                         published_contract_doc(text).encode("utf-8"))]
+    with open(MAINTAINING_DOC, "rb") as handle:
+        maintaining = handle.read().decode("utf-8")
+    return publish.shipped_schemas() + [
+        (CONTRACT_DOC, published_contract_doc(text).encode("utf-8")),
+        (MAINTAINING_DOC, _between(maintaining, CHANGES_BEGIN, CHANGES_END,
+                                   changes_table()).encode("utf-8"))]
 
 
 def stale_files() -> List[str]:
@@ -70,4 +80,5 @@ def run(arguments: List[str], session: Session) -> Outcome:
     except AtomicWriteError as problem:
         return contract_error_outcome([ContractError(
             "cli.report_unwritable", "cannot write %s: %s" % (problem.path, problem.reason))])
-    return Outcome(EXIT_PASS, b"", ["published: the JSON Schemas and the tables of docs/contract.md"])
+    return Outcome(EXIT_PASS, b"", ["published: the JSON Schemas and the tables of docs/contract.md and "
+                                   "docs/maintaining.md"])
