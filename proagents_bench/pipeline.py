@@ -25,7 +25,7 @@ import os
 from decimal import Decimal
 from fractions import Fraction
 from typing import (TYPE_CHECKING, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple,
-                    TypedDict, cast)
+                    TypedDict)
 
 from .contract.gates import deciding_gates
 from .contract.rules import Context, cross_file_errors
@@ -241,7 +241,7 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
         if fingerprint is not None:
             fingerprint.abandon()
         raise
-    systems = cast("Systems", context.systems)  # every rule held: the roles rule found them
+    systems = context.checked()
     if fingerprint is None or systems.candidate["system_id"] != presumed:
         # Never for valid files (the presumed id is the one the rules find); kept so that
         # the fingerprint can never name another candidate.
@@ -263,9 +263,7 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
             **shared)
         return Evaluation(decision, document, spec)
 
-    # Every coverage rule held: each system's records are in canonical order.
-    baseline_records = cast("List[JSONObject]", systems.baseline_records)
-    candidate_records = cast("List[JSONObject]", systems.candidate_records)
+    baseline_records, candidate_records = systems.in_order()
     progress("grading", len(baseline_records) + len(candidate_records), "trials")
     tasks = [case for case in cases["cases"] if case["split"] == "test"]
     gates = spec["gates"]

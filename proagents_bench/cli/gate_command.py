@@ -102,7 +102,7 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
     return parser
 
 
-def add_output_options(parser: Parser, kinds: Sequence, document: str) -> None:
+def add_output_options(parser: Parser, kinds: Sequence[reports.Report], document: str) -> None:
     """The options of what a command writes: its reports (``kinds``), ``--output`` and
     ``--format`` (``document``: what its JSON document is)."""
     for report in kinds:
@@ -310,8 +310,9 @@ class Targets:
     the command's reports (:data:`~proagents_bench.reports.write.REPORTS` for the gate) and
     ``inputs(options)`` its input files."""
 
-    def __init__(self, session: Session, kinds: Sequence = reports.REPORTS,
-                 inputs: Callable[[argparse.Namespace], List] = _gate_inputs) -> None:
+    def __init__(self, session: Session, kinds: Sequence[reports.Report] = reports.REPORTS,
+                 inputs: Callable[[argparse.Namespace], List[pipeline.InputFile]]
+                 = _gate_inputs) -> None:
         self.session = session
         self.kinds = kinds
         self.inputs = inputs

@@ -22,7 +22,7 @@ import os
 import pickle
 import signal
 import threading
-from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Generic, List, Optional, Tuple, TypeVar
 
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
@@ -38,8 +38,15 @@ if TYPE_CHECKING:  # for annotations only
     # What a fingerprint is made of: spec, cases, results, the candidate's id, the Decimals.
     FingerprintArguments = Tuple[JSONObject, JSONObject, JSONObject, str,
                                  Optional[List[Decimal]]]
+    from ..maintenance.health import Reading
+
     # Reads a log: what the import's background runs.
     Read = Callable[[], ImportedSystem]
+    # Reads the second half of health's packages.
+    ReadPackages = Callable[[], List[Reading]]
+
+# What a read in a child gives back (a log's system, health's readings).
+_Outcome = TypeVar("_Outcome")
 
 # Inputs smaller than this (the three files' bytes together) are fingerprinted in process.
 FORK_INPUT_BYTES = 8 << 20
@@ -173,7 +180,8 @@ class _Result(PendingFingerprint):
 # -- health's second half of the packages -----------------------------------------------------
 
 
-def in_background(input_bytes: int, threshold: int = FORK_INPUT_BYTES) -> Callable:
+def in_background(input_bytes: int, threshold: int = FORK_INPUT_BYTES
+                  ) -> Callable[[ReadPackages], ReadPackages]:
     """A ``background`` for :func:`proagents_bench.maintenance.health.measure`: the second
     half of the packages read in a forked process while this one reads the first (reading is
     bound by decoding and checking JSON, one core per process), when the packages are large
@@ -184,7 +192,7 @@ def in_background(input_bytes: int, threshold: int = FORK_INPUT_BYTES) -> Callab
     return _read_in_child
 
 
-def _here(read: Callable) -> Callable:
+def _here(read: ReadPackages) -> ReadPackages:
     return read
 
 
@@ -208,7 +216,7 @@ def forking_background(log_bytes: int,
     return _read_in_child
 
 
-def _read_in_child(read: Read) -> Read:
+def _read_in_child(read: Callable[[], _Outcome]) -> Callable[[], _Outcome]:
     def produce() -> bytes:
         outcome: Tuple[object, ...]
         try:
@@ -223,15 +231,15 @@ def _read_in_child(read: Read) -> Read:
     return _Reading(child, read)
 
 
-class _Reading:
+class _Reading(Generic[_Outcome]):
     """The parent's side: the child's outcome (the log read, or its contract errors); read
     here instead if the child failed. Either way the same result."""
 
-    def __init__(self, child: _Child, read: Read) -> None:
+    def __init__(self, child: _Child, read: Callable[[], _Outcome]) -> None:
         self.child = child
         self.read = read
 
-    def __call__(self) -> ImportedSystem:
+    def __call__(self) -> _Outcome:
         received = self.child.collect()
         try:
             # The bytes come from this program's own child, never from outside.
@@ -243,5 +251,5 @@ class _Reading:
             return self.read()
         if outcome[0] == "errors":
             raise ContractErrors(outcome[1], outcome[2])
-        read: ImportedSystem = outcome[1]  # what the child's read() returned
+        read: _Outcome = outcome[1]  # what the child's read() returned
         return read

@@ -45,6 +45,12 @@ class Systems:
         self.baseline_records: Optional[List[JSONObject]] = None
         self.candidate_records: Optional[List[JSONObject]] = None
 
+    def in_order(self) -> Tuple[List[JSONObject], List[JSONObject]]:
+        """The baseline's and the candidate's records in canonical order, once every rule
+        held (:func:`cross_file_errors` found nothing: coverage put them in order)."""
+        return (cast("List[JSONObject]", self.baseline_records),
+                cast("List[JSONObject]", self.candidate_records))
+
 
 class Context:
     """What the checks read and what they find for later stages: the validated files, the
@@ -63,6 +69,11 @@ class Context:
         for case in cases["cases"]:
             if case["split"] == "test":
                 self.test_index.setdefault(case["id"], len(self.test_index))
+
+    def checked(self) -> Systems:
+        """The baseline and the candidate, once every rule held (:func:`cross_file_errors`
+        found nothing: the roles rule found them)."""
+        return cast("Systems", self.systems)
 
     def loaded_results(self) -> JSONObject:
         """The results file, for the results' rules, which run only when it is in
@@ -292,7 +303,7 @@ def _run(rules: Sequence[CrossFileRule], context: Context) -> List[Tuple[str, Co
     return found
 
 
-def cases_errors(cases: dict) -> List[ContractError]:
+def cases_errors(cases: JSONObject) -> List[ContractError]:
     """The cases' own rules across their cases (ids, splits, contamination), without a spec:
     for a cases file read on its own (``diff``)."""
     context = Context({}, cases)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # for annotations only
 
     from typing import Protocol, TypeVar
 
-    from ..pipeline import Evaluation, InputFile
+    from ..pipeline import InputFile
     from .nodecision import NoDecision
 
     class Named(Protocol):
@@ -59,7 +59,9 @@ class Report:
         self.module = module
         self.append = append  # added to the end of the file, not replacing it
 
-    def render(self, evaluation: Evaluation) -> bytes:
+    def render(self, evaluation: object) -> bytes:
+        """The report of ``evaluation``: whatever its module renders (the gate's
+        :class:`~proagents_bench.pipeline.Evaluation`, health's ``Health``)."""
         data: bytes = import_module("." + self.module, __package__).render(evaluation)
         return data
 
@@ -172,7 +174,7 @@ def checked_paths(chosen: Sequence[Tuple[NamedT, str]], inputs: Sequence[InputFi
     return errors, usable
 
 
-def write(chosen: Sequence[Chosen], evaluation: Evaluation,
+def write(chosen: Sequence[Chosen], evaluation: object,
           critical_section: Optional[CriticalSection] = None,
           document: Optional[Tuple[str, bytes]] = None) -> List[ContractError]:
     """Render and write every chosen report; return [] or the one error that stopped it.

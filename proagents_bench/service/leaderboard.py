@@ -319,10 +319,10 @@ def _phase_note(board: Board) -> str:
     return '<p class="note">%s</p>' % html.escape(text)
 
 
-def _version_notes(database_path: str, benchmark_id: str) -> Dict[tuple, str]:
+def _version_notes(database_path: str, benchmark_id: str) -> Dict[Tuple[str, str, str], str]:
     """A note per dataset version that follows another: what changed in its public fields
     (the details: GET /v1/versions)."""
-    notes = {}
+    notes: Dict[Tuple[str, str, str], str] = {}
     for version in versions.served(database_path, benchmark_id)["versions"]:
         changes = version["public_changes"]
         if changes is None:

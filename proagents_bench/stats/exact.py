@@ -22,7 +22,7 @@ import math
 from decimal import (MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, DivisionByZero, Inexact,
                      InvalidOperation, Overflow, localcontext)
 from fractions import Fraction
-from typing import Iterable, List, Optional, TypeVar, Union
+from typing import Iterable, List, Optional, TypeVar, Union, cast
 
 Exact = Union[int, Fraction, Decimal]
 # A number the Marsaglia series takes: a Decimal, or a float for the fast path.
@@ -177,7 +177,7 @@ def two_sided_z(confidence: Exact) -> float:
     return normal_quantile(1 - (1 - confidence) / 2)
 
 
-def group_sums(values: List[Optional[Exact]], size: int) -> List[Optional[Exact]]:
+def group_sums(values: List[Optional[Union[int, Decimal]]], size: int) -> List[Optional[Exact]]:
     """The exact sum of each run of ``size`` consecutive ``values`` (ints and Decimals), None
     for a run holding a None (an unmeasured value is never read as 0). Each sum is a Decimal
     (or the int itself, for runs of one) when the decimal context holds it exactly, else a
@@ -190,18 +190,20 @@ def group_sums(values: List[Optional[Exact]], size: int) -> List[Optional[Exact]
     [Fraction(3, 2), None]
     """
     if None not in values:
-        sums = values[0::size]
+        measured = cast("List[Union[int, Decimal]]", values)  # no None among them
+        sums = measured[0::size]
         try:
             for offset in range(1, size):
-                sums = list(map(_EXACT.add, sums, values[offset::size]))
-            return sums
+                sums = list(map(_EXACT.add, sums, measured[offset::size]))
+            return list(sums)
         except Inexact:
             pass
     found: List[Optional[Exact]] = []
     for start in range(0, len(values), size):
         group = values[start:start + size]
         found.append(None if None in group else
-                     sum((Fraction(value) for value in group), Fraction(0)))
+                     sum((Fraction(value) for value in group if value is not None),
+                         Fraction(0)))
     return found
 
 
@@ -212,11 +214,11 @@ def add_exact(total: Optional[Exact], value: Optional[Exact]) -> Optional[Exact]
     >>> add_exact(Decimal("0.1"), Decimal("0.2")), add_exact(None, 1)
     (Decimal('0.3'), None)
     """
+    if total is None or value is None:
+        return None
+    if isinstance(total, Fraction) or isinstance(value, Fraction):
+        return Fraction(total) + Fraction(value)  # a sum the decimal context could not hold
     try:
         return _EXACT.add(total, value)
     except Inexact:
-        return Fraction(total) + Fraction(value)
-    except TypeError:  # None, or a Fraction (a sum the decimal context could not hold)
-        if total is None or value is None:
-            return None
         return Fraction(total) + Fraction(value)

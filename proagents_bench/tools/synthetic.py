@@ -9,7 +9,7 @@ state that differs only in case and whitespace, so a package exercises every che
 from __future__ import annotations
 
 import random
-from typing import List, Tuple
+from typing import Iterator, List, Tuple
 
 from ..contract.vocabulary import CASES_V1, RESULTS_V1, SPEC_V1
 from ..jsonio import JSONObject
@@ -164,18 +164,19 @@ def make_package(task_count: int, trial_count: int = 3, seed: int = 1, samples: 
     return spec, cases, results
 
 
-def make_health_packages(task_count, trial_count=5, packages=20, seed=1):
+def make_health_packages(task_count: int, trial_count: int = 5, packages: int = 20,
+                         seed: int = 1) -> Tuple[JSONObject, JSONObject, Iterator[JSONObject]]:
     """(spec, cases, packages): results packages of one synthetic benchmark for ``health``,
     made one at a time (a generator). Every package holds the same baseline (as the
     private-test service splices one into every submission) and its own candidate, whose
     skill grows from 0.5 to 0.9 over the packages."""
     spec = make_spec(trial_count=trial_count, seed=seed)
     cases = make_cases(task_count, seed=seed)
-    baseline = {"system_id": "baseline", "role": "baseline",
+    baseline: JSONObject = {"system_id": "baseline", "role": "baseline",
                 "protocol": make_protocol(trial_count),
                 "records": make_records(cases, trial_count, 0.6, random.Random(seed))}
 
-    def generated():
+    def generated() -> Iterator[JSONObject]:
         for number in range(packages):
             skill = 0.5 + 0.4 * number / max(packages - 1, 1)
             candidate = {"system_id": "candidate-%02d" % (number + 1), "role": "candidate",
