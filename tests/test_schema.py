@@ -16,6 +16,7 @@ from proagents_bench.cli import publish_command
 from proagents_bench.contract import output as output_contract
 from proagents_bench.contract import publish as schema
 from proagents_bench.contract.inputs import FILE_KINDS
+from proagents_bench.contract.mapping import DOCUMENT_KINDS
 from proagents_bench.contract.rules import CROSS_FILE_RULES
 from proagents_bench.contract.shapes import (SCHEMA_KEY, AnyOf, Array, Boolean, Integer, Mapping,
                                              Nullable, Number, Object, String, StringSet)
@@ -43,7 +44,7 @@ def load_json(path):
 
 
 def example_kind(value):
-    for kind, versions in FILE_KINDS.items():
+    for kind, versions in DOCUMENT_KINDS.items():
         if value.get("schema_version") in versions:
             return kind
     raise AssertionError("not an input file")

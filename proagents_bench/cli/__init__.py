@@ -31,6 +31,7 @@ COMMANDS = {
     "team": "team_command",
     "submit": "submit_command",
     "import": "import_command",
+    "release": "release_command",
 }
 DEFAULT_COMMAND = "gate_command"
 

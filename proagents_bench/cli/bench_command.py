@@ -1,7 +1,9 @@
-"""``run_benchmark.py bench gate|import|false-pass [options]``: time the gate on a synthetic
-package against a bare ``json.load`` of the same files (see :mod:`proagents_bench.tools.bench`),
-or the import of two synthetic Inspect AI logs against the gate on its output
-(:mod:`proagents_bench.tools.import_bench`), and print the figures on stdout."""
+"""``run_benchmark.py bench gate|import|release|false-pass|service [options]``: time the gate
+on a synthetic package against a bare ``json.load`` of the same files (see
+:mod:`proagents_bench.tools.bench`), the import of two synthetic Inspect AI logs against the
+gate on its output (:mod:`proagents_bench.tools.import_bench`), or a release of several
+synthetic benchmarks against their gates run one after another
+(:mod:`proagents_bench.tools.release_bench`), and print the figures on stdout."""
 
 from __future__ import annotations
 
@@ -10,10 +12,10 @@ from fractions import Fraction
 from typing import List
 
 from ..errors import ContractError
-from ..tools import bench, import_bench, service_bench, simulate
+from ..tools import bench, import_bench, release_bench, service_bench, simulate
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
-from .parallel import FORK_LOG_BYTES
+from .parallel import FORK_LOG_BYTES, usable_cores
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
 
 
@@ -41,6 +43,27 @@ def build_parser(program: str) -> Parser:
     gate.add_argument("--reports", action="store_true",
                       help="also time the gate writing all three reports (--html, "
                            "--markdown, --junit-xml) beside the plain gate")
+    release = kinds.add_parser(
+        "release", help="a release of several synthetic benchmarks against their gates run "
+                        "one after another")
+    release.add_argument("--benchmarks", type=int, default=5,
+                         help="benchmarks in the release (default 5)")
+    release.add_argument("--tasks", type=int, default=10000,
+                         help="test tasks per benchmark (default 10000)")
+    release.add_argument("--trials", type=int, default=5,
+                         help="trials per task and system, 2..100 (default 5)")
+    release.add_argument("--samples", type=int, default=10000,
+                         help="bootstrap samples, 100..100000 (default 10000)")
+    release.add_argument("--seed", type=int, default=1,
+                         help="the first benchmark's generator seed; the next ones count up "
+                              "(default 1)")
+    release.add_argument("--repeat", type=int, default=1,
+                         help="runs of each child; the median is reported (default 1)")
+    release.add_argument("--python", metavar="EXE", default=sys.executable,
+                         help="interpreter for the children (default: this one)")
+    release.add_argument("--keep", metavar="DIR",
+                         help="write the packages, the manifest and the documents to DIR and "
+                              "keep them")
     service = kinds.add_parser(
         "service", help="the private-test service under load: requests per second and "
                         "latency of submissions")
@@ -127,6 +150,12 @@ def run(arguments: List[str], session: Session) -> Outcome:
                 session.say(line)
         succeeded = import_bench.import_benchmark(options, session.say, FORK_LOG_BYTES,
                                                   templates)
+        return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
+    if options.kind == "release":
+        if options.benchmarks < 1 or options.tasks < 1 or not 2 <= options.trials <= 100:
+            return contract_error_outcome([ContractError(
+                "cli.usage", "--benchmarks and --tasks are at least 1; --trials is 2..100")])
+        succeeded = release_bench.release_benchmark(options, session.say, usable_cores())
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     succeeded = bench.gate_benchmark(options, session.say)
     return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)

@@ -70,7 +70,7 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
         epilog="Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 contract or "
                "command-line error; 3 internal error (a bug); 4 the document could not be "
                "written whole. Without arguments the shipped example package is evaluated. "
-               "Other commands: import, publish, bench, serve, team, submit.")
+               "Other commands: import, release, publish, bench, serve, team, submit.")
     parser.add_argument("--spec", metavar="FILE",
                         help="benchmark spec (default: the example; - reads standard input)")
     parser.add_argument("--cases", metavar="FILE",

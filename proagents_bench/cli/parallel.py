@@ -1,7 +1,8 @@
 """Work in a forked process while this one does its own: the evidence fingerprint while the
 pipeline grades, compares and decides (on a large package it is about a third of the work,
-and a second core is usually idle); and the import's candidate log while the baseline's is
-read (see :func:`forking_background`, at the end).
+and a second core is usually idle); the import's candidate log while the baseline's is
+read (see :func:`forking_background`); and a release's benchmarks, each in its own process,
+as many at once as there are cores (see :func:`forked_map`, at the end).
 
 Only the command line does this (it owns the process): on POSIX, with ``os.fork``, in a
 process with no other thread, and for inputs of at least FORK_INPUT_BYTES (below that a fork
@@ -19,9 +20,10 @@ from __future__ import annotations
 
 import os
 import pickle
+import selectors
 import signal
 import threading
-from typing import Callable, List, Optional
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
@@ -85,7 +87,6 @@ class _Child:
     def collect(self, limit: Optional[int] = None) -> Optional[bytes]:
         """What the child wrote (read until it ends, or until more than ``limit`` bytes came),
         when it ended with status 0; else None."""
-        pid, self.pid = self.pid, 0
         chunks: Optional[List[bytes]] = []
         received = 0
         try:
@@ -98,12 +99,18 @@ class _Child:
         except OSError:
             chunks = None
         finally:
-            os.close(self.read_end)
-            try:
-                _pid, status = os.waitpid(pid, 0)
-            except OSError:
-                status = -1
-        return b"".join(chunks) if chunks is not None and status == 0 else None
+            succeeded = self.reap()
+        return b"".join(chunks) if chunks is not None and succeeded else None
+
+    def reap(self) -> bool:
+        """Close the pipe and wait for the child (once): whether it ended with status 0."""
+        pid, self.pid = self.pid, 0
+        os.close(self.read_end)
+        try:
+            _pid, status = os.waitpid(pid, 0)
+        except OSError:
+            status = -1
+        return status == 0
 
     def end(self) -> None:
         """End the child unread (a run that gave up on its work)."""
@@ -207,3 +214,64 @@ class _Reading:
         if outcome[0] == "errors":
             raise ContractErrors(outcome[1], outcome[2])
         return outcome[1]
+
+
+# -- a release's benchmarks ---------------------------------------------------------------------
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform says, else
+    every core the machine has)."""
+    if hasattr(os, "sched_getaffinity"):
+        try:
+            return max(len(os.sched_getaffinity(0)), 1)
+        except OSError:
+            pass
+    return max(os.cpu_count() or 1, 1)
+
+
+def can_fork() -> bool:
+    """Whether work can go to forked children here: POSIX, and no other thread running."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def forked_map(tasks: Sequence[Callable[[], bytes]], workers: int) -> List[Optional[bytes]]:
+    """Run each task in a forked child, at most ``workers`` at once, and return the bytes each
+    returned, in the tasks' order: None for a task whose child could not be forked or did
+    not end well (its caller does that task itself, for the same bytes). Every child's pipe
+    is read as it writes (a child never waits on a full pipe while another is read), a new
+    child starts as soon as one ends, and any child still running when this returns or
+    raises (a signal) is ended."""
+    results: List[Optional[bytes]] = [None] * len(tasks)
+    pending = list(range(len(tasks)))
+    running: Dict[int, Tuple[int, _Child, List[bytes]]] = {}
+    selector = selectors.DefaultSelector()
+    try:
+        while pending or running:
+            while pending and len(running) < max(workers, 1):
+                index = pending.pop(0)
+                child = _forked(tasks[index])
+                if child is not None:
+                    selector.register(child.read_end, selectors.EVENT_READ)
+                    running[child.read_end] = (index, child, [])
+            if not running:
+                continue
+            for key, _events in selector.select():
+                index, child, chunks = running[key.fd]
+                try:
+                    chunk, failed = os.read(key.fd, 1 << 20), False
+                except OSError:  # a broken pipe: its task is done by the caller
+                    chunk, failed = b"", True
+                if chunk:
+                    chunks.append(chunk)
+                    continue
+                selector.unregister(key.fd)
+                del running[key.fd]
+                if failed:
+                    child.end()
+                elif child.reap():
+                    results[index] = b"".join(chunks)
+    finally:
+        for _index, child, _chunks in running.values():
+            child.end()
+        selector.close()
+    return results

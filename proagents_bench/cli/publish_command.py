@@ -1,7 +1,8 @@
 """``run_benchmark.py publish``: write what the contract publishes into the checkout: the
 JSON Schemas shipped in the package (``contract/schemas/``) and the generated tables of
 ``docs/contract.md``
-(the contract's objects, rules and gates; the exit statuses). The tests hold the files to
+(the contract's objects, rules and gates; the exit statuses) and the tables of false alarms in
+``docs/release.md``. The tests hold the files to
 :func:`published_files` and fail, naming this command, when one is stale.
 """
 
@@ -12,12 +13,14 @@ from typing import List, Tuple
 
 from ..contract import publish
 from ..errors import ContractError
+from ..tools.release_bench import with_false_alarm_tables
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import PROJECT_ROOT, Parser, UsageError
 from .status import EXIT_PASS, exit_status_table
 
 CONTRACT_DOC = os.path.join(PROJECT_ROOT, "docs", "contract.md")
+RELEASE_DOC = os.path.join(PROJECT_ROOT, "docs", "release.md")
 EXIT_TABLE_BEGIN = ("<!-- BEGIN generated exit statuses: python -B run_benchmark.py publish "
                     "-->")
 EXIT_TABLE_END = "<!-- END generated exit statuses -->"
@@ -34,12 +37,17 @@ def published_contract_doc(text: str) -> str:
     return _between(text, EXIT_TABLE_BEGIN, EXIT_TABLE_END, exit_status_table())
 
 
+def _read(path: str) -> str:
+    with open(path, "rb") as handle:
+        return handle.read().decode("utf-8")
+
+
 def published_files() -> List[Tuple[str, bytes]]:
-    """(path, bytes) of every file ``publish`` writes: the schemas, then the contract's page."""
-    with open(CONTRACT_DOC, "rb") as handle:
-        text = handle.read().decode("utf-8")
-    return publish.shipped_schemas() + [(CONTRACT_DOC,
-                                         published_contract_doc(text).encode("utf-8"))]
+    """(path, bytes) of every file ``publish`` writes: the schemas, then the contract's page
+    and the release's (its tables of false alarms)."""
+    return publish.shipped_schemas() + [
+        (CONTRACT_DOC, published_contract_doc(_read(CONTRACT_DOC)).encode("utf-8")),
+        (RELEASE_DOC, with_false_alarm_tables(_read(RELEASE_DOC)).encode("utf-8"))]
 
 
 def stale_files() -> List[str]:
@@ -69,4 +77,5 @@ def run(arguments: List[str], session: Session) -> Outcome:
     except AtomicWriteError as problem:
         return contract_error_outcome([ContractError(
             "cli.report_unwritable", "cannot write %s: %s" % (problem.path, problem.reason))])
-    return Outcome(EXIT_PASS, b"", ["published: the JSON Schemas and the tables of docs/contract.md"])
+    return Outcome(EXIT_PASS, b"", ["published: the JSON Schemas and the tables of "
+                                    "docs/contract.md and docs/release.md"])

@@ -9,6 +9,7 @@ importer's default for the log's harness (see docs/importing.md).
 from __future__ import annotations
 
 from .inputs import FILE_KINDS, PROTOCOL
+from .release import RELEASE_KINDS
 from .shapes import Field, Mapping, Nullable, Number, Object, String, StringSet, Boolean
 from .vocabulary import COST_SOURCES, FINAL_STATE_SOURCES, MAPPING_V1, SPLITS
 
@@ -71,5 +72,6 @@ MAPPING_V1_SHAPE = Object("mapping", [
           "gets wrong (they win over the log's metadata)"),
 ], root=True, title="Mapping")
 
-# Every file kind the contract publishes: the gate's three and the importer's mapping.
-DOCUMENT_KINDS = dict(FILE_KINDS, mapping={MAPPING_V1: MAPPING_V1_SHAPE})
+# Every file kind the contract publishes: the gate's three, the importer's mapping and the
+# release command's manifest.
+DOCUMENT_KINDS = dict(FILE_KINDS, mapping={MAPPING_V1: MAPPING_V1_SHAPE}, release=RELEASE_KINDS)

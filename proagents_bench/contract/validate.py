@@ -14,6 +14,12 @@ from ..text import quote
 from .mapping import DOCUMENT_KINDS
 
 
+# Where a file of another kind belongs, for the hint of a misplaced file: the option (the
+# kind's name, unless listed) and the command (the gate's, unless listed).
+_OPTIONS = {"release": "manifest"}
+_COMMANDS = {"mapping": " to the import command", "release": " to the release command"}
+
+
 def file_errors(kind: str, value: dict) -> List[ContractError]:
     """The contract errors of ``value``, a loaded file of ``kind``."""
     shapes = DOCUMENT_KINDS[kind]
@@ -36,8 +42,8 @@ def _version_error(kind: str, shapes: dict, value: dict, version: object) -> Con
     for other_kind, other_shapes in DOCUMENT_KINDS.items():
         if other_kind != kind and version in other_shapes:
             hint = " (this is a %s file: pass it as --%s%s)" % (
-                other_kind, other_kind, " to the import command" if other_kind == "mapping"
-                else "")
+                other_kind, _OPTIONS.get(other_kind, other_kind),
+                _COMMANDS.get(other_kind, ""))
     return ContractError("version.unsupported",
                          "unsupported schema_version %s for a %s file; expected %s%s" % (
                              quote(version), kind, accepted, hint), ("schema_version",))

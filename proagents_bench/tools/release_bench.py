@@ -1,0 +1,190 @@
+"""The release's benchmark, and the docs' tables of false alarms.
+
+``python -B run_benchmark.py bench release --benchmarks 5 --tasks 10000 --trials 5`` writes
+that many synthetic packages (:func:`proagents_bench.tools.bench.write_package`, a different
+seed each: 2 x tasks x trials records per package) and a manifest naming them (the first
+critical, the others supporting), then runs, each in a fresh child process of the same
+interpreter, one after the other:
+
+- the gate on each package, one after another, as a release engineer without the release
+  command runs them (their times summed), and
+- the release command on the manifest, deciding the benchmarks in parallel (``--jobs 0``:
+  one per core), and
+- the release command with ``--jobs 1`` (one benchmark after another in one process),
+
+and prints the wall-clock time of each (interpreter start to exit, documents written to
+files), the release's time over the gates' sum, and whether each benchmark's decision inside
+the release document is byte for byte its gate's. ``--repeat N`` reports medians. Nothing
+here is a test.
+
+:func:`false_alarm_tables` writes docs/release.md's tables of the chance of a false alarm
+(exact, from :mod:`proagents_bench.stats.multiplicity`); ``publish`` keeps them current.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from decimal import Decimal
+from fractions import Fraction
+from typing import Callable, List, Sequence
+
+from ..stats.multiplicity import false_alarm_rate, independent_false_alarm
+from .bench import (FILES, Run, describe_interpreter, median_run, megabytes, run_child,
+                    write_package)
+
+# docs/release.md's generated part, between these markers.
+TABLES_BEGIN = "<!-- BEGIN generated false-alarm tables: python -B run_benchmark.py publish -->"
+TABLES_END = "<!-- END generated false-alarm tables -->"
+# The tables' level, benchmark counts and discordant task counts.
+TABLE_LEVEL = Fraction(1, 20)
+TABLE_GATES = (1, 2, 3, 4, 5, 10)
+TABLE_DISCORDANT = (10, 20, 50, 200)
+TABLE_BENCHMARKS = (1, 2, 3, 5, 10)
+
+
+def _exact_decimal(value: Fraction) -> str:
+    """A fraction whose denominator divides a power of 10, as its exact decimal."""
+    digits = 0
+    while (value * 10 ** digits).denominator != 1:
+        digits += 1
+    return str(Decimal((value * 10 ** digits).numerator).scaleb(-digits))
+
+
+def _percent(value: Fraction) -> str:
+    return "%.2f%%" % (100 * float(value))
+
+
+def false_alarm_tables() -> str:
+    """Markdown: the chance of a false alarm of K independent gates each at level a, and of a
+    release of K benchmarks with n discordant tasks each and no true difference, with and
+    without Holm's adjustment, all exact."""
+    level = TABLE_LEVEL
+    lines = ["| benchmarks K | some gate alarms, unadjusted: 1 - (1 - a)^K | as a percentage | "
+             "with Holm at family-wise level a |", "|---:|---:|---:|---:|"]
+    for gates in TABLE_GATES:
+        chance = independent_false_alarm(level, gates)
+        lines.append("| %d | %s | %s | at most %s |" % (gates, _exact_decimal(chance),
+                                                        _percent(chance),
+                                                        _exact_decimal(level)))
+    lines += ["", "Exact chance that the release reports some regression or improvement when "
+                  "no benchmark has a true difference: K benchmarks, each with n discordant "
+                  "test tasks, family-wise level %s; each cell unadjusted (every benchmark "
+                  "alone, each direction at %s) / with Holm:" % (
+                      _exact_decimal(level), _exact_decimal(level / 2)), "",
+              "| benchmarks K | " + " | ".join("n = %d" % count for count in TABLE_DISCORDANT)
+              + " |", "|---:|" + "---:|" * len(TABLE_DISCORDANT)]
+    for benchmarks in TABLE_BENCHMARKS:
+        cells = []
+        for count in TABLE_DISCORDANT:
+            counts = [count] * benchmarks
+            cells.append("%s / %s" % (_percent(false_alarm_rate(counts, level, False)),
+                                      _percent(false_alarm_rate(counts, level, True))))
+        lines.append("| %d | %s |" % (benchmarks, " | ".join(cells)))
+    return "\n".join(lines) + "\n"
+
+
+def with_false_alarm_tables(text: str) -> str:
+    """``text`` with the part between the markers replaced by :func:`false_alarm_tables`."""
+    start = text.index(TABLES_BEGIN) + len(TABLES_BEGIN)
+    return text[:start] + "\n" + false_alarm_tables() + text[text.index(TABLES_END):]
+
+
+def write_release(folder: str, benchmarks: int, tasks: int, trials: int, samples: int,
+                  seed: int) -> str:
+    """Write ``benchmarks`` synthetic packages and a manifest naming them to ``folder``;
+    return the manifest's path."""
+    entries = []
+    for index in range(benchmarks):
+        name = "bench-%d" % (index + 1)
+        write_package(os.path.join(folder, name), tasks, trials, samples, seed + index)
+        entries.append(dict({kind: "%s/%s.json" % (name, kind) for kind in FILES},
+                            name=name, tier="critical" if index == 0 else "supporting"))
+    manifest = {"schema_version": "proagents-bench-release-v1", "release_id": "bench",
+                "family_wise_level": 0.05, "benchmarks": entries}
+    path = os.path.join(folder, "release.json")
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(manifest, handle, indent=2)
+    return path
+
+
+def _spliced_in(release_path: str, documents: Sequence[str]) -> bool:
+    """Whether each gate's document stands in the release document byte for byte, indented
+    as a benchmark's ``decision`` is (three levels deep)."""
+    with open(release_path, "rb") as handle:
+        release = handle.read()
+    for path in documents:
+        with open(path, "rb") as handle:
+            expected = handle.read()[:-1].replace(b"\n", b"\n" + b"  " * 3)
+        if expected not in release:
+            return False
+    return True
+
+
+def release_benchmark(options, say: Callable[[str], None], cores: int) -> bool:
+    """Run the release benchmark with ``options`` (benchmarks, tasks, trials, samples, seed,
+    repeat, python, keep: the command line's ``bench release``), telling each result line to
+    ``say`` (``cores``: how many this process may use, for the report); return True when
+    every child ran."""
+    with tempfile.TemporaryDirectory(prefix="proagents-bench-") as scratch:
+        folder = options.keep or scratch
+        manifest = write_release(folder, options.benchmarks, options.tasks, options.trials,
+                                 options.samples, options.seed)
+        size = sum(os.path.getsize(os.path.join(folder, "bench-%d" % (index + 1),
+                                                kind + ".json"))
+                   for index in range(options.benchmarks) for kind in FILES)
+        say("release: %d benchmarks, each %d tasks x %d trials x 2 systems = %d records, %d "
+            "bootstrap samples; %.1f MB in all" % (
+                options.benchmarks, options.tasks, options.trials,
+                2 * options.tasks * options.trials, options.samples, size / 1e6))
+        say("interpreter: %s (%s); %s cores usable here" % (
+            options.python, describe_interpreter(options.python), cores))
+        base = [options.python, "-B", "-m", "proagents_bench"]
+        gates: List[List[str]] = []
+        documents = []
+        for index in range(options.benchmarks):
+            name = os.path.join(folder, "bench-%d" % (index + 1))
+            gates.append(base + [item for kind in FILES for item in (
+                "--" + kind, os.path.join(name, kind + ".json"))])
+            documents.append(os.path.join(folder, "decision-%d.json" % (index + 1)))
+        release_document = os.path.join(folder, "release-decision.json")
+        gate_runs, release_runs, serial_runs = [], [], []
+        for _ in range(max(options.repeat, 1)):
+            runs = [run_child(command, document) for command, document in zip(gates,
+                                                                              documents)]
+            gate_runs.append(_sum(runs))
+            release_runs.append(run_child(base + ["release", "--manifest", manifest],
+                                          release_document))
+            serial_runs.append(run_child(base + ["release", "--manifest", manifest,
+                                                 "--jobs", "1"], release_document))
+        gates_run, release_run = median_run(gate_runs), median_run(release_runs)
+        serial_run = median_run(serial_runs)
+        if gates_run.status not in (0, 1) or release_run.status not in (0, 1) or (
+                serial_run.status not in (0, 1)):
+            say("a child failed: gates exit %s, release exit %s and %s" % (
+                gates_run.status, release_run.status, serial_run.status))
+            return False
+        label = "median of %d" % len(gate_runs) if len(gate_runs) > 1 else "one run"
+        say("%d gates, one after another:        %7.2f s   largest peak %s   (%s)" % (
+            options.benchmarks, gates_run.seconds, megabytes(gates_run.peak), label))
+        say("release (benchmarks in parallel):   %7.2f s   peak %s   (exit %d)" % (
+            release_run.seconds, megabytes(release_run.peak), release_run.status))
+        say("release --jobs 1 (one after another): %5.2f s   peak %s" % (
+            serial_run.seconds, megabytes(serial_run.peak)))
+        say("ratio: the release takes %.2fx the time of the gates one after another "
+            "(--jobs 1: %.2fx)" % (release_run.seconds / gates_run.seconds,
+                                   serial_run.seconds / gates_run.seconds))
+        say("each benchmark's decision inside the release is byte for byte its gate's: %s" % (
+            "yes" if _spliced_in(release_document, documents) else "NO"))
+        if options.keep:
+            say("kept the packages, the manifest and the documents in %s" % options.keep)
+    return True
+
+
+def _sum(runs: Sequence[Run]) -> Run:
+    """The runs one after another as one: their seconds summed, the largest peak, the worst
+    status."""
+    peaks = [run.peak for run in runs if run.peak is not None]
+    return Run(sum(run.seconds for run in runs), max(peaks) if peaks else None,
+               max(run.status for run in runs))
