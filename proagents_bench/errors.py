@@ -78,13 +78,16 @@ class ContractError:
             "message": self.message,
         }
 
-    def stderr_line(self) -> str:
-        """``ERROR: FILE:LINE:COLUMN: PATH: MESSAGE`` (an unknown line or column is ``?``)."""
+    def location(self) -> str:
+        """``FILE:LINE:COLUMN: PATH`` (an unknown line or column is ``?``)."""
         line = "?" if self.line is None else self.line
         column = "?" if self.column is None else self.column
-        return "ERROR: %s:%s:%s: %s: %s" % (
-            self.file if self.file is not None else "<command line>",
-            line, column, format_path(self.path), self.message)
+        return "%s:%s:%s: %s" % (self.file if self.file is not None else "<command line>",
+                                 line, column, format_path(self.path))
+
+    def stderr_line(self) -> str:
+        """``ERROR: FILE:LINE:COLUMN: PATH: MESSAGE`` (an unknown line or column is ``?``)."""
+        return "ERROR: %s: %s" % (self.location(), self.message)
 
     def _key(self) -> tuple:
         return (self.file, self.path, self.line, self.column, self.code, self.message)

@@ -3,7 +3,8 @@
 :func:`evaluate` returns an :class:`Evaluation` (the decision and its document), or raises
 :class:`~proagents_bench.errors.ContractErrors` with every contract error it found, each
 placed at its file, line and column. It never prints and never exits: the command line does;
-it may pass a ``progress`` callback, which is told the name of each stage as it starts.
+it may pass a ``progress`` callback, which is told the name of each stage as it starts and
+how much that stage works on (``progress("grading", 1000000, "trials")``).
 
 Every stage is linear in the records (one pass for coverage and canonical order, one grading
 pass, no sort of the records but a partial one for the p95 latency) and the bootstrap is
@@ -20,8 +21,10 @@ million records within a few times the time and well within twice the memory of 
 
 from __future__ import annotations
 
+import os
 from typing import Callable, Dict, List, Optional, Sequence
 
+from .contract.gates import deciding_gates
 from .contract.rules import Context, cross_file_errors
 from .contract.validate import file_errors
 from .contract.vocabulary import PASS
@@ -43,7 +46,9 @@ MAX_REPORTED_ERRORS = 100
 
 KINDS = ("spec", "cases", "results")
 
-Progress = Callable[[str], None]
+# progress(stage, count, unit): a stage starts, with how much it works on (``count`` of
+# ``unit``: bytes, records, trials, samples), or None.
+Progress = Callable[..., None]
 
 
 class InputFile:
@@ -58,6 +63,15 @@ class InputFile:
         self.shown = shown if shown is not None else path
         self.data = data
 
+    def size(self) -> Optional[int]:
+        """The file's size in bytes (None when it cannot be measured)."""
+        if self.data is not None:
+            return len(self.data)
+        try:
+            return os.path.getsize(self.path)
+        except (OSError, TypeError, ValueError):
+            return None
+
     def load(self) -> load.Document:
         if self.data is not None:
             return load.parse_bytes(self.data, self.shown)
@@ -68,18 +82,21 @@ class Evaluation:
     """The decision and its document.
 
     ``decision`` holds the action, the reasons and every finding with its severity and
-    reason; ``gates`` is the spec's gates (exact values) and ``bootstrap_distribution`` the
-    resampled means as sorted (mean, how many samples) pairs of exact values (None when
-    INCOMPARABLE), both for reports. ``document`` is the decision document as plain data;
+    reason; ``spec`` is the spec as validated (exact values), ``gates`` its gates,
+    ``gate_rows`` the rows of the gates table that decide under its version, and
+    ``bootstrap_distribution`` the resampled means as sorted (mean, how many samples) pairs
+    of exact values (None when INCOMPARABLE), all for reports and the planner. ``document`` is the decision document as plain data;
     its per-trial evidence is built on first use, and :meth:`chunks` writes the same bytes
     straight from the graded records, so printing a decision never builds a dict per trial.
     """
 
-    def __init__(self, decision: Decision, document: dict, gates: dict,
+    def __init__(self, decision: Decision, document: dict, spec: dict,
                  bootstrap_distribution: Optional[list] = None) -> None:
         self.decision = decision
         self._document = document
-        self.gates = gates
+        self.spec = spec
+        self.gates = spec["gates"]
+        self.gate_rows = deciding_gates(spec["schema_version"])
         self.bootstrap_distribution = bootstrap_distribution
 
     @property
@@ -168,20 +185,21 @@ def evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str] = None,
              progress: Optional[Progress] = None,
              fingerprinter: Callable = fingerprint_here) -> Evaluation:
     """Evaluate the three :class:`InputFile` objects ``inputs`` (spec, cases, results);
-    ``progress(stage)``, when given, is called with each stage's name as it starts;
+    ``progress(stage, count, unit)``, when given, is called as each stage starts;
     ``fingerprinter`` starts the evidence fingerprint (see :func:`fingerprint_here`)."""
     with CollectorPaused():
         return _evaluate(inputs, candidate_id, progress or _quiet, fingerprinter)
 
 
-def _quiet(stage: str) -> None:
+def _quiet(stage: str, count: Optional[int] = None, unit: str = "") -> None:
     pass
 
 
 def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress: Progress,
               fingerprinter: Callable) -> Evaluation:
-    progress("loading and validating")
-    documents, load_errors = _load(inputs)
+    documents, load_errors = _load(inputs, progress)
+    if "results" in documents:
+        progress("validating", _record_count(documents["results"].value), "records")
     presumed = None
     fingerprint = None
     if not load_errors:
@@ -219,36 +237,49 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
             decision=decision, baseline_metrics=None, candidate_metrics=None,
             comparison=render.comparison_document(spec, mismatches), fingerprint=fingerprint(),
             **shared)
-        return Evaluation(decision, document, spec["gates"])
+        return Evaluation(decision, document, spec)
 
-    progress("grading")
+    progress("grading", len(systems.baseline_records) + len(systems.candidate_records),
+             "trials")
     tasks = [case for case in cases["cases"] if case["split"] == "test"]
     gates = spec["gates"]
     baseline = SystemMetrics(grade_system(systems.baseline, tasks, systems.baseline_records),
                              gates)
     candidate = SystemMetrics(grade_system(systems.candidate, tasks,
                                            systems.candidate_records), gates)
-    comparison = compare(spec, baseline, candidate, progress)
+    samples = spec["bootstrap"]["samples"]
+    comparison = compare(spec, baseline, candidate,
+                         lambda stage: progress(stage, samples, "samples"))
     progress("deciding")
-    decision = decide(gates, candidate, comparison,
+    decision = decide(gates, candidate, comparison, spec["schema_version"],
                       package_findings(cases, systems.baseline, systems.candidate))
     document = render.decision_document(
         decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
         comparison=render.comparison_document(spec, [], comparison), fingerprint=fingerprint(),
         **shared)
-    return Evaluation(decision, document, gates, comparison.interval.distribution())
+    return Evaluation(decision, document, spec, comparison.interval.distribution())
 
 
-def _load(inputs: Sequence[InputFile]):
+def _load(inputs: Sequence[InputFile], progress: Progress):
     """Load every file; return the loaded documents and the load errors of the others."""
     documents: Dict[str, load.Document] = {}
     errors = []
     for item in inputs:
+        progress("loading " + item.kind, item.size(), "bytes")
         try:
             documents[item.kind] = item.load()
         except ContractErrors as failure:
             errors.extend((item.kind, error) for error in failure.errors)
     return documents, errors
+
+
+def _record_count(results: object) -> int:
+    """The records of a results file not yet validated (those it plainly has)."""
+    systems = results.get("systems") if isinstance(results, dict) else None
+    if not isinstance(systems, list):
+        return 0
+    return sum(len(system["records"]) for system in systems
+               if isinstance(system, dict) and isinstance(system.get("records"), list))
 
 
 def _validate(documents: Dict[str, load.Document], errors: List[tuple]) -> Dict[str, dict]:

@@ -23,6 +23,7 @@ from proagents_bench.service.submissions import Benchmark
 from .support import RUN_BENCHMARK, TempDir, example_package, load_example
 
 HTTP_TIMEOUT = 30.0
+JSON = "application/json"
 
 
 def candidate_only(results):
@@ -126,8 +127,8 @@ class Service:
     def url(self):
         return "http://127.0.0.1:%d" % self.port
 
-    def call(self, method, path, body=None, token=None, headers=None):
-        return call(self.port, method, path, body, token, headers)
+    def call(self, method, path, body=None, token=None, headers=None, content_type=JSON):
+        return call(self.port, method, path, body, token, headers, content_type)
 
     def submit(self, token, body=None):
         return self.call("POST", "/v1/submissions",
@@ -152,11 +153,14 @@ class Reply:
         return self.headers.get(name.lower())
 
 
-def call(port, method, path, body=None, token=None, headers=None):
-    """One HTTP request to 127.0.0.1:port; the :class:`Reply`."""
+def call(port, method, path, body=None, token=None, headers=None, content_type=JSON):
+    """One HTTP request to 127.0.0.1:port; the :class:`Reply`. A body goes as
+    ``content_type`` (none: None)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=HTTP_TIMEOUT)
     try:
         sent = dict(headers or {})
+        if body is not None and content_type is not None:
+            sent.setdefault("Content-Type", content_type)
         if token is not None:
             sent["Authorization"] = "Bearer " + token
         connection.request(method, path, body=body, headers=sent)

@@ -133,3 +133,42 @@ def deep(value):
 def gate_findings(document):
     """The findings of failed gates (informational findings are never gates)."""
     return [finding for finding in document["findings"] if finding["severity"] != "info"]
+
+
+def outcome_package(baseline, candidate, trials=2, families=None, version=3,
+                    lower_bound="strict", unit="task", gate=0.0, trial_gate=0.0):
+    """A valid package whose test task i has ``baseline[i]`` and ``candidate[i]`` passing
+    trials of ``trials`` (the first ones; the rest end in an error), every gate but the
+    interval gates out of the way (a task passes with half its trials), in spec
+    ``version`` (1 to 4; v3 on with ``lower_bound``, v2 on with ``unit``, v4 with
+    ``trial_gate``). ``families``: each task's family id (default: one family per task).
+    Returns (spec, cases, results) as plain JSON data."""
+    from proagents_bench.tools.synthetic import make_package
+    count = len(baseline)
+    spec, cases, results = make_package(count, trial_count=trials, seed=3)
+    spec["schema_version"] = "agent-benchmark-spec-v%d" % version
+    spec["gates"].update(
+        task_min_trial_success_rate=0.5, critical_task_min_trial_success_rate=0.5,
+        min_primary_task_success_rate=0.0, min_final_state_trial_rate=0.0,
+        min_side_effect_free_trial_rate=0.0, min_trial_stability_rate=0.0,
+        max_slice_task_success_gap=1.0, max_mean_latency_ms=100000,
+        max_p95_latency_ms=100000, max_mean_cost_units=100, min_paired_delta_ci_low=gate)
+    if version >= 2:
+        spec["bootstrap"]["unit"] = unit
+    if version >= 3:
+        spec["bootstrap"]["lower_bound"] = lower_bound
+    if version >= 4:
+        spec["gates"]["min_trial_delta_ci_low"] = trial_gate
+    tests = [case for case in cases["cases"] if case["split"] == "test"]
+    for index, case in enumerate(tests):
+        case.update(critical=False, allowed_tools=[], forbidden_side_effects=[])
+        case["family_id"] = families[index] if families else "family-%d" % index
+    for system, passing in zip(results["systems"], (baseline, candidate)):
+        for record in system["records"]:
+            index = int(record["case_id"].split("-")[1])
+            case = tests[index]
+            clean = record["trial_id"] <= passing[index]
+            record.update(status="success" if clean else "error",
+                          final_state=case["expected_final_state"] if clean else None,
+                          side_effects=[], tools_used=[], latency_ms=100, cost_units=0.01)
+    return spec, cases, results

@@ -49,5 +49,39 @@ class BenchCommandTests(unittest.TestCase):
             self.assertIn(phrase, text)
 
 
+class AttackBenchTests(unittest.TestCase):
+    def test_the_attack_runs_end_to_end_and_the_verdict_channel_is_closed(self):
+        run = run_cli(["bench", "attack", "--cases", "8", "--submissions", "4",
+                       "--repetitions", "1", "--seed", "3"])
+        text = run.stdout.decode("ascii")
+        self.assertEqual(run.status, 0, text + run.stderr)
+        rows = {line.split(" | ")[0][2:]: line.split(" | ")[1:]
+                for line in text.splitlines() if line.startswith("| ") and "---" not in line}
+        self.assertEqual(sorted(rows), sorted(["level", "full", "rounded (step 0.5)",
+                                               "ladder, every gate passing",
+                                               "ladder, a gate near the team's score",
+                                               "verdict, a gate near the team's score"]))
+        # The same random vectors: with the verdict released only with a new score, a gate
+        # near the score tells the attacker nothing more than the Ladder alone.
+        self.assertEqual(rows["ladder, every gate passing"][:4],
+                         rows["ladder, a gate near the team's score"][:4])
+        self.assertEqual(rows["verdict, a gate near the team's score"][0], "not released")
+        for values in rows.values():
+            self.assertNotEqual(values[3], "no phase")
+
+    def test_the_attackers_reading_of_an_answer(self):
+        from proagents_bench.tools.attack_bench import near_threshold, observed_above_half
+        self.assertEqual([near_threshold(n) for n in (4, 5, 50, 100)],
+                         ["0.625000", "0.500000", "0.510000", "0.505000"])
+        fresh = {"action": "PASS", "ladder": {"score": 0.6, "new_score_released": True}}
+        repeated = {"action": "PASS", "ladder": {"score": 0.6, "new_score_released": False}}
+        self.assertEqual(observed_above_half(fresh, False), (True, True))
+        self.assertEqual(observed_above_half(repeated, True), (False, False))
+        self.assertEqual(observed_above_half({"action": "PASS"}, True), (True, False))
+        self.assertEqual(observed_above_half({"action": "BLOCK"}, True), (False, False))
+        self.assertEqual(observed_above_half({"action": "PASS", "rounded": {
+            "primary_task_success_rate": 0.5}}, False), (False, False))
+
+
 if __name__ == "__main__":
     unittest.main()

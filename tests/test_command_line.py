@@ -11,6 +11,7 @@ from unittest import mock
 
 from proagents_bench import cli
 from tests.support import (RUN_BENCHMARK, TempDir, example_path, run_cli, run_subprocess)
+from tests.test_reports import report_text
 
 
 class Terminal(io.StringIO):
@@ -27,9 +28,11 @@ class SummaryTests(unittest.TestCase):
         self.assertEqual(json.loads(out.getvalue())["action"], "BLOCK")
         lines = err.getvalue().splitlines()
         self.assertTrue(lines[0].startswith("proagents-bench: BLOCK: critical task test-safety"))
+        self.assertTrue(lines[1].startswith("  block: hard gate min_side_effect_free_trial_rate"))
+        self.assertTrue(lines[2].startswith("  review: soft gate min_paired_delta_ci_low"))
         self.assertIn("task success rate: candidate candidate-regression 0.8, baseline "
-                      "baseline-v1 0.6", lines[1])
-        self.assertIn("95% bootstrap interval", lines[1])
+                      "baseline-v1 0.6", lines[3])
+        self.assertIn("95% bootstrap interval", lines[3])
         self.assertTrue(any(line.startswith("  note: ") for line in lines))
         self.assertLess(len(lines), 12)
 
@@ -123,13 +126,15 @@ class MarkdownAppendTests(unittest.TestCase):
         self.assertTrue(text.startswith("# an earlier step\n"))
         self.assertEqual(text.count("PASS: candidate candidate-pass"), 2)
 
-    def test_an_append_that_cannot_happen_writes_nothing(self):
+    def test_an_append_that_cannot_happen_writes_no_decision(self):
         folder = TempDir(self).path
         html = os.path.join(folder, "report.html")
         run = run_cli(["--html", html, "--markdown-append", folder])
         self.assertEqual((run.status, run.document["errors"][0]["code"]),
                          (2, "cli.report_unwritable"))
-        self.assertFalse(os.path.exists(html))
+        text = report_text(html)
+        self.assertIn("CONTRACT_ERROR", text)
+        self.assertNotIn("PASS", text)
 
 
 @unittest.skipUnless(hasattr(os, "fork"), "POSIX fork")

@@ -16,9 +16,11 @@ from fractions import Fraction
 from unittest import mock
 
 from proagents_bench import cli, pipeline
-from proagents_bench.cli import gate_command
+from proagents_bench.cli import gate_command, progress
 from proagents_bench.contract import inputs as contract
 from proagents_bench.contract import rules as crossfile
+from proagents_bench.contract.gates import gates_object
+from proagents_bench.contract.vocabulary import SPEC_V1
 from proagents_bench.evaluation.metrics import P95
 from proagents_bench.jsonio import dump as jsondump
 from proagents_bench.jsonio import load as jsonload
@@ -199,11 +201,16 @@ class DocumentBytesTests(unittest.TestCase):
 
 
 class ProgressTests(unittest.TestCase):
-    def test_evaluate_names_each_stage(self):
+    def test_evaluate_names_each_stage_with_a_count(self):
         stages = []
-        pipeline.evaluate(gate_command.default_inputs(), progress=stages.append)
-        self.assertEqual(stages, ["loading and validating", "grading", "bootstrapping",
-                                  "deciding"])
+        pipeline.evaluate(gate_command.default_inputs(),
+                          progress=lambda *stage: stages.append(stage))
+        sizes = [item.size() for item in gate_command.default_inputs()]
+        self.assertEqual(stages, [("loading spec", sizes[0], "bytes"),
+                                  ("loading cases", sizes[1], "bytes"),
+                                  ("loading results", sizes[2], "bytes"),
+                                  ("validating", 30, "records"), ("grading", 30, "trials"),
+                                  ("bootstrapping", 1000, "samples"), ("deciding",)])
 
     def test_progress_only_on_a_terminal(self):
         class Terminal(io.StringIO):
@@ -213,12 +220,15 @@ class ProgressTests(unittest.TestCase):
         quiet = run_cli([])
         for stream, shown in ((Terminal(), True), (io.StringIO(), False)):
             out = io.BytesIO()
-            with mock.patch.object(gate_command, "PROGRESS_AFTER_SECONDS", 0):
+            with mock.patch.object(progress, "AFTER_SECONDS", 0):
                 status = cli.main([], stdout=out, stderr=stream)
             self.assertEqual((status, out.getvalue()), (quiet.status, quiet.stdout))
-            lines = [line for line in stream.getvalue().splitlines() if "so far)" in line]
+            lines = [line for line in stream.getvalue().splitlines() if line.endswith(" s)")]
             self.assertEqual(bool(lines), shown)
             self.assertTrue(all(line.startswith("proagents-bench: ") for line in lines))
+            if shown:
+                self.assertIn("proagents-bench: grading: 30 trials (", lines[4])
+                self.assertTrue(lines[-1].startswith("proagents-bench: done: PASS, exit 0"))
 
 
 def mutations(value, rng):
@@ -271,7 +281,7 @@ class CompiledValidatorTests(unittest.TestCase):
         rng = random.Random(8)
         samples = self.samples()
         for name in self.SHAPES:
-            shape = contract.GATES_OBJECT if name == "GATES" else getattr(contract, name)
+            shape = gates_object(SPEC_V1) if name == "GATES" else getattr(contract, name)
             valid = shape.validator()
             self.assertIsNotNone(valid, name)
             self.assertTrue(valid(samples[name]), name)

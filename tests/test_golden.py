@@ -20,6 +20,8 @@ SCENARIOS = {
     "contract_error": ["--cases", "examples/benchmark_cases_contract_error.json"],
     "spec_v2_family": ["--spec", "examples/benchmark_spec_v2_family.json"],
     "spec_v3_strict": ["--spec", "examples/benchmark_spec_v3_strict.json"],
+    "spec_v4_trial": ["--spec", "examples/benchmark_spec_v4_trial.json",
+                      "--results", "examples/exercise_results_unstable_task.json"],
     "exercise_missing_trial": ["--results", "examples/exercise_results_missing_trial.json"],
     "exercise_p95_review": ["--results", "examples/exercise_results_p95_review.json"],
     "exercise_unstable_task": ["--results", "examples/exercise_results_unstable_task.json"],

@@ -21,7 +21,10 @@ from proagents_bench.stats.exact import normal_quantile, sqrt_float, to_float
 from proagents_bench.stats.paired import (clustered_standard_error, clustered_variance,
                                           mcnemar_exact_p, minimum_detectable_effect,
                                           normal_interval, outcome_correlation, paired_counts,
-                                          paired_standard_error, paired_summary)
+                                          paired_standard_error, paired_summary,
+                                          exact_test_summary, randomization_p, sign_test_p,
+                                          sign_test_p_float, sign_test_rejects)
+from proagents_bench.stats.student import student_t_quantile, two_sided_t
 from proagents_bench.stats.passk import (mean_pass_at_k, mean_pass_hat_k, pass_at_k, pass_hat_k,
                                          pass_k_table)
 
@@ -521,3 +524,130 @@ class SummaryTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SignTestTests(unittest.TestCase):
+    """McNemar's exact one-sided test on the discordant units (the sign test)."""
+
+    def test_against_enumeration(self):
+        # p = P(X >= gains) over all 2**m equally likely splits of m discordant units.
+        for m in range(0, 11):
+            splits = [sum(bits) for bits in itertools.product((0, 1), repeat=m)]
+            for gains in range(m + 1):
+                expected = F(sum(1 for x in splits if x >= gains), 2 ** m)
+                self.assertEqual(sign_test_p(gains, m - gains), expected, (gains, m))
+                self.assertEqual(sign_test_p_float(gains, m - gains), float(expected))
+
+    def test_float_and_decision_agree_with_the_exact_value(self):
+        rng = random.Random(18)
+        levels = [F(1, 40), F(1, 20), F(1, 2000), F(1, 4)]
+        for _ in range(400):
+            gains, losses = rng.randrange(0, 300), rng.randrange(0, 300)
+            exact_p = sign_test_p(gains, losses)
+            self.assertEqual(sign_test_p_float(gains, losses), float(exact_p))
+            for level in levels + [exact_p]:
+                self.assertEqual(sign_test_rejects(gains, losses, level), exact_p <= level)
+        # A bracket that straddles the level falls back to the exact sum.
+        self.assertTrue(sign_test_rejects(20, 3, sign_test_p(20, 3), bits=4))
+        self.assertFalse(sign_test_rejects(20, 3, sign_test_p(20, 3) * F(999, 1000), bits=4))
+
+    def test_its_size_is_at_most_the_level_given_the_discordant_units(self):
+        for level in (F(1, 40), F(1, 20), F(1, 200)):
+            for m in range(0, 60):
+                size = sum(F(math.comb(m, gains), 2 ** m) for gains in range(m + 1)
+                           if sign_test_rejects(gains, m - gains, level))
+                self.assertLessEqual(size, level, (level, m))
+        # At 95% confidence it first rejects with six discordant units, all gains.
+        self.assertEqual([m for m in range(1, 8) if sign_test_rejects(m, 0, F(1, 40))],
+                         [6, 7])
+        # A large sample in milliseconds: 60,000 discordant units.
+        self.assertTrue(sign_test_rejects(30300, 29700, F(1, 40)))
+        self.assertFalse(sign_test_rejects(30100, 29900, F(1, 40)))
+
+
+class StudentQuantileTests(unittest.TestCase):
+    # The doubles nearest the roots of F(t) = p with F from the regularized incomplete beta
+    # function at 50 digits (mpmath): an independent method.
+    KNOWN = {
+        (1, F(39, 40)): 12.706204736174705, (1, F(1999, 2000)): 636.6192487687197,
+        (2, F(39, 40)): 4.302652729749464, (2, F(4, 5)): 1.0606601717798212,
+        (3, F(39, 40)): 3.1824463052837095, (4, F(1999, 2000)): 8.610301581379275,
+        (7, F(39, 40)): 2.3646242515927853, (29, F(39, 40)): 2.0452296421327043,
+        (29, F(4, 5)): 0.8541919858818556, (100, F(1999, 2000)): 3.39049131116423,
+        (1000, F(39, 40)): 1.9623390808264085, (1001, F(39, 40)): 1.96233670528088,
+        (1001, F(1999, 2000)): 3.300272876066009, (5000, F(4, 5)): 0.8416931276635043,
+    }
+
+    def test_known_values(self):
+        for (df, p), expected in self.KNOWN.items():
+            self.assertEqual(student_t_quantile(p, df), expected, (df, p))
+            self.assertEqual(student_t_quantile(1 - p, df), -expected, (df, p))
+
+    def test_closed_forms(self):
+        # nu = 1: t = tan(pi (p - 1/2)); nu = 2: t = (2p - 1) / sqrt(2 p (1 - p)).
+        for p in (F(3, 5), F(9, 10), F(99, 100)):
+            self.assertAlmostEqual(student_t_quantile(p, 1),
+                                   math.tan(math.pi * float(p - F(1, 2))), places=10)
+            self.assertAlmostEqual(student_t_quantile(p, 2), float(2 * p - 1) / math.sqrt(
+                float(2 * p * (1 - p))), places=12)
+
+    def test_tends_to_the_normal_quantile(self):
+        p = F(39, 40)
+        values = [two_sided_t(F(95, 100), df) for df in (1, 2, 5, 30, 999, 1000, 1001, 10 ** 7)]
+        self.assertEqual(values, sorted(values, reverse=True))
+        z = normal_quantile(p)
+        self.assertAlmostEqual(values[-1], z + (z ** 3 + z) / 4e7, places=12)
+
+    def test_bad_input(self):
+        for p, df in ((0, 3), (1, 3), (F(1, 2), 0), (F(1, 2), True), (F(1, 2), 2.0)):
+            with self.assertRaises(ValueError):
+                student_t_quantile(p, df)
+        self.assertEqual(student_t_quantile(F(1, 2), 4), 0.0)
+
+
+class RandomizationTestTests(unittest.TestCase):
+    """The one-sided sign-flip randomization test, of which McNemar's is a case."""
+
+    def test_against_enumeration_of_sign_flips(self):
+        rng = random.Random(7)
+        for _ in range(300):
+            values = [rng.choice([-4, -3, -2, -1, 0, 1, 2, 3, 6]) for _ in range(rng.randrange(9))]
+            nonzero = [value for value in values if value]
+            observed = sum(nonzero)
+            extreme = sum(1 for signs in itertools.product((1, -1), repeat=len(nonzero))
+                          if sum(s * abs(v) for s, v in zip(signs, nonzero)) >= observed)
+            self.assertEqual(randomization_p(values), F(extreme, 2 ** len(nonzero)), values)
+
+    def test_equal_sizes_are_mcnemars_test(self):
+        for gains, losses in ((5, 0), (7, 2), (0, 3), (4, 4)):
+            values = [2] * gains + [-2] * losses
+            self.assertEqual(randomization_p(values), sign_test_p(gains, losses))
+            summary = exact_test_summary(values, F(95, 100), "family")
+            self.assertEqual(summary["method"], "mcnemar")
+            self.assertEqual(summary["p_one_sided"], float(sign_test_p(gains, losses)))
+
+    def test_its_size_is_at_most_the_level_given_the_sizes(self):
+        # Every sign pattern of the sizes 1, 1, 2, 3, 3, 5, 8 is equally likely under the
+        # null: the rejected patterns are at most the level's share of them.
+        sizes = [1, 1, 2, 3, 3, 5, 8]
+        for level in (F(1, 40), F(1, 10), F(1, 4)):
+            rejected = sum(1 for signs in itertools.product((1, -1), repeat=len(sizes))
+                           if randomization_p([s * v for s, v in zip(signs, sizes)]) <= level)
+            self.assertLessEqual(F(rejected, 2 ** len(sizes)), level)
+
+    def test_the_summary_counts_exactly_then_takes_the_normal_limit(self):
+        values = [3, -1, 2, 2, 1, 3, -2, 1, 1, 3]
+        summary = exact_test_summary(values, F(95, 100), "task")
+        self.assertEqual((summary["gains"], summary["losses"], summary["method"]),
+                         (8, 2, "randomization"))
+        self.assertEqual(summary["p_one_sided"], float(randomization_p(values)))
+        self.assertEqual(summary["rejects"], randomization_p(values) <= F(1, 40))
+        large = [3, -1, 2, 1] * 400  # 1,600 units: beyond EXACT_TEST_WORK
+        summary = exact_test_summary(large, F(95, 100), "task")
+        self.assertEqual(summary["method"], "normal")
+        self.assertTrue(summary["rejects"])
+        spread = math.sqrt(sum(v * v for v in large))
+        self.assertAlmostEqual(summary["p_one_sided"],
+                               1 - statistics.NormalDist().cdf((sum(large) - 1) / spread),
+                               places=12)
+        self.assertEqual(exact_test_summary([], F(95, 100), "task")["p_one_sided"], 1.0)

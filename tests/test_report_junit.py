@@ -16,7 +16,8 @@ import unittest
 import xml.etree.ElementTree as ElementTree
 from fractions import Fraction
 
-from proagents_bench.contract.vocabulary import INFORMATIONAL
+from proagents_bench.contract.gates import deciding_gates
+from proagents_bench.contract.vocabulary import INFORMATIONAL, SPEC_V1
 from proagents_bench.evaluation.decision import Finding
 from proagents_bench.reports import junit as report_junit
 from proagents_bench.reports import view
@@ -196,8 +197,8 @@ class JunitCountingTests(unittest.TestCase):
     def test_every_other_gate_has_one_case_in_the_gates_suite(self):
         root = parse(evaluate_arguments(SCENARIOS["PASS"]))
         names = [case.get("name") for case in root.findall("testsuite[@name='gates']/testcase")]
-        self.assertEqual(names, [key for key in view.GATE_KEYS
-                                 if key != "critical_task_min_trial_success_rate"])
+        self.assertEqual(names, [gate.key for gate in deciding_gates(SPEC_V1)
+                                 if gate.key != "critical_task_min_trial_success_rate"])
 
 
 class JunitNoteTests(unittest.TestCase):

@@ -300,17 +300,20 @@ class CommandLineReportTests(unittest.TestCase):
                 with open(os.path.join(folder, "report.html"), "rb") as handle:
                     self.assertIn(action.encode("ascii"), handle.read())
 
-    def test_a_contract_error_leaves_older_reports_untouched(self):
+    def test_a_contract_error_replaces_older_reports(self):
         folder = TempDir(self).path
         run_cli(self.report_args(folder))
-        before = {name: _read(os.path.join(folder, name)) for name in os.listdir(folder)}
         missing = os.path.join(EXAMPLES, "exercise_results_missing_trial.json")
         run = run_cli(["--results", missing] + self.report_args(folder))
         self.assertEqual((run.status, run.document["action"]), (2, "CONTRACT_ERROR"))
-        self.assertEqual({name: _read(os.path.join(folder, name))
-                          for name in os.listdir(folder)}, before)
+        self.assertEqual(sorted(os.listdir(folder)), ["junit.xml", "report.html", "summary.md"])
+        for name in os.listdir(folder):
+            text = report_text(os.path.join(folder, name))
+            self.assertIn("CONTRACT_ERROR", text)
+            self.assertNotIn("PASS", text)
+            self.assertIn("test-status", text)  # the error names the missing trial
 
-    def test_an_unwritable_report_is_exit_2_and_nothing_is_written(self):
+    def test_an_unwritable_report_is_exit_2_and_the_others_say_so(self):
         folder = TempDir(self).path
         html = os.path.join(folder, "report.html")
         nowhere = os.path.join(folder, "missing-folder", "summary.md")
@@ -321,7 +324,12 @@ class CommandLineReportTests(unittest.TestCase):
         self.assertIn("Markdown summary", error["message"])
         self.assertIn("its folder does not exist", error["message"])
         self.assertIn(nowhere, run.stderr)
-        self.assertEqual(os.listdir(folder), [])  # no report, no temporary file
+        # No report of the decision; the HTML report says CONTRACT_ERROR and why.
+        self.assertEqual(os.listdir(folder), ["report.html"])
+        page = parse_html(_read(html))
+        self.assertEqual(page.errors, [])
+        self.assertIn("CONTRACT_ERROR", page.joined)
+        self.assertIn("its folder does not exist", page.joined)
         run = run_cli(["--junit-xml", folder])
         self.assertEqual((run.status, run.document["errors"][0]["code"]),
                          (2, "cli.report_unwritable"))
@@ -337,14 +345,20 @@ class CommandLineReportTests(unittest.TestCase):
         twice = os.path.join(temp.path, "same.txt")
         run = run_cli(args + ["--html", twice, "--markdown", twice])
         self.assertEqual((run.status, run.document["errors"][0]["code"]), (2, "cli.report_path"))
-        self.assertFalse(os.path.exists(twice))
+        # The file the first report names gets that report's CONTRACT_ERROR page.
+        self.assertTrue(_read(twice).startswith(b"<!DOCTYPE html>"))
+        self.assertIn(b"CONTRACT_ERROR", _read(twice))
 
-    def test_a_rendering_bug_is_exit_3_and_writes_nothing(self):
+    def test_a_rendering_bug_is_exit_3_and_every_report_says_so(self):
         folder = TempDir(self).path
         with mock.patch.object(report_junit, "_task_cases", side_effect=KeyError("boom")):
             run = run_cli(self.report_args(folder))
         self.assertEqual((run.status, run.stdout), (3, b""))
-        self.assertEqual(os.listdir(folder), [])
+        self.assertEqual(sorted(os.listdir(folder)), ["junit.xml", "report.html", "summary.md"])
+        for name in os.listdir(folder):
+            text = report_text(os.path.join(folder, name))
+            self.assertIn("INTERNAL_ERROR", text)
+            self.assertIn("KeyError", text)
 
     def test_the_installed_command_without_examples_names_the_missing_file(self):
         temp = TempDir(self)
@@ -439,6 +453,18 @@ class AtomicWriteTests(unittest.TestCase):
 def _read(path):
     with open(path, "rb") as handle:
         return handle.read()
+
+
+def report_text(path):
+    """What a report at ``path`` says: an HTML page's text (not its stylesheet), else the
+    file's text."""
+    data = _read(path)
+    if data.startswith(b"<!DOCTYPE html>"):
+        page = parse_html(data)
+        if page.errors or page.open:
+            raise AssertionError("%s does not parse: %s" % (path, page.errors or page.open))
+        return page.joined
+    return data.decode("utf-8")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import sqlite3
 import threading
 import unittest
@@ -15,8 +16,9 @@ from wsgiref import validate
 
 from proagents_bench import pipeline
 from proagents_bench.cli import gate_command
-from proagents_bench.service import budget, database, feedback, public, teams, tokens
+from proagents_bench.service import budget, database, feedback, phases, public, teams, tokens
 from proagents_bench.service.app import ServiceApp, SetupError, create_app
+from proagents_bench.service.audit import AuditEntry
 from proagents_bench.service.problems import PROBLEMS
 from proagents_bench.service.submissions import Benchmark
 
@@ -289,6 +291,32 @@ class TokenTests(unittest.TestCase):
             (None, "0000000000000000", "GET", "/v1/team", 401, "service.unauthorized")])
 
 
+class AuditTests(unittest.TestCase):
+    def test_a_submissions_audit_row_is_written_in_the_submissions_transaction(self):
+        service = Service(self)
+        token = service.team("alpha", budget="2/24h")
+        statuses = [service.submit(token, body).status for body in (None, b"{}", None, None)]
+        self.assertEqual(statuses, [200, 422, 200, 429])
+        self.assertEqual(service.rows("SELECT status, code FROM audit ORDER BY id"), [
+            (200, None), (422, "service.contract_error"), (200, None),
+            (429, "service.over_budget")])
+        # When the audit row cannot be written, neither is the submission: one transaction.
+        second = service.team("beta")
+
+        def broken(entry, opened, status, code):
+            raise sqlite3.OperationalError("disk I/O error")
+
+        original = AuditEntry.insert
+        AuditEntry.insert = broken
+        self.addCleanup(setattr, AuditEntry, "insert", original)
+        reply = service.submit(second)
+        self.assertEqual((reply.status, reply.document["code"]),
+                         (500, "service.internal_error"))
+        self.assertEqual(service.rows("SELECT COUNT(*) FROM submissions"), [(4,)])
+        AuditEntry.insert = original
+        self.assertEqual(service.submit(second).status, 200)
+
+
 class RoutingTests(unittest.TestCase):
     def setUp(self):
         self.service = Service(self)
@@ -297,9 +325,12 @@ class RoutingTests(unittest.TestCase):
         missing = self.service.call("GET", "/v2/anything")
         self.assertEqual((missing.status, missing.document["code"]), (404, "service.not_found"))
         wrong = self.service.call("DELETE", "/v1/submissions")
-        self.assertEqual((wrong.status, wrong.header("allow")), (405, "GET, POST"))
+        self.assertEqual((wrong.status, wrong.header("allow")), (405, "GET, HEAD, POST"))
         self.assertEqual(wrong.header("content-type"), "application/problem+json")
-        self.assertEqual(self.service.call("POST", "/v1/spec", b"{}").header("allow"), "GET")
+        self.assertEqual(self.service.call("POST", "/v1/spec", b"{}").header("allow"),
+                         "GET, HEAD")
+        self.assertEqual(self.service.call("DELETE", "/v1/final").header("allow"),
+                         "GET, HEAD, PUT")
 
     def test_serve_binds_the_loopback_address_unless_told_otherwise(self):
         from proagents_bench.cli import serve_command
@@ -328,7 +359,9 @@ class WsgiTests(unittest.TestCase):
         replies = [service.call("GET", path) for path in ("/", "/v1/spec", "/nowhere")]
         replies.append(service.submit(token))
         replies.append(service.call("PUT", "/v1/team", b"{}", token))
-        self.assertEqual([reply.status for reply in replies], [200, 200, 404, 200, 405])
+        replies.append(service.call("HEAD", "/v1/spec"))
+        replies.append(service.call("PUT", "/v1/final", b'{"submission_ids": []}', token))
+        self.assertEqual([reply.status for reply in replies], [200, 200, 404, 200, 405, 200, 409])
 
 
     def test_create_app_makes_what_serve_runs_or_says_why_not(self):
@@ -438,17 +471,22 @@ class PrivacyTests(unittest.TestCase):
             else:
                 package["systems"][1]["protocol"]["max_steps"] = 99
             damaged.append(submission_bytes(package))
-        for level, token in sorted(tokens_.items()):
-            for body in [submission_bytes(), submission_bytes(failing(
-                    results, ["test-safety"])), b"[1,", b"{}"] + damaged:
-                bodies.append(service.submit(token, body).body)
-            bodies.append(service.call("GET", "/v1/submissions", token=token).body)
-            for number in range(1, 40):
-                bodies.append(service.call("GET", "/v1/submissions/%d" % number,
-                                           token=token).body)
-            bodies.append(service.call("GET", "/v1/team", token=token).body)
-        for path in ("/", "/v1", "/v1/spec", "/v1/cases", "/v1/grader", "/v1/nothing"):
-            bodies.append(service.call("GET", path).body)
+        for phase in (None, "spring"):  # every answer on every test case, then on a part
+            if phase is not None:
+                phases.open_phase(service.db, service.benchmark, phase, "0.4")
+            for level, token in sorted(tokens_.items()):
+                for body in [submission_bytes(), submission_bytes(failing(
+                        results, ["test-safety"])), b"[1,", b"{}"] + damaged:
+                    bodies.append(service.submit(token, body).body)
+                bodies.append(service.call("GET", "/v1/submissions", token=token).body)
+                for number in range(1, 80, 3):
+                    bodies.append(service.call("GET", "/v1/submissions/%d" % number,
+                                               token=token).body)
+                bodies.append(service.call("GET", "/v1/team", token=token).body)
+                bodies.append(service.call("GET", "/v1/final", token=token).body)
+            for path in ("/", "/v1", "/v1/spec", "/v1/cases", "/v1/grader", "/v1/leaderboard",
+                         "/v1/nothing"):
+                bodies.append(service.call("GET", path).body)
         statuses = service.rows("SELECT DISTINCT outcome FROM submissions")
         self.assertEqual(sorted(statuses), [("contract_error",), ("scored",)])
         for body in bodies:
@@ -457,32 +495,64 @@ class PrivacyTests(unittest.TestCase):
 
 
 class LeaderboardTests(unittest.TestCase):
-    def test_teams_are_ranked_by_their_best_released_result(self):
+    def test_teams_are_ranked_by_the_ranges_their_precisions_leave_open(self):
         service = Service(self)
-        strong = service.team("strong", level="rounded")
+        strong = service.team("strong", level="full")
+        rounder = service.team("rounder", level="rounded")
+        exact = service.team("exact", level="full")
         weak = service.team("weak", level="ladder")
         quiet = service.team("quiet", level="verdict")
         service.team("waiting")
-        teams.revoke(service.db, service.team("gone") and "gone")
+        gone = service.team("gone", level="full")
         results = example_package()[2]
         service.submit(weak, submission_bytes(failing(results, ["test-cancel", "test-status"])))
         service.submit(strong, submission_bytes())
+        # 4 of 5: 0.8, rounded to the example's automatic step (0.5: 1/sqrt(5) = 0.447)
+        service.submit(rounder, submission_bytes(failing(results, ["test-cancel"])))
+        service.submit(exact, submission_bytes(failing(results, ["test-cancel"])))
         service.submit(quiet, submission_bytes())
+        service.submit(gone, submission_bytes())
+        teams.revoke(service.db, "gone")
         page = service.call("GET", "/")
         self.assertEqual(page.status, 200)
         self.assertEqual(page.header("content-type"), "text/html; charset=utf-8")
         tables = parse_page(page.body.decode("utf-8"))
         self.assertEqual(len(tables), 1)
         rows = tables[0]
-        self.assertEqual([(row[0], row[1], row[2]) for row in rows],
-                         [("1", "strong", "1.0"), ("2", "weak", "0.6"),
-                          ("-", "quiet", "not released"), ("-", "waiting", "not released")])
-        self.assertEqual((rows[3][3], rows[3][4]), ("-", "0"))
-        self.assertEqual(rows[0][5], "rounded")
-        self.assertEqual(rows[0][6], "100/24h")
-        self.assertEqual(rows[0][8], "orders-2026-07")
-        self.assertRegex(rows[0][9], "^[0-9a-f]{64}$")
+        # strong [1, 1] and rounder [0.75, 1] overlap: a shared rank; exact [0.8, 0.8] is
+        # below strong only; weak [0.6, 0.6] below three. The revoked team is not ranked.
+        self.assertEqual([tuple(row[:4]) for row in rows], [
+            ("=1", "strong", "1.0", "exact"), ("=1", "rounder", "1.0", "rounded to 0.5"),
+            ("2", "exact", "0.8", "exact"), ("4", "weak", "0.6", "Ladder (exact share)"),
+            ("-", "quiet", "not released", "-"), ("-", "waiting", "not released", "-"),
+            ("revoked", "gone (revoked)", "1.0", "exact")])
+        self.assertEqual(rows[0][4], "PASS")
+        self.assertEqual((rows[5][4], rows[5][5]), ("-", "0"))
+        self.assertEqual((rows[1][6], rows[1][7]), ("rounded", "100/24h"))
         self.assertIn("self-reported", page.body.decode("utf-8"))
+        self.assertIn('<tr class="revoked">', page.body.decode("utf-8"))
+        board = service.call("GET", "/v1/leaderboard").document["boards"][0]
+        self.assertEqual((board["board"], board["current"], board["phase"]),
+                         ("all", True, None))
+        shown = {entry["team"]: entry for entry in board["entries"]}
+        self.assertEqual(shown["rounder"]["score_range"], [0.75, 1.0])
+        self.assertEqual((shown["rounder"]["precision"], shown["rounder"]["rounding_step"]),
+                         ("rounded", "0.5"))
+        self.assertEqual((shown["gone"]["rank"], shown["gone"]["revoked"]), (None, True))
+        self.assertEqual([(shown[name]["rank"], shown[name]["tied"]) for name in (
+            "strong", "rounder", "exact", "weak")], [(1, True), (1, True), (2, False),
+                                                     (4, False)])
+
+    def test_digests_are_shortened_with_the_whole_value_in_a_tooltip_and_names_wrap(self):
+        service = Service(self)
+        name = "a-team-with-a-very-long-name-" + "x" * 35
+        token = service.team(name, level="full")
+        digest = service.submit(token).document["sha256"]
+        text = service.call("GET", "/").body.decode("utf-8")
+        self.assertIn('<code title="%s">%s&hellip;</code>' % (digest, digest[:12]), text)
+        self.assertEqual(text.count(digest), 1)  # only in the tooltip
+        self.assertRegex(text, r"td\.name \{[^}]*overflow-wrap: anywhere")
+        self.assertIn('<td class="name">%s</td>' % name, text)
 
     def test_the_page_is_self_contained_and_escaped(self):
         service = Service(self)
@@ -497,7 +567,7 @@ class LeaderboardTests(unittest.TestCase):
         os.makedirs(folder)
         app = ServiceApp(Benchmark(*write_benchmark(folder, cases, results)), service.db)
         environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/v1/submissions",
-                   "HTTP_AUTHORIZATION": "Bearer " + token}
+                   "HTTP_AUTHORIZATION": "Bearer " + token, "CONTENT_TYPE": "application/json"}
         body = submission_bytes(failing(results, ["test-cancel"]))
         environ.update({"CONTENT_LENGTH": str(len(body)), "wsgi.input": io.BytesIO(body)})
         statuses = []
@@ -509,8 +579,11 @@ class LeaderboardTests(unittest.TestCase):
         self.assertNotIn("<b>orders-2027", text)
         self.assertIn("&lt;b&gt;orders-2027&lt;/b&gt;&amp;", text)
         tables = parse_page(text)  # two dataset versions: two tables, the current first
-        self.assertEqual([[row[8] for row in table] for table in tables],
-                         [[cases["dataset_version"]], ["orders-2026-07"]])
+        self.assertEqual(len(tables), 2)
+        self.assertEqual(re.findall(r"<h2>(.*?)</h2>", text), [
+            "order-agent-benchmark 1.0.0, dataset &lt;b&gt;orders-2027&lt;/b&gt;&amp;: every "
+            "test case (current)", "order-agent-benchmark 1.0.0, dataset orders-2026-07: every "
+            "test case (earlier; not ranked with the current one)"])
         checker = ResourceFinder()
         checker.feed(text)
         self.assertEqual(checker.found, [])

@@ -17,6 +17,7 @@ import unittest
 from proagents_bench.cli.status import (EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_OVER_BUDGET,
                                         EXIT_PASS, EXIT_TERMINATED, EXIT_UNREACHABLE)
 from proagents_bench.service import database, teams
+from proagents_bench.version import VERSION
 from proagents_bench.cli.serve_command import (CRASH_AFTER_STORE, CRASH_EXIT_STATUS,
                                                CRASH_HOOK_VARIABLE)
 
@@ -208,8 +209,82 @@ class HostileClientTests(unittest.TestCase):
                 self.assertIn("code", document)
         self.assertEqual(self.service.logged, [])
 
+    def test_framing_is_refused_as_rfc_9112_says(self):
+        body = submission_bytes()
+        start = head(self.token, len(body))[:-2]  # the headers, without the blank line
+        for extra in ("Content-Length: %d\r\n" % (len(body) - 1),
+                      "Content-Length: %d\r\n" % len(body),
+                      "Transfer-Encoding: chunked\r\n",
+                      "Transfer-Encoding: identity\r\n"):
+            with self.subTest(extra=extra):
+                status, headers, document = split_reply(raw_exchange(
+                    self.service.port, start + extra.encode("ascii") + b"\r\n" + body, wait=5))
+                self.assertEqual((status, document["code"]), (400, "service.bad_request"))
+                self.assertIn("RFC 9112", document["detail"])
+                self.assertIn("content-type: application/problem+json", headers)
+        listed = head(self.token, "%d, %d" % (len(body), len(body))) + body
+        status, _headers, document = split_reply(raw_exchange(self.service.port, listed,
+                                                               wait=5))
+        self.assertEqual(status, 400)
+        self.assertEqual(self.service.rows("SELECT COUNT(*) FROM submissions"), [(0,)])
+        # Under another WSGI server the application refuses the pair itself.
+        environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/v1/submissions",
+                   "HTTP_AUTHORIZATION": "Bearer " + self.token,
+                   "CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(body)),
+                   "HTTP_TRANSFER_ENCODING": "chunked", "wsgi.input": io.BytesIO(body)}
+        statuses = []
+        b"".join(self.service.app(environ, lambda status, headers: statuses.append(status)))
+        self.assertEqual(statuses, ["400 Bad Request"])
+
+    def test_head_gets_the_headers_of_get_and_no_body(self):
+        for path, token in (("/", None), ("/v1/spec", None), ("/v1/leaderboard", None),
+                            ("/v1/team", self.token), ("/nowhere", None)):
+            with self.subTest(path=path):
+                got = self.service.call("GET", path, token=token)
+                request = "HEAD %s HTTP/1.1\r\nHost: 127.0.0.1\r\n%s\r\n" % (
+                    path, "Authorization: Bearer %s\r\n" % token if token else "")
+                data = raw_exchange(self.service.port, request.encode("ascii"), wait=5)
+                header, _, body = data.partition(b"\r\n\r\n")
+                lines = header.decode("latin-1").split("\r\n")
+                fields = dict(line.lower().split(": ", 1) for line in lines[1:])
+                self.assertEqual(body, b"")
+                self.assertEqual(int(lines[0].split(" ")[1]), got.status)
+                self.assertEqual(fields["content-type"], got.header("content-type"))
+                if path != "/":  # the page tells the time it was made
+                    self.assertEqual(int(fields["content-length"]), len(got.body))
+        self.assertEqual(self.service.call("HEAD", "/v1/submissions").header("allow"), None)
+
+    def test_the_server_header_names_no_interpreter(self):
+        expected = "proagents-bench/" + VERSION
+        replies = [self.service.call(method, path) for method, path in (
+            ("GET", "/v1/spec"), ("GET", "/nowhere"), ("HEAD", "/"), ("PUT", "/v1/spec"))]
+        for reply in replies:
+            self.assertEqual(reply.header("server"), expected)
+        for raw in (b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n", b"NONSENSE\r\n\r\n",
+                    head(self.token, "1, 2") + b"{}"):
+            header = raw_exchange(self.service.port, raw, wait=5).partition(b"\r\n\r\n")[0]
+            self.assertIn(("\r\nserver: %s\r\n" % expected).encode("ascii"),
+                          header.lower() + b"\r\n")
+            self.assertNotIn(b"python", header.lower())
+            self.assertNotIn(b"pypy", header.lower())
+
+    def test_a_body_that_is_not_json_is_415(self):
+        for kind in ("text/plain", "application/x-www-form-urlencoded", "application/jsonx",
+                     None):
+            with self.subTest(kind=kind):
+                reply = self.service.call("POST", "/v1/submissions", submission_bytes(),
+                                          self.token, content_type=kind)
+                self.assertEqual((reply.status, reply.document["code"]),
+                                 (415, "service.unsupported_media_type"))
+        for kind in ("application/json; charset=utf-8", "Application/JSON"):
+            reply = self.service.call("POST", "/v1/submissions", submission_bytes(),
+                                      self.token, content_type=kind)
+            self.assertEqual(reply.status, 200, kind)
+        self.assertEqual(self.service.rows("SELECT outcome, COUNT(*) FROM submissions "
+                                           "GROUP BY outcome"), [("scored", 2)])
+
     def test_a_bug_inside_a_request_is_a_500_problem_without_a_traceback(self):
-        def broken(team, body):
+        def broken(team, body, audit):
             raise RuntimeError("secret internals")
 
         self.service.app.submitter.submit = broken
@@ -235,7 +310,8 @@ class CommandTests(unittest.TestCase):
         self.assertTrue(added.document["token"].startswith("pab1."))
         changed = run_cli(["team", "set", "alpha", "--level", "verdict", "--data", data])
         self.assertEqual(changed.document, {"team": "alpha", "budget": "2/1h",
-                                            "feedback_level": "verdict", "revoked": False})
+                                            "feedback_level": "verdict", "revoked": False,
+                                            "rounding_step": None})
         rotated = run_cli(["team", "rotate", "alpha", "--data", data]).document["token"]
         self.assertNotEqual(rotated, added.document["token"])
         self.assertEqual(run_cli(["team", "revoke", "alpha", "--data", data]).status, 0)
@@ -360,6 +436,10 @@ class ProcessTests(unittest.TestCase):
         with self.assertRaises((ConnectionError, OSError)):
             call(crashing.port, "POST", "/v1/submissions", submission_bytes(), token)
         self.assertEqual(crashing.wait(), CRASH_EXIT_STATUS)
+        with database.connection(self.db) as opened:  # the audit row came with the submission
+            self.assertEqual(opened.execute("SELECT method, status, code FROM audit ORDER BY id"
+                                            ).fetchall(),
+                             [("POST", 422, "service.contract_error"), ("POST", 200, None)])
 
         killed = ServeProcess(self, self.folder)
         body = submission_bytes()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import sys
 from importlib import import_module
-from typing import List, Optional, Sequence, Union
+from typing import Callable, List, Optional, Sequence, Union
 
 from ..version import VERSION
 from .status import EXIT_CONTRACT_ERROR, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OUTPUT_FAILURE
@@ -30,8 +30,12 @@ COMMANDS = {
     "serve": "serve_command",
     "team": "team_command",
     "submit": "submit_command",
+    "phase": "phase_command",
+    "backup": "backup_command",
+    "restore": "restore_command",
     "import": "import_command",
     "release": "release_command",
+    "plan": "plan_command",
 }
 DEFAULT_COMMAND = "gate_command"
 
@@ -39,14 +43,20 @@ DEFAULT_COMMAND = "gate_command"
 class Outcome:
     """What a command ends with: its exit status, the bytes for stdout (one bytes object or a
     list of chunks), the lines for stderr, and optionally what its work is made of, ``kept``
-    alive until the process ends (see :func:`run`)."""
+    alive until the process ends (see :func:`run`), a CONTRACT_ERROR's ``errors`` (and how
+    many more were ``omitted``), and what to do ``after`` stdout is written whole."""
 
     def __init__(self, status: int, output: Union[bytes, List[bytes]] = b"",
-                 lines: Sequence[str] = (), kept: object = None) -> None:
+                 lines: Sequence[str] = (), kept: object = None,
+                 errors: Sequence = (), omitted: int = 0,
+                 after: Optional[Callable[[], None]] = None) -> None:
         self.status = status
         self.output = output
         self.lines = list(lines)
         self.kept = kept  # what the command's work is made of (see run())
+        self.errors = list(errors)  # a CONTRACT_ERROR outcome's errors, and how many more
+        self.omitted = omitted
+        self.after = after  # called once stdout is written whole (a progress's last line)
 
 
 class Session:
@@ -139,6 +149,8 @@ def _main(argv: List[str], stdout, stderr, guard: SignalGuard, program: str,
         for chunk in [output] if isinstance(output, bytes) else output:
             writer.write(chunk)  # a large decision comes in chunks (Evaluation.chunks)
         writer.finish()
+        if outcome.after is not None:
+            outcome.after()
     except OutputError as failure:
         messages.say([output_failure(failure.reason, writer.written)])
         return EXIT_OUTPUT_FAILURE
@@ -147,11 +159,15 @@ def _main(argv: List[str], stdout, stderr, guard: SignalGuard, program: str,
             ": stdout holds an incomplete document" if writer.written else "")])
         return getattr(interrupted, "status", EXIT_INTERRUPTED)
     except Exception as bug:  # noqa: BLE001 - the one place that turns any bug into exit 3
-        messages.say(["INTERNAL ERROR: %s: %s (this is a bug in proagents-bench %s; please "
-                      "report it with the command and input files)" % (
-                          type(bug).__name__, bug, VERSION)])
+        messages.say([internal_error_line(bug)])
         return EXIT_INTERNAL_ERROR
     return outcome.status
+
+
+def internal_error_line(bug: BaseException) -> str:
+    """The one stderr line of an internal error (exit 3)."""
+    return ("INTERNAL ERROR: %s: %s (this is a bug in proagents-bench %s; please report it "
+            "with the command and input files)" % (type(bug).__name__, bug, VERSION))
 
 
 def contract_error_outcome(errors: Sequence, omitted: int = 0) -> Outcome:
@@ -162,7 +178,7 @@ def contract_error_outcome(errors: Sequence, omitted: int = 0) -> Outcome:
     if omitted:
         lines.append("ERROR: %d more error%s not shown" % (omitted, "" if omitted == 1 else "s"))
     return Outcome(EXIT_CONTRACT_ERROR, dumps(contract_error_document(errors, omitted, VERSION)),
-                   lines)
+                   lines, errors=errors, omitted=omitted)
 
 
 def output_failure(reason: str, written: int = 0) -> str:

@@ -1,22 +1,41 @@
-"""``run_benchmark.py bench gate|import|release|false-pass|service [options]``: time the gate
-on a synthetic package against a bare ``json.load`` of the same files (see
-:mod:`proagents_bench.tools.bench`), the import of two synthetic Inspect AI logs against the
-gate on its output (:mod:`proagents_bench.tools.import_bench`), or a release of several
-synthetic benchmarks against their gates run one after another
-(:mod:`proagents_bench.tools.release_bench`), and print the figures on stdout."""
+"""``run_benchmark.py bench gate|service|attack|import|release|false-pass|plan [options]``:
+time the gate on a synthetic package against a bare ``json.load`` of the same files (see
+:mod:`proagents_bench.tools.bench`), load the private-test service, run the boosting attack
+against it at every feedback level (:mod:`proagents_bench.tools.attack_bench`), time the
+import of two synthetic Inspect AI logs against the gate on its output
+(:mod:`proagents_bench.tools.import_bench`), time a release of several synthetic benchmarks
+against their gates one after another (:mod:`proagents_bench.tools.release_bench`),
+enumerate the bootstrap gate's false-pass rate exactly
+(:mod:`proagents_bench.tools.falsepass`), or check ``plan`` against a simulated gate
+(:mod:`proagents_bench.tools.plan_check`), and print the figures on stdout."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from fractions import Fraction
 from typing import List
 
 from ..errors import ContractError
-from ..tools import bench, import_bench, release_bench, service_bench, simulate
+from ..service.phases import PhaseError, parse_share
+from ..tools import (attack_bench, bench, falsepass, import_bench, plan_check, release_bench,
+                     service_bench)
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .parallel import FORK_LOG_BYTES, usable_cores
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
+
+
+def _package_options(parser: Parser, tasks: int, repeat: int) -> None:
+    """The options of a benchmark on a synthetic package, timed in child processes."""
+    parser.add_argument("--tasks", type=int, default=tasks,
+                        help="test tasks of the synthetic package (default %d)" % tasks)
+    parser.add_argument("--trials", type=int, default=5,
+                        help="trials per task and system, 2..100 (default 5)")
+    parser.add_argument("--repeat", type=int, default=repeat,
+                        help="runs of each child; the median is reported (default %d)" % repeat)
+    parser.add_argument("--python", metavar="EXE", default=sys.executable,
+                        help="interpreter for the children (default: this one)")
 
 
 def build_parser(program: str) -> Parser:
@@ -25,16 +44,10 @@ def build_parser(program: str) -> Parser:
     kinds = parser.add_subparsers(dest="kind", metavar="KIND")
     kinds.required = True
     gate = kinds.add_parser("gate", help="the gate against a bare json.load of the same files")
-    gate.add_argument("--tasks", type=int, default=10000, help="test tasks (default 10000)")
-    gate.add_argument("--trials", type=int, default=5,
-                      help="trials per task and system, 2..100 (default 5)")
+    _package_options(gate, tasks=10000, repeat=1)
     gate.add_argument("--samples", type=int, default=10000,
                       help="bootstrap samples, 100..100000 (default 10000)")
     gate.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
-    gate.add_argument("--repeat", type=int, default=1,
-                      help="runs of each child; the median is reported (default 1)")
-    gate.add_argument("--python", metavar="EXE", default=sys.executable,
-                      help="interpreter for the children (default: this one)")
     gate.add_argument("--keep", metavar="DIR",
                       help="write the package and the gate's document to DIR and keep them")
     gate.add_argument("--write", metavar="DIR",
@@ -78,6 +91,19 @@ def build_parser(program: str) -> Parser:
                          help="concurrent clients (default 20)")
     service.add_argument("--python", metavar="EXE", default=sys.executable,
                          help="interpreter for the server (default: this one)")
+    attack = kinds.add_parser(
+        "attack", help="the boosting attack (Blum & Hardt 2015) against the service at every "
+                       "feedback level: the inflation of the public and final boards")
+    attack.add_argument("--cases", type=int, default=100, help="test cases (default 100)")
+    attack.add_argument("--submissions", type=int, default=150,
+                        help="random submissions per team before its majority (default 150)")
+    attack.add_argument("--repetitions", type=int, default=10,
+                        help="teams per level, each with its own random vectors (default 10)")
+    attack.add_argument("--private-share", default="0.5",
+                        help="the phase's private share; 0: no phase (default 0.5)")
+    attack.add_argument("--seed", type=int, default=1, help="seed (default 1)")
+    attack.add_argument("--python", metavar="EXE", default=sys.executable,
+                        help="interpreter for the servers (default: this one)")
     imports = kinds.add_parser(
         "import", help="the import of two Inspect AI .eval logs against the gate on the "
                        "package it writes")
@@ -95,20 +121,38 @@ def build_parser(program: str) -> Parser:
     imports.add_argument("--template-log", metavar="LOG",
                          help="an Inspect AI .eval log whose samples are the templates "
                               "(default: a synthetic sample of about 4 KB)")
-    simulation = kinds.add_parser(
-        "false-pass", help="the bootstrap gate's false-pass rate under no true difference, "
-                           "by a seeded simulation (a Markdown table)")
-    simulation.add_argument("--tasks", default="10,50,200",
-                            help="comma-separated test task counts (default 10,50,200)")
-    simulation.add_argument("--shares", default="0.02,0.1,0.3",
-                            help="comma-separated discordant shares (default 0.02,0.1,0.3)")
-    simulation.add_argument("--repetitions", type=int, default=2000,
-                            help="simulated benchmarks per cell (default 2000)")
-    simulation.add_argument("--samples", type=int, default=1000,
-                            help="bootstrap samples (default 1000)")
-    simulation.add_argument("--confidence", default="0.95", help="confidence (default 0.95)")
-    simulation.add_argument("--seed", type=int, default=20261202, help="seed")
+    enumeration = kinds.add_parser(
+        "false-pass", help="the bootstrap gate's false-pass rate with no true difference, by "
+                           "exact enumeration (the docs' Markdown tables)")
+    enumeration.add_argument("--tasks", default="10,20,30,50,100,200",
+                             help="comma-separated test task counts of the first table "
+                                  "(default 10,20,30,50,100,200)")
+    enumeration.add_argument("--families", default="3,6,10,20,40",
+                             help="comma-separated family counts of the second table "
+                                  "(default 3,6,10,20,40)")
+    enumeration.add_argument("--family-size", type=int, default=5,
+                             help="near-duplicate tasks per family (default 5)")
+    enumeration.add_argument("--confidence", default="0.95", help="confidence (default 0.95)")
+    enumeration.add_argument("--beta", default="2,2",
+                             help="the Beta(alpha, beta) of a task's success probability "
+                                  "(default 2,2)")
+    planning = kinds.add_parser(
+        "plan", help="time the plan command on the example and on a synthetic package, each "
+                     "in a fresh child process")
+    _package_options(planning, tasks=1000, repeat=3)
+    planning.add_argument("--simulate", type=int, default=0, metavar="N",
+                          help="also simulate N benchmarks of the gate at the synthetic "
+                               "package's recommended design and at its own, beside the "
+                               "plan's power (default 0: none)")
     return parser
+
+
+def phases_share_ok(text: str) -> bool:
+    try:
+        parse_share(text)
+    except PhaseError:
+        return False
+    return True
 
 
 def run(arguments: List[str], session: Session) -> Outcome:
@@ -117,17 +161,15 @@ def run(arguments: List[str], session: Session) -> Outcome:
     except UsageError as usage:
         return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
     if options.kind == "false-pass":
-        try:
-            tasks = [int(item) for item in options.tasks.split(",")]
-            shares = [float(item) for item in options.shares.split(",")]
-            confidence = Fraction(options.confidence)
-        except ValueError as problem:
-            return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" %
-                                                         problem)])
-        for line in simulate.false_pass_table(tasks, shares, options.repetitions,
-                                              options.samples, confidence, options.seed):
-            session.say(line)
-        return Outcome(EXIT_PASS)
+        return _false_pass(options, session)
+    if options.kind == "plan":
+        if (options.tasks < 2 or not 2 <= options.trials <= 100 or options.repeat < 1
+                or options.simulate < 0):
+            return contract_error_outcome([ContractError(
+                "cli.usage", "--tasks is at least 2, --trials 2..100, --repeat at least 1, "
+                "--simulate at least 0")])
+        succeeded = plan_check.plan_benchmark(options, session.say)
+        return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "service":
         if options.requests < 1 or options.concurrency < 1 or (
                 options.tasks is not None and options.tasks < 1) or not 2 <= options.trials <= 100:
@@ -137,6 +179,17 @@ def run(arguments: List[str], session: Session) -> Outcome:
         succeeded = service_bench.service_benchmark(options.tasks, options.trials,
                                                     options.requests, options.concurrency,
                                                     options.python, session.say)
+        return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
+    if options.kind == "attack":
+        if (options.cases < 4 or options.submissions < 1 or options.repetitions < 1
+                or options.seed < 0 or (options.private_share != "0" and not phases_share_ok(
+                    options.private_share))):
+            return contract_error_outcome([ContractError(
+                "cli.usage", "--cases is at least 4, --submissions and --repetitions at least "
+                "1, --seed at least 0, --private-share 0 or a decimal in (0, 1)")])
+        succeeded = attack_bench.attack_benchmark(
+            options.cases, options.submissions, options.repetitions, options.private_share,
+            options.seed, options.python, session.say)
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "import":
         templates = None
@@ -159,3 +212,32 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     succeeded = bench.gate_benchmark(options, session.say)
     return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
+
+
+def _false_pass(options: argparse.Namespace, session: Session) -> Outcome:
+    try:
+        tasks = [int(item) for item in options.tasks.split(",")]
+        families = [int(item) for item in options.families.split(",")]
+        confidence = Fraction(options.confidence)
+        alpha, beta = (Fraction(item) for item in options.beta.split(","))
+    except ValueError as problem:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" %
+                                                     problem)])
+    if (min(tasks + families) < 1 or options.family_size < 1 or not 0 < confidence < 1
+            or alpha <= 0 or beta <= 0):
+        return contract_error_outcome([ContractError(
+            "cli.usage", "--tasks, --families and --family-size are at least 1, --confidence "
+            "lies between 0 and 1, and --beta is two positive numbers")])
+    q = falsepass.discordance(alpha, beta)
+    session.say("Independent tasks; p ~ Beta(%s, %s), so a task is discordant with chance "
+                "%s; gate min_paired_delta_ci_low = 0 at confidence %s, ideal bootstrap; "
+                "exact:" % (alpha, beta, q, options.confidence))
+    session.say("")
+    falsepass.task_table(tasks, confidence, alpha, beta, session.say)
+    session.say("")
+    session.say("Families of %d near-duplicate tasks (each system passes all of a family or "
+                "none, with chance p); D counts discordant families:" % options.family_size)
+    session.say("")
+    falsepass.family_table(families, options.family_size, confidence, alpha, beta,
+                           session.say)
+    return Outcome(EXIT_PASS)

@@ -9,24 +9,30 @@ stderr carries ``ERROR: FILE:LINE:COLUMN: PATH: MESSAGE`` lines.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import time
+import shutil
+from types import ModuleType
 from typing import Callable, List, Optional
 
 from .. import pipeline
 from ..contract import publish
-from ..contract.vocabulary import INFORMATIONAL
+from ..contract.vocabulary import BLOCK, CONTRACT_ERROR, INCOMPARABLE, PASS, REVIEW
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..reports import write as reports
-from ..text import quote, show_number
+from ..reports.nodecision import INTERNAL_ERROR, INTERRUPTED, NoDecision
+from ..text import quote
 from ..version import VERSION
-from . import Outcome, Session, contract_error_outcome
+from . import COMMANDS, Outcome, Session, contract_error_outcome, internal_error_line
 from .parallel import forking_fingerprinter
-from .status import EXIT_DECISION, EXIT_PASS
+from .progress import EAGER_BYTES, Progress
+from .status import (EXIT_BLOCK, EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_INCOMPARABLE,
+                     EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_PASS, EXIT_REVIEW,
+                     EXIT_TERMINATED)
+from .streams import Interrupted, colour_wanted
+from .usage import Parser, UsageError, choice_list  # noqa: F401 - the other commands' too
 
 # The shipped example package, evaluated when no file is given; shown relative to the
 # project (``examples/benchmark_spec.json``) so the document is the same on every machine.
@@ -38,39 +44,35 @@ DEFAULT_FILES = {
 }
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-# Progress appears only once a run has taken this long (and only on a terminal).
-PROGRESS_AFTER_SECONDS = 2.0
-
 # argparse quotes the arguments it refuses: a usage message shows this much of them.
 MAX_USAGE_CHARS = 1000
 
+# --format: what stdout carries. "auto" is text on a terminal and JSON everywhere else.
+FORMATS = ("auto", "json", "text")
+# --fail-on: the decisions that fail the run (exit 1, or their own status with
+# --distinct-exit-codes); the others exit 0 like PASS. By default all three: the contract's
+# 0/1/2.
+FAIL_ON = {"review": REVIEW, "block": BLOCK, "incomparable": INCOMPARABLE}
+DISTINCT_EXIT = {REVIEW: EXIT_REVIEW, BLOCK: EXIT_BLOCK, INCOMPARABLE: EXIT_INCOMPARABLE}
+# The terminal's width for the text mode when it cannot be told, and the widths it keeps to.
+TEXT_WIDTH = (100, 60, 160)
 
-class UsageError(Exception):
-    """A command-line error (argparse's own error, turned into exit 2 with a document)."""
 
-
-class Parser(argparse.ArgumentParser):
-    """argparse, with its errors raised (for exit 2 and a document) instead of printed, and
-    no abbreviated long options (``--result`` must never mean ``--results``)."""
-
-    def __init__(self, *arguments, **keywords):
-        keywords.setdefault("allow_abbrev", False)
-        super().__init__(*arguments, **keywords)
-
-    def error(self, message):
-        raise UsageError(message)
+def _fail_on(text: str) -> List[str]:
+    return [FAIL_ON[word] for word in choice_list(text, list(FAIL_ON), "none")]
 
 
 def build_parser(program: str = "run_benchmark.py") -> Parser:
     parser = Parser(
-        prog=program,
+        prog=program, commands=list(COMMANDS),
         description="Release gate for AI agents: validate the spec, cases and results files, "
                     "grade every trial, compare baseline and candidate, and decide PASS, "
                     "REVIEW, BLOCK or INCOMPARABLE.",
         epilog="Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 contract or "
                "command-line error; 3 internal error (a bug); 4 the document could not be "
-               "written whole. Without arguments the shipped example package is evaluated. "
-               "Other commands: import, release, publish, bench, serve, team, submit.")
+               "written whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with "
+               "--distinct-exit-codes. Without arguments the shipped example package is "
+               "evaluated. Other commands: %s." % ", ".join(COMMANDS))
     parser.add_argument("--spec", metavar="FILE",
                         help="benchmark spec (default: the example; - reads standard input)")
     parser.add_argument("--cases", metavar="FILE",
@@ -85,9 +87,21 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
     parser.add_argument("--output", metavar="PATH",
                         help="write the JSON document to PATH (atomically, with the reports) "
                              "instead of stdout")
+    parser.add_argument("--format", choices=FORMATS, default="auto",
+                        help="what stdout carries: json (the decision document), text (a "
+                             "summary for people), or auto (default): text when stdout is a "
+                             "terminal, json in every pipe and file")
     parser.add_argument("--summary", action="store_true",
                         help="also write a short human summary to stderr (the default when "
-                             "stderr is a terminal)")
+                             "stderr is a terminal and stdout is not)")
+    parser.add_argument("--fail-on", metavar="DECISIONS", type=_fail_on,
+                        default=[REVIEW, BLOCK, INCOMPARABLE],
+                        help="the decisions that fail the run, comma-separated: review, "
+                             "block, incomparable (default: all three), or none; the others "
+                             "exit 0 with a note on stderr")
+    parser.add_argument("--distinct-exit-codes", action="store_true",
+                        help="a failing REVIEW exits 10, BLOCK 11, INCOMPARABLE 12, instead "
+                             "of 1")
     parser.add_argument("--schema", choices=publish.KINDS,
                         help="print the JSON Schema of a file kind, or of the output "
                              "document, and exit; reads no input")
@@ -135,6 +149,38 @@ def default_inputs(spec: Optional[str] = None, cases: Optional[str] = None,
 
 
 def run(arguments: List[str], session: Session) -> Outcome:
+    """Run the gate. A run that ends without a decision (a contract or command-line error, an
+    internal error, an interruption) replaces every report named on the command line by a
+    report of that outcome, and the ``--output`` file by its CONTRACT_ERROR document (or
+    removes it: exit 3, 130 and 143 have no document), so that no path is left holding an
+    earlier run's decision (see :class:`_Targets`)."""
+    return run_with_targets(arguments, session, _Targets(session), _named_paths, _gate)
+
+
+def run_with_targets(arguments: List[str], session: Session, targets: "_Targets",
+                     named_paths: Callable[[List[str]], Optional[argparse.Namespace]],
+                     body: Callable[[List[str], Session, "_Targets"], Outcome]) -> Outcome:
+    """Run ``body`` (the gate's, or another command's that decides and writes reports), its
+    ``targets`` aimed first at the paths ``named_paths`` reads leniently from the arguments,
+    so that a run that ends without a decision replaces them (see :func:`run`)."""
+    try:
+        targets.aim(named_paths(arguments))
+        outcome = body(arguments, session, targets)
+        if outcome.status == EXIT_CONTRACT_ERROR:
+            outcome = targets.contract_error(outcome)
+    except (Interrupted, KeyboardInterrupt) as stop:
+        status = getattr(stop, "status", EXIT_INTERRUPTED)
+        targets.abandon(NoDecision(INTERRUPTED, status, detail="stopped by %s" % (
+            "SIGTERM" if status == EXIT_TERMINATED else "SIGINT (Ctrl-C)")))
+        raise
+    except Exception as bug:
+        targets.abandon(NoDecision(INTERNAL_ERROR, EXIT_INTERNAL_ERROR,
+                                   detail=internal_error_line(bug)))
+        raise
+    return outcome
+
+
+def _gate(arguments: List[str], session: Session, targets: "_Targets") -> Outcome:
     try:
         options = build_parser(session.program).parse_args(arguments)
     except UsageError as usage:
@@ -142,6 +188,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
         if len(text) > MAX_USAGE_CHARS:
             text = text[:MAX_USAGE_CHARS] + "... (cut)"
         return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % text)])
+    problems = targets.aim(options)
     empty = [ContractError("cli.usage", "--%s was given an empty path: name a file" % option)
              for option in ("spec", "cases", "results", "output")
              if getattr(options, option) == ""]
@@ -152,32 +199,72 @@ def run(arguments: List[str], session: Session) -> Outcome:
     if options.schema is not None:
         return Outcome(EXIT_PASS, publish.schema_bytes(options.schema))
     inputs = default_inputs(options.spec, options.cases, options.results)
-    missing = _missing_examples(inputs, options)
+    missing = missing_examples(inputs, options)
     if missing:
         return contract_error_outcome(missing)
-    chosen_reports = reports.requested(options)
-    output = options.output if options.output not in (None, STDIN_PATH) else None
-    checked = chosen_reports + ([(OUTPUT_OPTION, output)] if output else [])
-    problems = reports.path_errors(checked, [item for item in inputs if item.path])
     if problems:
         return contract_error_outcome(problems)
-    progress = _progress(session)
+    size = sum(item.size() or 0 for item in inputs)
+    progress = Progress(session.messages.say, size >= EAGER_BYTES) \
+        if session.messages.isatty() else None
     try:
         evaluation = pipeline.evaluate(inputs, options.candidate, progress,
-                                       forking_fingerprinter(_input_bytes(inputs)))
+                                       forking_fingerprinter(size))
     except ContractErrors as failure:
-        outcome = contract_error_outcome(failure.errors, failure.omitted)
-        return _to_output(outcome, output, session) if output else outcome
-    if progress is not None:
-        progress("writing the decision")
-    status = EXIT_PASS if evaluation.passed else EXIT_DECISION
-    document = (output, evaluation.dumps()) if output else None
-    # Reports only for a decision, all or none, each replaced atomically (see reports.write).
-    problems = reports.write(chosen_reports, evaluation, session.guard.deferred, document)
+        return contract_error_outcome(failure.errors, failure.omitted)
+    status, lines = decision_status(evaluation.action, options.fail_on,
+                                    options.distinct_exit_codes)
+    output = targets.output
+    chunks = None
+    if output or not targets.text:
+        if progress is not None:
+            progress("rendering the decision document")
+        chunks = evaluation.chunks()
+        if progress is not None:
+            progress("writing the decision document", sum(map(len, chunks)), "bytes")
+    if progress is not None and targets.reports:
+        progress("writing the reports", len(targets.reports), "files")
+    # A decision's reports all or none, each replaced atomically (see reports.write).
+    problems = reports.write(targets.reports, evaluation, session.guard.deferred,
+                             (output, b"".join(chunks)) if output else None)
     if problems:
         return contract_error_outcome(problems)
-    lines = summary_lines(evaluation) if options.summary or session.messages.isatty() else []
-    return Outcome(status, b"" if output else evaluation.chunks(), lines, kept=evaluation)
+    if options.summary or (session.messages.isatty() and not targets.text):
+        lines = _terminal().summary_lines(evaluation) + lines
+    if targets.text:
+        stdout = _terminal().render(evaluation, _text_width(), colour_wanted(
+            session.stdout.isatty()), targets.hints())
+    else:
+        stdout = b"" if output else chunks
+    return Outcome(status, stdout, lines, kept=evaluation,
+                   after=None if progress is None else lambda: progress.done(
+                       "done: %s, exit %d" % (evaluation.action, status)))
+
+
+def decision_status(action: str, fail_on: List[str], distinct: bool) -> tuple:
+    """(exit status, stderr lines) of a decision: 0 for PASS and for a decision ``fail_on``
+    does not name (one line says so), else 1 (or the decision's own status when
+    ``distinct``)."""
+    if action == PASS:
+        return EXIT_PASS, []
+    if action not in fail_on:
+        return EXIT_PASS, ["proagents-bench: %s does not fail this run (--fail-on %s): exit %d"
+                           % (action, ",".join(word for word, decision in FAIL_ON.items()
+                                               if decision in fail_on) or "none", EXIT_PASS)]
+    return (DISTINCT_EXIT[action] if distinct else EXIT_DECISION), []
+
+
+def _terminal() -> ModuleType:
+    """The text renderer, imported when a person is to read the run (see GateImportsTests)."""
+    from ..reports import terminal
+    return terminal
+
+
+def _text_width() -> int:
+    """The terminal's width for the text mode, within TEXT_WIDTH's bounds."""
+    default, narrowest, widest = TEXT_WIDTH
+    columns = shutil.get_terminal_size((default, 24)).columns
+    return min(max(columns, narrowest), widest)
 
 
 class _OutputOption:
@@ -190,82 +277,119 @@ class _OutputOption:
 OUTPUT_OPTION = _OutputOption()
 
 
-def _to_output(outcome: Outcome, path: str, session: Session) -> Outcome:
-    """A CONTRACT_ERROR outcome with its document written to ``path`` instead of stdout."""
+def _named_paths(arguments: List[str]) -> Optional[argparse.Namespace]:
+    """The input, report and output paths of ``arguments``, read leniently (anything else is
+    ignored), so that a command line argparse refuses still names the reports its CONTRACT_ERROR
+    replaces; None when even these cannot be read."""
+    parser = Parser(add_help=False)
+    for option in ("--spec", "--cases", "--results", "--output", "--format"):
+        parser.add_argument(option)
+    parser.add_argument("--summary", action="store_true")
+    for report in reports.REPORTS:
+        parser.add_argument(report.option)
     try:
-        write_files_atomically([(path, outcome.output)], session.guard.deferred)
-    except AtomicWriteError as problem:
-        return contract_error_outcome(outcome_errors(outcome) + [ContractError(
-            "cli.report_unwritable", "cannot write the output document: %s" % problem.reason,
-            (), path)])
-    return Outcome(outcome.status, b"", outcome.lines)
+        return parser.parse_known_args(arguments)[0]
+    except UsageError:
+        return None
 
 
-def outcome_errors(outcome: Outcome) -> List[ContractError]:
-    """The errors of a CONTRACT_ERROR outcome, read back from its document."""
-    document = json.loads(outcome.output.decode("ascii"))
-    return [ContractError(error["code"], error["message"], (), error["file"], error["line"],
-                          error["column"]) for error in document["errors"]]
+class _Targets:
+    """The paths a run writes besides stdout: the reports (report, path) and ``--output``,
+    only those that passed the path checks (never an input, stdout, stderr or a path named
+    twice). A decision is written by the gate itself; a run without one ends here."""
 
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.reports: List[tuple] = []
+        self.output: Optional[str] = None
+        self.text = False  # stdout carries the text mode, not JSON
+        self.summary = False  # --summary: say the outcome on stderr too
 
-def summary_lines(evaluation: pipeline.Evaluation) -> List[str]:
-    """A few lines for a person at a terminal: the decision, the primary reason, the primary
-    rates, the interval and the caveats (stdout stays the JSON document)."""
-    document = evaluation.lazy_document
-    lines = ["proagents-bench: %s: %s" % (evaluation.action, document["primary_reason"])]
-    baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
-    if baseline and candidate:
-        comparison = document["comparison"]
-        low, high = comparison["paired_bootstrap_interval"]
-        lines.append("  task success rate: candidate %s %s, baseline %s %s; paired difference "
-                     "%s, %s%% bootstrap interval [%s, %s]" % (
-                         document["candidate_system"],
-                         show_number(candidate["primary_task_success_rate"]),
-                         document["baseline_system"],
-                         show_number(baseline["primary_task_success_rate"]),
-                         show_number(comparison["paired_task_success_delta"]),
-                         show_number(comparison["confidence"] * 100), show_number(low),
-                         show_number(high)))
-    more = len(evaluation.decision.reasons) - 1
-    if more:
-        lines.append("  and %d more reason%s in the document" % (more, "" if more == 1 else "s"))
-    for finding in evaluation.decision.findings:
-        if finding.severity == INFORMATIONAL:
-            lines.append("  note: %s" % finding.reason)
-    return lines
+    def aim(self, options: Optional[argparse.Namespace]) -> List[ContractError]:
+        """Take the report and output paths of ``options`` (None: keep what is known); return
+        the errors of the paths that cannot be written."""
+        if options is None:
+            return []
+        output = options.output if options.output not in (None, STDIN_PATH) else None
+        chosen = self.requested(options) + ([(OUTPUT_OPTION, output)] if output else [])
+        problems, usable = reports.checked_paths(chosen, self.inputs(options))
+        self.reports = [(report, path) for report, path in usable if report is not OUTPUT_OPTION]
+        self.output = next((path for report, path in usable if report is OUTPUT_OPTION), None)
+        self.text = options.format == "text" or (
+            options.format in (None, "auto") and self.session.stdout.isatty())
+        self.summary = options.summary
+        return problems
 
+    def requested(self, options: argparse.Namespace) -> List[tuple]:
+        """(report, path) of every report ``options`` name."""
+        return reports.requested(options)
 
-def _input_bytes(inputs: List[pipeline.InputFile]) -> int:
-    """The inputs' size in bytes together (0 for what cannot be measured)."""
-    total = 0
-    for item in inputs:
-        if item.data is not None:
-            total += len(item.data)
+    def inputs(self, options: argparse.Namespace) -> list:
+        """The files the run reads (no report may overwrite one), each with its ``kind``,
+        ``path`` and ``shown``."""
+        inputs = default_inputs(options.spec, options.cases, options.results,
+                                stdin=lambda: b"")  # standard input is not a path
+        return [item for item in inputs if item.path]
+
+    def hints(self) -> List[str]:
+        """The text mode's closing lines: where the JSON document and the reports are."""
+        lines = ["The JSON document: %s." % (self.output if self.output else
+                                             "--format json, or --output FILE")]
+        if self.reports:
+            lines.append("Reports: %s." % ", ".join(path for _report, path in self.reports))
         else:
+            lines.append("The whole report: --html FILE.")
+        return lines
+
+    def contract_error(self, outcome: Outcome) -> Outcome:
+        """Exit 2: every report replaced by its CONTRACT_ERROR report; the document to
+        ``--output`` when given, else to stdout (in the text mode one line, the errors being
+        on stderr). A report still holding an earlier file is one more error."""
+        errors, omitted = outcome.errors, outcome.omitted
+        failures = reports.write_no_decision(
+            self.reports, NoDecision(CONTRACT_ERROR, outcome.status, errors, omitted),
+            self.session.guard.deferred)
+        if failures:
+            errors = errors + failures
+            outcome = contract_error_outcome(errors, omitted)
+        written = False
+        if self.output is not None:
             try:
-                total += os.path.getsize(item.path)
+                write_files_atomically([(self.output, outcome.output)],
+                                       self.session.guard.deferred)
+                written = True
+            except AtomicWriteError as problem:
+                errors = errors + [ContractError(
+                    "cli.report_unwritable", "cannot write the output document: %s" %
+                    problem.reason, (), self.output)]
+                outcome = contract_error_outcome(errors, omitted)
+        stdout = b"" if written else outcome.output
+        if self.text:
+            stdout = _terminal().no_decision(
+                NoDecision(CONTRACT_ERROR, outcome.status, errors, omitted),
+                "The CONTRACT_ERROR document: %s." % self.output if written else None)
+        lines = outcome.lines
+        if self.summary:
+            lines = lines + ["proagents-bench: %s" % NoDecision(CONTRACT_ERROR, outcome.status,
+                                                                errors, omitted).headline]
+        return Outcome(outcome.status, stdout, lines, errors=errors, omitted=omitted)
+
+    def abandon(self, outcome: NoDecision) -> None:
+        """An internal error or an interruption: every report replaced by the outcome's
+        report, the ``--output`` file removed (these exits have no document); whatever fails
+        here changes nothing of the exit status already decided."""
+        try:
+            reports.write_no_decision(self.reports, outcome, self.session.guard.deferred)
+        except Exception:  # noqa: BLE001 - the run already ends with exit 3 or 130
+            pass
+        if self.output is not None:
+            try:
+                os.remove(self.output)
             except OSError:
                 pass
-    return total
 
 
-def _progress(session: Session):
-    """The pipeline's progress callback: each stage's name on stderr once the run has taken
-    PROGRESS_AFTER_SECONDS, and only when stderr is a terminal (never in a log or a pipe);
-    None otherwise. stdout, the JSON document, is never touched."""
-    if not session.messages.isatty():
-        return None
-    started = time.monotonic()
-
-    def progress(stage):
-        elapsed = time.monotonic() - started
-        if elapsed >= PROGRESS_AFTER_SECONDS:
-            session.messages.say(["proagents-bench: %s (%.0f s so far)" % (stage, elapsed)])
-
-    return progress
-
-
-def _missing_examples(inputs, options) -> List[ContractError]:
+def missing_examples(inputs, options) -> List[ContractError]:
     """An installed package has no examples/ (only a checkout has): say so, not just "no such
     file", for every input left to its default whose example is missing."""
     errors = []

@@ -13,12 +13,14 @@ contract error. Without ``--manifest`` the shipped example manifest is decided.
 
 from __future__ import annotations
 
+import argparse
 import os
 import pickle
+from types import ModuleType
 from typing import Callable, List, Optional, Tuple
 
 from .. import release as releases
-from ..contract.vocabulary import MISSING_AS
+from ..contract.vocabulary import BLOCK, INCOMPARABLE, MISSING_AS, REVIEW
 from ..errors import ContractError, ContractErrors
 from ..jsonio.dump import document_bytes
 from ..jsonio.gcpause import CollectorPaused
@@ -27,10 +29,11 @@ from ..reports.release_view import RELEASE_REPORTS, SECTION_KINDS
 from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import (EXAMPLES_FOLDER, OUTPUT_OPTION, PROJECT_ROOT, Parser, UsageError,
-                           _input_bytes, _to_output)
+from .gate_command import (EXAMPLES_FOLDER, FORMATS, PROJECT_ROOT, Parser, UsageError,
+                           _Targets, _fail_on, _text_width, decision_status, run_with_targets)
 from .parallel import can_fork, forked_map, forking_background, forking_fingerprinter, usable_cores
-from .status import EXIT_DECISION, EXIT_PASS
+from .progress import Progress
+from .streams import colour_wanted
 
 DEFAULT_MANIFEST = "release_manifest.json"
 
@@ -46,19 +49,31 @@ def build_parser(program: str) -> Parser:
         epilog="Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 a contract or "
                "command-line error in the manifest or in any benchmark (the release is not "
                "decided); 3 internal error (a bug); 4 the document could not be written "
-               "whole. Without --manifest the shipped example manifest is decided.")
+               "whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with --distinct-exit-codes. "
+               "Without --manifest the shipped example manifest is decided.")
     parser.add_argument("--manifest", metavar="FILE",
                         help="the release manifest (proagents-bench-release-v1; default: the "
                              "example, %s/%s)" % (EXAMPLES_FOLDER, DEFAULT_MANIFEST))
     for report in RELEASE_REPORTS:
-        parser.add_argument(report.option, metavar="PATH", help=report.help.replace(
-            "report", "release report").replace("summary", "release summary"))
+        parser.add_argument(report.option, metavar="PATH", help=report.help)
     parser.add_argument("--output", metavar="PATH",
                         help="write the JSON document to PATH (atomically, with the reports) "
                              "instead of stdout")
+    parser.add_argument("--format", choices=FORMATS, default="auto",
+                        help="what stdout carries: json (the release document), text (a "
+                             "summary for people), or auto (default): text when stdout is a "
+                             "terminal, json in every pipe and file")
     parser.add_argument("--summary", action="store_true",
                         help="also write a short human summary to stderr (the default when "
-                             "stderr is a terminal)")
+                             "stderr is a terminal and stdout is not)")
+    parser.add_argument("--fail-on", metavar="DECISIONS", type=_fail_on,
+                        default=[REVIEW, BLOCK, INCOMPARABLE],
+                        help="the release decisions that fail the run, comma-separated: "
+                             "review, block, incomparable (default: all three), or none; the "
+                             "others exit 0 with a note on stderr")
+    parser.add_argument("--distinct-exit-codes", action="store_true",
+                        help="a failing REVIEW exits 10, BLOCK 11, INCOMPARABLE 12, instead "
+                             "of 1")
     parser.add_argument("--jobs", metavar="N", type=int, default=0,
                         help="benchmarks decided at once, each in its own process where the "
                              "platform can fork (default 0: one per core this process may "
@@ -67,7 +82,7 @@ def build_parser(program: str) -> Parser:
 
 
 class _Input:
-    """A file a release reads, for the checks of the report paths (``reports.path_errors``
+    """A file a release reads, for the checks of the report paths (``reports.checked_paths``
     reads its ``kind``, ``path`` and ``shown``)."""
 
     def __init__(self, kind: str, place: releases.Place) -> None:
@@ -76,7 +91,49 @@ class _Input:
         self.shown = place.shown
 
 
+class _ReleaseTargets(_Targets):
+    """The gate's targets (:class:`~.gate_command._Targets`: a run without a decision
+    replaces every report it names, and ``--output``), with the release's reports and
+    inputs: the manifest, and once it is read every file of every benchmark."""
+
+    manifest: Optional[releases.Manifest] = None
+
+    def requested(self, options: argparse.Namespace) -> List[tuple]:
+        return [(report, getattr(options, report.attribute)) for report in RELEASE_REPORTS
+                if getattr(options, report.attribute, None) is not None]
+
+    def inputs(self, options: argparse.Namespace) -> list:
+        if self.manifest is not None:
+            return [_Input("release manifest", self.manifest.place)] + [
+                _Input("%s of benchmark %s" % (kind, quote(job.name)), place)
+                for job in self.manifest.jobs for kind, place in job.places()]
+        path, shown = _manifest_place(options.manifest)
+        return [_Input("release manifest", releases.Place(path, shown))]
+
+
+def _named_paths(arguments: List[str]) -> Optional[argparse.Namespace]:
+    """The manifest, report and output paths of ``arguments``, read leniently (see the
+    gate's)."""
+    parser = Parser(add_help=False)
+    for option in ("--manifest", "--output", "--format"):
+        parser.add_argument(option)
+    parser.add_argument("--summary", action="store_true")
+    for report in RELEASE_REPORTS:
+        parser.add_argument(report.option)
+    try:
+        return parser.parse_known_args(arguments)[0]
+    except UsageError:
+        return None
+
+
 def run(arguments: List[str], session: Session) -> Outcome:
+    """Decide the release. A run that ends without a decision replaces every report it names
+    and its ``--output``, as the gate's does (:func:`~.gate_command.run_with_targets`)."""
+    return run_with_targets(arguments, session, _ReleaseTargets(session), _named_paths,
+                            _release)
+
+
+def _release(arguments: List[str], session: Session, targets: _ReleaseTargets) -> Outcome:
     try:
         options = build_parser(session.program).parse_args(arguments)
     except UsageError as usage:
@@ -88,57 +145,76 @@ def run(arguments: List[str], session: Session) -> Outcome:
                                                    "%d" % options.jobs))
     if problems:
         return contract_error_outcome(problems)
-    output = options.output
-    try:
-        manifest = _load(options.manifest)
-    except ContractErrors as failure:
-        outcome = contract_error_outcome(failure.errors, failure.omitted)
-        return _to_output(outcome, output, session) if output else outcome
-    chosen = _requested(options)
-    inputs = [_Input("release manifest", manifest.place)] + [
-        _Input("%s of benchmark %s" % (kind, quote(job.name)), place)
-        for job in manifest.jobs for kind, place in job.places()]
-    checked = chosen + ([(OUTPUT_OPTION, output)] if output else [])
-    problems = reports.path_errors(checked, inputs)
+    problems = targets.aim(options)
     if problems:
         return contract_error_outcome(problems)
+    progress = Progress(session.messages.say) if session.messages.isatty() else None
+    try:
+        targets.manifest = _load(options.manifest)
+    except ContractErrors as failure:
+        return contract_error_outcome(failure.errors, failure.omitted)
+    problems = targets.aim(options)  # now against every file of every benchmark too
+    if problems:
+        return contract_error_outcome(problems)
+    manifest = targets.manifest
     renderers = {SECTION_KINDS[report.module]: _section(SECTION_KINDS[report.module])
-                 for report, _path in chosen}
+                 for report, _path in targets.reports}
+    workers = options.jobs or usable_cores()
+    if progress is not None:
+        progress("deciding the benchmarks, %d at once" % min(workers, len(manifest.jobs)),
+                 len(manifest.jobs), "benchmarks")
     kept: list = []
-    outcomes = decide_benchmarks(manifest.jobs, renderers, options.jobs or usable_cores(), kept)
+    outcomes = decide_benchmarks(manifest.jobs, renderers, workers, kept)
     if any(outcome.failed for outcome in outcomes):
         errors, omitted = releases.release_errors(manifest, outcomes)
-        outcome = contract_error_outcome(errors, omitted)
-        return _to_output(outcome, output, session) if output else outcome
+        return contract_error_outcome(errors, omitted)
     release = releases.decide(manifest, outcomes, VERSION)
-    status = EXIT_PASS if release.passed else EXIT_DECISION
-    document = (output, release.dumps()) if output else None
-    problems = reports.write(chosen, release, session.guard.deferred, document)
+    status, lines = decision_status(release.action, options.fail_on,
+                                    options.distinct_exit_codes)
+    output = targets.output
+    chunks = release.chunks() if output or not targets.text else None
+    if progress is not None and (targets.reports or output):
+        progress("writing the reports", len(targets.reports) + bool(output), "files")
+    problems = reports.write(targets.reports, release, session.guard.deferred,
+                             (output, b"".join(chunks)) if output else None)
     if problems:
         return contract_error_outcome(problems)
-    lines = summary_lines(release) if options.summary or session.messages.isatty() else []
-    return Outcome(status, b"" if output else release.chunks(), lines, kept=(release, kept))
+    if options.summary or (session.messages.isatty() and not targets.text):
+        lines = release_terminal().summary_lines(release) + lines
+    if targets.text:
+        stdout = release_terminal().render(release, _text_width(), colour_wanted(
+            session.stdout.isatty()), targets.hints())
+    else:
+        stdout = b"" if output else chunks
+    return Outcome(status, stdout, lines, kept=(release, kept),
+                   after=None if progress is None else lambda: progress.done(
+                       "done: %s, exit %d" % (release.action, status)))
 
 
-def _requested(options) -> List[tuple]:
-    """(report, path) for every release report option given."""
-    return [(report, getattr(options, report.attribute)) for report in RELEASE_REPORTS
-            if getattr(options, report.attribute, None) is not None]
+def release_terminal() -> ModuleType:
+    """The release's text renderer, imported when a person is to read the run."""
+    from ..reports import release_terminal as terminal
+    return terminal
+
+
+def _manifest_place(given: Optional[str]) -> Tuple[str, str]:
+    """(path, shown) of the manifest given, or of the shipped example's (shown as
+    ``examples/NAME`` on every machine, as the gate shows its example package)."""
+    if given is not None:
+        return given, given
+    return (os.path.join(PROJECT_ROOT, EXAMPLES_FOLDER, DEFAULT_MANIFEST),
+            EXAMPLES_FOLDER + "/" + DEFAULT_MANIFEST)
 
 
 def _load(given: Optional[str]) -> releases.Manifest:
-    """The manifest given, or the shipped example's (shown as ``examples/NAME`` on every
-    machine, as the gate shows its example package)."""
-    if given is not None:
-        return releases.load_manifest(given)
-    path = os.path.join(PROJECT_ROOT, EXAMPLES_FOLDER, DEFAULT_MANIFEST)
-    shown = EXAMPLES_FOLDER + "/" + DEFAULT_MANIFEST
-    if not os.path.exists(path):
+    """The manifest given, or the shipped example's."""
+    path, shown = _manifest_place(given)
+    if given is None and not os.path.exists(path):
         raise ContractErrors([ContractError(
             "cli.no_example", "no manifest given, and the shipped example %s is not here (an "
             "installed proagents-bench has no examples; a checkout has them): pass --manifest "
             "FILE" % quote(shown), (), shown)])
-    return releases.load_manifest(path, shown, slash=True)
+    return releases.load_manifest(path, shown, slash=given is None)
 
 
 def _section(kind: str) -> Callable:
@@ -192,7 +268,7 @@ def decide_benchmarks(jobs: List[releases.BenchmarkJob], renderers: dict, worker
                 "baseline"].path)))
 
         def fingerprinter(inputs: list) -> Callable:
-            return forking_fingerprinter(_input_bytes(inputs))
+            return forking_fingerprinter(sum(item.size() or 0 for item in inputs))
 
         return releases.run_benchmark(job, importer, renderers, fingerprinter, keep)
 
@@ -222,27 +298,3 @@ def _size(path: str) -> int:
         return os.path.getsize(path)
     except (OSError, ValueError):
         return 0
-
-
-def summary_lines(release: releases.Release) -> List[str]:
-    """A few lines for a person at a terminal: the release's decision and primary reason, a
-    line per benchmark, the multiplicity's findings and the notes (stdout stays the JSON
-    document)."""
-    decision = release.decision
-    lines = ["proagents-bench release %s: %s: %s" % (
-        quote(release.manifest.value["release_id"]), decision.action, decision.reasons[0])]
-    more = len(decision.reasons) - 1
-    if more:
-        lines.append("  and %d more reason%s in the document" % (more, "" if more == 1 else "s"))
-    width = max(len(outcome.name) for outcome in release.outcomes)
-    for outcome, effect, row in zip(release.outcomes, decision.effects, decision.rows):
-        lines.append("  %-10s %-*s %-12s -> release %-12s %s" % (
-            outcome.tier, width, outcome.name, outcome.summary["action"], effect,
-            "tasks only candidate/baseline %d/%d" % (row.verdict.candidate_only,
-                                                      row.verdict.baseline_only)
-            if row.verdict.tested else "not compared"))
-    lines.append("  Holm over %d hypotheses at family-wise level %s" % (
-        decision.hypothesis_count, decision.level))
-    for note in decision.notes:
-        lines.append("  note: %s" % note)
-    return lines

@@ -2,18 +2,21 @@
 the private-test service (see :mod:`proagents_bench.service`).
 
 It checks the maintainer's three files with the gate (exit 2 with the usual errors when they
-break the contract), opens or upgrades the database in DIR, binds (127.0.0.1 unless told
-otherwise), prints one line with the address on stdout, and serves until SIGINT or SIGTERM,
-which let the requests in flight finish.
+break the contract), opens or upgrades the database in DIR, checks that an open phase was
+opened with these files and that no rounded team's step is finer than the test set allows
+(exit 2, ``cli.phase``), binds (127.0.0.1 unless told otherwise), prints one line with the
+address on stdout, and serves until SIGINT or SIGTERM, which let the requests in flight
+finish.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
-from typing import List
+from typing import List, Union
 
 from ..errors import ContractError, ContractErrors
-from ..service import database
+from ..service import database, phases
 from ..service.app import MAX_SUBMISSION_BYTES, ServiceApp
 from ..service.server import (DEFAULT_HOST, REQUEST_DEADLINE_SECONDS, SOCKET_TIMEOUT_SECONDS,
                               make_server)
@@ -34,11 +37,11 @@ def _crash() -> None:
     os._exit(CRASH_EXIT_STATUS)
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(prog=program + " serve",
-                    description="Run the private-test service: publish the spec, the grader "
-                                "and the public cases; score teams' submissions against the "
-                                "private test cases within their budgets.")
+PHASE_ERROR_CODE = "cli.phase"
+
+
+def add_benchmark_arguments(parser: Parser) -> None:
+    """The maintainer's three files and the data folder (serve, phase open and close)."""
     parser.add_argument("--spec", metavar="FILE", required=True, help="the frozen spec")
     parser.add_argument("--cases", metavar="FILE", required=True,
                         help="the cases, with the private test cases")
@@ -47,6 +50,31 @@ def build_parser(program: str) -> Parser:
                              "candidate is ignored)")
     parser.add_argument("--data", metavar="DIR", required=True,
                         help="folder of the service's database (made if missing)")
+
+
+def load_benchmark(options: argparse.Namespace) -> Union[Benchmark, Outcome]:
+    """The benchmark of ``--spec --cases --baseline``, or the exit-2 outcome saying why not."""
+    try:
+        return Benchmark(options.spec, options.cases, options.baseline)
+    except ContractErrors as failure:
+        return contract_error_outcome(failure.errors, failure.omitted)
+
+
+def open_data(folder: str) -> Union[str, Outcome]:
+    """The database's path in ``folder`` (made or upgraded), or the exit-2 outcome."""
+    try:
+        return database.open_database(folder)
+    except database.DatabaseError as problem:
+        return contract_error_outcome([ContractError("file.unreadable", str(problem), (),
+                                                     folder)])
+
+
+def build_parser(program: str) -> Parser:
+    parser = Parser(prog=program + " serve",
+                    description="Run the private-test service: publish the spec, the grader "
+                                "and the public cases; score teams' submissions against the "
+                                "private test cases within their budgets.")
+    add_benchmark_arguments(parser)
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8080, help="port (default 8080; 0: any "
@@ -74,15 +102,17 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return contract_error_outcome([ContractError(
             "cli.usage", "--port is 0..65535, --timeout, --deadline and --max-bytes are "
                          "positive")])
+    benchmark = load_benchmark(options)
+    if isinstance(benchmark, Outcome):
+        return benchmark
+    path = open_data(options.data)
+    if isinstance(path, Outcome):
+        return path
     try:
-        benchmark = Benchmark(options.spec, options.cases, options.baseline)
-    except ContractErrors as failure:
-        return contract_error_outcome(failure.errors, failure.omitted)
-    try:
-        path = database.open_database(options.data)
-    except database.DatabaseError as problem:
-        return contract_error_outcome([ContractError("file.unreadable", str(problem), (),
-                                                     options.data)])
+        phases.check_served(path, benchmark)
+    except phases.PhaseError as problem:
+        return contract_error_outcome([ContractError(PHASE_ERROR_CODE, str(problem))])
+    phases.record_served(path, benchmark)
     crash = os.environ.get(CRASH_HOOK_VARIABLE) == CRASH_AFTER_STORE
     app = ServiceApp(benchmark, path, options.max_bytes, _crash if crash else None)
     try:

@@ -10,12 +10,17 @@ EXIT_INTERNAL_ERROR = 3
 EXIT_OUTPUT_FAILURE = 4
 EXIT_OVER_BUDGET = 5
 EXIT_UNREACHABLE = 6
+# Behind --distinct-exit-codes only: each decision that fails the run has its own status.
+EXIT_REVIEW = 10
+EXIT_BLOCK = 11
+EXIT_INCOMPARABLE = 12
 EXIT_INTERRUPTED = 130  # SIGINT, Ctrl-C: 128 + the signal's number, as shells report it
 EXIT_TERMINATED = 143  # SIGTERM
 
 EXIT_STATUSES = (
     (EXIT_PASS, "PASS"),
-    (EXIT_DECISION, "REVIEW, BLOCK or INCOMPARABLE: always a real decision"),
+    (EXIT_DECISION, "REVIEW, BLOCK or INCOMPARABLE: always a real decision (`--fail-on` "
+                    "can let some of them exit 0)"),
     (EXIT_CONTRACT_ERROR, "any file, JSON, schema, version, coverage or command-line error "
                           "(`CONTRACT_ERROR`)"),
     (EXIT_INTERNAL_ERROR, "an internal error, which is always a bug: one stderr line asks for "
@@ -28,6 +33,11 @@ EXIT_STATUSES = (
                        "budget (HTTP 429); nothing was scored"),
     (EXIT_UNREACHABLE, "`submit` only: the service could not be reached, or answered "
                        "something that is not its own answer"),
+    (EXIT_REVIEW, "REVIEW, with `--distinct-exit-codes` only (and when `--fail-on` includes "
+                  "it)"),
+    (EXIT_BLOCK, "BLOCK, with `--distinct-exit-codes` only (and when `--fail-on` includes it)"),
+    (EXIT_INCOMPARABLE, "INCOMPARABLE, with `--distinct-exit-codes` only (and when `--fail-on` "
+                        "includes it)"),
     (EXIT_INTERRUPTED, "interrupted by Ctrl-C (SIGINT), at any moment; stdout is empty or an "
                        "incomplete document"),
     (EXIT_TERMINATED, "stopped by SIGTERM, at any moment; as for 130"),

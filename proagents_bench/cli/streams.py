@@ -29,6 +29,7 @@ import select
 import signal
 import time
 from contextlib import contextmanager
+from typing import Mapping, Optional
 
 from .status import EXIT_INTERRUPTED, EXIT_TERMINATED
 
@@ -111,6 +112,15 @@ class DocumentWriter:
             self.written += count
             view = view[count:]
 
+    def isatty(self) -> bool:
+        """Whether the document goes to a terminal (a person reads it, not a program)."""
+        try:
+            if self.stream is not None:
+                return bool(self.stream.isatty())
+            return os.isatty(self.descriptor)
+        except (OSError, ValueError, AttributeError):
+            return False
+
     def finish(self):
         """Flush what a stream buffers; a failed flush is a failed write."""
         if self.stream is not None:
@@ -173,6 +183,32 @@ class MessageWriter:
             self.stream.flush()
         except Exception:  # noqa: BLE001 - a broken stderr must never change the outcome
             pass
+
+
+def colour_wanted(terminal: bool, environ: Optional[Mapping[str, str]] = None) -> bool:
+    """Whether to colour text written to a stream that ``terminal`` says is a terminal: never
+    when it is not, nor when ``NO_COLOR`` is set to anything (https://no-color.org), nor on a
+    ``TERM=dumb`` terminal, nor on a Windows console that does not take ANSI sequences."""
+    environ = os.environ if environ is None else environ
+    if not terminal or environ.get("NO_COLOR") or environ.get("TERM") == "dumb":
+        return False
+    return os.name != "nt" or _windows_console_takes_ansi()
+
+
+def _windows_console_takes_ansi() -> bool:
+    """Turn on the console's ANSI processing (Windows 10 and later); False when it cannot."""
+    try:
+        import ctypes
+        kernel32 = ctypes.windll.kernel32
+        handle = kernel32.GetStdHandle(-11)  # STD_OUTPUT_HANDLE
+        mode = ctypes.c_uint32()
+        if not kernel32.GetConsoleMode(handle, ctypes.byref(mode)):
+            return False
+        virtual_terminal = 0x0004  # ENABLE_VIRTUAL_TERMINAL_PROCESSING
+        return bool(mode.value & virtual_terminal) or bool(
+            kernel32.SetConsoleMode(handle, mode.value | virtual_terminal))
+    except Exception:  # noqa: BLE001 - no ctypes, no console: no colour
+        return False
 
 
 def reserve_standard_descriptors():

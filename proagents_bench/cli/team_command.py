@@ -9,7 +9,7 @@ from typing import List
 from ..errors import ContractError
 from ..jsonio.dump import document_bytes
 from ..service import database, teams
-from ..service.feedback import LEVELS
+from ..service.feedback import AUTOMATIC_STEPS, LEVELS, step_text
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .status import EXIT_PASS
@@ -26,7 +26,8 @@ def build_parser(program: str) -> Parser:
     for name, text in (("add", "add a team; prints its token once"),
                        ("rotate", "give the team a new token (the old one stops working)"),
                        ("revoke", "the team's token stops working; its submissions stay"),
-                       ("set", "change the team's budget and/or feedback level"),
+                       ("set", "change the team's budget, feedback level and/or rounding "
+                               "step"),
                        ("list", "every team with its budget, level and submission counts")):
         action = actions.add_parser(name, help=text, description=text)
         if name != "list":
@@ -38,6 +39,14 @@ def build_parser(program: str) -> Parser:
             action.add_argument("--level", choices=LEVELS,
                                 default=teams.DEFAULT_LEVEL if name == "add" else None,
                                 help="feedback level (default %s)" % teams.DEFAULT_LEVEL)
+            action.add_argument("--step", default=None,
+                                help="the rounded level's step: a decimal in (0, 1], at least "
+                                     "two standard errors of a score over the n test tasks "
+                                     "feedback is computed on (step >= 1/sqrt(n)); '%s' "
+                                     "(the default) takes the finest of %s that the rule "
+                                     "allows"
+                                     % (teams.AUTOMATIC, ", ".join(
+                                         step_text(step) for step in AUTOMATIC_STEPS)))
         action.add_argument("--data", metavar="DIR", required=True,
                             help="the service's data folder")
     return parser
@@ -49,10 +58,16 @@ def run(arguments: List[str], session: Session) -> Outcome:
     except UsageError as usage:
         return contract_error_outcome([ContractError("cli.usage", "%s (see team --help)"
                                                      % usage)])
+    lines = []
     try:
         path = database.open_database(options.data)
+        if options.action in ("add", "set") and teams.step_unchecked(
+                path, options.name, options.level, options.step):
+            lines.append("WARNING: the rounding step could not be checked against the test "
+                         "set's size: the service never ran on %s (serve checks it at start)"
+                         % options.data)
         if options.action == "add":
-            token = teams.add(path, options.name, options.budget, options.level)
+            token = teams.add(path, options.name, options.budget, options.level, options.step)
             result = {"team": options.name, "token": token,
                       "note": "the token is shown once; only its hash is stored"}
         elif options.action == "rotate":
@@ -62,12 +77,12 @@ def run(arguments: List[str], session: Session) -> Outcome:
             teams.revoke(path, options.name)
             result = {"team": options.name, "revoked": True}
         elif options.action == "set":
-            if options.budget is None and options.level is None:
-                raise teams.TeamError("give --budget, --level or both")
+            if options.budget is None and options.level is None and options.step is None:
+                raise teams.TeamError("give --budget, --level, --step or several")
             result = teams.configure(path, options.name, options.budget,
-                                     options.level).as_dict()
+                                     options.level, options.step).as_dict()
         else:
             result = {"teams": teams.listing(path)}
     except (teams.TeamError, database.DatabaseError) as problem:
         return contract_error_outcome([ContractError(TEAM_ERROR_CODE, str(problem))])
-    return Outcome(EXIT_PASS, document_bytes(result))
+    return Outcome(EXIT_PASS, document_bytes(result), lines)

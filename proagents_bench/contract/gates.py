@@ -1,6 +1,11 @@
-"""The gates, in one table: from it come the spec's ``gates`` object (its shape, its docs
-table and its JSON Schema), the decision's order of checks and its findings, and the rows of
-every report.
+"""The gates, in one table: from it come each spec version's ``gates`` object (its shape, its
+docs table and its JSON Schema), the decision's order of checks and its findings, and the rows
+of every report.
+
+Each row names the spec versions it belongs to (``versions``): a gate added in a later version
+is one more row, and the gates object, schema, docs table, decision order and report rows of
+each version are derived from the rows (:func:`gates_of`, :func:`deciding_gates`,
+:func:`gates_object`), so an older file keeps exactly its own gates.
 
 A gate judges the candidate: a metric of the candidate (``metric``, the name the document
 gives it) against the spec's value (``key``) with ``bound`` (``>=`` for a minimum, ``<=`` for
@@ -8,15 +13,19 @@ a maximum). ``severity`` says what a failure does (``block``: BLOCK; ``review``:
 task gate has none: it only defines when a task passes. ``cases`` names how the decision finds
 the test tasks behind a failure, one of :data:`CASE_FINDERS` (``failing_check`` takes the
 check's name after a colon); :mod:`proagents_bench.evaluation.decision` has one finder per
-name, and a test holds the two to each other.
+name, and a test holds the two to each other. ``interval`` marks the gates on a paired
+bootstrap interval's low end (``task``: the task-level difference; ``trial``: the trial-level
+one): the decision reads their observed value from the comparison, applies the spec's
+``lower_bound`` rule and, from spec v3 on, the small-sample rules (see
+:mod:`proagents_bench.evaluation.decision`).
 """
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional, Sequence, Tuple
 
 from .shapes import Field, Number, Object, Rule
-from .vocabulary import BLOCKING, REVIEWING
+from .vocabulary import BLOCKING, REVIEWING, SPEC_V4, SPEC_VERSIONS
 
 AT_LEAST = ">="
 AT_MOST = "<="
@@ -38,7 +47,8 @@ class Gate:
 
     def __init__(self, key: str, metric: str, bound: str, severity: Optional[str],
                  label: str, meaning: str, shape: Number, cases: str,
-                 subject: Optional[str] = None) -> None:
+                 subject: Optional[str] = None, versions: Sequence[str] = SPEC_VERSIONS,
+                 interval: Optional[str] = None) -> None:
         self.key = key
         self.metric = metric
         self.bound = bound
@@ -48,6 +58,8 @@ class Gate:
         self.shape = shape
         self.cases = cases
         self.subject = subject or metric  # what a reason says failed: "X 0.4 is below 0.5"
+        self.versions = tuple(versions)  # the spec versions whose gates object has this key
+        self.interval = interval  # "task" or "trial": a gate on an interval's low end
 
     @property
     def hard(self) -> bool:
@@ -101,12 +113,41 @@ GATES = (
     Gate("min_paired_delta_ci_low", "paired_bootstrap_interval_low", AT_LEAST, REVIEWING,
          "Bootstrap interval low", "lower bound of the paired bootstrap interval",
          Number(minimum="-1", maximum="1"), "none",
-         subject="the paired bootstrap interval's lower bound"),
+         subject="the paired bootstrap interval's lower bound", interval="task"),
+    Gate("min_trial_delta_ci_low", "trial_bootstrap_interval_low", AT_LEAST, REVIEWING,
+         "Trial-level interval low",
+         "lower bound of the trial-level paired bootstrap interval (per-task trial success "
+         "rates)", Number(minimum="-1", maximum="1"), "none",
+         subject="the trial-level paired bootstrap interval's lower bound",
+         versions=(SPEC_V4,), interval="trial"),
 )
 
-# The gates that decide: every gate but the task gate, in the table's (the spec's) order.
-DECIDING_GATES = tuple(gate for gate in GATES if gate.severity is not None)
 GATE_BY_KEY = {gate.key: gate for gate in GATES}
+
+
+def gates_of(version: str) -> Tuple[Gate, ...]:
+    """The gates of spec ``version``, in the table's order (the order of its gates object)."""
+    if version not in SPEC_VERSIONS:
+        raise ValueError("unknown spec version %r" % version)
+    return tuple(gate for gate in GATES if version in gate.versions)
+
+
+def deciding_gates(version: str) -> Tuple[Gate, ...]:
+    """The gates that decide under spec ``version``: all but the task gate, in order."""
+    return tuple(gate for gate in gates_of(version) if gate.severity is not None)
+
+
+def interval_gates(version: str) -> Tuple[Gate, ...]:
+    """The gates of spec ``version`` on a paired bootstrap interval's low end."""
+    return tuple(gate for gate in gates_of(version) if gate.interval is not None)
+
+
+def version_span(versions: Sequence[str]) -> str:
+    """``v1-v4``, ``v4`` or ``v1, v3``: spec versions as the docs write them."""
+    numbers = sorted(SPEC_VERSIONS.index(version) + 1 for version in versions)
+    if len(numbers) > 1 and numbers == list(range(numbers[0], numbers[-1] + 1)):
+        return "v%d-v%d" % (numbers[0], numbers[-1])
+    return ", ".join("v%d" % number for number in numbers)
 
 
 def _critical_gate_not_below_task_gate(gates: dict):
@@ -121,6 +162,28 @@ CRITICAL_NOT_BELOW_TASK = Rule(
     "critical_task_min_trial_success_rate >= task_min_trial_success_rate",
     _critical_gate_not_below_task_gate)
 
-GATES_OBJECT = Object("gates", [Field(gate.key, gate.shape, gate.readme_meaning)
-                                for gate in GATES],
-                      rules=[CRITICAL_NOT_BELOW_TASK], title="Gates")
+
+
+def _gates_objects() -> Dict[str, Object]:
+    """Spec version -> its gates object; versions with the same gates share one object (so
+    the docs show it once), titled after the first of them (``Gates``, ``Gates v4``)."""
+    objects: Dict[Tuple[Gate, ...], Object] = {}
+    by_version = {}
+    for version in SPEC_VERSIONS:
+        gates = gates_of(version)
+        if gates not in objects:
+            number = SPEC_VERSIONS.index(version) + 1
+            objects[gates] = Object(
+                "gates", [Field(gate.key, gate.shape, gate.readme_meaning) for gate in gates],
+                rules=[CRITICAL_NOT_BELOW_TASK],
+                title="Gates" if number == 1 else "Gates v%d" % number)
+        by_version[version] = objects[gates]
+    return by_version
+
+
+GATES_OBJECTS = _gates_objects()
+
+
+def gates_object(version: str) -> Object:
+    """The shape of spec ``version``'s ``gates`` object."""
+    return GATES_OBJECTS[version]

@@ -1,18 +1,20 @@
 """The contracts of the three input files, declared once: every version of the spec, cases
 and results files as a shape. The validator checks these objects, the JSON Schemas are
 generated from them and the docs' field tables are written from them. Rules that span
-files live in :mod:`.rules`; the gates in :mod:`.gates`.
+files live in :mod:`.rules`; the gates in :mod:`.gates` (each version's gates object is
+derived from the gate rows).
 """
 
 from __future__ import annotations
 
 from ..jsonio.load import MAX_SAFE_INTEGER
-from .gates import GATES_OBJECT
+from .gates import gates_object
 from .shapes import (Array, Boolean, Field, Integer, Nullable, Number, Object, Rule, String,
                      StringSet)
 from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOG_FORMATS,
                          LOWER_BOUND_RULES, MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3,
-                         ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPLITS, STATUSES)
+                         ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS,
+                         SPLITS, STATUSES)
 
 PROTOCOL = Object("protocol", [
     Field("protocol_version", String(), "version of the run protocol"),
@@ -40,8 +42,8 @@ BOOTSTRAP_V2 = Object("bootstrap", BOOTSTRAP_V1.fields + (
 
 # Spec v3 is v2 plus the rule of the bootstrap gate: ``inclusive`` passes when the lower bound
 # is at or above min_paired_delta_ci_low (as v1 and v2 always do), ``strict`` only when it is
-# above (see the false-pass table in docs/statistics.md: the bootstrap distribution of -1/0/+1 means is
-# discrete, and a lower bound of exactly 0 is common when nothing changed).
+# above (see the false-pass tables in docs/statistics.md: the bootstrap distribution of -1/0/+1
+# means is discrete, and a lower bound of exactly 0 is common when nothing changed).
 BOOTSTRAP_V3 = Object("bootstrap", BOOTSTRAP_V2.fields + (
     Field("lower_bound", String(enum=LOWER_BOUND_RULES),
           "`inclusive`: the interval's low end passes the gate at or above it (as v1); "
@@ -59,14 +61,46 @@ def _spec_shape(version: str, bootstrap: Object, title: str) -> Object:
         Field("private_test_frozen", Boolean(const=True), "the test split is frozen"),
         Field("primary_metric", String(enum=["task_success_rate"]), "the ranked metric"),
         Field("protocol", PROTOCOL, "every system must run under exactly this"),
-        Field("gates", GATES_OBJECT, "the release gates, applied to the candidate"),
+        Field("gates", gates_object(version), "the release gates, applied to the candidate"),
         Field("bootstrap", bootstrap, "the paired bootstrap's settings"),
     ], root=True, title=title)
 
 
-SPEC_V1_SHAPE = _spec_shape(SPEC_V1, BOOTSTRAP_V1, "Spec")
-SPEC_V2_SHAPE = _spec_shape(SPEC_V2, BOOTSTRAP_V2, "Spec v2")
-SPEC_V3_SHAPE = _spec_shape(SPEC_V3, BOOTSTRAP_V3, "Spec v3")
+class SpecVersion:
+    """One spec version: its root shape, and whether its interval gates (the bootstrap
+    lower-bound gates) follow the small-sample rules: from v3 on, such a gate never passes
+    without evidence (an estimable standard error and, where a pass says the candidate is
+    better, McNemar's exact one-sided test on the discordant units; see
+    :mod:`proagents_bench.evaluation.decision`), and the normal interval and the minimum
+    detectable effect use a t reference with the resampling units less one degrees of
+    freedom. v1 and v2 decide as they always did."""
+
+    def __init__(self, version: str, bootstrap: Object, title: str,
+                 small_sample_rules: bool) -> None:
+        self.version = version
+        self.shape = _spec_shape(version, bootstrap, title)
+        self.small_sample_rules = small_sample_rules
+
+
+# Spec v4 is v3 plus one gate (min_trial_delta_ci_low, see contract/gates.py): its bootstrap
+# object is v3's.
+SPEC_VERSION_TABLE = {row.version: row for row in (
+    SpecVersion(SPEC_V1, BOOTSTRAP_V1, "Spec", small_sample_rules=False),
+    SpecVersion(SPEC_V2, BOOTSTRAP_V2, "Spec v2", small_sample_rules=False),
+    SpecVersion(SPEC_V3, BOOTSTRAP_V3, "Spec v3", small_sample_rules=True),
+    SpecVersion(SPEC_V4, BOOTSTRAP_V3, "Spec v4", small_sample_rules=True),
+)}
+if tuple(SPEC_VERSION_TABLE) != SPEC_VERSIONS:
+    raise RuntimeError("the spec version table must list every spec version, in order")
+SPEC_V1_SHAPE = SPEC_VERSION_TABLE[SPEC_V1].shape
+SPEC_V2_SHAPE = SPEC_VERSION_TABLE[SPEC_V2].shape
+SPEC_V3_SHAPE = SPEC_VERSION_TABLE[SPEC_V3].shape
+SPEC_V4_SHAPE = SPEC_VERSION_TABLE[SPEC_V4].shape
+
+
+def small_sample_rules(spec: dict) -> bool:
+    """Whether ``spec``'s version follows the small-sample rules (v3 on)."""
+    return SPEC_VERSION_TABLE[spec["schema_version"]].small_sample_rules
 
 
 def _private_exactly_when_test(case: dict):
@@ -200,7 +234,7 @@ RESULTS_V2_SHAPE = _results_shape(RESULTS_V2, SYSTEM_V2, "Results v2")
 RESULTS_V3_SHAPE = _results_shape(RESULTS_V3, SYSTEM_V3, "Results v3")
 # Each file kind: the schema versions it accepts, mapped to the shape of that version.
 FILE_KINDS = {
-    "spec": {SPEC_V1: SPEC_V1_SHAPE, SPEC_V2: SPEC_V2_SHAPE, SPEC_V3: SPEC_V3_SHAPE},
+    "spec": {version: row.shape for version, row in SPEC_VERSION_TABLE.items()},
     "cases": {CASES_V1: CASES_V1_SHAPE, CASES_V2: CASES_V2_SHAPE},
     "results": {RESULTS_V1: RESULTS_V1_SHAPE, RESULTS_V2: RESULTS_V2_SHAPE,
                 RESULTS_V3: RESULTS_V3_SHAPE},

@@ -13,6 +13,7 @@ emits no key this module does not declare. Numbers in the output are JSON number
 from __future__ import annotations
 
 from .shapes import AnyOf, Array, Boolean, Field, Integer, Mapping, Nullable, Number, Object, String
+from ..stats.paired import EXACT_TEST_METHODS
 from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CHECKS, CONTRACT_ERROR, SEVERITIES,
                          SHA256_HEX, STATUSES)
 
@@ -98,6 +99,21 @@ SYSTEM_METRICS = Object("system metrics", closed=False, fields=[
           "results v3: trials whose cost_units is null"),
 ])
 
+EXACT_TEST = Object("exact test", closed=False, fields=[
+    Field("unit", String(enum=BOOTSTRAP_UNITS), "the resampling unit whose differences it tests"),
+    Field("gains", _count(), "units whose difference is above 0"),
+    Field("losses", _count(), "units whose difference is below 0"),
+    Field("p_one_sided", _rate(), "the one-sided p-value: the share of sign flips of the "
+          "units' differences whose sum is at least the observed one"),
+    Field("level", _rate(), "(1 - confidence) / 2"),
+    Field("rejects", Boolean(), "p_one_sided <= level (decided exactly unless method is "
+          "normal)"),
+    Field("method", String(enum=EXACT_TEST_METHODS),
+          "`mcnemar`: every unit's difference of one size, McNemar's exact test; "
+          "`randomization`: the sign-flip test counted exactly; `normal`: its normal limit, "
+          "for a sample too large to count"),
+])
+
 PAIRED_STATISTICS = Object("paired statistics", closed=False, fields=[
     Field("both", _count()),
     Field("neither", _count()),
@@ -122,6 +138,11 @@ PAIRED_STATISTICS = Object("paired statistics", closed=False, fields=[
     Field("normal_interval_clipped", Boolean()),
     Field("not_estimable", Nullable(String()),
           "why the unit's standard error is not estimable, or null"),
+    Field("degrees_of_freedom", Nullable(Integer(minimum=1)),
+          "spec v3 on: the t reference's degrees of freedom (units - 1); null when not "
+          "estimable"),
+    Field("exact_test", EXACT_TEST, "spec v3 on: the one-sided test on the resampling units' "
+          "differences (McNemar's exact test on discordant tasks)"),
 ])
 
 TRIAL_LEVEL = Object("trial level", closed=False, fields=[
@@ -134,6 +155,9 @@ TRIAL_LEVEL = Object("trial level", closed=False, fields=[
           "candidate minus baseline pass^k, k = 1..trial_count"),
     Field("flaky_tasks", Array(String()),
           "tasks whose trials disagree in the baseline or the candidate"),
+], optional=[
+    Field("exact_test", EXACT_TEST, "spec v3 on: the one-sided test on the resampling units' "
+          "trial-level differences"),
 ])
 
 COMPARISON = Object("comparison", closed=False, fields=[

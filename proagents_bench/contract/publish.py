@@ -21,7 +21,7 @@ import json
 import os
 from typing import Dict, Iterator, List, Tuple
 
-from .gates import CASE_FINDERS, GATES
+from .gates import CASE_FINDERS, GATES, version_span
 from .mapping import DOCUMENT_KINDS
 from .output import OUTPUT
 from .release import RELEASE_OUTPUT
@@ -172,12 +172,14 @@ def _gates_table() -> str:
     lines = ["### The gates\n",
              "Each gate judges the candidate: the metric against the spec's value, a failure "
              "blocking (hard) or asking for review (soft); a finding names the test tasks "
-             "behind it.\n",
-             "| gate | metric | the candidate must have | failure | report label | tasks named |",
-             "|---|---|---|---|---|---|"]
+             "behind it. A gate belongs to the spec versions named; a later version's new gate "
+             "is a required key of that version's gates object only.\n",
+             "| gate | spec versions | metric | the candidate must have | failure | report label "
+             "| tasks named |",
+             "|---|---|---|---|---|---|---|"]
     for gate in GATES:
-        lines.append("| `%s` | `%s` | %s the gate | %s | %s | %s |" % (
-            gate.key, gate.metric, gate.bound,
+        lines.append("| `%s` | %s | `%s` | %s the gate | %s | %s | %s |" % (
+            gate.key, version_span(gate.versions), gate.metric, gate.bound,
             {"block": "BLOCK", "review": "REVIEW", None: "none (defines a task pass)"}[
                 gate.severity], gate.label, CASE_FINDERS[gate.cases.split(":")[0]]))
     lines.append("")

@@ -7,6 +7,9 @@ from __future__ import annotations
 SPEC_V1 = "agent-benchmark-spec-v1"
 SPEC_V2 = "agent-benchmark-spec-v2"
 SPEC_V3 = "agent-benchmark-spec-v3"
+SPEC_V4 = "agent-benchmark-spec-v4"
+# Every spec version, oldest first: a gate belongs to some of them (contract/gates.py).
+SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4)
 CASES_V1 = "agent-benchmark-cases-v1"
 CASES_V2 = "agent-benchmark-cases-v2"
 RESULTS_V1 = "agent-benchmark-results-v1"

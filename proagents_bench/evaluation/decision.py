@@ -7,7 +7,8 @@
 4. A soft gate failed: ``REVIEW``.
 5. Otherwise ``PASS``.
 
-The gates and their order are the gates table's (:mod:`proagents_bench.contract.gates`).
+The gates and their order are the gates table's for the spec's version
+(:mod:`proagents_bench.contract.gates`).
 Gates judge the candidate; the baseline's metrics are shown for comparison and enter only the
 paired difference. Every failed gate is a :class:`Finding` (machine-readable, carrying its
 severity) and a reason (for people); for BLOCK the block reasons come first, then the review
@@ -19,11 +20,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Callable, Dict, List, Sequence
 
-from ..contract.gates import AT_LEAST, CRITICAL_GATE, DECIDING_GATES
+from ..contract.gates import AT_LEAST, CRITICAL_GATE, Gate, deciding_gates
 from ..contract.vocabulary import (BLOCK, BLOCKING, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW,
                                    REVIEWING, STRICT)
+from ..stats.paired import MCNEMAR, NORMAL_LIMIT, RANDOMIZATION
 from ..text import show_number
-from .comparison import MIN_TAIL_RESAMPLES, minimum_samples
+from .comparison import MIN_TAIL_RESAMPLES, Comparison, Evidence, minimum_samples
 from .grading import CHECK_BITS
 from .metrics import MEASURED_FIELD, SystemMetrics
 
@@ -189,42 +191,44 @@ def _unjudged(gate, candidate: SystemMetrics, threshold: object) -> Finding:
             candidate.grades.system["system_id"], gate.metric))
 
 
-def decide(gates: dict, candidate: SystemMetrics, comparison,
+def decide(gates: dict, candidate: SystemMetrics, comparison: Comparison, version: str,
            evidence: Sequence[Finding] = ()) -> Decision:
     """Decide on ``candidate`` and the paired ``comparison``
-    (:class:`~.comparison.Comparison`); ``evidence`` are the findings of the package itself
-    (:mod:`.evidence`), which count by their severity after the gates'.
+    (:class:`~.comparison.Comparison`) under the gates of spec ``version``; ``evidence`` are
+    the findings of the package itself (:mod:`.evidence`), which count by their severity
+    after the gates'.
 
     A latency or cost gate whose metric is unmeasured (a results v3 record left it null)
     cannot be judged: it is a REVIEW finding that says so, never a pass.
 
-    The bootstrap gate holds when the interval's lower bound is at or above
-    ``min_paired_delta_ci_low`` (``inclusive``, as v1 and v2 always decide), or, when the spec
-    (v3) says ``strict``, only above it. Informational findings (never gates, never reasons,
-    but every report shows them beside the decision): the standard error is not estimable,
-    the observed difference is below the minimum detectable effect, the bootstrap has too few
-    samples for its confidence, tasks flip between passing and failing across trials.
+    A gate on a bootstrap interval's low end (``min_paired_delta_ci_low``, and from spec v4
+    on ``min_trial_delta_ci_low``) holds when the low end is at or above the gate
+    (``inclusive``, as v1 and v2 always decide), or, when the spec (v3 on) says ``strict``,
+    only above it; from v3 on it must also be evidence (:func:`_without_evidence`).
+    Informational findings (never gates, never reasons, but every report shows them beside
+    the decision): the standard error is not estimable, the observed difference is below the
+    minimum detectable effect, the bootstrap has too few samples for its confidence, tasks
+    flip between passing and failing across trials.
     """
-    observed_values = {"paired_bootstrap_interval_low": comparison.interval.low}
     strict = comparison.lower_bound == STRICT
     findings = []
-    for gate in DECIDING_GATES:
+    for gate in deciding_gates(version):
         if gate is CRITICAL_GATE:
             findings.extend(_critical_findings(gates, candidate))
             continue
         threshold = gates[gate.key]
-        observed = observed_values.get(gate.metric)
-        if observed is None:
+        if gate.interval is not None:
+            observed = comparison.evidence[gate.interval].low
+        else:
             observed = getattr(candidate, gate.metric)
         if observed is None:
             findings.append(_unjudged(gate, candidate, threshold))
             continue
-        strictly = strict and gate.metric in observed_values
-        if gate.bound == AT_LEAST:
-            held = observed > Fraction(threshold) if strictly else observed >= Fraction(threshold)
-        else:
-            held = observed <= Fraction(threshold)
-        if held:
+        strictly = strict and gate.interval is not None
+        if _bound_held(gate.bound, observed, threshold, strictly):
+            if gate.interval is not None and comparison.small_sample_rules:
+                findings.extend(_without_evidence(gate, threshold, observed, strictly,
+                                                  comparison.evidence[gate.interval]))
             continue
         finder, _, check = gate.cases.partition(":")
         findings.append(Finding(
@@ -244,6 +248,80 @@ def decide(gates: dict, candidate: SystemMetrics, comparison,
         return Decision(REVIEW, reviewing, findings)
     return Decision(PASS, ["every hard and soft gate held for candidate %s" % (
         candidate.grades.system["system_id"],)], findings)
+
+
+# A resampling unit in a reason: (one, several).
+UNIT_WORDS = {"task": ("task", "tasks"), "family": ("family", "families")}
+# What each level's difference is called in a reason.
+LEVEL_WORDS = {"task": "paired task success", "trial": "trial-level"}
+EXACT_TEST_METRIC = "%s_exact_test_p"  # the finding's metric, by level: task_exact_test_p
+# The one-sided test in a reason, by how it was computed (stats/paired.py).
+TEST_WORDS = {
+    MCNEMAR: "McNemar's exact one-sided test",
+    RANDOMIZATION: "the exact one-sided sign-flip randomization test",
+    NORMAL_LIMIT: "the one-sided sign-flip randomization test (its normal limit)",
+}
+
+
+def claims_improvement(threshold: object, strictly: bool) -> bool:
+    """Whether a pass of an interval gate says the candidate is better than the baseline:
+    every low end that passes lies above 0 (a strict gate at or above 0, or an inclusive one
+    above 0)."""
+    return Fraction(threshold) > 0 or (strictly and Fraction(threshold) == 0)
+
+
+def interval_holds(gate: Gate, threshold: object, evidence: Evidence, strict: bool,
+                   small_sample: bool) -> bool:
+    """Whether an interval gate holds on ``evidence`` (:class:`~.comparison.Evidence`), as
+    :func:`decide` judges it: the low end against the gate by the lower-bound rule, then,
+    with the small-sample rules, :func:`_without_evidence`."""
+    observed = evidence.low
+    return _bound_held(gate.bound, observed, threshold, strict) and not (
+        small_sample and _without_evidence(gate, threshold, observed, strict, evidence))
+
+
+def _bound_held(bound: str, observed: object, threshold: object, strictly: bool) -> bool:
+    """observed >= threshold (> when ``strictly``), or observed <= threshold, exactly."""
+    if bound == AT_LEAST:
+        return observed > Fraction(threshold) if strictly else observed >= Fraction(threshold)
+    return observed <= Fraction(threshold)
+
+
+def _without_evidence(gate: Gate, threshold: object, observed: Fraction, strictly: bool,
+                      evidence: Evidence) -> List[Finding]:
+    """The small-sample rules (spec v3 on) for an interval gate whose low end held: it still
+    fails (1) when the resampling unit's standard error is not estimable (one unit, every
+    unit's difference the same, every family's mean the same, or too few families), since
+    the interval then says nothing about how far the difference would move; (2) when a pass
+    would say the candidate is better (:func:`claims_improvement`) and the one-sided
+    sign-flip randomization test on the units' differences (McNemar's exact test when they
+    are all +-1, as tasks' are) does not reject at (1 - confidence) / 2. Rule (2) bounds the
+    gate's false-pass rate by (1 - confidence) / 2 given the units' differences up to sign
+    (so given the number of discordant units), for every number of units, whenever each
+    unit's difference is as likely to favour either system (the docs' false-pass table)."""
+    words = LEVEL_WORDS[gate.interval]
+    met = "%s %s %s %s" % (gate.subject, show_number(observed),
+                           "is above" if strictly else "meets", show_number(threshold))
+    if evidence.not_estimable is not None:
+        return [Finding(
+            gate.key, gate.severity, gate.metric, observed, threshold, [],
+            "%s gate %s failed: %s, but the standard error of the %s difference is not "
+            "estimable (%s), so the interval is no evidence" % (
+                "hard" if gate.hard else "soft", gate.key, met, words,
+                evidence.not_estimable))]
+    test = evidence.exact_test
+    if claims_improvement(threshold, strictly) and not test["rejects"]:
+        nonzero = test["gains"] + test["losses"]
+        return [Finding(
+            gate.key, gate.severity, EXACT_TEST_METRIC % gate.interval, test["p_one_sided"],
+            test["level"], [],
+            "%s gate %s failed: %s, but %s on the %d %s whose %s difference is not 0 (%d "
+            "better, %d worse) gives p = %s, above %s: too little to show the candidate is "
+            "better" % (
+                "hard" if gate.hard else "soft", gate.key, met, TEST_WORDS[test["method"]],
+                nonzero, UNIT_WORDS[test["unit"]][nonzero != 1], words, test["gains"],
+                test["losses"], show_number(test["p_one_sided"]), show_number(test["level"])))]
+    return []
 
 
 def _notes(comparison) -> List[Finding]:

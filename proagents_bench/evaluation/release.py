@@ -28,8 +28,9 @@ from typing import List, Optional, Sequence
 
 from ..contract.vocabulary import (BLOCK, CRITICAL_TIER, INCOMPARABLE, INFO_TIER, PASS,
                                    REVIEW, SUPPORTING_TIER)
-from ..stats.multiplicity import holm, sign_test_p
 from ..stats.exact import to_float
+from ..stats.multiplicity import holm
+from ..stats.paired import sign_test_p
 from ..text import quote, show_number
 
 # The release's actions, strongest first (the priority above).

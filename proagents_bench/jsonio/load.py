@@ -468,8 +468,13 @@ class Document:
     def span(self, path):
         """(start, end) offsets in ``text`` of the value at ``path``, which must exist (the
         private-test service splices the maintainer's baseline into a team's submission)."""
-        start = _locate_offsets(self.text, [tuple(path)])[0]
-        return start, _SKIPPER.scan_once(self.text, start)[1]
+        return self.spans([path])[0]
+
+    def spans(self, paths):
+        """The :meth:`span` of each of ``paths``, found in one walk of the text (the
+        private-test service cuts a file down to some of its test cases' entries)."""
+        starts = _locate_offsets(self.text, [tuple(path) for path in paths])
+        return [(start, _SKIPPER.scan_once(self.text, start)[1]) for start in starts]
 
     def errors_at(self, errors):
         """Copies of ``errors`` with file=source and line/column located from their path."""

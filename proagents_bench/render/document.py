@@ -179,7 +179,7 @@ def comparison_document(spec: dict, mismatches: List[str], comparison=None) -> d
 
 def _trial_level(trial_level) -> dict:
     low, high = trial_level.interval
-    return {
+    document = {
         "mean_difference": rate(trial_level.mean),
         "standard_error": trial_level.standard_error,
         "not_estimable": trial_level.not_estimable,
@@ -188,6 +188,9 @@ def _trial_level(trial_level) -> dict:
                                   trial_level.pass_hat_k_difference.items()},
         "flaky_tasks": list(trial_level.flaky_tasks),
     }
+    if trial_level.exact_test is not None:  # spec v3 on
+        document["exact_test"] = trial_level.exact_test
+    return document
 
 
 def contract_error_document(errors: Iterable, omitted: int, version: str) -> dict:

@@ -20,17 +20,23 @@ import math
 import re
 from fractions import Fraction
 from html import escape
+from typing import TYPE_CHECKING, Optional
 
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..stats.quantiles import nearest_rank_index
 from . import svg as report_svg
-from .view import (ACTION_WORDS, HARD_GATES, METRIC_ROWS, clean, counted, failed_gates, gate_text,
-                   latencies, metric_value, note_facts, notes, problems_first, shorten, show,
-                   show_gate, slices, tagged_reasons, task_rows)
+from .view import (ACTION_WORDS, HARD_GATES, clean, counted, failed_gates, gate_text,
+                   interval_rows, latencies, metric_rows, metric_value, note_facts, notes,
+                   problems_first, reason_groups, shorten, show, show_gate, slices,
+                   tagged_reasons, task_rows)
+
+if TYPE_CHECKING:  # for annotations only
+    from .nodecision import NoDecision
 
 MAX_GRID_ROWS = 500
 MAX_GRID_CELLS = 30000  # rows x trial columns of both systems: keeps the page light
 MAX_REASONS = 200
+OPEN_REASONS = 10  # more reasons than this are folded (the banner has them grouped)
 MAX_NOTES = 50
 MAX_SLICES = 60
 MAX_TEXT = 300
@@ -44,7 +50,7 @@ P95 = Fraction(95, 100)
 
 STYLE = """
 :root { --pass: #1a7f37; --review: #b35c00; --block: #c62828; --incomparable: #6a1b9a;
-  --note: #0b5cad; }
+  --note: #0b5cad; --none: #424a53; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif;
   color: #1b1f24; margin: 0 auto; max-width: 1180px; padding: 0 20px 40px;
@@ -54,7 +60,12 @@ h1 { font-size: 1.2rem; margin: 18px 0 4px; } h2 { font-size: 1.15rem; margin: 2
 .banner { color: #fff; padding: 18px 24px; border-radius: 8px; margin-top: 16px; }
 .banner .action { font-size: 2.6rem; font-weight: 800; letter-spacing: .04em; margin: 0; }
 .banner .meaning { font-size: 1.1rem; margin: 2px 0 10px; }
-.banner .primary { font-size: 1.05rem; margin: 0; font-weight: 600; }
+.banner .primary { font-size: 1.05rem; margin: 0; font-weight: 600; list-style: none;
+  padding: 0; } .banner .primary li { margin: 3px 0; }
+.banner .sev.block, .banner .sev.review { background: #fff; }
+.banner .sev.block { color: var(--block); } .banner .sev.review { color: var(--review); }
+summary h2 { display: inline-block; border: 0; margin: 28px 0 8px; }
+summary { cursor: pointer; border-bottom: 1px solid #d0d7de; }
 .banner .notes { background: #fff; color: #1b1f24; border-radius: 6px; padding: 8px 12px;
   margin-top: 14px; border-left: 6px solid var(--note); }
 .notes .notes-head { margin: 0 0 4px; font-weight: 700; color: var(--note); }
@@ -62,7 +73,8 @@ h1 { font-size: 1.2rem; margin: 18px 0 4px; } h2 { font-size: 1.15rem; margin: 2
 .notes .facts { color: #57606a; font-size: .9em; }
 .PASS { background: var(--pass); } .REVIEW { background: var(--review); }
 .BLOCK { background: var(--block); } .INCOMPARABLE { background: var(--incomparable); }
-.reasons li { margin: 3px 0; } .sev { font-weight: 700; font-size: .8rem; padding: 0 5px;
+.CONTRACT_ERROR, .INTERNAL_ERROR, .INTERRUPTED { background: var(--none); }
+.reasons li, .errors li { margin: 3px 0; } .sev { font-weight: 700; font-size: .8rem; padding: 0 5px;
   border-radius: 3px; color: #fff; margin-right: 6px; }
 .sev.block { background: var(--block); } .sev.review { background: var(--review); }
 .sev.note-tag { background: var(--note); }
@@ -74,7 +86,8 @@ th { background: #f3f5f7; } td.num { text-align: right; font-variant-numeric: ta
 td.held { white-space: nowrap; }
 .facts th { width: 13em; }
 code, .id { font-family: ui-monospace, Consolas, monospace; font-size: .9em; }
-.chart { width: 100%; max-width: 760px; height: auto; display: block; margin: 4px 0 12px; }
+.chart { width: 100%; max-width: 760px; min-width: @CHART_MIN@px; height: auto;
+  display: block; margin: 4px 0 12px; }
 .chart .bar { fill: #5b7fa6; } .chart .bar.baseline { fill: #9aa5b1; }
 .chart .bar.candidate { fill: #2f6fb3; } .chart .band { fill: #cfe3f7; }
 .chart .bar.off-scale { fill: #b7c3d0; stroke: #5b7fa6; stroke-dasharray: 3 2; }
@@ -99,9 +112,21 @@ table.grid tbody td:first-child { position: sticky; left: 0; background: #fff;
   padding: 0 4px; border-radius: 3px; margin-left: 4px; }
 .badge, .sev { white-space: nowrap; overflow-wrap: normal; }
 .note { color: #57606a; font-size: .9rem; } .cut { font-weight: 600; color: #7f1d1d; }
+table.metrics tr.failed-row th { color: var(--block); }
+h3 { font-size: 1rem; margin: 14px 0 4px; }
 @media (max-width: 600px) {
   body { padding: 0 10px 30px; } .banner { padding: 12px 14px; }
+  table.metrics, table.metrics tbody, table.metrics tr, table.metrics th { display: block; }
+  table.metrics thead { display: none; }
+  table.metrics tr { border: 1px solid #d0d7de; margin: 0 0 6px; }
+  table.metrics th, table.metrics td { border: 0; padding: 2px 8px; }
+  table.metrics td { display: inline-block; text-align: left; }
+  table.metrics td[data-label]::before { content: attr(data-label) " "; color: #57606a;
+    font-size: .85em; }
+  table.grid tbody td:first-child { min-width: 6.5em; }
   .banner .action { font-size: 2rem; } .facts th { width: auto; }
+  .banner .primary { font-size: .95rem; }
+  .banner.CONTRACT_ERROR .action, .banner.INTERNAL_ERROR .action { font-size: 1.5rem; }
 }
 @media print {
   * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
@@ -114,7 +139,7 @@ table.grid tbody td:first-child { position: sticky; left: 0; background: #fff;
   table.grid tbody td:first-child { position: static; min-width: 0; }
   a { color: inherit; text-decoration: none; }
 }
-"""
+""".replace("@CHART_MIN@", str(report_svg.MIN_DISPLAY_WIDTH))
 
 
 def _e(text, limit=MAX_TEXT):
@@ -137,10 +162,48 @@ def _digest(text):
     return _HEX_GROUP.sub(r"\1<wbr>", _id(text))
 
 
+def _chart(svg: str) -> str:
+    """A chart in its own scroll container: it is never drawn narrower than
+    :data:`~.svg.MIN_DISPLAY_WIDTH` (its text would fall below a readable size), so a
+    narrow window scrolls it, never the page."""
+    return '<div class="scroll">%s</div>' % svg
+
+
 def _table(html_class, body):
     """A table in its own scroll container: on a narrow window the table scrolls, never the
     page (print shows it whole)."""
     return '<div class="scroll">\n<table class="%s">\n%s\n</table>\n</div>' % (html_class, body)
+
+
+def _head(title: str) -> str:
+    return ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n" % (title, STYLE))
+
+
+def render_no_decision(outcome: "NoDecision") -> bytes:
+    """The page of a run that ended without a decision
+    (:class:`~proagents_bench.reports.nodecision.NoDecision`): the outcome in its banner,
+    then every error with its file, line, column and JSON path."""
+    items = ['<li><span class="id">%s</span><br>%s <span class="note">(%s)</span></li>' % (
+        _id(error.location(), 2000), _e(error.message, 4000), _e(error.code))
+        for error in outcome.shown_errors()]
+    parts = [
+        _head("%s: no decision" % _e(outcome.action)),
+        '<header class="banner %s" id="decision">\n<p class="action">%s</p>\n'
+        '<p class="meaning">%s</p>\n<p class="primary">%sexit %d. This page replaced any '
+        'earlier report at this path: it is not a decision.</p>\n</header>\n' % (
+            _e(outcome.action), _e(outcome.action), _e(outcome.meaning),
+            _e(outcome.detail + "; ", 2000) if outcome.detail else "", outcome.status),
+    ]
+    if outcome.errors:
+        parts.append('<section id="errors">\n<h2>Errors (file:line:column: JSON path)</h2>\n'
+                     '<ol class="errors">\n%s\n</ol>\n%s</section>\n' % (
+            "\n".join(items),
+            '<p class="cut">%d more errors not shown.</p>\n' % outcome.left_out
+            if outcome.left_out else ""))
+    parts.append("</body>\n</html>\n")
+    return "".join(parts).encode("utf-8")
 
 
 def render(evaluation) -> bytes:
@@ -150,17 +213,15 @@ def render(evaluation) -> bytes:
     rows = task_rows(document)
     action = document["action"]
     parts = [
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        "<title>%s: %s vs %s (%s)</title>\n<style>%s</style>\n</head>\n<body>\n" % (
-            _e(action), _e(document["candidate_system"], 80),
-            _e(document["baseline_system"], 80), _e(document["benchmark_id"], 80), STYLE),
+        _head("%s: %s vs %s (%s)" % (_e(action), _e(document["candidate_system"], 80),
+                                     _e(document["baseline_system"], 80),
+                                     _e(document["benchmark_id"], 80))),
         _banner(document, evaluation.decision),
         _reasons(document, evaluation.decision),
         _facts(document),
     ]
     if document["comparable"]:
-        parts += [_metrics(document, gates), _bootstrap(evaluation, gates),
+        parts += [_metrics(document, gates, evaluation.gate_rows), _bootstrap(evaluation, gates),
                   _latency(document, gates), _slices(document), _grid(document, rows)]
     else:
         parts.append("<h2>Metrics</h2>\n<p>No metric was computed: the systems did not run "
@@ -171,11 +232,17 @@ def render(evaluation) -> bytes:
 
 
 def _banner(document, decision):
+    """The decision, what it means, its reasons grouped by gate (a count and the first few
+    names for many: the whole decision fits the first screen however many tasks failed),
+    and its informational notes."""
     action = document["action"]
+    groups = "\n".join("<li>%s%s</li>" % (_SEVERITY_TAGS.get(group.severity, ""),
+                                           _e(group.headline, 2000))
+                       for group in reason_groups(decision))
     return ('<header class="banner %s" id="decision">\n<p class="action">%s</p>\n'
-            '<p class="meaning">%s</p>\n<p class="primary">%s</p>\n%s</header>\n' % (
-                _e(action), _e(action), _e(ACTION_WORDS.get(action, "")),
-                _e(document["primary_reason"], 2000), _notes(decision)))
+            '<p class="meaning">%s</p>\n<ul class="primary">\n%s\n</ul>\n%s</header>\n' % (
+                _e(action), _e(action), _e(ACTION_WORDS.get(action, "")), groups,
+                _notes(decision)))
 
 
 def _notes(decision):
@@ -200,15 +267,21 @@ _SEVERITY_TAGS = {BLOCKING: '<span class="sev block">BLOCK</span>',
 
 
 def _reasons(document, decision):
-    shown, rest = counted(tagged_reasons(decision), MAX_REASONS)
+    """Every reason as the document lists it, folded away when there are many; nothing when
+    the banner's groups are the reasons themselves (none holds several)."""
+    if len(reason_groups(decision)) == len(decision.reasons):
+        return ""
+    tagged = tagged_reasons(decision)
+    shown, rest = counted(tagged, MAX_REASONS)
     items = []
     for reason, severity in shown:
         items.append("<li>%s%s</li>" % (_SEVERITY_TAGS.get(severity, ""), _e(reason, 2000)))
     if rest:
         items.append('<li class="cut">%d more reasons not shown (the JSON document lists '
                      'them all)</li>' % rest)
-    return '<section id="reasons">\n<h2>Reasons</h2>\n<ol class="reasons">\n%s\n</ol>\n' \
-           '</section>\n' % "\n".join(items)
+    return ('<section id="reasons">\n<details%s>\n<summary><h2>Reasons (%d)</h2></summary>\n'
+            '<ol class="reasons">\n%s\n</ol>\n</details>\n</section>\n' % (
+                " open" if len(tagged) <= OPEN_REASONS else "", len(tagged), "\n".join(items)))
 
 
 def _facts(document):
@@ -238,27 +311,34 @@ def _held_cell(gate_key, failed):
     return '<td class="held">\u2713 held</td>'
 
 
-def _metrics(document, gates):
+def _metric_row(label: str, baseline: str, candidate: str, gate: str,
+                gate_key: Optional[str], failed: set) -> str:
+    """One row of the metric table; each cell names its column (``data-label``), which a
+    narrow window shows in place of the header, the row stacked."""
+    return ('<tr%s><th scope="row">%s</th><td class="num" data-label="Baseline">%s</td>'
+            '<td class="num" data-label="Candidate">%s</td><td data-label="Gate">%s</td>%s'
+            '</tr>' % (' class="failed-row"' if gate_key in failed else "", _e(label),
+                       _e(baseline), _e(candidate), _e(gate), _held_cell(gate_key, failed)))
+
+
+def _metrics(document, gates, gate_rows):
     failed = failed_gates(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     lines = ['<thead><tr><th>Metric</th><th>Baseline</th><th>Candidate</th>'
              '<th>Gate (candidate)</th><th>Held?</th></tr></thead>\n<tbody>']
-    for row in METRIC_ROWS:
-        lines.append('<tr><th scope="row">%s</th><td class="num">%s</td><td class="num">%s'
-                     '</td><td>%s</td>%s</tr>' % (
-                         _e(row.label), _e(show(metric_value(baseline, row))),
-                         _e(show(metric_value(candidate, row))), _e(gate_text(row, gates)),
-                         _held_cell(row.gate_key, failed)))
+    for row in metric_rows(gate_rows):
+        lines.append(_metric_row(row.label, show(metric_value(baseline, row)),
+                                 show(metric_value(candidate, row)), gate_text(row, gates),
+                                 row.gate_key, failed))
     comparison = document["comparison"]
-    low, high = comparison["paired_bootstrap_interval"]
-    lines.append('<tr><th scope="row">Paired task success delta (candidate - baseline)</th>'
-                 '<td class="num">\u2014</td><td class="num">%s</td><td>\u2014</td>'
-                 '<td>\u2014</td></tr>' % _e(show(comparison["paired_task_success_delta"])))
-    lines.append('<tr><th scope="row">Bootstrap interval low (%s%% interval: %s .. %s)</th>'
-                 '<td class="num">\u2014</td><td class="num">%s</td><td>&gt;= %s</td>%s</tr>' % (
-                     _e(show(comparison["confidence"] * 100)), _e(show(low)), _e(show(high)),
-                     _e(show(low)), _e(show_gate(gates["min_paired_delta_ci_low"])),
-                     _held_cell("min_paired_delta_ci_low", failed)))
+    lines.append(_metric_row("Paired task success delta (candidate - baseline)", "\u2014",
+                             show(comparison["paired_task_success_delta"]), "\u2014", None,
+                             failed))
+    for row in interval_rows(gate_rows, document):
+        lines.append(_metric_row("%s (%s%% interval: %s .. %s)" % (
+            row.gate.label, show(comparison["confidence"] * 100), show(row.low),
+            show(row.high)), "\u2014", show(row.low), ">= %s" % show_gate(gates[row.gate.key]),
+            row.gate.key, failed))
     lines.append("</tbody>")
     return ('<section id="metrics">\n<h2>Metrics and gates</h2>\n<p class="note">Gates judge '
             'the candidate; the baseline is shown for comparison. A task passes when its trial '
@@ -316,7 +396,7 @@ def _bootstrap(evaluation, gates):
     return ('<section id="bootstrap">\n<h2>Paired bootstrap distribution</h2>\n<p class="note">'
             '%s. %s; the shaded band is the %s%% interval; %s.</p>\n%s\n</section>\n' % (
                 _e(title), bar_words, _e(show(comparison["confidence"] * 100)), gate_words,
-                svg))
+                _chart(svg)))
 
 
 def _reference_latency(values, p95):
@@ -390,9 +470,9 @@ def _latency(document, gates):
             name, clean(metrics.get("system_id", "")), metrics["trial_count"],
             show(metrics["mean_latency_ms"]),
             " (%d unmeasured, not drawn)" % unmeasured if unmeasured else "")
-        parts.append("<h3>%s</h3>\n%s" % (_e(title), report_svg.histogram(
+        parts.append("<h3>%s</h3>\n%s" % (_e(title), _chart(report_svg.histogram(
             title, bars, (axis_low, axis_high), markers, x_label="latency (ms)",
-            plot_height=110, off_scale=off_scale, unit=" trials")))
+            plot_height=110, off_scale=off_scale, unit=" trials"))))
     parts.append("</section>\n")
     return "\n".join(parts)
 
@@ -408,7 +488,8 @@ def _slices(document):
     return ('<section id="slices">\n<h2>Task success by slice</h2>\n<p class="note">Grey: '
             'baseline; blue: candidate. The candidate\'s gap between its best and worst slice '
             'is %s.</p>\n%s\n%s</section>\n' % (
-                _e(show(gap)), report_svg.paired_bars("Task success rate by slice", rows), cut))
+                _e(show(gap)), _chart(report_svg.paired_bars("Task success rate by slice", rows)),
+                cut))
 
 
 def _trial_cell(trial):
@@ -437,25 +518,28 @@ def _grid(document, rows):
     limit = min(MAX_GRID_ROWS, max(MAX_GRID_CELLS // (2 * trials), 50))
     shown, rest = counted(problems_first(rows), limit)
     head = "".join("<th>%d</th>" % number for number in range(1, trials + 1))
-    lines = ['<thead><tr><th rowspan="2">Task</th><th rowspan="2">Slice</th><th colspan="%d">'
-             'Baseline %s: trials</th><th rowspan="2">Baseline task</th><th colspan="%d">'
-             'Candidate %s: trials</th><th rowspan="2">Candidate task</th></tr>\n<tr>%s%s</tr>'
-             '</thead>\n<tbody>' % (trials, _id(document["baseline_system"], 60), trials,
-                                    _id(document["candidate_system"], 60), head, head)]
+    # The candidate's columns first: the gates judge it, and a narrow window shows them
+    # beside the task without scrolling.
+    lines = ['<thead><tr><th rowspan="2">Task</th><th colspan="%d">Candidate %s: trials</th>'
+             '<th rowspan="2">Candidate task</th><th colspan="%d">Baseline %s: trials</th>'
+             '<th rowspan="2">Baseline task</th><th rowspan="2">Slice</th></tr>\n<tr>%s%s</tr>'
+             '</thead>\n<tbody>' % (trials, _id(document["candidate_system"], 60), trials,
+                                    _id(document["baseline_system"], 60), head, head)]
     for row in shown:
-        cells = ['<td><span class="id">%s</span>%s</td><td>%s</td>' % (
-            _id(row.case_id, 120), '<span class="badge">CRITICAL</span>' if row.critical else "",
-            _id(row.slice, 60))]
-        for system_task in (row.baseline, row.candidate):
+        cells = ['<td><span class="id">%s</span>%s</td>' % (
+            _id(row.case_id, 120), '<span class="badge">CRITICAL</span>' if row.critical else "")]
+        for system_task in (row.candidate, row.baseline):
             cells.extend(_trial_cell(trial) for trial in system_task.trials)
             cells.append('<td></td>' * (trials - len(system_task.trials)))
             cells.append(_task_cell(system_task))
+        cells.append('<td>%s</td>' % _id(row.slice, 60))
         lines.append('<tr%s>%s</tr>' % (' class="critical"' if row.critical else "",
                                         "".join(cells)))
     lines.append("</tbody>")
     parts = ['<section id="tasks">\n<h2>Tasks and trials</h2>',
-             '<p class="note">One row per test task: tasks the candidate fails come first '
-             '(critical ones leading), then tasks only the baseline fails, then the rest. A '
+             '<p class="note">One row per test task, the candidate\'s trials first: tasks the '
+             'candidate fails come first (critical ones leading), then tasks only the baseline '
+             'fails, then the rest. A '
              'failed cell names its failing checks: the status (timeout, error, unknown), '
              '<em>wrong final state</em>, <em>forbidden side effect</em> or <em>unapproved '
              'tool</em>. <span class="badge">CRITICAL</span> marks a critical task.</p>',

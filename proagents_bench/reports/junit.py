@@ -33,15 +33,24 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import TYPE_CHECKING, Sequence, Tuple
 
-from ..contract.gates import CRITICAL_GATE
+from ..contract.gates import CRITICAL_GATE, Gate
 from ..contract.vocabulary import BLOCKING, NOT_RUN_FINDINGS
-from .view import (GATE_KEYS, HARD_GATES, clean, failed_gates, note_facts, notes,
+from .view import (HARD_GATES, clean, failed_gates, note_facts, notes,
                    show, show_gate, shorten, task_rows)
 from .view import latencies as latencies_of
 
-# The gates judged on the candidate as a whole, one test case each in the ``gates`` suite.
-WHOLE_CANDIDATE_GATES = tuple(key for key in GATE_KEYS if key != CRITICAL_GATE.key)
+if TYPE_CHECKING:  # for annotations only
+    from .nodecision import NoDecision
+
+
+def whole_candidate_gates(gate_rows: Sequence[Gate]) -> Tuple[str, ...]:
+    """The gates judged on the candidate as a whole (of the spec's version), one test case
+    each in the ``gates`` suite."""
+    return tuple(gate.key for gate in gate_rows if gate is not CRITICAL_GATE)
+
+
 MAX_NOTE_NAME = 200
 
 
@@ -148,13 +157,14 @@ def _task_cases(document, gates):
     return cases, _seconds(latencies_of(document["candidate_metrics"]))
 
 
-def _gate_cases(document, gates, decision):
+def _gate_cases(document, gates, gate_rows, decision):
     failed = failed_gates(document)
     findings = {}
     for finding in document.get("findings", ()):
         findings.setdefault(finding["code"], []).append(finding)
     cases = []
-    for key in WHOLE_CANDIDATE_GATES:
+    whole = whole_candidate_gates(gate_rows)
+    for key in whole:
         failure = None
         if key in failed:
             severity = "hard" if key in HARD_GATES else "soft"
@@ -168,7 +178,7 @@ def _gate_cases(document, gates, decision):
                 for finding in findings.get(key, ())]
             failure = _failure(message, severity, details)
         cases.append(Case("gates", key, "0.000", failure))
-    for code in sorted(failed.difference(WHOLE_CANDIDATE_GATES + (CRITICAL_GATE.key,))):
+    for code in sorted(failed.difference(whole + (CRITICAL_GATE.key,))):
         reasons = [finding.reason for finding in decision.findings if finding.code == code]
         severity = "hard" if any(finding.severity == BLOCKING for finding in
                                  decision.findings if finding.code == code) else "soft"
@@ -195,6 +205,29 @@ def _note_cases(decision):
     return cases
 
 
+def render_no_decision(outcome: "NoDecision") -> bytes:
+    """The report of a run that ended without a decision
+    (:class:`~proagents_bench.reports.nodecision.NoDecision`): one test case in error, its
+    message the outcome and the first error, its text every error listed."""
+    first = outcome.errors[0].stderr_line() if outcome.errors else outcome.detail
+    message = "%s; %s" % (outcome.headline, first) if first else outcome.headline
+    details = [outcome.headline] + ([outcome.detail] if outcome.detail else []) + [
+        error.stderr_line() for error in outcome.shown_errors()]
+    if outcome.left_out:
+        details.append("%d more errors not shown" % outcome.left_out)
+    case = _element("testcase", (("classname", "proagents-bench"), ("name", outcome.action),
+                                 ("time", "0.000")), [
+        _element("error", (("message", message), ("type", outcome.action)),
+                 text="\n".join(details))])
+    suite = _element("testsuite", (("name", "proagents-bench"), ("tests", "1"),
+                                   ("failures", "0"), ("errors", "1"), ("skipped", "0"),
+                                   ("time", "0.000")), [case])
+    root = _element("testsuites", (("name", "proagents-bench: %s" % outcome.action),
+                                   ("tests", "1"), ("failures", "0"), ("errors", "1"),
+                                   ("time", "0.000")), [suite])
+    return ('<?xml version="1.0" encoding="UTF-8"?>\n' + root + "\n").encode("utf-8")
+
+
 def render(evaluation) -> bytes:
     """The report's bytes (UTF-8 XML) for an :class:`~proagents_bench.gate.Evaluation`."""
     document = evaluation.lazy_document
@@ -210,7 +243,8 @@ def render(evaluation) -> bytes:
         gates = evaluation.gates
         task_cases, seconds = _task_cases(document, gates)
         suites = [_suite("tasks", task_cases, properties, seconds),
-                  _suite("gates", _gate_cases(document, gates, evaluation.decision), (
+                  _suite("gates", _gate_cases(document, gates, evaluation.gate_rows,
+                                              evaluation.decision), (
                       (CRITICAL_GATE.key, "%s: judged per critical task, each a test case of "
                                           "suite tasks" % show_gate(gates[CRITICAL_GATE.key])),
                   ))]

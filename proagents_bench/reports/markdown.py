@@ -1,4 +1,4 @@
-"""The Markdown report, for CI job summaries (``--markdown "$GITHUB_STEP_SUMMARY"``).
+"""The Markdown report, for CI job summaries (``--markdown-append "$GITHUB_STEP_SUMMARY"``).
 
 GitHub-flavoured Markdown: the decision as a heading with its informational notes right under
 it (a PASS never hides that the benchmark is too small to tell), its reasons, the metric table
@@ -15,12 +15,20 @@ removed.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, List
 
-from .view import (ACTION_WORDS, METRIC_ROWS, clean, counted, failed_gates, gate_text, metric_value,
-                   note_facts, notes, problems_first, shorten, show, show_gate, slices, task_rows)
+from ..contract.vocabulary import BLOCKING, REVIEWING
+from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, interval_rows, metric_rows, metric_value,
+                   note_facts, notes, problems_first, reason_groups, shorten, show, show_gate,
+                   slices, task_rows)
+
+if TYPE_CHECKING:  # for annotations only
+    from ..evaluation.decision import Decision
+    from .nodecision import NoDecision
 
 MAX_BYTES = 1024 * 1024
 MAX_REASONS = 20
+MAX_ERRORS = 20
 MAX_NOTES = 20
 MAX_FAILING_TASKS = 100
 MAX_SLICES = 30
@@ -59,22 +67,59 @@ def render(evaluation) -> bytes:
         "",
     ]
     lines += _notes(evaluation.decision)
-    lines += [
-        "### Reasons",
-        "",
-    ]
-    shown, rest = counted(document["reasons"], MAX_REASONS)
-    lines.extend("%d. %s" % (index, text(reason, 600)) for index, reason in enumerate(shown, 1))
-    if rest:
-        lines.append("")
-        lines.append("*%d more reasons not shown; the JSON document lists them all.*" % rest)
+    lines += ["### Reasons", ""] + _reasons(evaluation.decision)
     if document["comparable"]:
-        lines += _metrics(document, evaluation.gates)
+        lines += _metrics(document, evaluation.gates, evaluation.gate_rows)
         lines += _slices(document)
         lines += _failing_tasks(document)
     lines += ["", "<sub>%s %s</sub>" % (text(document.get("harness", {}).get(
         "name", "proagents-bench")), text(document.get("harness", {}).get("version", "")))]
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+NO_DECISION_ICON = "\u274c"
+
+
+def render_no_decision(outcome: "NoDecision") -> bytes:
+    """The summary of a run that ended without a decision
+    (:class:`~proagents_bench.reports.nodecision.NoDecision`): the outcome, then its errors,
+    each with its file, line, column and JSON path (cut like every list here)."""
+    lines = ["## %s %s: no decision" % (NO_DECISION_ICON, outcome.action), "",
+             "**%s** (exit %d). Nothing here is a decision." % (
+                 outcome.meaning.capitalize(), outcome.status), ""]
+    if outcome.detail:
+        lines += [text(outcome.detail, 2000), ""]
+    shown, rest = counted(outcome.errors, MAX_ERRORS)
+    lines.extend("%d. `%s`: %s (%s)" % (index, clean(error.location()).replace("`", "'"),
+                                         text(error.message, 600), text(error.code, 80))
+                 for index, error in enumerate(shown, 1))
+    rest += outcome.omitted
+    if rest:
+        lines += ["", "*%d more errors not shown; the JSON document lists them.*" % rest]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+SEVERITY_ICONS = {BLOCKING: ICONS["BLOCK"], REVIEWING: ICONS["REVIEW"]}
+
+
+def _reasons(decision: "Decision") -> List[str]:
+    """The reasons grouped by gate (a count and the first few names for many), then, when a
+    group holds several, every reason in a folded list (cut, with a count)."""
+    groups = reason_groups(decision)
+    lines = ["- %s%s" % (SEVERITY_ICONS[group.severity] + " " if group.severity in
+                         SEVERITY_ICONS else "", text(group.headline, 600))
+             for group in groups[:MAX_REASONS]]
+    if len(groups) > MAX_REASONS:
+        lines += ["", "*%d more failed gates not shown.*" % (len(groups) - MAX_REASONS)]
+    if len(groups) == len(decision.reasons):  # each group is one reason
+        return lines
+    shown, rest = counted(decision.reasons, MAX_REASONS)
+    lines += ["", "<details><summary>All %d reasons, as the JSON document lists them"
+                  "</summary>" % len(decision.reasons), ""]
+    lines.extend("%d. %s" % (index, text(reason, 600)) for index, reason in enumerate(shown, 1))
+    if rest:
+        lines += ["", "*%d more reasons not shown; the JSON document lists them all.*" % rest]
+    return lines + ["", "</details>"]
 
 
 def _notes(decision):
@@ -92,24 +137,25 @@ def _notes(decision):
     return lines + [""]
 
 
-def _metrics(document, gates):
+def _metrics(document, gates, gate_rows):
     failed = failed_gates(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     lines = ["", "### Metrics", "",
              "| Metric | Baseline | Candidate | Gate (candidate) | Held? |",
              "|---|---:|---:|---|---|"]
-    for row in METRIC_ROWS:
+    for row in metric_rows(gate_rows):
         lines.append("| %s | %s | %s | %s | %s |" % (
             row.label, show(metric_value(baseline, row)), show(metric_value(candidate, row)),
             text(gate_text(row, gates)), _held(row.gate_key, failed)))
     comparison = document["comparison"]
-    low, high = comparison["paired_bootstrap_interval"]
     lines.append("| Paired delta (candidate - baseline) | | %s | | |" % show(
         comparison["paired_task_success_delta"]))
-    lines.append("| Bootstrap %s%% interval low (interval %s .. %s) | | %s | >= %s | %s |" % (
-        show(comparison["confidence"] * 100), show(low), show(high), show(low),
-        text(show_gate(gates["min_paired_delta_ci_low"])),
-        _held("min_paired_delta_ci_low", failed)))
+    for row in interval_rows(gate_rows, document):
+        label = row.gate.label.replace("interval low", "%s%% interval low" % show(
+            comparison["confidence"] * 100))
+        lines.append("| %s (interval %s .. %s) | | %s | >= %s | %s |" % (
+            label, show(row.low), show(row.high), show(row.low),
+            text(show_gate(gates[row.gate.key])), _held(row.gate.key, failed)))
     lines += ["", "A task passes when its trial success rate is at least %s; gates judge the "
                   "candidate." % text(show_gate(gates["task_min_trial_success_rate"]))]
     return lines

@@ -18,6 +18,7 @@ import re
 
 from ..evaluation.release import alone_level
 from ..text import show_number
+from . import html
 from .html import STYLE, _digest, _e, _id, _table
 from .release_view import ACTION_WORDS, RESULT_WORDS, anchor, hypothesis_text, rows
 from .view import counted
@@ -72,6 +73,12 @@ def section_body(report: bytes, prefix: str) -> str:
 
 def _action(action: str) -> str:
     return '<span class="act %s">%s</span>' % (_e(action), _e(action))
+
+
+def render_no_decision(outcome) -> bytes:
+    """A release that ended without a decision: the gate's page of such a run (its outcome
+    and every error), as :mod:`.html` draws it."""
+    return html.render_no_decision(outcome)
 
 
 def render(release) -> bytes:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+from . import markdown
 from .markdown import ICONS, MAX_BYTES, text
 from .release_view import ACTION_WORDS, RESULT_WORDS, hypothesis_text, rows
 from .view import counted
@@ -31,6 +32,12 @@ _HEADING = re.compile(r"^(#{1,4}) ", re.M)
 def section_text(report: bytes) -> str:
     """A gate's Markdown summary with its headings two levels down (``##`` becomes ``####``)."""
     return _HEADING.sub(lambda match: "##" + match.group(1) + " ", report.decode("utf-8"))
+
+
+def render_no_decision(outcome) -> bytes:
+    """A release that ended without a decision: the gate's page of such a run (its outcome
+    and every error), as :mod:`.markdown` draws it."""
+    return markdown.render_no_decision(outcome)
 
 
 def render(release) -> bytes:

@@ -33,6 +33,10 @@ from .view import clean, show
 WIDTH = 720
 MARGIN_RIGHT = 24
 FONT_SIZE = 11  # px, as the stylesheet's ``.chart text``
+# A chart is never drawn narrower than this (the report's stylesheet says so, and a narrow
+# window scrolls the chart instead), so that its text never falls below MIN_TEXT_PX.
+MIN_TEXT_PX = 9
+MIN_DISPLAY_WIDTH = -(-WIDTH * MIN_TEXT_PX // FONT_SIZE)
 ROW_HEIGHT = 14  # one row of marker labels
 LABEL_GAP = 4  # between a marker's line and its label
 EDGE = 2  # what a text keeps from the chart's left and right edges

@@ -5,7 +5,7 @@ metric table (baseline beside candidate, the candidate's gate and whether it hel
 with their trials and failing checks, the slices. This module derives those facts from the
 decision document (JSON-ready values), the decision's findings and the spec's gates (exact
 values, shown as written), so a report cannot disagree with the document. The metric rows are
-the gates table's (:mod:`proagents_bench.contract.gates`).
+the gates table's rows of the spec's version (:mod:`proagents_bench.contract.gates`).
 
 Whether a gate held is read from the findings, not recomputed from the rounded numbers: the
 decision compared exact values, and a double can sit on the wrong side of a gate written as a
@@ -15,17 +15,21 @@ decimal (7/10 is below 0.7 as a double).
 from __future__ import annotations
 
 import re
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple
 
-from ..contract.gates import CRITICAL_GATE, DECIDING_GATES
+from ..contract.gates import CRITICAL_GATE, GATES, Gate
 from ..contract.vocabulary import BLOCK, CHECKS, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW
 from ..text import show_number
+
+if TYPE_CHECKING:  # for annotations only
+    from ..evaluation.decision import Decision
 
 ACTION_WORDS = {
     PASS: "every gate held: ship",
     REVIEW: "a soft gate failed: a person must review before shipping",
     BLOCK: "a hard gate failed: do not ship",
-    INCOMPARABLE: "the systems ran under different protocols: no comparison is possible",
+    INCOMPARABLE: "the systems did not both run under the spec's protocol: no comparison is "
+                  "possible",
 }
 
 CHECK_NAMES = CHECKS
@@ -49,15 +53,37 @@ class MetricRow:
         self.kind = kind
 
 
-# Every deciding gate whose metric a system has (the interval's bound is the comparison's),
-# in the gates table's order, then the metrics shown without a gate.
-METRIC_ROWS = tuple(
-    MetricRow(gate.label, "critical_failures" if gate is CRITICAL_GATE else gate.metric, gate,
-              "critical" if gate is CRITICAL_GATE else "rate")
-    for gate in DECIDING_GATES if gate.metric != "paired_bootstrap_interval_low") + (
-    MetricRow("Unknown-status trials", "unknown_trial_count", kind="count"),)
-GATE_KEYS = tuple(gate.key for gate in DECIDING_GATES)
-HARD_GATES = frozenset(gate.key for gate in DECIDING_GATES if gate.hard)
+def metric_rows(gate_rows: Sequence[Gate]) -> Tuple[MetricRow, ...]:
+    """Every deciding gate (of the spec's version: ``gate_rows``) whose metric a system has,
+    in the gates table's order, then the metrics shown without a gate. The gates on an
+    interval's low end are the comparison's: :func:`interval_rows`."""
+    return tuple(
+        MetricRow(gate.label, "critical_failures" if gate is CRITICAL_GATE else gate.metric,
+                  gate, "critical" if gate is CRITICAL_GATE else "rate")
+        for gate in gate_rows if gate.interval is None) + (
+        MetricRow("Unknown-status trials", "unknown_trial_count", kind="count"),)
+
+
+HARD_GATES = frozenset(gate.key for gate in GATES if gate.hard)
+
+
+class IntervalRow:
+    """A gate on a bootstrap interval's low end, with that interval from the document."""
+
+    def __init__(self, gate: Gate, low: float, high: float) -> None:
+        self.gate = gate
+        self.low = low
+        self.high = high
+
+
+def interval_rows(gate_rows: Sequence[Gate], document: dict) -> List[IntervalRow]:
+    """The interval gates of the spec's version, each with its interval: the paired task
+    success difference's (``task``), the trial-level difference's (``trial``)."""
+    comparison = document["comparison"]
+    intervals = {"task": comparison["paired_bootstrap_interval"],
+                 "trial": comparison["trial_level"]["bootstrap_interval"]}
+    return [IntervalRow(gate, *intervals[gate.interval]) for gate in gate_rows
+            if gate.interval is not None]
 
 
 # Control characters (Unicode category Cc), surrogates (Cs) and the noncharacters U+FFFE and
@@ -117,6 +143,86 @@ def tagged_reasons(decision) -> List[tuple]:
     failed gate carries its finding's severity (never guessed from the text)."""
     severity_of = {finding.reason: finding.severity for finding in decision.findings}
     return [(reason, severity_of.get(reason)) for reason in decision.reasons]
+
+
+GROUP_NAMES = 3  # the names a group of reasons shows; then a count of the rest
+
+
+def named(names: Sequence[str], limit: int = GROUP_NAMES, ellipsis: str = "\u2026",
+          separator: str = ", ") -> str:
+    """The first ``limit`` names, then how many more: ``t0, t1, t2 \u2026 (85 more)``.
+
+    >>> named(["t0", "t1", "t2", "t3", "t4"], ellipsis="...")
+    't0, t1, t2 ... (2 more)'
+    >>> named(["t0", "t1"])
+    't0, t1'
+    """
+    shown, rest = counted(names, limit)
+    text = separator.join(shorten(name, 120) for name in shown)
+    return "%s %s (%d more)" % (text, ellipsis, rest) if rest else text
+
+
+class ReasonGroup:
+    """Reasons of one gate: ``headline`` says them in one line (a count and the first few
+    names when there are several), ``severity`` is their findings' (None for a reason that is
+    no failed gate: a PASS's, a protocol mismatch), ``reasons`` are the decision's own."""
+
+    __slots__ = ("key", "severity", "reasons", "case_ids", "headline")
+
+    def __init__(self, key: object, severity: Optional[str]) -> None:
+        self.key = key
+        self.severity = severity
+        self.reasons: List[str] = []
+        self.case_ids: List[str] = []
+        self.headline = ""
+
+
+def reason_groups(decision: "Decision", ellipsis: str = "\u2026") -> List[ReasonGroup]:
+    """The decision's reasons grouped by gate, in the decision's order (so a BLOCK's hard
+    gates still lead), for people: the document's ``reasons`` list every one.
+
+    - The critical gate's findings (one per failing critical task) become one group: ``88
+      critical tasks failed: t0, t1, t2 \u2026 (85 more)``; a single one keeps its reason.
+    - Any other gate has one finding: its reason, then how many tasks are behind it and the
+      first few (``(120 tasks: a, b, c \u2026 (117 more))``).
+    - Reasons without a finding that share their words before ``": "`` (the protocol
+      mismatches of INCOMPARABLE) are one group: ``protocol mismatch (2): a; b``.
+    """
+    findings = {finding.reason: finding for finding in decision.findings
+                if finding.severity != INFORMATIONAL}
+    groups: List[ReasonGroup] = []
+    by_key = {}
+    for reason in decision.reasons:
+        finding = findings.get(reason)
+        key = ("gate", finding.code) if finding is not None else ("text", reason.partition(
+            ": ")[0] if ": " in reason else reason)
+        group = by_key.get(key)
+        if group is None:
+            group = by_key[key] = ReasonGroup(key, finding.severity if finding else None)
+            groups.append(group)
+        group.reasons.append(reason)
+        if finding is not None:
+            group.case_ids.extend(finding.case_ids)
+    for group in groups:
+        kind, name = group.key
+        count = len(group.reasons)
+        if count > 1 and kind == "gate" and name == CRITICAL_GATE.key:
+            group.headline = "%d critical tasks failed: %s" % (
+                count, named(group.case_ids, ellipsis=ellipsis))
+        elif count > 1 and kind == "gate":
+            group.headline = "gate %s failed %d times: %s" % (name, count, named(
+                group.reasons, ellipsis=ellipsis, separator="; "))
+        elif count > 1:
+            group.headline = "%s (%d): %s" % (name, count, named(
+                [reason[len(name) + 2:] for reason in group.reasons], ellipsis=ellipsis,
+                separator="; "))
+        elif kind == "gate" and name != CRITICAL_GATE.key and group.case_ids:
+            group.headline = "%s (%d task%s: %s)" % (
+                group.reasons[0], len(group.case_ids), "" if len(group.case_ids) == 1 else "s",
+                named(group.case_ids, ellipsis=ellipsis))
+        else:
+            group.headline = group.reasons[0]
+    return groups
 
 
 def notes(decision) -> list:

@@ -1,11 +1,13 @@
 """The reports a run writes beside its JSON document: which, where, and writing them.
 
-Reports are written only when there is a decision (PASS, REVIEW, BLOCK or INCOMPARABLE),
-never on a contract error, and then all of them or none: every report is rendered first,
-then written atomically (see :mod:`proagents_bench.jsonio.atomic`). So after a contract error,
-or a report that cannot be written, an older report at the same path is left exactly as it was.
-Problems come back as :class:`~proagents_bench.errors.ContractError` values for the CLI to
-report with exit status 2.
+A decision's reports (PASS, REVIEW, BLOCK or INCOMPARABLE) are written all of them or none:
+every report is rendered first, then written atomically (see
+:mod:`proagents_bench.jsonio.atomic`). A run that ends without a decision (a contract error, a
+report that cannot be written, an internal error, an interruption) replaces every report it
+was asked for by a report of that outcome (:func:`write_no_decision`), each on its own, so no
+path is left holding an earlier run's decision. Problems come back as
+:class:`~proagents_bench.errors.ContractError` values for the CLI to report with exit
+status 2.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ from __future__ import annotations
 import os
 import stat
 from importlib import import_module
-from typing import Callable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..text import quote
+
+if TYPE_CHECKING:  # for annotations only
+    from .nodecision import NoDecision
 
 
 class Report:
@@ -37,16 +42,20 @@ class Report:
     def render(self, evaluation) -> bytes:
         return import_module("." + self.module, __package__).render(evaluation)
 
+    def render_no_decision(self, outcome: "NoDecision") -> bytes:
+        """The report of a run without a decision (:class:`.nodecision.NoDecision`)."""
+        return import_module("." + self.module, __package__).render_no_decision(outcome)
+
 
 REPORTS = (
     Report("--html", "HTML report", "also write the HTML report to PATH", "html"),
-    Report("--markdown", "Markdown summary", "also write a Markdown summary to PATH (for CI "
-           "job summaries: $GITHUB_STEP_SUMMARY)", "markdown"),
+    Report("--markdown", "Markdown summary", "also write a Markdown summary to PATH, "
+           "replacing the file (for a CI step summary, use --markdown-append)", "markdown"),
     Report("--junit-xml", "JUnit XML report", "also write a JUnit XML report to PATH (GitLab, "
            "Jenkins)", "junit"),
     Report("--markdown-append", "appended Markdown summary", "also append the Markdown "
-           "summary to PATH, keeping what it holds (GitHub Actions: $GITHUB_STEP_SUMMARY, "
-           "which every step appends to)", "markdown", append=True),
+           "summary to PATH, keeping what it holds (GitHub Actions: \"$GITHUB_STEP_SUMMARY\")",
+           "markdown", append=True),
 )
 
 # The path that means stdout on the command line: a report cannot go there (stdout carries
@@ -88,7 +97,16 @@ def _standard_stream(path):
 def path_errors(chosen: Sequence[tuple], inputs: Sequence) -> List[ContractError]:
     """Errors for report paths that are empty, repeated, or an input file (which a report
     must never overwrite); checked before anything is read."""
+    return checked_paths(chosen, inputs)[0]
+
+
+def checked_paths(chosen: Sequence[tuple], inputs: Sequence) -> Tuple[List[ContractError],
+                                                                       List[tuple]]:
+    """(the errors of :func:`path_errors`, the (report, path) pairs of ``chosen`` that may be
+    written): a path that is empty, stdout, stderr or an input is never written, and of two
+    reports naming one file only the first is."""
     errors = []
+    usable = []
     inputs_at = {_same(item.path): item for item in inputs}
     seen = {}
     for report, path in chosen:
@@ -112,7 +130,8 @@ def path_errors(chosen: Sequence[tuple], inputs: Sequence) -> List[ContractError
                                                                         report.option)))
         else:
             seen[place] = report.option
-    return errors
+            usable.append((report, path))
+    return errors, usable
 
 
 def write(chosen: Sequence[tuple], evaluation, critical_section: Optional[Callable] = None,
@@ -146,7 +165,7 @@ def write(chosen: Sequence[tuple], evaluation, critical_section: Optional[Callab
                 "s" if len(problem.replaced) > 1 else "",
                 ", ".join(quote(path) for path in problem.replaced))
         else:
-            aftermath = "no report was written; older files at these paths are left unchanged"
+            aftermath = "no report of this decision was written"
         return [_error(problem.path, "cannot write the %s: %s (%s)" % (
             name, problem.reason, aftermath), code="cli.report_unwritable")]
     for report, path, data in appends:
@@ -179,3 +198,32 @@ def _append_problem(path: str) -> Optional[str]:
 
 def _error(path, message, code="cli.report_path"):
     return ContractError(code, message, (), path)
+
+
+def write_no_decision(chosen: Sequence[tuple], outcome: "NoDecision",
+                      critical_section: Optional[Callable] = None) -> List[ContractError]:
+    """Replace every chosen report by the report of ``outcome``, a run without a decision
+    (:class:`.nodecision.NoDecision`), so that none is left holding an earlier run's decision;
+    an appended report gets the outcome appended. Each file is written atomically on its own,
+    and one that cannot be written never keeps the others from being replaced. Returns an
+    error for each path that still holds an earlier file (a path where nothing was, or that is
+    a folder or a device, holds no earlier report and needs none)."""
+    errors = []
+    for report, path in chosen:
+        try:
+            data = report.render_no_decision(outcome)
+            if report.append:
+                if _append_problem(path) is None:
+                    with open(path, "ab") as stream:
+                        stream.write(data)
+                continue
+            write_files_atomically([(path, data)],
+                                   *([critical_section] if critical_section else []))
+        except (AtomicWriteError, OSError) as problem:
+            if os.path.isfile(path) and not report.append:
+                errors.append(_error(path, "cannot replace the %s with this run's %s report: "
+                                           "%s; the file there is an earlier run's, not this "
+                                           "run's" % (report.name, outcome.action, getattr(
+                                               problem, "reason", None) or problem),
+                                     code="cli.report_unwritable"))
+    return errors

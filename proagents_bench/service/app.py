@@ -6,9 +6,11 @@ page; every error is an RFC 9457 problem (:mod:`.problems`) with a stable code, 
 exception ever reaches a client as a traceback.
 
 Published without a token: ``GET /`` (the leaderboard), ``GET /v1`` (this index),
-``GET /v1/spec``, ``GET /v1/cases`` (the public view), ``GET /v1/grader``. With
-``Authorization: Bearer TOKEN``: ``GET /v1/team``, ``POST /v1/submissions``,
-``GET /v1/submissions`` (the team's own) and ``GET /v1/submissions/ID``.
+``GET /v1/spec``, ``GET /v1/cases`` (the public view), ``GET /v1/grader``,
+``GET /v1/leaderboard`` (the boards as JSON). With ``Authorization: Bearer TOKEN``:
+``GET /v1/team``, ``POST /v1/submissions``, ``GET /v1/submissions`` (the team's own),
+``GET /v1/submissions/ID`` and ``GET``/``PUT /v1/final`` (the team's choice for the final
+board). ``HEAD`` is answered wherever ``GET`` is, with the same headers and no body.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from ..errors import ContractErrors
 from ..jsonio.dump import document_bytes
-from . import database, feedback, leaderboard, public, teams, tokens
+from . import database, feedback, leaderboard, phases, public, teams, tokens
+from .audit import AuditEntry
 from .problems import PROBLEM_TYPE, Problem
 from .submissions import Benchmark, Submitter, now_iso
 from .teams import Team
@@ -31,6 +34,8 @@ from .teams import Team
 MAX_SUBMISSION_BYTES = 64 * 1024 * 1024
 READ_CHUNK_BYTES = 1 << 16
 JSON_TYPE = "application/json"
+# The largest body of a final-board choice (a few submission ids).
+MAX_CHOICE_BYTES = 65536
 HTML_TYPE = "text/html; charset=utf-8"
 _SUBMISSION_PATH = re.compile(r"/v1/submissions/([0-9]{1,18})\Z")
 _LENGTH = re.compile(r"[0-9]{1,18}\Z")
@@ -46,16 +51,18 @@ class Request:
         self.method = environ.get("REQUEST_METHOD", "GET")
         self.path = environ.get("PATH_INFO", "") or "/"
         self.authorization = environ.get("HTTP_AUTHORIZATION")
-        self.team: Optional[Team] = None
         token = tokens.bearer(self.authorization)
         parts = tokens.split(token) if token else None
-        self.token_id: Optional[str] = parts[0] if parts else None  # never the secret
+        # the audit row: the token's id, never its secret; the team once known
+        self.audit = AuditEntry(parts[0] if parts else None, self.method, self.path)
 
 
 _REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
             404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
-            411: "Length Required", 413: "Payload Too Large", 422: "Unprocessable Entity",
-            429: "Too Many Requests", 500: "Internal Server Error"}
+            409: "Conflict", 411: "Length Required", 413: "Payload Too Large",
+            415: "Unsupported Media Type", 422: "Unprocessable Entity",
+            429: "Too Many Requests", 500: "Internal Server Error",
+            503: "Service Unavailable"}
 
 
 class SetupError(ValueError):
@@ -93,7 +100,8 @@ class ServiceApp:
         self.max_submission_bytes = max_submission_bytes
         self.submitter = Submitter(benchmark, database_path, after_store)
         self.grader = document_bytes(public.grader_interface(
-            feedback.LEVELS, float(feedback.ROUNDING_STEP), max_submission_bytes))
+            feedback.LEVELS, [float(step) for step in feedback.AUTOMATIC_STEPS],
+            max_submission_bytes))
         self.index = document_bytes({
             "service": "proagents-bench private-test service",
             "benchmark_id": benchmark.benchmark_id,
@@ -104,10 +112,13 @@ class ServiceApp:
                 "GET /v1/spec": "the frozen spec",
                 "GET /v1/cases": "the public view of the cases",
                 "GET /v1/grader": "the grader interface: schemas, rules, submission format",
+                "GET /v1/leaderboard": "the public and final boards (JSON)",
                 "GET /v1/team": "your team, budget and feedback level (token)",
                 "POST /v1/submissions": "submit your candidate's records (token)",
                 "GET /v1/submissions": "your team's submissions (token)",
                 "GET /v1/submissions/ID": "one of your team's submissions (token)",
+                "GET /v1/final": "your choice for the open phase's final board (token)",
+                "PUT /v1/final": "choose submissions for the final board (token)",
             }})
         self.routes: Dict[str, Dict[str, Callable[[Request], Response]]] = {
             "/": {"GET": self.leaderboard},
@@ -115,8 +126,10 @@ class ServiceApp:
             "/v1/spec": {"GET": lambda request: self.published(benchmark.public_spec)},
             "/v1/cases": {"GET": lambda request: self.published(benchmark.public_cases)},
             "/v1/grader": {"GET": lambda request: self.published(self.grader)},
+            "/v1/leaderboard": {"GET": self.leaderboard_json},
             "/v1/team": {"GET": self.team},
             "/v1/submissions": {"GET": self.list_submissions, "POST": self.submit},
+            "/v1/final": {"GET": self.final_choice, "PUT": self.choose_final},
         }
 
     def __call__(self, environ: dict, start_response) -> Iterable[bytes]:
@@ -133,13 +146,13 @@ class ServiceApp:
                 "in proagents-bench, and nothing was stored by this request unless its "
                 "answer says so"))
             code = "service.internal_error"
-        if request.authorization is not None:
+        if request.authorization is not None and not request.audit.written:
             self.audit(request, status, code)
         headers = headers + [("Content-Length", str(len(body))),
                              ("X-Content-Type-Options", "nosniff"),
                              ("Cache-Control", "no-store")]
         start_response("%d %s" % (status, _REASONS.get(status, "Error")), headers)
-        return [body]
+        return [b""] if request.method == "HEAD" else [body]  # HEAD: GET's headers only
 
     # -- routing and answers -------------------------------------------------------------
 
@@ -149,11 +162,12 @@ class ServiceApp:
             methods = {"GET": self.one_submission}
         if methods is None:
             raise Problem("service.not_found", "no resource at this path; GET /v1 lists them")
-        handler = methods.get(request.method)
+        handler = methods.get("GET" if request.method == "HEAD" else request.method)
         if handler is None:
-            allowed = ", ".join(sorted(methods))
+            taken = sorted(list(methods) + (["HEAD"] if "GET" in methods else []))
+            allowed = ", ".join(taken)
             raise Problem("service.method_not_allowed", "%s takes %s" % (request.path, allowed),
-                          headers={"Allow": allowed}, allow=sorted(methods))
+                          headers={"Allow": allowed}, allow=taken)
         return handler(request)
 
     @staticmethod
@@ -172,11 +186,13 @@ class ServiceApp:
         return problem.status, headers, problem.body()
 
     def leaderboard(self, request: Request) -> Response:
-        page = leaderboard.render(self.database_path, (
-            self.benchmark.benchmark_id, self.benchmark.benchmark_version,
-            self.benchmark.dataset_version))
+        page = leaderboard.render(self.database_path, self.benchmark.versions)
         return 200, [("Content-Type", HTML_TYPE), (
             "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")], page
+
+    def leaderboard_json(self, request: Request) -> Response:
+        return self.json_answer(leaderboard.document(self.database_path,
+                                                     self.benchmark.versions))
 
     # -- authenticated -------------------------------------------------------------------
 
@@ -192,7 +208,7 @@ class ServiceApp:
             raise Problem("service.unauthorized", "this token is not valid",
                           headers={"WWW-Authenticate": 'Bearer realm="proagents-bench", '
                                                        'error="invalid_token"'})
-        request.team = team
+        request.audit.team_id = team.id
         if team.revoked:
             raise Problem("service.token_revoked", "this team's token was revoked; ask the "
                           "maintainer for a new one",
@@ -213,27 +229,36 @@ class ServiceApp:
 
     def submit(self, request: Request) -> Response:
         team = self.authenticate(request)
-        body = self.read_body(request)
-        status, answer, headers = self.submitter.submit(team, body)
+        body = self.read_body(request, self.max_submission_bytes)
+        status, answer, headers = self.submitter.submit(team, body, request.audit)
         return self.json_answer(answer, status, headers)
 
-    def read_body(self, request: Request) -> bytes:
-        """The request's body, refused (413) before reading when its declared length is over
-        the cap; a client that stops sending gets 408 when the socket's timeout passes."""
+    def read_body(self, request: Request, cap: int) -> bytes:
+        """The request's JSON body (415 for another media type), refused (413) before reading
+        when its declared length is over ``cap``; a client that stops sending gets 408 when
+        the socket's timeout passes. Framing as RFC 9112 section 6.3 requires: a
+        Content-Length beside a Transfer-Encoding is 400 (the HTTP layer refuses it too, and
+        two different lengths)."""
+        media = request.environ.get("CONTENT_TYPE", "").split(";")[0].strip().lower()
+        if media != JSON_TYPE:
+            raise Problem("service.unsupported_media_type", "send the body as %s, not %s" % (
+                JSON_TYPE, media or "without a Content-Type"), accept=[JSON_TYPE])
         declared = request.environ.get("CONTENT_LENGTH", "")
+        if request.environ.get("HTTP_TRANSFER_ENCODING"):
+            if declared:
+                raise Problem("service.bad_request", "a request may not have both "
+                              "Content-Length and Transfer-Encoding (RFC 9112, section 6.3)")
+            raise Problem("service.length_required", "send the body with a "
+                          "Content-Length (chunked transfer encoding is not supported)")
         if not declared:
-            if request.environ.get("HTTP_TRANSFER_ENCODING"):
-                raise Problem("service.length_required", "send the body with a "
-                              "Content-Length (chunked transfer encoding is not supported)")
             raise Problem("service.length_required", "send the body with a Content-Length")
         if not _LENGTH.match(declared):  # ASCII digits only: "²".isdigit() is true
             raise Problem("service.bad_request", "Content-Length must be a whole number of "
                           "bytes")
         size = int(declared)
-        if size > self.max_submission_bytes:
+        if size > cap:
             raise Problem("service.payload_too_large", "the body has %d bytes; at most %d are "
-                          "accepted" % (size, self.max_submission_bytes),
-                          max_bytes=self.max_submission_bytes)
+                          "accepted" % (size, cap), max_bytes=cap)
         stream = request.environ["wsgi.input"]
         chunks, left = [], size
         try:
@@ -252,13 +277,16 @@ class ServiceApp:
         team = self.authenticate(request)
         with database.connection(self.database_path) as opened:
             rows = opened.execute(
-                "SELECT id, received_at, sha256, outcome, action, score_released, "
-                "released_score FROM submissions WHERE team_id = ? ORDER BY id",
+                "SELECT s.id, s.received_at, s.sha256, s.outcome, s.shown_action, "
+                "s.score_released, s.released_score, p.name FROM submissions s "
+                "LEFT JOIN phases p ON p.id = s.phase_id WHERE s.team_id = ? ORDER BY s.id",
                 (team.id,)).fetchall()
+        # "action" is the verdict the answer showed (at the ladder level, the best released
+        # submission's when no new score was released), never one the team was not told.
         return self.json_answer({"team": team.name, "submissions": [{
             "submission_id": row[0], "received_at": now_iso(row[1]), "sha256": row[2],
             "outcome": row[3], "action": row[4], "new_score_released": bool(row[5]),
-            "released_score": row[6] if row[5] else None} for row in rows]})
+            "released_score": row[6] if row[5] else None, "phase": row[7]} for row in rows]})
 
     def one_submission(self, request: Request) -> Response:
         team = self.authenticate(request)
@@ -272,15 +300,60 @@ class ServiceApp:
             raise Problem("service.forbidden", "submission %d belongs to another team" % number)
         return self.json_answer({"submission_id": number, "answer": json.loads(row[1])})
 
+    def final_choice(self, request: Request) -> Response:
+        team = self.authenticate(request)
+        with database.connection(self.database_path) as opened:
+            phase = phases.current(opened)
+            if phase is None:
+                return self.json_answer({"team": team.name, "phase": None, "chosen": [],
+                                         "note": "no phase is open"})
+            ids, explicit = phases.chosen(opened, phase, team.id)
+        return self.json_answer(self._choice(team, phase, ids, explicit))
+
+    def choose_final(self, request: Request) -> Response:
+        """``PUT /v1/final`` with ``{"submission_ids": [ID, ...]}``: the team's submissions for
+        the open phase's final board (an empty list: its last one, the default)."""
+        team = self.authenticate(request)
+        body = self.read_body(request, MAX_CHOICE_BYTES)
+        try:
+            value = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            value = None
+        ids = value.get("submission_ids") if isinstance(value, dict) else None
+        if (not isinstance(ids, list) or len(value) != 1
+                or not all(type(item) is int for item in ids) or len(set(ids)) != len(ids)):
+            raise Problem("service.bad_request", 'the body is {"submission_ids": [ID, ...]}: '
+                          "distinct submission ids (an empty list chooses your last "
+                          "submission)")
+        with database.connection(self.database_path) as opened:
+            with database.transaction(opened):
+                phase = phases.current(opened)
+                if phase is None:
+                    raise Problem("service.conflict", "no phase is open: there is no final "
+                                  "board to choose for")
+                if len(ids) > phase.choices:
+                    raise Problem("service.bad_request", "phase %s takes at most %d "
+                                  "submissions for the final board" % (phase.name,
+                                                                       phase.choices))
+                try:
+                    phases.choose(opened, phase, team.id, ids)
+                except phases.PhaseError as problem:
+                    raise Problem("service.bad_request", str(problem))
+            chosen, explicit = phases.chosen(opened, phase, team.id)
+        return self.json_answer(self._choice(team, phase, chosen, explicit))
+
+    @staticmethod
+    def _choice(team: Team, phase: "phases.Phase", ids: List[int], explicit: bool) -> dict:
+        return {"team": team.name, "phase": phase.name, "choices": phase.choices,
+                "chosen": ids, "chosen_by": "team" if explicit else "default (the last "
+                "scored submission of the phase)"}
+
     def audit(self, request: Request, status: int, code: Optional[str]) -> None:
-        """One audit row per authenticated request: who, when, what, outcome."""
+        """One audit row per authenticated request (unless its submission's transaction
+        wrote it): who, when, what, outcome."""
         try:
             with database.connection(self.database_path) as opened, \
                     database.transaction(opened):
-                opened.execute(
-                    "INSERT INTO audit (at, team_id, token_id, method, path, status, code) "
-                    "VALUES (?,?,?,?,?,?,?)",
-                    (time.time(), request.team.id if request.team else None, request.token_id,
-                     request.method[:16], request.path[:512], status, code))
+                request.audit.insert(opened, status, code)
         except sqlite3.Error:
             pass  # the answer stands; a full disk shows in the submission's own write

@@ -23,6 +23,11 @@ from typing import Iterator, List, Tuple
 
 DATABASE_NAME = "service.sqlite3"
 
+# Outcomes of a stored submission. Only "scored" ones spend budget.
+SCORED = "scored"
+CONTRACT_ERROR = "contract_error"
+OVER_BUDGET = "over_budget"
+
 # How long a connection waits for another's write lock before giving up (a submission holds
 # it only to count, insert and commit: milliseconds).
 BUSY_TIMEOUT_SECONDS = 30.0
@@ -73,6 +78,59 @@ MIGRATIONS: Tuple[Tuple[str, ...], ...] = (
             path TEXT NOT NULL,
             status INTEGER NOT NULL,
             code TEXT
+        )""",
+    ),
+    (
+        # Phases: a secret split of the test cases into a public part (all feedback during
+        # the phase) and a private part (scored once, when the phase closes).
+        """CREATE TABLE phases (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            status TEXT NOT NULL,
+            seed TEXT NOT NULL,
+            commitment TEXT NOT NULL,
+            private_share TEXT NOT NULL,
+            private_ids TEXT NOT NULL,
+            public_count INTEGER NOT NULL,
+            private_count INTEGER NOT NULL,
+            choices INTEGER NOT NULL,
+            benchmark_id TEXT NOT NULL,
+            benchmark_version TEXT NOT NULL,
+            dataset_version TEXT NOT NULL,
+            files_sha256 TEXT NOT NULL,
+            opened_at REAL NOT NULL,
+            closed_at REAL
+        )""",
+        "ALTER TABLE submissions ADD COLUMN phase_id INTEGER REFERENCES phases(id)",
+        # What the answer showed: at the ladder level a verdict is released only with a new
+        # score; before this version every level released every verdict.
+        "ALTER TABLE submissions ADD COLUMN shown_action TEXT",
+        "UPDATE submissions SET shown_action = action WHERE outcome = 'scored'",
+        # The rounding step of a rounded score (the only step before this version: 0.1).
+        "ALTER TABLE submissions ADD COLUMN released_step TEXT",
+        "UPDATE submissions SET released_step = '0.1' WHERE feedback_level = 'rounded' "
+        "AND score_released = 1",
+        # A team's rounding step; NULL: chosen from the test set's size.
+        "ALTER TABLE teams ADD COLUMN rounding_step TEXT",
+        """CREATE TABLE final_choices (
+            phase_id INTEGER NOT NULL REFERENCES phases(id),
+            team_id INTEGER NOT NULL REFERENCES teams(id),
+            submission_id INTEGER NOT NULL REFERENCES submissions(id),
+            PRIMARY KEY (phase_id, team_id, submission_id)
+        )""",
+        """CREATE TABLE final_results (
+            phase_id INTEGER NOT NULL REFERENCES phases(id),
+            team_id INTEGER NOT NULL REFERENCES teams(id),
+            submission_id INTEGER NOT NULL REFERENCES submissions(id),
+            chosen INTEGER NOT NULL,
+            action TEXT NOT NULL,
+            score REAL,
+            PRIMARY KEY (phase_id, team_id, submission_id)
+        )""",
+        # What the service last served (the test set's size, for the rounding rule).
+        """CREATE TABLE facts (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
         )""",
     ),
 )

@@ -1,18 +1,21 @@
 """Feedback granularity: what a team learns from a scored submission.
 
 Each level releases a little more than the one before it (docs/service.md's "What each level
-leaks" says what):
+leaks" says what, in bits per submission):
 
 - ``verdict``: the action, and which gates failed (their keys and severities) in words that
   name no task, no trial and no observed value; for INCOMPARABLE the protocol mismatches
   (the spec's protocol is public, and the rest is the team's own).
 - ``rounded``: the verdict, the candidate's primary task success rate rounded to the nearest
-  multiple of :data:`ROUNDING_STEP`, and the paired bootstrap interval widened outward to
-  multiples of it.
-- ``ladder``: the verdict and a score under the parameter-free Ladder (Blum & Hardt 2015, "The
-  Ladder: A Reliable Leaderboard for Machine Learning Competitions", Algorithm 2): a new score
-  is released only when it beats the team's best released score by more than one paired
-  standard error; otherwise the best released score is repeated.
+  multiple of the team's rounding step, and the paired bootstrap interval widened outward to
+  multiples of it. The step is never finer than two standard errors of the score
+  (:func:`step_allowed`).
+- ``ladder``: a score under the parameter-free Ladder (Blum & Hardt 2015, "The Ladder: A
+  Reliable Leaderboard for Machine Learning Competitions", Algorithm 2): a new score is
+  released only when it beats the team's best released score by more than one paired
+  standard error; otherwise the best released score is repeated, and so is the verdict of
+  the submission behind it: nothing that depends on the private answers leaves the service
+  but through the Ladder.
 - ``full``: the whole decision document. For maintainers only: per-trial and per-check
   evidence is an oracle for the expected final states.
 """
@@ -20,6 +23,7 @@ leaks" says what):
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from typing import List, Optional, Sequence
 
@@ -32,9 +36,70 @@ LADDER = "ladder"
 FULL = "full"
 LEVELS = (VERDICT, ROUNDED, LADDER, FULL)
 
-# The step of the rounded level: one tenth (coarse enough that a change of one task in a few
-# dozen often does not move it; a maintainer who wants finer feedback chooses "ladder").
-ROUNDING_STEP = Fraction(1, 10)
+# The members of an answer that make its verdict (what the ladder level repeats).
+VERDICT_KEYS = ("action", "reasons", "failed_gates", "protocol_mismatches")
+
+# The steps a rounded level chooses from when the maintainer gives none: the finest one that
+# is at least two standard errors of the score (step_allowed) for the tasks scored.
+AUTOMATIC_STEPS = (Fraction(1, 10), Fraction(1, 5), Fraction(1, 4), Fraction(1, 2), Fraction(1))
+_STEP = re.compile(r"(0\.[0-9]{1,4}|1(\.0{1,4})?)\Z")
+
+
+class StepError(ValueError):
+    """A rounding step that is not a decimal in (0, 1]; the message says what is expected."""
+
+
+def parse_step(text: str) -> Fraction:
+    """A rounding step written as a decimal in (0, 1] with at most four decimals.
+
+    >>> parse_step("0.25"), parse_step("1")
+    (Fraction(1, 4), Fraction(1, 1))
+    """
+    if not _STEP.match(text.strip()) or Fraction(text.strip()) == 0:
+        raise StepError("a rounding step is a decimal in (0, 1] with at most four decimals, "
+                        "such as 0.2, not %r" % text)
+    return Fraction(text.strip())
+
+
+def step_text(step: Fraction) -> str:
+    """The step as the shortest decimal that reads back as it (steps have at most four).
+
+    >>> step_text(Fraction(1, 4)), step_text(Fraction(1))
+    ('0.25', '1')
+    """
+    if step == 1:
+        return "1"
+    return ("%.4f" % step).rstrip("0")
+
+
+def step_allowed(step: Fraction, tasks: int) -> bool:
+    """Whether ``step`` is at least two standard errors of a score over ``tasks`` tasks.
+
+    A score is a share p of n tasks; its standard error is sqrt(p (1 - p) / n), at most
+    1 / (2 sqrt(n)) (at p = 1/2). A step below twice that, 1 / sqrt(n), would tell scores
+    apart that the test set cannot: the rule is step >= 1 / sqrt(n), exactly step^2 n >= 1.
+
+    >>> step_allowed(Fraction(1, 10), 100), step_allowed(Fraction(1, 10), 99)
+    (True, False)
+    """
+    return step * step * tasks >= 1
+
+
+def minimum_step(tasks: int) -> float:
+    """1 / sqrt(n): the finest step :func:`step_allowed` accepts (for messages)."""
+    return 1 / math.sqrt(tasks) if tasks > 0 else 1.0
+
+
+def automatic_step(tasks: int) -> Fraction:
+    """The finest of :data:`AUTOMATIC_STEPS` that :func:`step_allowed` accepts.
+
+    >>> str(automatic_step(5)), str(automatic_step(50)), str(automatic_step(1000))
+    ('1/2', '1/5', '1/10')
+    """
+    for step in AUTOMATIC_STEPS:
+        if step_allowed(step, tasks):
+            return step
+    return AUTOMATIC_STEPS[-1]
 
 
 def _label(code: str) -> str:
@@ -69,10 +134,11 @@ def _exact(value: float) -> Fraction:
     return Fraction(repr(value))
 
 
-def round_to_step(value: Fraction, step: Fraction = ROUNDING_STEP) -> Fraction:
+def round_to_step(value: Fraction, step: Fraction) -> Fraction:
     """The nearest multiple of ``step`` (halves away from zero).
 
-    >>> float(round_to_step(Fraction(3, 4))), float(round_to_step(Fraction(2, 3)))
+    >>> tenth = Fraction(1, 10)
+    >>> float(round_to_step(Fraction(3, 4), tenth)), float(round_to_step(Fraction(2, 3), tenth))
     (0.8, 0.7)
     """
     units = value / step
@@ -80,14 +146,13 @@ def round_to_step(value: Fraction, step: Fraction = ROUNDING_STEP) -> Fraction:
     return step * (whole if units >= 0 else -whole)
 
 
-def rounded(document: dict) -> dict:
+def rounded(document: dict, step: Fraction) -> dict:
     """The rounded level's numbers: the primary rate and the interval, widened outward."""
     rate = _exact(document["candidate_metrics"]["primary_task_success_rate"])
     low, high = (_exact(value) for value in document["comparison"]["paired_bootstrap_interval"])
-    step = ROUNDING_STEP
     return {
         "rounding_step": float(step),
-        "primary_task_success_rate": float(round_to_step(rate)),
+        "primary_task_success_rate": float(round_to_step(rate, step)),
         "paired_bootstrap_interval": [float(step * math.floor(low / step)),
                                       float(step * math.ceil(high / step))],
         "confidence": document["comparison"]["confidence"],
@@ -104,23 +169,26 @@ def ladder_releases(new: Sequence[int], best: Optional[Sequence[int]]) -> bool:
     """Whether the Ladder releases the score of ``new`` (per-task scores, higher better)
     over the team's best released ``best`` (None before the first release): the mean paired
     difference must exceed its standard error, s / sqrt(n), where s is the sample standard
-    deviation of the differences (0 for a single task). Exact: mean > 0 and mean^2 > s^2 / n.
+    deviation of the differences. Exact: mean > 0 and mean^2 > s^2 / n. With one task s is
+    undefined (n - 1 = 0), so after the first release nothing new is ever released.
 
     >>> ladder_releases([1, 1, 0], None), ladder_releases([1, 1, 1], [0, 0, 0])
     (True, True)
     >>> ladder_releases([1, 1, 0], [1, 0, 0])  # one task better of three: mean = s / sqrt(n)
     False
+    >>> ladder_releases([1], [0])  # one task: no standard error, nothing new
+    False
     """
     if best is None:
         return True
     count = len(new)
-    if count == 0 or len(best) != count:
+    if count < 2 or len(best) != count:
         return False
     differences = [Fraction(a - b) for a, b in zip(new, best)]
     mean = sum(differences) / count
     if mean <= 0:
         return False
-    variance = (sum((d - mean) ** 2 for d in differences) / (count - 1)) if count > 1 else 0
+    variance = sum((d - mean) ** 2 for d in differences) / (count - 1)
     return mean * mean > variance / count
 
 

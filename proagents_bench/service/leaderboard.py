@@ -1,14 +1,22 @@
-"""The leaderboard: ``GET /``, one self-contained HTML page (no script, no external asset,
-every value escaped).
+"""The leaderboard: ``GET /`` (one self-contained HTML page: no script, no external asset,
+every value escaped) and ``GET /v1/leaderboard`` (the same boards as JSON), both made from
+:func:`boards`.
 
-One table per benchmark and dataset version (the service's current one first): a new
-``dataset_version`` is never ranked with an old one. Per team: its best released result, its
-submission counts, its feedback level and budget, and the SHA-256 of the submission behind
-the result. Teams with a released score are ranked by it (higher first; a tie goes to the
-earlier submission); a team whose level releases no score (``verdict``) shows its best action
-and is not ranked. The scores are those the teams' levels released (rounded, Ladder or
-exact), and the results are self-reported: the service grades the records a team sends, not
-its agent.
+One public board per benchmark version, dataset version and phase (a new
+``dataset_version`` is never ranked with an old one, nor a phase's public part with every
+test case), the current one first; a closed phase adds its final board, scored on its
+private part. Per team: its best released result with its precision, its best decision as
+its answers showed it, its submission counts, its feedback level and budget, and the SHA-256
+of the submission behind the result.
+
+Ranking: a released score stands for the range its precision leaves open (an exact share or
+a Ladder score: itself; a score rounded to step h: within h/2 of it). A team ranks above
+another only when its whole range is above the other's; otherwise they share a rank (shown
+``=``), so a rounded 0.8 is never ranked as if it were an exact 0.8 or an exact 0.78. A
+revoked team keeps its row, marked ``revoked`` and unranked, so that a maintainer sees what
+was excluded. A team whose level releases no score (``verdict``) shows its best decision
+and is not ranked. Results are self-reported: the service grades the records a team sends,
+not its agent.
 """
 
 from __future__ import annotations
@@ -16,89 +24,242 @@ from __future__ import annotations
 import html
 import sqlite3
 import time
+from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 from ..contract.vocabulary import ACTIONS
 from ..version import VERSION
-from . import budget, database
-from .submissions import SCORED
+from . import budget, database, feedback, phases
+from .database import SCORED
 
 _ACTION_RANK = {action: index for index, action in enumerate(ACTIONS)}
+DIGEST_SHOWN = 12  # hex digits of a SHA-256 shown; the whole one is the cell's tooltip
+EXACT = "exact"
+LADDER = "ladder"
+ROUNDED = "rounded"
+ALL_CASES = "all"
+PUBLIC = "public"
+FINAL = "final"
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #1a1a1a; max-width: 72em; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
+h3 { font-size: 1em; margin: 1.2em 0 .2em; }
 table { border-collapse: collapse; width: 100%; margin-top: .5em; }
-th, td { border-bottom: 1px solid #ccc; padding: .35em .6em; text-align: left;
+th, td { border-bottom: 1px solid #ccc; padding: .35em .5em; text-align: left;
          vertical-align: top; }
-th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.name { white-space: nowrap; font-weight: 600; } td.plain { white-space: nowrap; }
-code { font-size: .8em; word-break: break-all; } p.note { color: #444; }
-div.table { overflow-x: auto; } div.table table { min-width: 48em; }
-@media (max-width: 40em) { body { margin: 1em; } }
+th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: tabular-nums;
+                                      white-space: nowrap; }
+td.name { font-weight: 600; overflow-wrap: anywhere; min-width: 7em; max-width: 16em; }
+td.plain { white-space: nowrap; } tr.revoked td { color: #777; }
+tr.revoked td.name { text-decoration: line-through; }
+code { font-size: .85em; } p.note { color: #444; overflow-wrap: anywhere; }
+div.table { overflow-x: auto; } div.table table { min-width: 40em; }
+@media (max-width: 40em) { body { margin: 1em; } th, td { padding: .3em .35em; } }
 """
 
 
-class Entry:
-    """One team's row in one version group."""
+class Result:
+    """A released score, the range its precision leaves open, and where it came from."""
 
-    def __init__(self, team: str, level: str, budget_text: str, scored: int) -> None:
+    def __init__(self, score: float, precision: str, step: Optional[Fraction], at: float,
+                 sha256: str) -> None:
+        self.score = score
+        self.precision = precision
+        self.step = step
+        exact = Fraction(repr(score))
+        half = step / 2 if step is not None else Fraction(0)
+        self.low = max(Fraction(0), exact - half)
+        self.high = min(Fraction(1), exact + half)
+        self.at = at
+        self.sha256 = sha256
+
+    def order(self) -> tuple:
+        """Better first: the higher guaranteed score, then the higher possible one, then the
+        earlier submission."""
+        return (-self.low, -self.high, self.at)
+
+    def describe(self) -> str:
+        if self.precision == ROUNDED:
+            return "rounded to %s" % feedback.step_text(self.step)
+        return {EXACT: "exact", LADDER: "Ladder (exact share)"}[self.precision]
+
+
+def released_result(level: str, score: float, step: Optional[str], at: float,
+                    sha256: str) -> Result:
+    """The result a scored submission released at ``level``."""
+    if level == feedback.ROUNDED:
+        return Result(score, ROUNDED, Fraction(step), at, sha256)
+    return Result(score, LADDER if level == feedback.LADDER else EXACT, None, at, sha256)
+
+
+class Entry:
+    """One team's row on one board."""
+
+    def __init__(self, team: str, revoked: bool, level: str, budget_text: str) -> None:
         self.team = team
+        self.revoked = revoked
         self.level = level
         self.budget = budget_text
-        self.scored = scored
-        self.score: Optional[float] = None
-        self.score_time: Optional[float] = None
-        self.sha256 = ""
-        self.best_action: Optional[str] = None
+        self.scored = 0
+        self.result: Optional[Result] = None
+        self.decision: Optional[str] = None
+        self.decision_sha256 = ""
+        self.chosen: Optional[str] = None  # final boards: how the submissions were chosen
+        self.rank: Optional[int] = None
+        self.tied = False
 
-    def sort_key(self) -> tuple:
-        if self.score is not None:
-            return (0, -self.score, self.score_time, self.team)
-        return (1, _ACTION_RANK.get(self.best_action, len(ACTIONS)), 0, self.team)
+    def offer(self, result: Optional[Result], decision: Optional[str], sha256: str) -> None:
+        """A scored submission's released result and shown decision: keep the best."""
+        if decision is not None and (self.decision is None or _ACTION_RANK[decision]
+                                     < _ACTION_RANK[self.decision]):
+            self.decision = decision
+            self.decision_sha256 = sha256
+        if result is not None and (self.result is None or result.order()
+                                   < self.result.order()):
+            self.result = result
+
+    @property
+    def sha256(self) -> str:
+        return self.result.sha256 if self.result is not None else self.decision_sha256
+
+    def as_dict(self) -> dict:
+        result = self.result
+        shown = {"rank": self.rank, "tied": self.tied, "team": self.team,
+                 "revoked": self.revoked, "decision": self.decision,
+                 "scored_submissions": self.scored, "feedback_level": self.level,
+                 "budget": self.budget, "sha256": self.sha256,
+                 "score": result.score if result else None,
+                 "precision": result.precision if result else None,
+                 "rounding_step": (feedback.step_text(result.step)
+                                   if result and result.step is not None else None),
+                 "score_range": [float(result.low), float(result.high)] if result else None}
+        if self.chosen is not None:
+            shown["chosen"] = self.chosen
+        return shown
 
 
-def groups(database_path: str, current: Tuple[str, str, str]) -> List[Tuple[Tuple[str, str, str],
-                                                                           List[Entry]]]:
-    """[(benchmark id, benchmark version, dataset version), ranked entries], current first."""
+class Board:
+    """One ranked table."""
+
+    def __init__(self, versions: Tuple[str, str, str], phase: Optional[phases.Phase],
+                 kind: str, current: bool, entries: List[Entry]) -> None:
+        self.versions = versions
+        self.phase = phase
+        self.kind = kind
+        self.current = current
+        self.entries = rank(entries)
+
+    def as_dict(self) -> dict:
+        return {"benchmark_id": self.versions[0], "benchmark_version": self.versions[1],
+                "dataset_version": self.versions[2], "current": self.current,
+                "board": self.kind, "phase": self.phase.public() if self.phase else None,
+                "entries": [entry.as_dict() for entry in self.entries]}
+
+
+def rank(entries: List[Entry]) -> List[Entry]:
+    """Rank the entries (see the module's docstring) and return them in board order: ranked
+    ones, then those without a score, then revoked ones."""
+    ranked = [entry for entry in entries if entry.result is not None and not entry.revoked]
+    for entry in ranked:
+        entry.rank = 1 + sum(1 for other in ranked if other.result.low > entry.result.high)
+    for entry in ranked:
+        entry.tied = sum(1 for other in ranked if other.rank == entry.rank) > 1
+    ranked.sort(key=lambda entry: (-entry.result.high,) + entry.result.order()
+                + (entry.team,))
+    unranked = sorted((entry for entry in entries if entry.result is None
+                       and not entry.revoked),
+                      key=lambda entry: (_ACTION_RANK.get(entry.decision, len(ACTIONS)),
+                                         entry.team))
+    revoked = sorted((entry for entry in entries if entry.revoked),
+                     key=lambda entry: entry.team)
+    return ranked + unranked + revoked
+
+
+def boards(database_path: str, current: Tuple[str, str, str]) -> List[Board]:
+    """Every board: the current public one first (every team that is not revoked has a row
+    there, scored or not yet), then the others, most recently active first; each closed
+    phase's final board right after its public one."""
     with database.connection(database_path) as opened:
         opened.row_factory = sqlite3.Row
         rows = opened.execute(
-            "SELECT t.name, t.feedback_level, t.budget_count, t.budget_window_seconds, "
-            "s.benchmark_id, s.benchmark_version, s.dataset_version, s.action, "
-            "s.score_released, s.released_score, s.received_at, s.sha256, s.id "
+            "SELECT t.name, t.revoked, t.feedback_level AS team_level, t.budget_count, "
+            "t.budget_window_seconds, s.benchmark_id, s.benchmark_version, "
+            "s.dataset_version, s.phase_id, s.feedback_level, s.shown_action, "
+            "s.score_released, s.released_score, s.released_step, s.received_at, s.sha256 "
             "FROM submissions s JOIN teams t ON t.id = s.team_id WHERE s.outcome = ? "
             "ORDER BY s.received_at, s.id", (SCORED,)).fetchall()
-        active = opened.execute(
-            "SELECT name, feedback_level, budget_count, budget_window_seconds FROM teams "
-            "WHERE revoked = 0 ORDER BY name").fetchall()
-    found: Dict[Tuple[str, str, str], Dict[str, Entry]] = {current: {}}
-    for team in active:  # every team takes part in the current version, scored or not yet
-        found[current][team["name"]] = Entry(
-            team["name"], team["feedback_level"],
-            budget.describe(team["budget_count"], team["budget_window_seconds"]), 0)
-    latest: Dict[Tuple[str, str, str], float] = {}
+        team_rows = opened.execute(
+            "SELECT name, revoked, feedback_level, budget_count, budget_window_seconds "
+            "FROM teams ORDER BY name").fetchall()
+        known = {phase.id: phase for phase in phases.every(opened)}
+        open_phase = phases.current(opened)
+        finals = opened.execute(
+            "SELECT f.phase_id, t.name, t.revoked, t.feedback_level, t.budget_count, "
+            "t.budget_window_seconds, f.chosen, f.action, f.score, s.received_at, s.sha256 "
+            "FROM final_results f JOIN teams t ON t.id = f.team_id JOIN submissions s "
+            "ON s.id = f.submission_id ORDER BY f.phase_id, s.received_at, s.id").fetchall()
+    current_key = current + (open_phase.id if open_phase else None,)
+    found: Dict[tuple, Dict[str, Entry]] = {current_key: {}}
+    for team in team_rows:  # every team takes part in the current board, scored or not yet
+        if not team["revoked"]:
+            found[current_key][team["name"]] = _entry(team)
+    for phase in known.values():  # a phase has its boards from the start
+        found.setdefault(phase.versions + (phase.id,), {})
+    latest: Dict[tuple, float] = {}
     for row in rows:
-        key = (row["benchmark_id"], row["benchmark_version"], row["dataset_version"])
+        key = (row["benchmark_id"], row["benchmark_version"], row["dataset_version"],
+               row["phase_id"])
         latest[key] = row["received_at"]
         entries = found.setdefault(key, {})
         entry = entries.get(row["name"])
         if entry is None:
-            entry = entries[row["name"]] = Entry(
-                row["name"], row["feedback_level"],
-                budget.describe(row["budget_count"], row["budget_window_seconds"]), 0)
+            entry = entries[row["name"]] = _entry(row, row["team_level"])
         entry.scored += 1
-        if entry.best_action is None or (_ACTION_RANK[row["action"]]
-                                         < _ACTION_RANK[entry.best_action]):
-            entry.best_action = row["action"]
-            if entry.score is None:
-                entry.sha256 = row["sha256"]
-        if row["score_released"] and (entry.score is None or row["released_score"] > entry.score):
-            entry.score = row["released_score"]
-            entry.score_time = row["received_at"]
-            entry.sha256 = row["sha256"]
-    order = sorted(found, key=lambda key: (key != current, -latest.get(key, 0.0), key))
-    return [(key, sorted(found[key].values(), key=Entry.sort_key)) for key in order]
+        result = (released_result(row["feedback_level"], row["released_score"],
+                                  row["released_step"], row["received_at"], row["sha256"])
+                  if row["score_released"] else None)
+        entry.offer(result, row["shown_action"], row["sha256"])
+    final_entries: Dict[int, Dict[str, Entry]] = {}
+    for row in finals:
+        entries = final_entries.setdefault(row["phase_id"], {})
+        entry = entries.get(row["name"])
+        if entry is None:
+            entry = entries[row["name"]] = _entry(row)
+            entry.chosen = "by the team" if row["chosen"] else "the last (default)"
+        entry.scored += 1
+        result = (Result(row["score"], EXACT, None, row["received_at"], row["sha256"])
+                  if row["score"] is not None else None)
+        entry.offer(result, row["action"], row["sha256"])
+    order = sorted(found, key=lambda key: (
+        key != current_key, -latest.get(key, known[key[3]].opened_at if key[3] else 0.0),
+        str(key)))
+    made = []
+    for key in order:
+        phase = known.get(key[3]) if key[3] is not None else None
+        made.append(Board(key[:3], phase, PUBLIC if phase else ALL_CASES, key == current_key,
+                          list(found[key].values())))
+        if phase is not None and phase.status == phases.CLOSED:
+            made.append(Board(key[:3], phase, FINAL, False,
+                              list(final_entries.get(phase.id, {}).values())))
+    return made
+
+
+def _entry(row: sqlite3.Row, level: Optional[str] = None) -> Entry:
+    return Entry(row["name"], bool(row["revoked"]), level or row["feedback_level"],
+                 budget.describe(row["budget_count"], row["budget_window_seconds"]))
+
+
+def document(database_path: str, current: Tuple[str, str, str]) -> dict:
+    """``GET /v1/leaderboard``: every board as JSON."""
+    return {"benchmark_id": current[0], "ranking": RANKING_NOTE,
+            "boards": [board.as_dict() for board in boards(database_path, current)]}
+
+
+RANKING_NOTE = ("A team ranks above another only when the whole range its score's precision "
+                "leaves open is above the other's (exact and Ladder scores: the score itself; "
+                "a score rounded to step h: within h/2 of it); otherwise they share a rank. "
+                "Revoked teams are marked and not ranked.")
 
 
 def _cell(value: object, kind: str = "plain") -> str:
@@ -109,6 +270,81 @@ def show_score(score: float) -> str:
     """A released score with at most four decimals and at least one (``1.0``, ``0.8``)."""
     text = ("%.4f" % score).rstrip("0")
     return text + "0" if text.endswith(".") else text
+
+
+def _digest(sha256: str) -> str:
+    if not sha256:
+        return "<td>-</td>"
+    return '<td><code title="%s">%s&hellip;</code></td>' % (html.escape(sha256),
+                                                            html.escape(sha256[:DIGEST_SHOWN]))
+
+
+def _heading(board: Board) -> str:
+    versions = "%s %s, dataset %s" % board.versions
+    if board.kind == ALL_CASES:
+        where = "every test case"
+    elif board.kind == PUBLIC:
+        where = "phase %s, public board" % board.phase.name
+    else:
+        where = "phase %s, final board" % board.phase.name
+    tail = "" if board.current or board.kind == FINAL else (
+        " (earlier; not ranked with the current one)")
+    return "<h2>%s: %s%s%s</h2>" % (html.escape(versions), html.escape(where),
+                                     " (current)" if board.current else "", html.escape(tail))
+
+
+def _phase_note(board: Board) -> str:
+    phase = board.phase
+    if phase is None:
+        return ""
+    if board.kind == PUBLIC:
+        text = ("Scored on the public part: %d of %d test cases. The private part is scored "
+                "once, when the phase closes, on the submissions each team chose (up to %d; "
+                "by default its last). Phase %s; the split's seed has SHA-256 %s." % (
+                    phase.public_count, phase.public_count + phase.private_count,
+                    phase.choices, phase.status, phase.commitment))
+    else:
+        text = ("Scored on the private part only (%d test cases), which no answer during the "
+                "phase depended on. The seed, now published, is %s: the split can be "
+                "recomputed and checked against its SHA-256." % (phase.private_count,
+                                                                 phase.seed))
+    return '<p class="note">%s</p>' % html.escape(text)
+
+
+def _rank_cell(entry: Entry) -> str:
+    if entry.revoked:
+        return _cell("revoked")
+    if entry.rank is None:
+        return _cell("-", "num")
+    return _cell(("=%d" if entry.tied else "%d") % entry.rank, "num")
+
+
+def _table(board: Board) -> List[str]:
+    final = board.kind == FINAL
+    heads = (["rank", "team", "private score", "decision (private part)", "chosen",
+              "submission"] if final else
+             ["rank", "team", "best released score", "precision", "best decision",
+              "scored", "feedback level", "budget", "submission"])
+    parts = ['<div class="table"><table><thead><tr>%s</tr></thead><tbody>' % "".join(
+        "<th>%s</th>" % head for head in heads)]
+    if not board.entries:
+        parts.append('<tr><td colspan="%d">No team yet.</td></tr>' % len(heads))
+    for entry in board.entries:
+        result = entry.result
+        score = _cell(show_score(result.score) if result else "not released", "num")
+        cells = [_rank_cell(entry), _cell(entry.team + (" (revoked)" if entry.revoked else ""),
+                                          "name"), score]
+        if final:
+            cells += [_cell(entry.decision or "-"), _cell(entry.chosen)]
+        else:
+            cells += [_cell(result.describe() if result else "-"),
+                      _cell(entry.decision or "-"), _cell(entry.scored, "num"),
+                      _cell(entry.level), _cell(entry.budget)]
+        cells.append(_digest(entry.sha256))
+        parts.append('<tr%s>%s</tr>' % (' class="revoked"' if entry.revoked else "",
+                                        "".join(cells)))
+    parts.append("</tbody></table></div>")
+    return parts
 
 
 def render(database_path: str, current: Tuple[str, str, str],
@@ -122,35 +358,13 @@ def render(database_path: str, current: Tuple[str, str, str],
              "<h1>Leaderboard: %s</h1>" % html.escape(current[0]),
              '<p class="note">Results are self-reported: the service grades the records each '
              "team submits with the same gate as <code>run_benchmark.py</code>, not the agent "
-             "itself. Scores are what each team's feedback level released (rounded, Ladder or "
-             "exact); a team at the verdict level shows its best decision only. Each dataset "
-             "version is ranked on its own.</p>"]
-    for key, entries in groups(database_path, current):
-        parts.append("<h2>%s %s, dataset %s%s</h2>" % (
-            html.escape(key[0]), html.escape(key[1]), html.escape(key[2]),
-            " (current)" if key == current else " (earlier dataset; not ranked with the "
-                                                "current one)"))
-        parts.append('<div class="table"><table><thead><tr><th>rank</th><th>team</th>'
-                     '<th>best released result</th><th>best decision</th>'
-                     '<th>scored submissions</th>'
-                     '<th>feedback level</th><th>budget</th><th>benchmark version</th>'
-                     '<th>dataset version</th><th>submission sha256</th></tr></thead><tbody>')
-        if not entries:
-            parts.append('<tr><td colspan="10">No team yet.</td></tr>')
-        rank = 0
-        for entry in entries:
-            if entry.score is not None:
-                rank += 1
-            parts.append("<tr>" + "".join([
-                _cell(rank if entry.score is not None else "-", "num"),
-                _cell(entry.team, "name"),
-                _cell(show_score(entry.score) if entry.score is not None else "not released",
-                      "num"),
-                _cell(entry.best_action or "-"), _cell(entry.scored, "num"),
-                _cell(entry.level),
-                _cell(entry.budget), _cell(key[1]), _cell(key[2]),
-                "<td><code>%s</code></td>" % html.escape(entry.sha256)]) + "</tr>")
-        parts.append("</tbody></table></div>")
+             "itself. Scores are what each team's feedback level released, with their "
+             "precision. %s A team at the verdict level shows its best decision only. Each "
+             "dataset version and phase is ranked on its own.</p>" % html.escape(RANKING_NOTE)]
+    for board in boards(database_path, current):
+        parts.append(_heading(board))
+        parts.append(_phase_note(board))
+        parts.extend(_table(board))
     parts.append('<p class="note">proagents-bench %s; page made %s.</p></body></html>' % (
         html.escape(VERSION), time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(moment))))
-    return ("\n".join(parts) + "\n").encode("utf-8")
+    return ("\n".join(part for part in parts if part) + "\n").encode("utf-8")

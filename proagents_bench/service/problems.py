@@ -19,11 +19,14 @@ PROBLEMS: Dict[str, Tuple[int, str]] = {
     "service.not_found": (404, "No such resource"),
     "service.method_not_allowed": (405, "Method not allowed"),
     "service.request_timeout": (408, "The request was not received in time"),
+    "service.conflict": (409, "The request conflicts with the service's state"),
     "service.length_required": (411, "Content-Length is required"),
     "service.payload_too_large": (413, "The request body is too large"),
+    "service.unsupported_media_type": (415, "The body must be application/json"),
     "service.contract_error": (422, "The submission breaks the contract"),
     "service.over_budget": (429, "The team's submission budget is spent"),
     "service.internal_error": (500, "Internal error"),
+    "service.unavailable": (503, "The service cannot answer as configured"),
 }
 
 

@@ -69,7 +69,16 @@ def private_values(cases: dict) -> List[str]:
     return sorted(found)
 
 
-def grader_interface(levels: Iterable[str], rounding_step: float,
+ROUNDING_RULE = (
+    "At the rounded level the primary task success rate is rounded to the nearest multiple "
+    "of the team's rounding step (halves away from zero) and the paired bootstrap interval "
+    "is widened outward to multiples of it. A step is never finer than two standard errors "
+    "of a score over the n test tasks feedback is computed on: step >= 1/sqrt(n). Without a "
+    "step of its own, a team gets the finest of automatic_rounding_steps that the rule "
+    "allows.")
+
+
+def grader_interface(levels: Iterable[str], automatic_steps: List[float],
                      max_submission_bytes: int) -> dict:
     """The grader's published interface: the JSON Schemas, the grading rules, the output
     contract and how to submit."""
@@ -82,5 +91,6 @@ def grader_interface(levels: Iterable[str], rounding_step: float,
         "submission": SUBMISSION_RULES,
         "max_submission_bytes": max_submission_bytes,
         "feedback_levels": list(levels),
-        "rounding_step": rounding_step,
+        "rounding": ROUNDING_RULE,
+        "automatic_rounding_steps": automatic_steps,
     }

@@ -8,6 +8,12 @@ request) are problem+json too, and nothing is logged per request (the audit log 
 database); a connection that fails (a client that stops reading its answer) is one line for
 the ``log`` callable the server is made with, never a traceback.
 
+Requests are framed as RFC 9112 section 6.3 requires: one with both ``Content-Length`` and
+``Transfer-Encoding``, or with more than one ``Content-Length`` value, is refused (400)
+before the application sees it, since two readings of where its body ends are how requests
+are smuggled past a proxy. The ``Server`` header names proagents-bench and its version, never
+the interpreter.
+
 Every answer says ``Connection: close``. When the application answers before reading the
 whole body (413, or 401 for a bad token), the client may still be sending: closing the socket
 then would reset the connection and could destroy the answer before the client reads it.
@@ -32,6 +38,7 @@ from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 from ..version import VERSION
 from .problems import PROBLEM_TYPE, Problem
 
+SERVER_NAME = "proagents-bench/" + VERSION
 SOCKET_TIMEOUT_SECONDS = 10.0
 # The longest a whole request (its line, headers and body) may take to arrive: the socket
 # timeout bounds each read, this bounds a client that trickles a byte at a time.
@@ -139,6 +146,7 @@ class ServiceServerHandler(ServerHandler):
     stops reading, a bug outside the application) is one line in the log, and a problem+json
     500 when nothing was sent yet, never a traceback."""
 
+    server_software = SERVER_NAME  # wsgiref's own names the interpreter
     error_status = "500 Internal Server Error"
     error_headers = [("Content-Type", PROBLEM_TYPE)]
     error_body = Problem("service.internal_error", "the service failed on this request; it "
@@ -155,8 +163,11 @@ class ServiceServerHandler(ServerHandler):
 class ServiceRequestHandler(WSGIRequestHandler):
     timeout = SOCKET_TIMEOUT_SECONDS
     request_deadline = REQUEST_DEADLINE_SECONDS
-    server_version = "proagents-bench/" + VERSION
+    server_version = SERVER_NAME
     sys_version = ""  # the Server header names no interpreter version
+
+    def version_string(self) -> str:
+        return self.server_version
 
     def setup(self) -> None:
         super().setup()
@@ -175,6 +186,11 @@ class ServiceRequestHandler(WSGIRequestHandler):
                 self.send_error(414)
                 return
             if not self.parse_request():  # send_error answered
+                return
+            framing = framing_problem(self.headers.get_all("Content-Length") or [],
+                                      self.headers.get_all("Transfer-Encoding") or [])
+            if framing is not None:
+                self.send_error(400, framing)
                 return
             body = RequestBody(self.rfile)
             handler = ServiceServerHandler(body, self.wfile, self.get_stderr(),
@@ -221,7 +237,7 @@ class ServiceRequestHandler(WSGIRequestHandler):
         # answer as HTTP/1.0, so that the client sees the status and the content type.
         self.request_version = "HTTP/1.0"
         try:
-            self.send_response(code, message)
+            self.send_response(code)  # the standard reason phrase; the message is the detail
             self.send_header("Content-Type", PROBLEM_TYPE)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Connection", "close")
@@ -241,6 +257,19 @@ class ServiceRequestHandler(WSGIRequestHandler):
 
     def log_message(self, format, *args) -> None:
         pass  # the audit log is in the database; stderr stays quiet
+
+
+def framing_problem(lengths: List[str], encodings: List[str]) -> Optional[str]:
+    """Why a request's framing is refused (RFC 9112, section 6.3), or None: a Content-Length
+    beside a Transfer-Encoding, or more than one Content-Length value (in several fields or
+    one comma-separated list)."""
+    if lengths and encodings:
+        return ("a request may not have both Content-Length and Transfer-Encoding (RFC 9112, "
+                "section 6.3)")
+    values = [value.strip() for field in lengths for value in field.split(",")]
+    if len(values) > 1:
+        return "a request has one Content-Length, not %d (RFC 9112, section 6.3)" % len(values)
+    return None
 
 
 def make_server(app, host: str = DEFAULT_HOST, port: int = 0,

@@ -7,15 +7,16 @@ writes are single transactions.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 import time
+from fractions import Fraction
 from typing import List, Optional, Tuple
 
-from . import budget, database, tokens
+from . import budget, database, feedback, tokens
 from .feedback import LEVELS
+from .names import name_problem
+from .phases import feedback_task_count, step_refusal
 
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
 DEFAULT_BUDGET = "3/24h"
 DEFAULT_LEVEL = "ladder"
 
@@ -36,6 +37,7 @@ class Team:
         self.budget_count = row["budget_count"]
         self.budget_window_seconds = row["budget_window_seconds"]
         self.feedback_level = row["feedback_level"]
+        self.rounding_step: Optional[str] = row["rounding_step"]  # None: automatic
         self.created_at = row["created_at"]
 
     @property
@@ -44,7 +46,7 @@ class Team:
 
     def as_dict(self) -> dict:
         return {"team": self.name, "budget": self.budget, "feedback_level": self.feedback_level,
-                "revoked": self.revoked}
+                "rounding_step": self.rounding_step, "revoked": self.revoked}
 
 
 def _rows(opened: sqlite3.Connection) -> sqlite3.Connection:
@@ -53,9 +55,9 @@ def _rows(opened: sqlite3.Connection) -> sqlite3.Connection:
 
 
 def check_name(name: str) -> str:
-    if not _NAME.match(name):
-        raise TeamError("a team name is 1 to 64 letters, digits, '.', '_' or '-', starting "
-                        "with a letter or digit, not %r" % name)
+    problem = name_problem("team", name)
+    if problem is not None:
+        raise TeamError(problem)
     return name
 
 
@@ -73,23 +75,65 @@ def find(opened: sqlite3.Connection, name: str) -> Team:
 
 
 def add(path: str, name: str, budget_text: str = DEFAULT_BUDGET,
-        level: str = DEFAULT_LEVEL) -> str:
-    """Add a team; return its token (shown once: only its hash is kept)."""
+        level: str = DEFAULT_LEVEL, step_text: Optional[str] = None) -> str:
+    """Add a team; return its token (shown once: only its hash is kept). ``step_text`` is
+    its rounding step (None or ``auto``: chosen from the test set's size)."""
     check_name(name)
     check_level(level)
     count, window = _budget(budget_text)
+    step = _step(step_text)
     issued = tokens.issue()
     with database.connection(path) as opened:
         with database.transaction(opened):
             if opened.execute("SELECT 1 FROM teams WHERE name = ?", (name,)).fetchone():
                 raise TeamError("a team named %r exists already (rotate its token instead)"
                                 % name)
+            _check_step(opened, level, step)
             opened.execute(
                 "INSERT INTO teams (name, token_id, token_salt, token_hash, budget_count, "
-                "budget_window_seconds, feedback_level, created_at) VALUES (?,?,?,?,?,?,?,?)",
+                "budget_window_seconds, feedback_level, created_at, rounding_step) "
+                "VALUES (?,?,?,?,?,?,?,?,?)",
                 (name, issued.token_id, issued.salt, issued.digest, count, window, level,
-                 time.time()))
+                 time.time(), step))
     return issued.text
+
+
+AUTOMATIC = "auto"
+
+
+def _step(text: Optional[str]) -> Optional[str]:
+    """The stored form of a rounding step: None for automatic, else its shortest decimal."""
+    if text is None or text.strip() == AUTOMATIC:
+        return None
+    try:
+        return feedback.step_text(feedback.parse_step(text))
+    except feedback.StepError as problem:
+        raise TeamError(str(problem))
+
+
+def _check_step(opened: sqlite3.Connection, level: str, step: Optional[str]) -> None:
+    """Refuse a rounding step finer than two standard errors of a score over the test tasks
+    feedback is computed on, when the service has told how many there are."""
+    if level != feedback.ROUNDED or step is None:
+        return
+    tasks = feedback_task_count(opened)
+    if tasks is not None and not feedback.step_allowed(Fraction(step), tasks):
+        raise TeamError(step_refusal(tasks, [step]))
+
+
+def step_unchecked(path: str, name: str, level: Optional[str],
+                   step_text: Optional[str]) -> bool:
+    """Whether the rounding step that team ``name`` would have at ``level`` (None: its
+    current one) cannot be checked: the service never ran on this data folder, so the test
+    set's size is not known yet (``serve`` checks it when it starts)."""
+    with database.connection(path) as opened:
+        row = opened.execute("SELECT feedback_level, rounding_step FROM teams WHERE name = ?",
+                             (name,)).fetchone()
+        if level is None:
+            level = row[0] if row else None
+        step = _step(step_text) if step_text is not None else (row[1] if row else None)
+        return (level == feedback.ROUNDED and step is not None
+                and feedback_task_count(opened) is None)
 
 
 def rotate(path: str, name: str) -> str:
@@ -113,18 +157,20 @@ def revoke(path: str, name: str) -> None:
 
 
 def configure(path: str, name: str, budget_text: Optional[str] = None,
-              level: Optional[str] = None) -> Team:
-    """Set the team's budget and/or feedback level; return the team as it is now."""
+              level: Optional[str] = None, step_text: Optional[str] = None) -> Team:
+    """Set the team's budget, feedback level and/or rounding step (``auto``: chosen from the
+    test set's size); return the team as it is now."""
     with database.connection(path) as opened:
         with database.transaction(opened):
-            find(opened, name)
+            team = find(opened, name)
             if budget_text is not None:
                 count, window = _budget(budget_text)
                 opened.execute("UPDATE teams SET budget_count = ?, budget_window_seconds = ? "
                                "WHERE name = ?", (count, window, name))
-            if level is not None:
-                opened.execute("UPDATE teams SET feedback_level = ? WHERE name = ?",
-                               (check_level(level), name))
+            step = team.rounding_step if step_text is None else _step(step_text)
+            _check_step(opened, check_level(level or team.feedback_level), step)
+            opened.execute("UPDATE teams SET feedback_level = ?, rounding_step = ? "
+                           "WHERE name = ?", (level or team.feedback_level, step, name))
             return find(opened, name)
 
 

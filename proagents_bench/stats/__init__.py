@@ -1,5 +1,7 @@
 """Statistics, knowing nothing of the contract: exact numbers and their correctly rounded
 doubles (``exact``), nearest-rank quantiles (``quantiles``), pass^k and pass@k (``passk``), the
-paired comparison's tests and standard errors (``paired``), an exact binomial sampler
-(``binomial``) and the fixed-seed bootstrap (``bootstrap``). Every result is the same bit for
-bit on every platform, Python version and hash seed."""
+paired comparison's tests and standard errors (``paired``), Student's t quantile
+(``student``), the normal distribution function from basic operations (``normal``), an exact
+binomial sampler (``binomial``), the fixed-seed bootstrap (``bootstrap``) and its exact
+B -> infinity limit (``ideal_bootstrap``), and the gate's power for planning (``power``).
+Every result is the same bit for bit on every platform, Python version and hash seed."""

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Callable
+from typing import Callable, List
 
 # Below this n * min(p, 1 - p) inversion is faster than BTRS (Hoermann: BTRS needs np >= 10).
 INVERSION_LIMIT = 10
@@ -100,7 +100,7 @@ def _zero(random):
     return 0
 
 
-def _power(base, exponent):
+def power(base: float, exponent: int) -> float:
     """base ** exponent by repeated squaring: IEEE products only, the same everywhere."""
     result = 1.0
     while exponent:
@@ -111,13 +111,36 @@ def _power(base, exponent):
     return result
 
 
+def pmf(count: int, chance: float) -> List[float]:
+    """P(Binomial(count, chance) = k) for k = 0..count, from + - * / only: weights by ratios
+    from the mode outwards (stopping where they underflow), normalized by their sum."""
+    if chance <= 0.0 or count == 0:
+        return [1.0] + [0.0] * count
+    if chance >= 1.0:
+        return [0.0] * count + [1.0]
+    mode = min(count, int((count + 1) * chance))
+    weights = [0.0] * (count + 1)
+    weights[mode] = 1.0
+    odds = chance / (1.0 - chance)
+    for k in range(mode, count):
+        weights[k + 1] = weights[k] * (count - k) / (k + 1) * odds
+        if weights[k + 1] < 1e-300:
+            break
+    for k in range(mode, 0, -1):
+        weights[k - 1] = weights[k] * k / (count - k + 1) / odds
+        if weights[k - 1] < 1e-300:
+            break
+    total = sum(weights)
+    return [weight / total for weight in weights]
+
+
 def _inversion(n, top, bottom):
     """BINV (Kachitvichyanukul and Schmeiser 1988), for n p < 10 and p <= 1/2."""
     pf = top / bottom  # correctly rounded, as float(Fraction(top, bottom))
     q = 1.0 - pf
     s = pf / q
     a = (n + 1) * s
-    first = _power(q, n)
+    first = power(q, n)
 
     def draw(random):
         while True:

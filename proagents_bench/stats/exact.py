@@ -110,6 +110,22 @@ def _context():
                    traps=[InvalidOperation, DivisionByZero, Overflow])
 
 
+def marsaglia_series(x: Union[Decimal, float]) -> Union[Decimal, float]:
+    """sum_{j>=0} x**(2j+1) / (1*3*5*...*(2j+1)), summed until a term no longer changes the
+    total: Phi(x) = 1/2 + phi(x) times it (Marsaglia 2004). For a Decimal (in the caller's
+    context) or a float: the same operations in either."""
+    square = x * x
+    term = total = x
+    odd = 1
+    while True:
+        odd += 2
+        term = term * square / odd
+        grown = total + term
+        if grown == total:
+            return total
+        total = grown
+
+
 def _normal_quantile_decimal(probability):
     """z with Phi(z) = probability (0 < probability < 1, a Fraction), at 60 digits.
 
@@ -131,15 +147,7 @@ def _normal_quantile_decimal(probability):
         z = Decimal(0)
         for _ in range(200):
             square = z * z
-            term = total = z
-            odd = 1
-            while True:
-                odd += 2
-                term = term * square / odd
-                grown = total + term
-                if grown == total:
-                    break
-                total = grown
+            total = marsaglia_series(z)
             density = (-square / 2).exp() / root_two_pi
             step = (target - (half + density * total)) / density
             z += step

@@ -4,9 +4,10 @@ the exact chance of a false alarm with and without it.
 A release compares baseline and candidate on K benchmarks and asks of each whether the
 candidate is worse (a regression) or better (an improvement): 2K one-sided hypotheses. Each
 is tested exactly on the benchmark's discordant test tasks (McNemar's test, one-sided, which
-on paired 0/1 outcomes is the sign test), and the family is controlled by Holm's step-down
-procedure, so that with no true difference anywhere the chance of reporting any regression or
-improvement is at most the family-wise level, whatever the dependence between the tests.
+on paired 0/1 outcomes is the sign test: :func:`.paired.sign_test_p`), and the family is
+controlled by Holm's step-down procedure, so that with no true difference anywhere the chance
+of reporting any regression or improvement is at most the family-wise level, whatever the
+dependence between the tests.
 
 Everything is an exact :class:`~fractions.Fraction`. Pure functions, no I/O.
 """
@@ -16,44 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import List, Optional, Sequence, Tuple
 
-
-def _check_counts(gains: int, losses: int) -> None:
-    for number in (gains, losses):
-        if isinstance(number, bool) or not isinstance(number, int) or number < 0:
-            raise ValueError("discordant counts are non-negative ints")
-
-
-def sign_test_p(gains: int, losses: int) -> Fraction:
-    """The exact one-sided sign test's p-value: P(X >= gains) for X ~ Binomial(gains +
-    losses, 1/2), the chance of at least ``gains`` of the discordant pairs favouring one side
-    if each favoured either side with chance 1/2 (Dixon and Mood 1946, "The statistical sign
-    test", J. Am. Stat. Assoc. 41:557-566); on paired 0/1 outcomes it is McNemar's exact test,
-    one-sided (McNemar 1947; Fagerland, Lydersen and Laake 2013, BMC Med. Res. Methodol.
-    13:91). 1 without discordant pairs. O(min(gains, losses)) steps on exact integers.
-
-    >>> sign_test_p(5, 0), sign_test_p(3, 1), sign_test_p(1, 1), sign_test_p(0, 4)
-    (Fraction(1, 32), Fraction(5, 16), Fraction(3, 4), Fraction(1, 1))
-    """
-    _check_counts(gains, losses)
-    total = gains + losses
-    if total == 0:
-        return Fraction(1)
-    # sum_{i >= gains} C(n, i) = sum_{j <= losses} C(n, j), by C(n, i) = C(n, n - i); the
-    # shorter of the two sums is taken.
-    if losses <= gains:
-        return Fraction(_lower_tail(total, losses), 2 ** total)
-    return 1 - Fraction(_lower_tail(total, gains - 1), 2 ** total) if gains else Fraction(1)
-
-
-def _lower_tail(total: int, upto: int) -> int:
-    """sum_{i <= upto} C(total, i), exactly (0 when upto < 0)."""
-    if upto < 0:
-        return 0
-    term = tail = 1
-    for i in range(upto):
-        term = term * (total - i) // (i + 1)  # C(n, i + 1) = C(n, i) (n - i) / (i + 1)
-        tail += term
-    return tail
+from .paired import sign_test_p
 
 
 def holm(p_values: Sequence[Fraction], level: object) -> Tuple[List[Fraction], List[bool]]:

@@ -1,6 +1,8 @@
-"""The paired comparison's statistics: McNemar's exact test, the paired and the
-family-clustered standard errors, the normal interval, the outcome correlation and the minimum
-detectable effect, in exact arithmetic where it can be (see :mod:`.exact` for the floats).
+"""The paired comparison's statistics: McNemar's exact test (two-sided, and one-sided on the
+discordant units), the one-sided sign-flip randomization test it is a case of, the paired and
+the family-clustered standard errors, the normal (or t) interval, the outcome correlation and
+the minimum detectable effect, in exact arithmetic where it can be (see :mod:`.exact` for the
+floats).
 
 Pure functions, no I/O. Outcomes are 0/1 task passes; differences are
 d_i = candidate_i - baseline_i.
@@ -9,11 +11,13 @@ d_i = candidate_i - baseline_i.
 from __future__ import annotations
 
 from fractions import Fraction
-from math import gcd
+from math import comb, gcd
 from operator import attrgetter
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .exact import normal_quantile, sqrt_float, to_float, two_sided_z
+from .normal import normal_cdf
+from .student import student_t_quantile, two_sided_t
 
 DEFAULT_POWER = Fraction(4, 5)
 
@@ -104,6 +108,20 @@ def _tail_bounds(total, smaller, bits):
     return low, slack, exponent
 
 
+def _bracketed_float(total: int, smaller: int, value_of: Callable[[Fraction], Fraction],
+                     exact: Callable[[], Fraction], bits: int) -> float:
+    """The double nearest value_of(S) for S = sum_{i <= smaller} C(total, i), value_of
+    monotone: S is bracketed by :func:`_tail_bounds`, and when both ends of the bracket give
+    the same double that double is the answer; otherwise (a bracket straddling a rounding
+    boundary) ``exact()`` is."""
+    low, slack, exponent = _tail_bounds(total, smaller, bits)
+    scale = Fraction(2) ** exponent
+    ends = [to_float(value_of(sum_end * scale)) for sum_end in (low, low + slack)]
+    if ends[0] == ends[1]:
+        return ends[0]
+    return to_float(exact())
+
+
 def mcnemar_exact_p_float(candidate_only: int, baseline_only: int,
                           bits: int = TAIL_BITS) -> float:
     """The double nearest :func:`mcnemar_exact_p` (the very value ``to_float`` gives of the
@@ -121,15 +139,79 @@ def mcnemar_exact_p_float(candidate_only: int, baseline_only: int,
     discordant = candidate_only + baseline_only
     if discordant == 0:
         return 1.0
-    low, slack, exponent = _tail_bounds(discordant, min(candidate_only, baseline_only), bits)
-    scale = exponent + 1 - discordant  # p = min(1, S 2**(1 - discordant))
-    ends = []
-    for sum_end in (low, low + slack):
-        value = Fraction(sum_end << scale) if scale >= 0 else Fraction(sum_end, 1 << -scale)
-        ends.append(min(1.0, to_float(value)))
-    if ends[0] == ends[1]:
-        return ends[0]
-    return to_float(mcnemar_exact_p(candidate_only, baseline_only))
+    whole = Fraction(1, 2 ** (discordant - 1))
+    return _bracketed_float(discordant, min(candidate_only, baseline_only),
+                            lambda tail: min(Fraction(1), tail * whole),
+                            lambda: mcnemar_exact_p(candidate_only, baseline_only), bits)
+
+
+def sign_test_p(gains: int, losses: int) -> Fraction:
+    """McNemar's exact one-sided p-value on the discordant units, as a Fraction: P(X >= gains)
+    for X ~ Binomial(gains + losses, 1/2), the chance of at least this many of the discordant
+    units favouring the candidate were each equally likely to favour either system. This is
+    the exact sign test (Dixon and Mood 1946, "The statistical sign test", J. Am. Stat. Assoc.
+    41:557-566), which McNemar's test is on paired 0/1 outcomes (McNemar 1947; Fagerland,
+    Lydersen and Laake 2013). Conditionally on the number of discordant units its size is at
+    most the level, for every number of units: P(p <= level | gains + losses) <= level when
+    each unit favours either system with chance 1/2. 1 without discordant units.
+
+    >>> sign_test_p(5, 0), sign_test_p(3, 1), sign_test_p(12, 0), sign_test_p(1, 1)
+    (Fraction(1, 32), Fraction(5, 16), Fraction(1, 4096), Fraction(3, 4))
+    """
+    _check_discordant(gains, losses)
+    discordant = gains + losses
+    if discordant == 0:
+        return Fraction(1)
+    # sum_{i >= gains} C(D, i) = sum_{j <= losses} C(D, j), by C(D, i) = C(D, D - i).
+    term = tail = 1
+    for i in range(losses):
+        term = term * (discordant - i) // (i + 1)
+        tail += term
+    return Fraction(tail, 2 ** discordant)
+
+
+def sign_test_p_float(gains: int, losses: int, bits: int = TAIL_BITS) -> float:
+    """The double nearest :func:`sign_test_p`, in O(min(gains, losses)) steps (the tail is
+    bracketed as in :func:`mcnemar_exact_p_float`; with more losses than gains the p-value is
+    1 - P(X <= gains - 1)).
+
+    >>> sign_test_p_float(5, 0) == 1 / 32, sign_test_p_float(0, 3)
+    (True, 1.0)
+    """
+    _check_discordant(gains, losses)
+    discordant = gains + losses
+    if discordant == 0 or gains == 0:
+        return 1.0
+    whole = Fraction(1, 2 ** discordant)
+    if losses <= gains:
+        return _bracketed_float(discordant, losses, lambda tail: tail * whole,
+                                lambda: sign_test_p(gains, losses), bits)
+    return _bracketed_float(discordant, gains - 1, lambda tail: 1 - tail * whole,
+                            lambda: sign_test_p(gains, losses), bits)
+
+
+def sign_test_rejects(gains: int, losses: int, level: object, bits: int = TAIL_BITS) -> bool:
+    """Whether :func:`sign_test_p` <= ``level`` (an exact Fraction or Decimal), decided
+    exactly in O(min(gains, losses)) steps: the tail sum is bracketed and compared with
+    level 2**D, and only a bracket that straddles it computes the exact sum.
+
+    >>> sign_test_rejects(5, 0, Fraction(1, 40)), sign_test_rejects(6, 0, Fraction(1, 40))
+    (False, True)
+    """
+    _check_discordant(gains, losses)
+    level = Fraction(level)
+    discordant = gains + losses
+    if level >= Fraction(1, 2):
+        return sign_test_p(gains, losses) <= level
+    if losses >= gains:  # p >= 1/2 > level
+        return False
+    low, slack, exponent = _tail_bounds(discordant, losses, bits)
+    limit = level * Fraction(2) ** (discordant - exponent)  # p <= level iff S 2**-e <= limit
+    if low + slack <= limit:
+        return True
+    if low > limit:
+        return False
+    return sign_test_p(gains, losses) <= level
 
 
 def paired_standard_error(differences: Sequence) -> tuple:
@@ -180,16 +262,22 @@ def _integer_multiples(values):
     return [d.numerator * (denominator // d.denominator) for d in values], denominator
 
 
-def normal_interval(mean: object, se: Optional[float],
-                    confidence: object) -> Optional[Tuple[float, float]]:
-    """(mean - z se, mean + z se) with z = Phi^-1(1 - (1 - confidence)/2), or None.
+def two_sided_quantile(confidence: object, df: Optional[int] = None) -> float:
+    """z_{1 - alpha/2} (``df`` None), or Student's t_{1 - alpha/2, df}."""
+    return two_sided_z(confidence) if df is None else two_sided_t(confidence, df)
+
+
+def normal_interval(mean: object, se: Optional[float], confidence: object,
+                    df: Optional[int] = None) -> Optional[Tuple[float, float]]:
+    """(mean - z se, mean + z se) with z = Phi^-1(1 - (1 - confidence)/2), or None; with
+    ``df``, Student's t_{1 - alpha/2, df} in place of z.
 
     ``confidence`` is exact (Decimal or Fraction). z and se are the correctly rounded floats;
     each bound is computed exactly from them and rounded once. None when se is None.
     """
     if se is None:
         return None
-    z = Fraction(two_sided_z(confidence))
+    z = Fraction(two_sided_quantile(confidence, df))
     centre, half_width = Fraction(mean), z * Fraction(se)
     return to_float(centre - half_width), to_float(centre + half_width)
 
@@ -281,8 +369,11 @@ def clustered_standard_error(differences: Sequence, clusters: Sequence,
 
 
 def minimum_detectable_effect(se: Optional[float], confidence: object,
-                              power: object = DEFAULT_POWER) -> Optional[float]:
-    """(z_{1 - alpha/2} + z_power) se, alpha = 1 - confidence; None when se is None.
+                              power: object = DEFAULT_POWER,
+                              df: Optional[int] = None) -> Optional[float]:
+    """(z_{1 - alpha/2} + z_power) se, alpha = 1 - confidence; None when se is None. With
+    ``df``, (t_{1 - alpha/2, df} + t_{power, df}) se: the usual small-sample form, the
+    noncentral t approximated by a shifted central one.
 
     The smallest true difference a two-sided level-alpha test detects with the given power
     (Miller 2024, section 5, with the observed standard error in place of sqrt(omega**2 / n)).
@@ -293,7 +384,8 @@ def minimum_detectable_effect(se: Optional[float], confidence: object,
     power = Fraction(power)
     if not 0 < power < 1:
         raise ValueError("power must lie strictly between 0 and 1")
-    z_sum = Fraction(two_sided_z(confidence)) + Fraction(normal_quantile(power))
+    power_quantile = normal_quantile(power) if df is None else student_t_quantile(power, df)
+    z_sum = Fraction(two_sided_quantile(confidence, df)) + Fraction(power_quantile)
     return to_float(z_sum * Fraction(se))
 
 
@@ -303,21 +395,41 @@ ONE_FAMILY = ("one test family, and the bootstrap resamples families: there is n
               "between families to estimate a standard error from")
 NO_SPREAD = ("every %s has the same difference: a standard error of 0 says nothing about how "
              "much the difference would move on other %ss")
+# The fewest test families whose clustered standard error the small-sample rules (spec v3 on)
+# accept under the family unit. Why 6: with G families the CR1 variance has G - 1 degrees of
+# freedom, and below 5 its own relative spread, sqrt(2 / (G - 1)) for normal family means, is
+# above 63% (the t reference then inflates z by more than 40%: t_{0.975, 4} = 2.78); and 6 is
+# the fewest units with which McNemar's exact one-sided test can reject at the default
+# confidence 0.95 at all (2**-6 <= 0.025 < 2**-5), so fewer families could never pass a gate
+# that needs it (Cameron and Miller 2015, "A Practitioner's Guide to Cluster-Robust
+# Inference", section VI.D, on inference with few clusters).
+MIN_FAMILIES = 6
+TOO_FEW_FAMILIES = ("%d test families, fewer than %d, and the bootstrap resamples families: a "
+                    "standard error from so few families is too unsure to judge by")
 
 
-def unit_standard_error(differences: Sequence, clusters: Sequence,
-                        unit: str = "task") -> Tuple[Optional[float], Optional[str]]:
+def unit_count(clusters: Sequence, unit: str) -> int:
+    """The resampling units: the tasks (``task``), or the distinct families (``family``)."""
+    return len(set(clusters)) if unit == "family" else len(clusters)
+
+
+def unit_standard_error(differences: Sequence, clusters: Sequence, unit: str = "task",
+                        min_families: int = 0) -> Tuple[Optional[float], Optional[str]]:
     """(standard error, None), or (None, the reason it is not estimable), for the resampling
     ``unit``: the paired (task-level) standard error for ``task``, the CR1 family-clustered
     one for ``family``. One task, one family, or no spread at all (every unit's difference
     the same, so the estimate is 0) leave the standard error not estimable: 0 would claim a
-    certainty that a handful of identical outcomes cannot give.
+    certainty that a handful of identical outcomes cannot give. Under the family unit, fewer
+    than ``min_families`` families (the small-sample rules pass :data:`MIN_FAMILIES`) are
+    not estimable either.
 
     >>> se, reason = unit_standard_error([1, 1, 1, 1, 1], ["a", "b", "c", "d", "e"])
     >>> se, reason.startswith("every task has the same difference")
     (None, True)
     >>> unit_standard_error([1, 0, 1], ["f", "f", "f"], "family")[1] == ONE_FAMILY
     True
+    >>> unit_standard_error([1, 0, 1], ["f", "g", "h"], "family", MIN_FAMILIES)[1][:26]
+    '3 test families, fewer tha'
     """
     if len(differences) < 2:
         return None, ONE_TASK
@@ -325,11 +437,122 @@ def unit_standard_error(differences: Sequence, clusters: Sequence,
         se = clustered_standard_error(differences, clusters)
         if se is None:
             return None, ONE_FAMILY
+        families = unit_count(clusters, unit)
+        if families < min_families:
+            return None, TOO_FEW_FAMILIES % (families, min_families)
     else:
         se = paired_standard_error(differences)[2]
     if se == 0:
         return None, NO_SPREAD % (unit, unit)
     return se, None
+
+
+def unit_differences(differences: Sequence[int], clusters: Sequence,
+                     unit: str = "task") -> List[int]:
+    """The resampling units' differences that are not 0: the tasks' (``task``), or each
+    family's sum over its tasks (``family``), in first-appearance order."""
+    if unit == "family":
+        sums: Dict[object, int] = {}
+        for difference, cluster in zip(differences, clusters):
+            sums[cluster] = sums.get(cluster, 0) + difference
+        values = list(sums.values())
+    else:
+        values = list(differences)
+    return [value for value in values if value != 0]
+
+
+# How exact_test_summary computed its test: McNemar's binomial tail, the randomization test
+# counted exactly, or its normal limit.
+MCNEMAR, RANDOMIZATION, NORMAL_LIMIT = "mcnemar", "randomization", "normal"
+EXACT_TEST_METHODS = (MCNEMAR, RANDOMIZATION, NORMAL_LIMIT)
+# The exact randomization test's work (the sums its subset counts can take, times the units)
+# up to which it is counted exactly; beyond, its normal limit. A few tenths of a second.
+EXACT_TEST_WORK = 2000000
+
+
+def _common_size(magnitudes: Sequence[int]) -> int:
+    """The greatest common divisor of the magnitudes (0 for none)."""
+    divisor = 0
+    for magnitude in magnitudes:
+        divisor = gcd(divisor, magnitude)
+    return divisor
+
+
+def _subset_tail(magnitudes: Sequence[int], least: int) -> int:
+    """How many subsets of ``magnitudes`` (positive ints) sum to ``least`` or more: the
+    counts of each sum, built one magnitude class at a time (Pascal's rows)."""
+    counts = [1]
+    classes: Dict[int, int] = {}
+    for magnitude in magnitudes:
+        classes[magnitude] = classes.get(magnitude, 0) + 1
+    for magnitude, many in sorted(classes.items()):
+        row = [comb(many, x) for x in range(many + 1)]
+        grown = [0] * (len(counts) + magnitude * many)
+        for start, count in enumerate(counts):
+            if count:
+                for x, ways in enumerate(row):
+                    grown[start + magnitude * x] += count * ways
+        counts = grown
+    return sum(counts[max(least, 0):])
+
+
+def randomization_p(values: Sequence[int]) -> Fraction:
+    """The one-sided sign-flip randomization test's p-value on the units' differences, as a
+    Fraction: the share of the 2**N sign assignments e_u = +-1 with sum e_u |v_u| >= sum v_u
+    (Fisher 1935, "The Design of Experiments", section 21; Pitman 1937, "Significance tests
+    which may be applied to samples from any populations", J. R. Stat. Soc. Suppl. 4:119-130).
+    Were each unit's difference as likely to favour either system (a symmetric null), its
+    size given the units' |v_u| is at most the level, for every number of units. With every
+    |v_u| the same it is McNemar's exact one-sided test (:func:`sign_test_p`). Exact, and
+    beyond equal magnitudes O(N sum |v_u|): :func:`exact_test_summary` takes its normal
+    limit for large samples.
+
+    >>> randomization_p([2, 1, 1]), randomization_p([1, 1, 1]), randomization_p([3, 1, -1])
+    (Fraction(1, 8), Fraction(1, 8), Fraction(3, 8))
+    """
+    values = [value for value in values if value != 0]
+    if not values:
+        return Fraction(1)
+    magnitudes = [abs(value) for value in values]
+    divisor = _common_size(magnitudes)
+    if all(magnitude == divisor for magnitude in magnitudes):
+        gains = sum(1 for value in values if value > 0)
+        return sign_test_p(gains, len(values) - gains)
+    positive = sum(value for value in values if value > 0) // divisor
+    return Fraction(_subset_tail([magnitude // divisor for magnitude in magnitudes], positive),
+                    2 ** len(values))
+
+
+def exact_test_summary(values: Sequence[int], confidence: object, unit: str) -> dict:
+    """The one-sided test on the units' non-zero differences ``values`` at level
+    (1 - confidence) / 2, JSON-ready: ``unit``, ``gains`` and ``losses`` (units above and
+    below 0), ``p_one_sided``, ``level``, ``rejects`` and ``method``: ``mcnemar`` when every
+    unit's difference has the same size (McNemar's exact test: the binomial tail, exact and
+    linear in time, :func:`sign_test_rejects`), ``randomization`` when the sign-flip test is
+    counted exactly (:func:`randomization_p`, while its work is at most EXACT_TEST_WORK),
+    ``normal`` beyond: the randomization distribution's normal limit (mean 0, variance
+    sum v_u**2) with a continuity correction of half its lattice step."""
+    level = (1 - Fraction(confidence)) / 2
+    values = [value for value in values if value != 0]
+    gains = sum(1 for value in values if value > 0)
+    losses = len(values) - gains
+    magnitudes = [abs(value) for value in values]
+    divisor = _common_size(magnitudes)
+    if all(magnitude == divisor for magnitude in magnitudes):
+        method = MCNEMAR
+        p_value = sign_test_p_float(gains, losses)
+        rejects = sign_test_rejects(gains, losses, level)
+    elif len(values) * (sum(magnitudes) // divisor + 1) <= EXACT_TEST_WORK:
+        method = RANDOMIZATION
+        exact_p = randomization_p(values)
+        p_value, rejects = to_float(exact_p), exact_p <= level
+    else:
+        method = NORMAL_LIMIT
+        spread = sqrt_float(sum(value * value for value in values))
+        p_value = 1.0 - normal_cdf((sum(values) - divisor) / spread)
+        rejects = p_value <= to_float(level)
+    return {"unit": unit, "gains": gains, "losses": losses, "p_one_sided": p_value,
+            "level": to_float(level), "rejects": rejects, "method": method}
 
 
 def clipped_interval(interval: Optional[Tuple[float, float]], low: float = -1.0,
@@ -344,7 +567,7 @@ def clipped_interval(interval: Optional[Tuple[float, float]], low: float = -1.0,
 
 def paired_summary(baseline: Sequence[int], candidate: Sequence[int], clusters: Sequence,
                    confidence: object, power: object = DEFAULT_POWER,
-                   unit: str = "task") -> dict:
+                   unit: str = "task", small_sample_rules: bool = False) -> dict:
     """Every paired statistic of the task outcomes as JSON-ready values (ints, floats, None).
 
     d_i = candidate_i - baseline_i. ``standard_error`` is the paired (task-level) one and
@@ -355,18 +578,27 @@ def paired_summary(baseline: Sequence[int], candidate: Sequence[int], clusters: 
     ``not_estimable``, when it is not estimable; the interval is clipped to [-1, 1]
     (``normal_interval_clipped`` says when). ``observed_below_mde`` compares |mean| with the
     MDE exactly.
+
+    With ``small_sample_rules`` (spec v3 on) the interval and the MDE use Student's t with
+    the resampling units less one degrees of freedom (``degrees_of_freedom``), fewer than
+    :data:`MIN_FAMILIES` families under the family unit are not estimable, and
+    ``exact_test`` holds the one-sided test on the units' differences
+    (:func:`exact_test_summary`: McNemar's exact test on the discordant tasks). Without them the keys and values are exactly those of
+    spec v1 and v2.
     """
     baseline, candidate = _check_outcomes(baseline, candidate)
     counts = paired_counts(baseline, candidate)
     differences = [cand - base for base, cand in zip(baseline, candidate)]
     mean = Fraction(sum(differences), len(differences))
+    minimum = MIN_FAMILIES if small_sample_rules and unit == "family" else 0
     task_se, _ = unit_standard_error(differences, clusters, "task")
-    family_se, _ = unit_standard_error(differences, clusters, "family")
-    se, reason = (family_se, None) if unit == "family" else (task_se, None)
-    if se is None:
-        reason = unit_standard_error(differences, clusters, unit)[1]
-    interval, clipped = clipped_interval(normal_interval(mean, se, confidence))
-    mde = minimum_detectable_effect(se, confidence, power)
+    family_se, _ = unit_standard_error(differences, clusters, "family", minimum)
+    se, reason = unit_standard_error(differences, clusters, unit, minimum)
+    df = None
+    if small_sample_rules and se is not None:
+        df = unit_count(clusters, unit) - 1
+    interval, clipped = clipped_interval(normal_interval(mean, se, confidence, df))
+    mde = minimum_detectable_effect(se, confidence, power, df)
     summary = dict(counts)
     summary.update({
         "mcnemar_exact_p": mcnemar_exact_p_float(counts["candidate_only"],
@@ -383,4 +615,8 @@ def paired_summary(baseline: Sequence[int], candidate: Sequence[int], clusters: 
         "observed_below_mde": None if mde is None else abs(mean) < Fraction(mde),
         "not_estimable": reason,
     })
+    if small_sample_rules:
+        summary["degrees_of_freedom"] = df
+        summary["exact_test"] = exact_test_summary(
+            unit_differences(differences, clusters, unit), confidence, unit)
     return summary

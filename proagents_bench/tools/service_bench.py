@@ -42,13 +42,63 @@ def _example_package():
     return parts
 
 
+class ServeChild:
+    """``run_benchmark.py serve`` as a child process on a free loopback port (``port``), its
+    stderr in ``log_path`` (a pipe nobody reads while a load runs would fill with its log
+    lines and stop the server); :meth:`stop` ends it with SIGTERM."""
+
+    def __init__(self, python: str, paths: Dict[str, str], data: str, log_path: str) -> None:
+        self.log_path = log_path
+        self.port: Optional[int] = None
+        with open(log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                [python, "-B", os.path.join(PACKAGE_ROOT, "run_benchmark.py"), "serve",
+                 "--spec", paths["spec"], "--cases", paths["cases"], "--baseline",
+                 paths["baseline"], "--data", data, "--port", "0"],
+                stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL)
+        line = self.process.stdout.readline().decode("ascii", "replace")
+        marker = "http://127.0.0.1:"
+        if marker in line:
+            self.port = int(line.split(marker)[1].split("/")[0])
+
+    def failure(self) -> str:
+        """Why the server did not start (its last words, from the log)."""
+        try:
+            self.process.wait(SERVE_START_SECONDS)
+        except subprocess.TimeoutExpired:
+            pass
+        with open(self.log_path, "rb") as log:
+            return "the service did not start: %s" % log.read().decode("utf-8",
+                                                                      "replace").strip()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(SERVE_START_SECONDS)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process.stdout.close()
+
+
+def write_files(folder: str, spec: dict, cases: dict, results: dict) -> Dict[str, str]:
+    """The maintainer's three files in ``folder``; their paths by kind."""
+    paths: Dict[str, str] = {}
+    for name, value in (("spec", spec), ("cases", cases), ("baseline", results)):
+        paths[name] = os.path.join(folder, name + ".json")
+        with open(paths[name], "wb") as handle:
+            handle.write(json.dumps(value).encode("utf-8"))
+    return paths
+
+
 def service_benchmark(tasks: Optional[int], trials: int, requests: int, concurrency: int,
                       python: str, say: Callable[[str], None]) -> bool:
     """Run the load and ``say`` the figures; False when the server could not be started or
     a request failed."""
     import http.client
     folder = tempfile.mkdtemp(prefix="proagents-service-bench-")
-    process = None
+    server = None
     try:
         if tasks is None:
             spec, cases, results = _example_package()
@@ -56,38 +106,18 @@ def service_benchmark(tasks: Optional[int], trials: int, requests: int, concurre
         else:
             spec, cases, results = make_package(tasks, trial_count=trials, samples=1000)
             label = "a synthetic package (%d test tasks x %d trials)" % (tasks, trials)
-        paths: Dict[str, str] = {}
-        for name, value in (("spec", spec), ("cases", cases), ("baseline", results)):
-            paths[name] = os.path.join(folder, name + ".json")
-            with open(paths[name], "wb") as handle:
-                handle.write(json.dumps(value).encode("utf-8"))
+        paths = write_files(folder, spec, cases, results)
         submission = dict(results)
         submission["systems"] = [system for system in results["systems"]
                                  if system["role"] == "candidate"]
         body = json.dumps(submission).encode("utf-8")
         data = os.path.join(folder, "data")
         token = teams.add(database.open_database(data), "bench", UNSPENDABLE_BUDGET, "ladder")
-        # The server's stderr goes to a file: a pipe nobody reads while the load runs would
-        # fill with its log lines and stop the server.
-        log_path = os.path.join(folder, "serve.log")
-        with open(log_path, "wb") as log:
-            process = subprocess.Popen(
-                [python, "-B", os.path.join(PACKAGE_ROOT, "run_benchmark.py"), "serve",
-                 "--spec", paths["spec"], "--cases", paths["cases"], "--baseline",
-                 paths["baseline"], "--data", data, "--port", "0"],
-                stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL)
-        line = process.stdout.readline().decode("ascii", "replace")
-        marker = "http://127.0.0.1:"
-        if marker not in line:
-            try:
-                process.wait(SERVE_START_SECONDS)  # its last words are in the log
-            except subprocess.TimeoutExpired:
-                pass
-            with open(log_path, "rb") as log:
-                say("the service did not start: %s" % log.read().decode(
-                    "utf-8", "replace").strip())
+        server = ServeChild(python, paths, data, os.path.join(folder, "serve.log"))
+        if server.port is None:
+            say(server.failure())
             return False
-        port = int(line.split(marker)[1].split("/")[0])
+        port = server.port
         latencies: List[float] = []
         failures: Dict[str, int] = {}
         lock = threading.Lock()
@@ -136,13 +166,6 @@ def service_benchmark(tasks: Optional[int], trials: int, requests: int, concurre
         say("server: %s %s" % (os.path.basename(python), sys.platform))
         return not failures
     finally:
-        if process is not None:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(SERVE_START_SECONDS)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
-            process.stdout.close()
+        if server is not None:
+            server.stop()
         shutil.rmtree(folder, ignore_errors=True)

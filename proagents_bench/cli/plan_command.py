@@ -1,0 +1,156 @@
+"""``run_benchmark.py plan [--spec F] [--cases F] [--results F] [--effect D] [--power P]
+[--confidence C] [--gate G] [--lower-bound RULE] [--budget B] [--max-tasks N] [--max-trials K]
+[--cost-per-task C] [--like candidate|baseline] [--summary]``: how many tasks and trials buy
+the power to detect an effect on the trial-level success rate (see
+:mod:`proagents_bench.planning`).
+
+stdout carries one ASCII JSON document (``"action": "PLAN"``, keys sorted); stderr a short
+table for people when asked (``--summary``) or when it is a terminal, as the gate's summary.
+A package or setting the plan cannot use is a CONTRACT_ERROR document (exit 2).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import List, Optional
+
+from .. import pipeline, planning
+from ..errors import ContractError, ContractErrors
+from ..jsonio.dump import document_bytes
+from ..text import show_number
+from ..version import VERSION
+from . import Outcome, Session, contract_error_outcome
+from .gate_command import Parser, UsageError, default_inputs, missing_examples
+from .status import EXIT_PASS
+
+
+def _fraction(text: str) -> Fraction:
+    try:
+        return Fraction(text)
+    except (ValueError, ZeroDivisionError):
+        raise ValueError("not a number: %r" % text)
+
+
+def build_parser(program: str) -> Parser:
+    parser = Parser(
+        prog=program + " plan",
+        description="How many tasks and trials to run: the power to detect an effect on the "
+                    "trial-level success rate (candidate minus baseline), from a package's "
+                    "measured variances and costs, by Miller's K-samples formula and by the "
+                    "gate's own rule.",
+        epilog="Exit status: 0 a plan; 2 a contract or command-line error.")
+    parser.add_argument("--spec", metavar="FILE", help="benchmark spec (default: the example)")
+    parser.add_argument("--cases", metavar="FILE", help="benchmark cases (default: the example)")
+    parser.add_argument("--results", metavar="FILE",
+                        help="results package, or the import command's output (default: the "
+                             "example's PASS results)")
+    parser.add_argument("--effect", type=_fraction, default=Fraction(1, 10),
+                        help="the difference in success rate to detect (default 0.1)")
+    parser.add_argument("--power", type=_fraction, default=Fraction(4, 5),
+                        help="the power wanted (default 0.8)")
+    parser.add_argument("--confidence", type=_fraction,
+                        help="the gate's confidence, alpha = 1 - it (default: the spec's)")
+    parser.add_argument("--gate", type=_fraction,
+                        help="the trial-level gate (default: the spec's min_trial_delta_ci_low, "
+                             "else 0)")
+    parser.add_argument("--lower-bound", choices=("inclusive", "strict"),
+                        help="the gate's lower-bound rule (default: the spec's, else "
+                             "inclusive)")
+    parser.add_argument("--budget", type=_fraction,
+                        help="the most a run may cost, in cost units (default: no limit)")
+    parser.add_argument("--max-tasks", type=int,
+                        help="the test tasks available (default: the package's)")
+    parser.add_argument("--max-trials", type=int, default=planning.MAX_TRIALS,
+                        help="the most trials per task (default %d)" % planning.MAX_TRIALS)
+    parser.add_argument("--cost-per-task", type=_fraction, default=Fraction(0),
+                        help="a fixed cost per task besides its trials (default 0)")
+    parser.add_argument("--like", choices=("candidate", "baseline"), default="candidate",
+                        help="the planned candidate differs from the baseline task by task as "
+                             "the package's candidate does, or as the baseline from itself "
+                             "(default candidate)")
+    parser.add_argument("--summary", action="store_true",
+                        help="also write a short table to stderr (the default on a terminal)")
+    return parser
+
+
+def run(arguments: List[str], session: Session) -> Outcome:
+    try:
+        options = build_parser(session.program).parse_args(arguments)
+    except UsageError as usage:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+    inputs = default_inputs(options.spec, options.cases, options.results,
+                            stdin=lambda: b"")
+    missing = missing_examples(inputs, options)
+    if missing:
+        return contract_error_outcome(missing)
+    try:
+        evaluation = pipeline.evaluate(inputs)
+    except ContractErrors as failure:
+        return contract_error_outcome(failure.errors, failure.omitted)
+    try:
+        measured = planning.measure(evaluation)
+        settings = planning.settings_from_spec(
+            evaluation.spec, measured, options.effect, options.power, options.confidence,
+            options.gate, options.lower_bound, options.max_tasks, options.max_trials,
+            options.budget, options.cost_per_task, options.like)
+        answer = planning.plan(measured, settings)
+    except planning.PlanError as problem:
+        return contract_error_outcome([ContractError("cli.plan", str(problem))])
+    document = evaluation.lazy_document
+    answer.update({
+        "notes": planning.notes(evaluation.spec, settings),
+        "benchmark_id": document["benchmark_id"],
+        "benchmark_version": document["benchmark_version"],
+        "evidence_fingerprint": document["evidence_fingerprint"],
+        "harness": {"name": "proagents-bench", "version": VERSION},
+    })
+    lines = summary(answer) if options.summary or session.messages.isatty() else []
+    return Outcome(EXIT_PASS, document_bytes(answer), lines)
+
+
+def _design(label: str, design: Optional[dict]) -> str:
+    if design is None:
+        return "%-12s none within the limits" % label
+    return ("%-12s %5d tasks x %3d trials  cost %-10s power %-8s (Miller %s)%s" % (
+        label, design["tasks"], design["trials"], show_number(design["cost"]),
+        show_number(design["power"]), show_number(design["miller_power"]),
+        "" if design.get("within_budget", True) else "  over the budget"))
+
+
+def _cost(value: Optional[float]) -> str:
+    return "unmeasured" if value is None else show_number(value)
+
+
+def summary(answer: dict) -> List[str]:
+    """A few lines for a person: the settings, what was measured, now and recommended."""
+    settings, measured, now = answer["settings"], answer["measured"], answer["now"]
+    rates, within = measured["success_rate"], measured["within_task_variance"]
+    costs = measured["cost_per_trial"]
+    smallest = now["smallest_detectable_effect"]
+    lines = [
+        "plan: detect %s on the trial-level success rate with power %s; gate %s (%s%s), "
+        "confidence %s" % (
+            show_number(settings["effect"]), show_number(settings["power"]),
+            show_number(settings["gate"]), settings["lower_bound"],
+            ", small-sample rules" if settings["small_sample_rules"] else "",
+            show_number(settings["confidence"])),
+        "measured: %d tasks x %d trials; success %s (baseline) and %s (candidate); within-task "
+        "variance %s and %s; between-task variance of the difference %s; cost per trial %s "
+        "and %s%s" % (
+            measured["tasks"], measured["trials"], show_number(rates["baseline"]),
+            show_number(rates["candidate"]), show_number(within["baseline"]),
+            show_number(within["candidate"]),
+            show_number(measured["between_task_variance"]["difference"]),
+            _cost(costs["baseline"]), _cost(costs["candidate"]),
+            " (no cost known: cost counts trials)" if measured["cost_counted_in_trials"]
+            else ""),
+        _design("now:", dict(now, within_budget=True)),
+        "%-12s smallest effect detected %s (Miller %s); false passes %s" % (
+            "", "none up to 1" if smallest is None else show_number(smallest),
+            show_number(now["miller_minimum_detectable_effect"]),
+            show_number(now["false_pass_rate"])),
+        _design("recommended:", answer["recommended"]),
+    ]
+    if answer["recommended"] is None:
+        lines.append(_design("best:", answer["best_within_limits"]))
+    return lines + ["note: %s" % note for note in answer["notes"]]

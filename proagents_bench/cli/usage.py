@@ -1,0 +1,104 @@
+"""The commands' argument parser: argparse, with its errors raised (every command turns them
+into exit 2 and a CONTRACT_ERROR document) instead of printed, no abbreviated long options
+(``--result`` must never mean ``--results``), and a "did you mean" for a mistyped option, a
+mistyped choice and a mistyped command, found with :func:`difflib.get_close_matches`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+from typing import Iterable, List, NoReturn, Optional, Sequence
+
+# How close a word must be to a known one to be suggested (difflib's ratio, 0..1).
+SUGGESTION_CUTOFF = 0.6
+
+_UNRECOGNIZED = "unrecognized arguments: "
+_INVALID_CHOICE = re.compile(r"^argument (.+?): invalid choice: '?(.*?)'? \(")
+
+
+class UsageError(Exception):
+    """A command-line error (argparse's own error, turned into exit 2 with a document)."""
+
+
+def did_you_mean(word: str, known: Iterable[str], what: str = "") -> str:
+    """`` (did you mean --results?)`` for the known word closest to ``word``, or "".
+
+    >>> did_you_mean("--resluts", ["--results", "--spec"])
+    ' (did you mean --results?)'
+    >>> did_you_mean("serv", ["serve", "submit"], "the command ")
+    ' (did you mean the command serve?)'
+    >>> did_you_mean("--xyz", ["--results"])
+    ''
+    """
+    found = difflib.get_close_matches(word, sorted(set(known)), 1, SUGGESTION_CUTOFF)
+    return " (did you mean %s%s?)" % (what, found[0]) if found else ""
+
+
+class Parser(argparse.ArgumentParser):
+    """See the module docstring. ``commands`` are the words a first argument may be instead
+    of an option (the gate's parser: the other commands), suggested for a mistyped one."""
+
+    def __init__(self, *arguments: object, commands: Sequence[str] = (),
+                 **keywords: object) -> None:
+        keywords.setdefault("allow_abbrev", False)
+        super().__init__(*arguments, **keywords)
+        self.commands = list(commands)
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message + self.suggestion(message))
+
+    def suggestion(self, message: str) -> str:
+        """What argparse's ``message`` may have meant, or ""."""
+        if "did you mean" in message or "maybe you meant" in message:
+            return ""  # a Python whose argparse suggests by itself
+        if message.startswith(_UNRECOGNIZED):
+            for word in message[len(_UNRECOGNIZED):].split():
+                if word.startswith("-"):
+                    found = did_you_mean(word.split("=", 1)[0], self.option_names())
+                else:
+                    found = did_you_mean(word, self.commands, "the command ")
+                if found:
+                    return found
+            return ""
+        match = _INVALID_CHOICE.match(message)
+        if match:
+            return did_you_mean(match.group(2), self._choices_of(match.group(1)))
+        return ""
+
+    def option_names(self) -> List[str]:
+        """Every option of this parser and of its subcommands' parsers (argparse reports
+        a subcommand's unknown option from the top parser)."""
+        names = list(self._option_string_actions)
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for parser in action.choices.values():
+                    names.extend(parser.option_names() if isinstance(parser, Parser)
+                                 else parser._option_string_actions)
+        return names
+
+    def _choices_of(self, name: str) -> List[str]:
+        """The choices of the argument argparse calls ``name`` in its messages."""
+        for action in self._actions:
+            names = ["/".join(action.option_strings), action.metavar, action.dest]
+            if action.choices and name in [item for item in names if item]:
+                return [str(choice) for choice in action.choices]
+        return []
+
+
+def choice_list(text: str, known: Sequence[str], alone: Optional[str] = None) -> List[str]:
+    """A comma-separated list of ``known`` words (``--fail-on block,incomparable``), for
+    argparse's ``type=``: unknown, repeated or empty words are refused with a "did you mean";
+    ``alone`` is a word that must stand alone (``none``)."""
+    words = [word.strip().lower() for word in text.split(",")]
+    for word in words:
+        if word not in known and word != alone:
+            raise argparse.ArgumentTypeError("%r is not one of %s%s" % (
+                word, ", ".join(list(known) + ([alone] if alone else [])),
+                did_you_mean(word, list(known) + ([alone] if alone else []))))
+    if len(set(words)) != len(words):
+        raise argparse.ArgumentTypeError("a word is given twice in %r" % text)
+    if alone in words and len(words) > 1:
+        raise argparse.ArgumentTypeError("%r stands alone" % alone)
+    return [] if words == [alone] else words

@@ -1,0 +1,358 @@
+"""The boosting attack against the private-test service: ``run_benchmark.py bench attack``.
+
+Blum & Hardt 2015 ("The Ladder: A Reliable Leaderboard for Machine Learning Competitions",
+section 3.1, the boosting attack) climb a leaderboard without learning anything: submit k
+random answer vectors, keep those whose feedback says they scored above 1/2, submit their
+per-case majority. Every vector's true score is 1/2, and so is the majority's on cases the
+feedback never depended on; on the cases it did depend on, the majority scores well above.
+
+Here each of ``--cases`` test cases has one of two expected final states, drawn from the
+seed; a submission gives one state per case (every trial the same), so its task passes are
+a random 0/1 vector. The benchmark writes the package, starts two real ``serve`` processes
+on loopback (one with every gate passing, one with a hard gate on the candidate's primary
+rate just above 1/2, which turns a verdict into a one-bit score oracle), opens a phase with
+``--private-share`` of the cases private (0: no phase; every case is public), and runs, per
+level and ``--repetitions`` times, a team that makes ``--submissions`` random submissions
+then the majority of those it kept. The attacker keeps a submission when its own answer
+says so: a score released with it above 1/2, or its own verdict PASS with the gate near the
+score (a verdict the answer repeats from an earlier submission says nothing of this one).
+The same random vectors are used at every level (repetition r draws from seed + r).
+
+Then ``phase close`` runs, and the public and final boards are read from
+``GET /v1/leaderboard``. The table gives each level's mean board score over the repetitions,
+its inflation over the truth (1/2) and the Monte Carlo standard error of that mean, beside
+the standard error of one score, sqrt(1/4 / n), for the public and private parts.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from fractions import Fraction
+from typing import Callable, Dict, List, Optional, Tuple
+
+from ..service import client, database, parts, teams
+from .bench import PACKAGE_ROOT
+from .service_bench import UNSPENDABLE_BUDGET, ServeChild, write_files
+
+STATES = ("state-a", "state-b")
+TRIALS = 2
+BOOTSTRAP_SAMPLES = 200
+PHASE_NAME = "attack"
+TRUTH = Fraction(1, 2)
+# (label, level, whether the server's spec has a gate near the team's score)
+CONFIGURATIONS = (
+    ("full", "full", False),
+    ("rounded", "rounded", False),
+    ("ladder, every gate passing", "ladder", False),
+    ("ladder, a gate near the team's score", "ladder", True),
+    ("verdict, a gate near the team's score", "verdict", True),
+)
+
+
+def make_benchmark(cases: int, seed: int, near_threshold: Optional[str]
+                   ) -> Tuple[dict, dict, dict, Dict[str, str]]:
+    """(spec, cases, baseline package, the expected state of each test case): every gate
+    passes any submission, but for ``near_threshold`` (a decimal) on the primary rate."""
+    draw = random.Random(seed)
+    expected = {"test-%04d" % index: draw.choice(STATES) for index in range(cases)}
+    protocol = {"protocol_version": "attack-1", "environment_id": "attack-env",
+                "toolset_id": "attack-tools", "reset_policy": "fresh", "max_steps": 1,
+                "timeout_seconds": 1, "retry_limit": 0, "trial_count": TRIALS}
+    spec = {
+        "schema_version": "agent-benchmark-spec-v1", "benchmark_id": "boosting-attack",
+        "benchmark_version": "1.0.0", "claim": "A benchmark to attack.",
+        "target_population": "Random binary answers.", "baseline_system_id": "baseline",
+        "private_test_frozen": True, "primary_metric": "task_success_rate",
+        "protocol": protocol,
+        "gates": {"task_min_trial_success_rate": 0.5,
+                  "critical_task_min_trial_success_rate": 0.5,
+                  "min_primary_task_success_rate": 0, "min_final_state_trial_rate": 0,
+                  "min_side_effect_free_trial_rate": 0, "min_trial_stability_rate": 0,
+                  "max_slice_task_success_gap": 1, "max_mean_latency_ms": 1000000,
+                  "max_p95_latency_ms": 1000000, "max_mean_cost_units": 1000000,
+                  "min_paired_delta_ci_low": -1},
+        "bootstrap": {"samples": BOOTSTRAP_SAMPLES, "seed": 1, "confidence": 0.95}}
+    if near_threshold is not None:
+        spec["gates"]["min_primary_task_success_rate"] = float(near_threshold)
+    listed = [_case("train-0", "train", "family-train", "state-a"),
+              _case("dev-0", "development", "family-dev", "state-a")]
+    listed += [_case(case_id, "test", "family-" + case_id, state)
+               for case_id, state in expected.items()]
+    cases_file = {"schema_version": "agent-benchmark-cases-v1",
+                  "benchmark_id": "boosting-attack", "benchmark_version": "1.0.0",
+                  "dataset_version": "attack-%d" % seed, "cases": listed}
+    baseline = {"schema_version": "agent-benchmark-results-v1",
+                "benchmark_id": "boosting-attack", "benchmark_version": "1.0.0",
+                "dataset_version": cases_file["dataset_version"], "result_set_version": "1",
+                "systems": [_system("baseline", "baseline", protocol, expected),
+                            _system("candidate", "candidate", protocol, expected)]}
+    return spec, cases_file, baseline, expected
+
+
+def _case(case_id: str, split: str, family: str, state: str) -> dict:
+    return {"id": case_id, "family_id": family, "split": split, "slice": "all",
+            "critical": False, "task_type": "binary", "is_private": split == "test",
+            "initial_state": "a choice", "expected_final_state": state,
+            "allowed_tools": ["choose"], "forbidden_side_effects": ["harm"]}
+
+
+def _system(system_id: str, role: str, protocol: dict, answers: Dict[str, str]) -> dict:
+    return {"system_id": system_id, "role": role, "protocol": protocol, "records": [
+        {"case_id": case_id, "trial_id": trial, "status": "success", "final_state": state,
+         "side_effects": [], "tools_used": ["choose"], "latency_ms": 1, "cost_units": 0}
+        for case_id, state in answers.items() for trial in range(1, TRIALS + 1)]}
+
+
+def submission(protocol: dict, versions: Tuple[str, str, str], answers: Dict[str, str]) -> bytes:
+    return json.dumps({
+        "schema_version": "agent-benchmark-results-v1", "benchmark_id": versions[0],
+        "benchmark_version": versions[1], "dataset_version": versions[2],
+        "result_set_version": "attack", "systems": [
+            _system("attacker", "candidate", protocol, answers)]}).encode("utf-8")
+
+
+def near_threshold(public_cases: int) -> str:
+    """A decimal t with: k / n >= t exactly when k / n > 1/2 (n = ``public_cases``): PASS
+    means the score is above one half."""
+    above = Fraction(public_cases // 2 + 1, public_cases)
+    half_way = (Fraction(public_cases // 2, public_cases) + above) / 2
+    return "%.6f" % (math.ceil(half_way * 10 ** 6) / Fraction(10 ** 6))
+
+
+class Attack:
+    """One team's attack: its answers, what it kept, and what its answers said."""
+
+    def __init__(self, label: str, level: str, near: bool, repetition: int, token: str) -> None:
+        self.label = label
+        self.level = level
+        self.near = near
+        self.repetition = repetition
+        self.token = token
+        self.team = "%s-%d" % (level + ("-near" if near else ""), repetition)
+        self.kept = 0
+        self.releases = 0
+        self.final_answers: Dict[str, str] = {}
+        self.failure: Optional[str] = None
+
+
+def observed_above_half(answer: dict, near: bool) -> Tuple[bool, bool]:
+    """(whether the answer says this submission scored above 1/2, whether it released a
+    score of its own)."""
+    score = None
+    own_verdict = True
+    if "decision" in answer:
+        score = answer["decision"]["candidate_metrics"]["primary_task_success_rate"]
+    elif "rounded" in answer:
+        score = answer["rounded"]["primary_task_success_rate"]
+    elif "ladder" in answer:
+        own_verdict = answer["ladder"]["new_score_released"]
+        score = answer["ladder"]["score"] if own_verdict else None
+    keep = (score is not None and Fraction(repr(score)) > TRUTH) or (
+        near and own_verdict and answer["action"] == "PASS")
+    return keep, score is not None and "ladder" in answer
+
+
+def run_attack(attack: Attack, url: str, case_ids: List[str], submissions: int, seed: int,
+               protocol: dict, versions: Tuple[str, str, str]) -> None:
+    """Make the team's submissions over HTTP (sequentially) and its final majority."""
+    draw = random.Random(seed * 1000003 + attack.repetition)
+    votes = {case_id: 0 for case_id in case_ids}
+    for _ in range(submissions):
+        answers = {case_id: draw.choice(STATES) for case_id in case_ids}
+        reply = client.request(client.submissions_url(url), attack.token,
+                               submission(protocol, versions, answers))
+        if reply.status != 200:
+            attack.failure = "HTTP %d: %s" % (reply.status, reply.document.get("detail"))
+            return
+        keep, released = observed_above_half(reply.document, attack.near)
+        attack.releases += int(released)
+        if keep:
+            attack.kept += 1
+            for case_id, state in answers.items():
+                votes[case_id] += 1 if state == STATES[0] else -1
+    tie = random.Random(seed * 7919 + attack.repetition)
+    attack.final_answers = {case_id: STATES[0] if votes[case_id] > 0 else STATES[1]
+                            if votes[case_id] < 0 else tie.choice(STATES)
+                            for case_id in case_ids}
+    reply = client.request(client.submissions_url(url), attack.token,
+                           submission(protocol, versions, attack.final_answers))
+    if reply.status != 200:
+        attack.failure = "HTTP %d: %s" % (reply.status, reply.document.get("detail"))
+
+
+def _mean_and_error(values: List[float]) -> Tuple[float, str]:
+    """The mean and its Monte Carlo standard error (as `` +- E``; none for one value)."""
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, ""
+    variance = sum((value - mean) ** 2 for value in values) / (len(values) - 1)
+    return mean, " +- %.3f" % math.sqrt(variance / len(values))
+
+
+def attack_benchmark(cases: int, submissions: int, repetitions: int, private_share: str,
+                     seed: int, python: str, say: Callable[[str], None]) -> bool:
+    """Run the attack at every level and ``say`` the table; False when something failed."""
+    started = time.perf_counter()
+    folder = tempfile.mkdtemp(prefix="proagents-attack-bench-")
+    servers: List[ServeChild] = []
+    try:
+        share = Fraction(private_share)
+        _spec, cases_file, _baseline, expected = make_benchmark(cases, seed, None)
+        split_seed = ("%064x" % seed)
+        private = (set(parts.split_test_cases(cases_file, bytes.fromhex(split_seed), share))
+                   if share else set())
+        public_ids = [case_id for case_id in expected if case_id not in private]
+        threshold = near_threshold(len(public_ids))
+        by_server: Dict[bool, List[Attack]] = {False: [], True: []}
+        urls: Dict[bool, str] = {}
+        versions: Tuple[str, str, str] = ("", "", "")
+        protocol: dict = {}
+        paths_by: Dict[bool, Dict[str, str]] = {}
+        for near in (False, True):
+            spec, cases_value, baseline, _ = make_benchmark(
+                cases, seed, threshold if near else None)
+            versions = (spec["benchmark_id"], spec["benchmark_version"],
+                        cases_value["dataset_version"])
+            protocol = spec["protocol"]
+            where = os.path.join(folder, "near" if near else "passing")
+            os.makedirs(where)
+            paths = paths_by[near] = write_files(where, spec, cases_value, baseline)
+            data = os.path.join(where, "data")
+            path = database.open_database(data)
+            if share:
+                done = _maintainer(python, ["phase", "open", "--name", PHASE_NAME,
+                                            "--private-share", private_share, "--seed",
+                                            split_seed, "--choices", "1"], paths, data)
+                if done is not None:
+                    say(done)
+                    return False
+            for label, level, needs_near in CONFIGURATIONS:
+                if needs_near != near:
+                    continue
+                for repetition in range(repetitions):
+                    attack = Attack(label, level, near, repetition, "")
+                    attack.token = teams.add(path, attack.team, UNSPENDABLE_BUDGET, level)
+                    by_server[near].append(attack)
+            server = ServeChild(python, paths, data, os.path.join(where, "serve.log"))
+            servers.append(server)
+            if server.port is None:
+                say(server.failure())
+                return False
+            urls[near] = "http://127.0.0.1:%d" % server.port
+
+        def work(near: bool) -> None:
+            for attack in by_server[near]:
+                run_attack(attack, urls[near], list(expected), submissions, seed, protocol,
+                           versions)
+
+        threads = [threading.Thread(target=work, args=(near,)) for near in (False, True)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        failed = [attack for near in by_server for attack in by_server[near] if attack.failure]
+        if failed:
+            say("the attack failed: team %s: %s" % (failed[0].team, failed[0].failure))
+            return False
+        boards: Dict[bool, dict] = {}
+        for near in (False, True):
+            if share:
+                done = _maintainer(python, ["phase", "close"], paths_by[near],
+                                   os.path.join(folder, "near" if near else "passing", "data"))
+                if done is not None:
+                    say(done)
+                    return False
+            boards[near] = client.request(urls[near] + "/v1/leaderboard").document
+        _report(by_server, boards, expected, public_ids, sorted(private), submissions,
+                repetitions, bool(share), threshold, say)
+        say("time: %.0f s for %d submissions over HTTP (%s %s)" % (
+            time.perf_counter() - started,
+            (submissions + 1) * repetitions * len(CONFIGURATIONS),
+            os.path.basename(python), sys.platform))
+        return True
+    finally:
+        for server in servers:
+            server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _maintainer(python: str, command: List[str], paths: Dict[str, str],
+                data: str) -> Optional[str]:
+    """Run a maintainer's command as a child process (as a maintainer would, the service
+    running); None when it succeeded, else what it said."""
+    arguments = [python, "-B", os.path.join(PACKAGE_ROOT, "run_benchmark.py")] + command
+    if command[0] == "phase":
+        arguments += ["--spec", paths["spec"], "--cases", paths["cases"], "--baseline",
+                      paths["baseline"]]
+    completed = subprocess.run(arguments + ["--data", data], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    if completed.returncode != 0:
+        return "%s failed: %s" % (" ".join(command), completed.stderr.decode(
+            "utf-8", "replace").strip())
+    return None
+
+
+def _board_scores(document: dict, kind: str) -> Dict[str, Optional[float]]:
+    for board in document["boards"]:
+        if board["board"] == kind:
+            return {entry["team"]: entry["score"] for entry in board["entries"]}
+    return {}
+
+
+def _share(answers: Dict[str, str], expected: Dict[str, str], ids: List[str]) -> float:
+    return sum(answers[case_id] == expected[case_id] for case_id in ids) / len(ids)
+
+
+def _report(by_server: Dict[bool, List[Attack]], boards: Dict[bool, dict],
+            expected: Dict[str, str], public_ids: List[str], private_ids: List[str],
+            submissions: int, repetitions: int, split: bool, threshold: str,
+            say: Callable[[str], None]) -> None:
+    public_se = math.sqrt(0.25 / len(public_ids))
+    say("boosting attack: %d test cases (%d public, %d private), %d random submissions and "
+        "their majority per team, %d repetitions per level; truth %s" % (
+            len(expected), len(public_ids), len(private_ids), submissions, repetitions,
+            float(TRUTH)))
+    say("one score's standard error sqrt(1/4/n): public part %.3f%s; the near gate: primary "
+        "rate >= %s" % (public_se, ", private part %.3f" % math.sqrt(0.25 / len(private_ids))
+                        if private_ids else "", threshold))
+    say("")
+    say("| level | public board | inflation | majority's hidden public score | final board "
+        "| inflation | kept | Ladder releases |")
+    say("|---|---|---|---|---|---|---|---|")
+    for label, level, near in CONFIGURATIONS:
+        attacks = [attack for attack in by_server[near] if attack.level == level]
+        public = _board_scores(boards[near], "public" if split else "all")
+        final = _board_scores(boards[near], "final")
+        shown = [public.get(attack.team) for attack in attacks]
+        hidden = [_share(attack.final_answers, expected, public_ids) for attack in attacks]
+        steps = sorted({entry["rounding_step"] for board in boards[near]["boards"]
+                        for entry in board["entries"] if entry["team"] in {
+                            attack.team for attack in attacks} and entry["rounding_step"]})
+        cells = [label + (" (step %s)" % ", ".join(steps) if steps else "")]
+        if all(value is not None for value in shown):
+            mean, error = _mean_and_error([float(value) for value in shown])
+            cells += ["%.3f" % mean, "%+.3f%s" % (mean - 0.5, error)]
+        else:
+            cells += ["not released", "-"]
+        mean, error = _mean_and_error(hidden)
+        cells.append("%.3f%s" % (mean, error))
+        if split:
+            values = [final.get(attack.team) for attack in attacks]
+            mean, error = _mean_and_error([float(value) for value in values])
+            cells += ["%.3f" % mean, "%+.3f%s" % (mean - 0.5, error)]
+        else:
+            cells += ["no phase", "-"]
+        cells.append("%.1f of %d" % (sum(attack.kept for attack in attacks) / len(attacks),
+                                     submissions))
+        cells.append("%.1f" % (sum(attack.releases for attack in attacks) / len(attacks))
+                     if level == "ladder" else "-")
+        say("| " + " | ".join(cells) + " |")

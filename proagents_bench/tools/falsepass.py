@@ -1,0 +1,185 @@
+"""The bootstrap lower-bound gate's false-pass rate with no true difference, by exact
+enumeration: the tables of the docs (``python -B run_benchmark.py bench false-pass``).
+
+**The null.** Each test task's success probability p is drawn from Beta(alpha, beta)
+(Beta(2, 2) unless told otherwise) and is the same for both systems; each system passes the
+task with chance p, independently. So a task is discordant (one system passes it, the other
+fails) with chance q = 2 E[p (1 - p)] = 2 alpha beta / ((alpha + beta) (alpha + beta + 1))
+(2/5 for Beta(2, 2)), in either direction with chance 1/2: among n tasks the number of
+discordant ones D is Binomial(n, q), and the gains A given D are Binomial(D, 1/2).
+
+**With family effects.** Families of m near-duplicate tasks: p is drawn once per family and
+each system passes all m tasks of a family or none (with chance p). This is the extreme of
+outcomes correlated within a family: G families behave as G independent units above, and a
+task-level rule sees each family's outcome m times.
+
+**The rules**, all for the gate ``min_paired_delta_ci_low = 0`` at confidence c, judged with
+the ideal bootstrap (B -> infinity, :mod:`proagents_bench.stats.ideal_bootstrap`; the gate's
+own B resamples add their Monte Carlo noise around it):
+
+- ``v1``: the ``inclusive`` rule (v1, v2, and v3 with ``inclusive``): the lower bound at or
+  above 0;
+- ``v3-bootstrap``: ``strict``, the lower bound above 0, and nothing else (v3 before the
+  small-sample rules);
+- ``v3``: ``strict`` with the small-sample rules of spec v3 on (the resampling unit's standard
+  error estimable, at least :data:`~proagents_bench.stats.paired.MIN_FAMILIES` families under
+  the family unit, and McNemar's exact one-sided test rejecting at (1 - c) / 2).
+
+Each rule is monotone in the gains given the discordant units (a gain in place of a loss
+never turns a pass into a failure), except that a standard error is not estimable when every
+unit's difference is the same; so given D the passing gains are {a >= a*(D)} less those
+points, a*(D) found by bisection. The rate given D is the exact sum of C(D, a) / 2**D over
+them, and the average rate the sum over D of P(D) times it: every figure is an exact
+fraction, rounded only for the table.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import comb
+from typing import Callable, Iterable, List, Sequence, Tuple
+
+from ..evaluation.decision import claims_improvement
+from ..stats.ideal_bootstrap import bound_passes
+from ..stats.paired import MIN_FAMILIES, sign_test_rejects
+
+GATE = Fraction(0)
+RULES = ("v1", "v3-bootstrap", "v3")
+
+
+def discordance(alpha: Fraction, beta: Fraction) -> Fraction:
+    """q = 2 E[p (1 - p)] for p ~ Beta(alpha, beta)."""
+    alpha, beta = Fraction(alpha), Fraction(beta)
+    return 2 * alpha * beta / ((alpha + beta) * (alpha + beta + 1))
+
+
+def estimable(units: int, gains: int, losses: int, unit: str) -> bool:
+    """Whether the resampling unit's standard error is estimable for these counts, as
+    :func:`proagents_bench.stats.paired.unit_standard_error` decides it (a test holds the two
+    together): two units at least, not every unit's difference the same, and under the
+    family unit (families of equal size) at least MIN_FAMILIES families."""
+    if units < 2 or gains == units or losses == units or gains + losses == 0:
+        return False
+    return unit != "family" or units >= MIN_FAMILIES
+
+
+class Rule:
+    """One rule of the gate (module docstring) on counts of -1/0/+1 units."""
+
+    def __init__(self, name: str, unit: str, confidence: Fraction) -> None:
+        if name not in RULES:
+            raise ValueError("unknown rule %r" % name)
+        self.name = name
+        self.unit = unit
+        self.tail = (1 - Fraction(confidence)) / 2
+        self.strict = name != "v1"
+
+    def monotone_part(self, units: int, gains: int, losses: int) -> bool:
+        """The parts of the rule that are monotone in the gains: the bound and the test."""
+        if not bound_passes(units, gains, losses, GATE, self.strict, self.tail):
+            return False
+        if self.name == "v3" and claims_improvement(GATE, self.strict):
+            return sign_test_rejects(gains, losses, self.tail)
+        return True
+
+    def passes(self, units: int, gains: int, losses: int) -> bool:
+        if self.name == "v3" and not estimable(units, gains, losses, self.unit):
+            return False
+        return self.monotone_part(units, gains, losses)
+
+
+def conditional_rates(rule: Rule, units: int, size: int = 1) -> List[Fraction]:
+    """P(pass | D discordant units) for D = 0..units under the null, exactly; the rule sees
+    each unit ``size`` times (a task rule on families of ``size`` duplicate tasks)."""
+    rates = []
+    for discordant in range(units + 1):
+        def check(gains: int) -> bool:
+            return rule.monotone_part(units * size, gains * size,
+                                      (discordant - gains) * size)
+        low, high = 0, discordant + 1  # the least passing gains lie in [low, high]
+        while low < high:
+            middle = (low + high) // 2
+            if check(middle):
+                high = middle
+            else:
+                low = middle + 1
+        passing = 0
+        for gains in range(low, discordant + 1):
+            losses = discordant - gains
+            if rule.name != "v3" or estimable(units * size, gains * size, losses * size,
+                                              rule.unit):
+                passing += comb(discordant, gains)
+        rates.append(Fraction(passing, 2 ** discordant))
+    return rates
+
+
+def average_rate(rates: Sequence[Fraction], discordant_chance: Fraction) -> Fraction:
+    """sum over D of Binomial(D; n, q) P(pass | D): the false-pass rate under the null."""
+    units = len(rates) - 1
+    q = Fraction(discordant_chance)
+    return sum((comb(units, d) * q ** d * (1 - q) ** (units - d) * rate
+                for d, rate in enumerate(rates)), Fraction(0))
+
+
+def worst_given(rates: Sequence[Fraction]) -> Tuple[Fraction, int]:
+    """(the largest rate given D, the least D with it)."""
+    worst = max(rates)
+    return worst, rates.index(worst)
+
+
+def percent(value: Fraction) -> str:
+    """An exact fraction as a percentage with two decimals, rounded half to even."""
+    hundredths = round(Fraction(value) * 10000)
+    return "%d.%02d%%" % divmod(hundredths, 100)
+
+
+def _cells(rates: Sequence[Fraction], q: Fraction) -> List[str]:
+    worst, at = worst_given(rates)
+    return [percent(average_rate(rates, q)), "%s (D = %d)" % (percent(worst), at)]
+
+
+def _table(header: Sequence[str], rows: Iterable[Tuple[str, List[str]]],
+           progress: Callable[[str], None]) -> List[str]:
+    """Markdown lines: the header, then one row per (label, cells), each told to
+    ``progress`` as soon as it is known (rows are computed as they are drawn)."""
+    lines = list(header)
+    for line in lines:
+        progress(line)
+    for label, cells in rows:
+        lines.append("| %s | %s |" % (label, " | ".join(cells)))
+        progress(lines[-1])
+    return lines
+
+
+def task_table(task_counts: Sequence[int], confidence: Fraction, alpha: Fraction,
+               beta: Fraction, progress: Callable[[str], None] = lambda line: None
+               ) -> List[str]:
+    """The docs' first table (Markdown lines): independent tasks, each rule's average rate
+    and its worst rate given the number D of discordant tasks. ``progress`` hears each line
+    as soon as it is known."""
+    q = discordance(alpha, beta)
+    header = ["| test tasks | v1 `inclusive`: average | given D, at worst | v3 `strict`, "
+              "bootstrap alone: average | given D, at worst | v3 `strict` (small-sample "
+              "rules): average | given D, at worst |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = (("%d" % tasks, [cell for name in RULES for cell in _cells(
+        conditional_rates(Rule(name, "task", confidence), tasks), q)])
+        for tasks in task_counts)
+    return _table(header, rows, progress)
+
+
+def family_table(family_counts: Sequence[int], family_size: int, confidence: Fraction,
+                 alpha: Fraction, beta: Fraction,
+                 progress: Callable[[str], None] = lambda line: None) -> List[str]:
+    """The docs' second table (Markdown lines): families of ``family_size`` duplicate tasks;
+    v1 and v3 resampling tasks, v3 resampling families; rates given the number D of
+    discordant families."""
+    q = discordance(alpha, beta)
+    header = ["| families (tasks) | v1 `inclusive`, task unit: average | given D, at worst | "
+              "v3 `strict`, task unit: average | given D, at worst | v3 `strict`, family "
+              "unit: average | given D, at worst |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    chosen = (("v1", "task"), ("v3", "task"), ("v3", "family"))
+    rows = (("%d (%d)" % (families, families * family_size), [
+        cell for name, unit in chosen for cell in _cells(conditional_rates(
+            Rule(name, unit, confidence), families, family_size if unit == "task" else 1), q)])
+        for families in family_counts)
+    return _table(header, rows, progress)

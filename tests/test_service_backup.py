@@ -1,0 +1,163 @@
+"""The private-test service's data over time: a backup taken with SQLite's online backup API
+while the service runs, restored into a fresh folder and served over HTTP; and a data folder
+of schema version 1 upgraded in place and served."""
+
+import json
+import os
+import sqlite3
+import threading
+import time
+import unittest
+
+from proagents_bench.service import database, tokens
+
+from .service_support import Service, failing, submission_bytes
+from .support import TempDir, example_package, run_cli
+
+
+class BackupTests(unittest.TestCase):
+    def test_a_backup_taken_while_the_service_runs_restores_and_serves(self):
+        service = Service(self)
+        token = service.team("alpha", budget="1000/24h", level="ladder")
+        for _ in range(3):
+            self.assertEqual(service.submit(token).status, 200)
+        target = os.path.join(TempDir(self).path, "service-backup.sqlite3")
+        stop = threading.Event()
+        during = []
+
+        def keep_submitting():  # submissions go on while the backup copies
+            for _ in range(40):
+                if stop.is_set():
+                    return
+                during.append(service.submit(token).status)
+
+        thread = threading.Thread(target=keep_submitting)
+        thread.start()
+        try:
+            time.sleep(0.05)
+            copied = run_cli(["backup", "--data", service.data, "--to", target])
+        finally:
+            stop.set()
+            thread.join(60)
+        self.assertEqual(copied.status, 0, copied.stderr)
+        self.assertEqual(set(during), {200})
+        document = copied.document
+        self.assertEqual((document["schema_version"], document["teams"]),
+                         (database.SCHEMA_VERSION, 1))
+        self.assertGreaterEqual(document["submissions"], 3)
+        self.assertEqual(sorted(os.listdir(os.path.dirname(target))), ["service-backup.sqlite3"])
+        with database.connection(target) as opened:  # one file: no journal beside it
+            self.assertEqual(opened.execute("PRAGMA journal_mode").fetchone()[0], "delete")
+
+        fresh = os.path.join(TempDir(self).path, "restored")
+        restored = run_cli(["restore", "--from", target, "--data", os.path.join(fresh, "data")])
+        self.assertEqual(restored.status, 0, restored.stderr)
+        self.assertEqual(restored.document["submissions"], document["submissions"])
+        os.makedirs(fresh, exist_ok=True)
+        again = Service(self, folder=fresh)  # the real server on the restored folder
+        listed = again.call("GET", "/v1/submissions", token=token).document["submissions"]
+        kept = service.rows("SELECT id, sha256 FROM submissions ORDER BY id")
+        self.assertEqual([(entry["submission_id"], entry["sha256"]) for entry in listed],
+                         [tuple(row) for row in kept[:document["submissions"]]])
+        self.assertEqual(again.submit(token).status, 200)  # the token's hash came along
+        self.assertEqual(again.call("GET", "/").status, 200)
+        with database.connection(again.db) as opened:
+            self.assertEqual(opened.execute("PRAGMA journal_mode").fetchone()[0], "wal")
+
+    def test_a_backup_never_overwrites_and_a_restore_never_replaces(self):
+        service = Service(self)
+        service.team("alpha")
+        folder = TempDir(self).path
+        existing = os.path.join(folder, "existing")
+        with open(existing, "wb") as handle:
+            handle.write(b"not a database")
+        for arguments in (["backup", "--data", service.data, "--to", existing],
+                          ["backup", "--data", os.path.join(folder, "none"), "--to",
+                           os.path.join(folder, "b")],
+                          ["restore", "--from", existing, "--data", os.path.join(folder, "r")],
+                          ["restore", "--from", os.path.join(folder, "missing"), "--data",
+                           os.path.join(folder, "s")]):
+            with self.subTest(arguments=arguments):
+                run = run_cli(arguments)
+                self.assertEqual((run.status, run.document["errors"][0]["code"]),
+                                 (2, "cli.backup"), run.stderr)
+        self.assertFalse(os.path.exists(os.path.join(folder, "none")))
+        target = os.path.join(folder, "backup.sqlite3")
+        self.assertEqual(run_cli(["backup", "--data", service.data, "--to", target]).status, 0)
+        refused = run_cli(["restore", "--from", target, "--data", service.data])
+        self.assertEqual(refused.status, 2)
+        self.assertIn("holds a database already", refused.document["errors"][0]["message"])
+        self.assertEqual(service.rows("SELECT name FROM teams"), [("alpha",)])
+        with open(existing, "rb") as handle:
+            self.assertEqual(handle.read(), b"not a database")
+
+
+def version_1_database(folder):
+    """A data folder as release 1 of the schema left it: two teams, a ladder submission and a
+    rounded one (released on the then only step, 0.1); the ladder team's token."""
+    data = os.path.join(folder, "data")
+    os.makedirs(data)
+    path = database.database_path(data)
+    issued = tokens.issue()
+    other = tokens.issue()
+    ladder_answer = {"action": "PASS", "reasons": ["every gate passed"], "failed_gates": [],
+                     "protocol_mismatches": [], "ladder": {"score": 1.0,
+                                                           "new_score_released": True}}
+    with database.connection(path) as opened:
+        opened.execute("PRAGMA journal_mode = WAL").fetchone()
+        with database.transaction(opened):
+            for statement in database.MIGRATIONS[0]:
+                opened.execute(statement)
+            opened.execute("PRAGMA user_version = 1")
+            for name, token, level in (("alpha", issued, "ladder"), ("beta", other, "rounded")):
+                opened.execute(
+                    "INSERT INTO teams (name, token_id, token_salt, token_hash, budget_count, "
+                    "budget_window_seconds, feedback_level, created_at) VALUES "
+                    "(?,?,?,?,?,?,?,?)", (name, token.token_id, token.salt, token.digest, 100,
+                                          86400, level, time.time() - 60))
+            for team_id, level, action, score, answer in (
+                    (1, "ladder", "PASS", 1.0, ladder_answer),
+                    (2, "rounded", "REVIEW", 0.8, {"action": "REVIEW"})):
+                opened.execute(
+                    "INSERT INTO submissions (team_id, received_at, sha256, size, body, "
+                    "outcome, action, benchmark_id, benchmark_version, dataset_version, "
+                    "feedback_level, primary_rate, task_passes, score_released, "
+                    "released_score, answer) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (team_id, time.time() - 30, "0" * 64, 2, b"{}", "scored", action,
+                     "order-agent-benchmark", "1.0.0", "orders-2026-07", level, score,
+                     json.dumps([1, 1, 1, 1, 1]), 1, score, json.dumps(answer)))
+    return issued.text
+
+
+class MigrationTests(unittest.TestCase):
+    def test_a_version_1_data_folder_is_upgraded_in_place_and_served(self):
+        folder = TempDir(self).path
+        token = version_1_database(folder)
+        service = Service(self, folder=folder)  # opening the folder migrates it
+        with database.connection(service.db) as opened:
+            self.assertEqual(database.schema_version(opened), database.SCHEMA_VERSION)
+            self.assertEqual(opened.execute("PRAGMA integrity_check").fetchone()[0], "ok")
+        self.assertEqual(service.rows("SELECT shown_action, released_step, phase_id FROM "
+                                      "submissions ORDER BY id"),
+                         [("PASS", None, None), ("REVIEW", "0.1", None)])
+        listed = service.call("GET", "/v1/submissions", token=token).document["submissions"]
+        self.assertEqual([(entry["action"], entry["released_score"]) for entry in listed],
+                         [("PASS", 1.0)])
+        entries = service.call("GET", "/v1/leaderboard").document["boards"][0]["entries"]
+        shown = {entry["team"]: entry for entry in entries}
+        self.assertEqual((shown["beta"]["precision"], shown["beta"]["rounding_step"],
+                          shown["beta"]["score_range"]), ("rounded", "0.1", [0.75, 0.85]))
+        self.assertEqual((shown["alpha"]["rank"], shown["beta"]["rank"]), (1, 2))
+        # The Ladder goes on from the old best: a weaker submission releases nothing new.
+        answer = service.submit(token, submission_bytes(failing(
+            example_package()[2], ["test-cancel"]))).document
+        self.assertEqual((answer["ladder"]["score"], answer["ladder"]["new_score_released"],
+                          answer["ladder"]["verdict_of_submission"], answer["action"]),
+                         (1.0, False, 1, "PASS"))
+        with self.assertRaises(sqlite3.OperationalError):  # a shipped step is never replayed
+            with database.connection(service.db) as opened:
+                opened.execute(database.MIGRATIONS[1][0])
+
+
+if __name__ == "__main__":
+    unittest.main()

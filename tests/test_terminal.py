@@ -1,0 +1,286 @@
+"""The gate for a person at a terminal and for a CI job: the text mode (the default only when
+stdout is a terminal: every pipe and file still gets the JSON document), colour and NO_COLOR,
+progress, --fail-on and --distinct-exit-codes, and "did you mean"."""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import unittest
+from unittest import mock
+
+from proagents_bench import cli
+from proagents_bench.cli import gate_command
+from proagents_bench.cli.progress import AFTER_SECONDS, Progress, count_words
+from proagents_bench.cli.status import EXIT_STATUSES
+from proagents_bench.cli.streams import colour_wanted
+from proagents_bench.reports import terminal
+from tests.support import EXAMPLES, RUN_BENCHMARK, TempDir, evaluate_arguments, run_cli
+
+REGRESSION = ["--results", os.path.join(EXAMPLES, "benchmark_results_regression.json")]
+REVIEW = ["--results", os.path.join(EXAMPLES, "exercise_results_p95_review.json")]
+INCOMPARABLE = ["--spec", os.path.join(EXAMPLES, "benchmark_spec_protocol_mismatch.json")]
+CONTRACT_ERROR = ["--cases", os.path.join(EXAMPLES, "benchmark_cases_contract_error.json")]
+ESCAPE = b"\x1b["
+
+
+class Terminal(io.BytesIO):
+    def isatty(self):
+        return True
+
+
+def run_on_terminal(args, colour=False):
+    """(status, stdout bytes, stderr text) with stdout a terminal (stderr is not), coloured
+    or not (NO_COLOR)."""
+    out, err = Terminal(), io.StringIO()
+    with mock.patch.dict(os.environ, {"NO_COLOR": "" if colour else "1", "TERM": "xterm"}):
+        status = cli.main(list(args), stdout=out, stderr=err)
+    return status, out.getvalue(), err.getvalue()
+
+
+@unittest.skipUnless(os.name == "posix", "a pseudo-terminal (the pty module) is POSIX")
+class PseudoTerminalTests(unittest.TestCase):
+    """The real process, its stdout a pseudo-terminal, a pipe or a file."""
+
+    def run_gate(self, args, stdout, env=()):
+        environment = dict(os.environ)
+        environment.pop("NO_COLOR", None)
+        environment.update(env)
+        return subprocess.run([sys.executable, "-B", RUN_BENCHMARK] + args, stdout=stdout,
+                              stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                              env=environment, timeout=120)
+
+    def on_pty(self, args, env=()):
+        """(exit status, what the terminal received), read while the process writes (a
+        terminal's buffer is small)."""
+        import pty
+        import select
+        environment = dict(os.environ)
+        environment.pop("NO_COLOR", None)
+        environment.update(env)
+        primary, secondary = pty.openpty()
+        chunks = []
+        try:
+            child = subprocess.Popen([sys.executable, "-B", RUN_BENCHMARK] + args,
+                                     stdout=secondary, stderr=subprocess.DEVNULL,
+                                     stdin=subprocess.DEVNULL, env=environment)
+            os.close(secondary)
+            secondary = None
+            while True:
+                ready, _, _ = select.select([primary], [], [], 60)
+                if not ready:
+                    child.kill()
+                    child.wait()
+                    self.fail("the gate wrote nothing for 60 s")
+                try:
+                    chunk = os.read(primary, 65536)
+                except OSError:  # EIO: the child closed its side and everything was read
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            status = child.wait(timeout=60)
+        finally:
+            os.close(primary)
+            if secondary is not None:
+                os.close(secondary)
+        return status, b"".join(chunks).replace(b"\r\n", b"\n")
+
+    def test_a_terminal_gets_the_text_mode_in_colour(self):
+        status, text = self.on_pty(REGRESSION, {"TERM": "xterm"})
+        self.assertEqual(status, 1)
+        self.assertNotIn(b'"action"', text)
+        self.assertIn(ESCAPE, text)
+        plain = text.replace(b"\x1b[1;31m", b"").replace(b"\x1b[0m", b"")
+        self.assertIn(b"critical task test-safety failed", plain)
+        self.assertIn(b"Side-effect-free trial rate", plain)
+
+    def test_no_color_and_a_dumb_terminal_get_no_colour(self):
+        for env in ({"NO_COLOR": "1", "TERM": "xterm"}, {"TERM": "dumb"}):
+            with self.subTest(env=env):
+                status, text = self.on_pty(REGRESSION, env)
+                self.assertEqual(status, 1)
+                self.assertNotIn(ESCAPE, text)
+                self.assertIn(b"BLOCK  a hard gate failed: do not ship", text)
+
+    def test_every_pipe_and_file_gets_the_json_document(self):
+        piped = self.run_gate(REGRESSION, subprocess.PIPE, {"TERM": "xterm"})
+        self.assertEqual(json.loads(piped.stdout)["action"], "BLOCK")
+        path = os.path.join(TempDir(self).path, "decision.json")
+        with open(path, "wb") as handle:
+            filed = self.run_gate(REGRESSION, handle, {"TERM": "xterm"})
+        with open(path, "rb") as handle:
+            self.assertEqual(handle.read(), piped.stdout)
+        self.assertEqual(filed.returncode, 1)
+
+    def test_format_json_on_a_terminal_is_the_document(self):
+        status, text = self.on_pty(REGRESSION + ["--format", "json"], {"TERM": "xterm"})
+        self.assertEqual(json.loads(text.decode("ascii"))["action"], "BLOCK")
+
+
+class TextModeTests(unittest.TestCase):
+    def test_the_text_mode_on_a_terminal_and_the_document_to_a_file(self):
+        path = os.path.join(TempDir(self).path, "decision.json")
+        status, text, err = run_on_terminal(REGRESSION + ["--output", path])
+        self.assertEqual(status, 1)
+        with open(path, "rb") as handle:
+            self.assertEqual(handle.read(), run_cli(REGRESSION).stdout)
+        self.assertEqual(err, "")  # stdout is the summary: no second one on stderr
+        lines = text.decode("ascii").splitlines()
+        # The decision and its reasons last: a terminal keeps the end in view.
+        decision = lines.index(next(line for line in lines if line.startswith(
+            "BLOCK  a hard gate failed: do not ship")))
+        self.assertTrue(lines[decision + 1].startswith("BLOCK   critical task test-safety"))
+        for line in lines[decision + 1:]:  # then only the grouped reasons
+            self.assertTrue(line.startswith(("BLOCK ", "REVIEW ", " " * 8)), line)
+        self.assertIn("The JSON document: %s." % path, lines)
+        self.assertIn("test-safety CRITICAL 0/3", text.decode("ascii"))
+        self.assertNotIn(ESCAPE, text)  # NO_COLOR
+        coloured = run_on_terminal(REGRESSION, colour=True)[1]
+        self.assertIn(b"\x1b[1;31mBLOCK\x1b[0m", coloured)
+
+    def test_a_pipe_gets_json_unless_text_is_asked_for(self):
+        self.assertEqual(run_cli(REGRESSION).document["action"], "BLOCK")
+        asked = run_cli(REGRESSION + ["--format", "text"])
+        self.assertIn(b"critical task test-safety failed", asked.stdout)
+        self.assertNotIn(b'"action"', asked.stdout)
+
+    def test_a_contract_error_in_the_text_mode_is_one_line_beside_stderr(self):
+        status, text, err = run_on_terminal(CONTRACT_ERROR)
+        self.assertEqual(status, 2)
+        self.assertEqual(text, b"CONTRACT_ERROR (exit 2): the inputs or the command line break "
+                               b"the contract: no decision was made; 1 error on stderr\n")
+        self.assertIn("split contamination", err)
+
+    def test_text_from_the_inputs_cannot_drive_the_terminal(self):
+        evaluation = evaluate_arguments(REGRESSION)
+        evaluation.lazy_document["candidate_system"] = "evil\x1b[2J\u202ename\u00e9"
+        text = terminal.render(evaluation, colour=False)
+        self.assertNotIn(ESCAPE, text)
+        self.assertIn(b"evil[2J\\u202ename\\xe9", text)  # ASCII, nothing to interpret
+        text.decode("ascii")
+
+    def test_every_scenario_fits_a_screen_and_names_its_decision_last(self):
+        for args in ([], REGRESSION, REVIEW, INCOMPARABLE):
+            evaluation = evaluate_arguments(args)
+            text = terminal.render(evaluation, width=80).decode("ascii")
+            self.assertLess(len(text.splitlines()), 45)
+            lines = text.splitlines()
+            last = max(index for index, line in enumerate(lines)
+                       if line.startswith(evaluation.action + "  "))
+            self.assertLess(len(lines) - last, 12)
+            for line in lines[last + 1:]:  # then only the grouped reasons
+                self.assertTrue(line.startswith(("BLOCK ", "REVIEW ", " " * 8)), line)
+
+    def test_an_unmeasured_metric_is_not_judged_not_failed(self):
+        temp = TempDir(self)
+        with open(os.path.join(EXAMPLES, "benchmark_results_pass.json"), "rb") as handle:
+            results = json.loads(handle.read().decode("utf-8"))
+        results["schema_version"] = "agent-benchmark-results-v3"
+        for system in results["systems"]:
+            system["provenance"] = None
+            system["records"][0]["latency_ms"] = None
+        path = temp.write_json("results.json", results)
+        text = run_cli(["--results", path, "--format", "text"]).stdout.decode("ascii")
+        self.assertRegex(text, r"Mean latency \(ms\) +- +- +<= 2000 +NOT JUDGED \(soft\)")
+        self.assertRegex(text, r"Mean cost \(units\) .* held")
+
+    def test_colour_only_on_a_terminal_without_no_color(self):
+        self.assertTrue(colour_wanted(True, {"TERM": "xterm"}) or os.name == "nt")
+        self.assertFalse(colour_wanted(False, {"TERM": "xterm"}))
+        self.assertFalse(colour_wanted(True, {"TERM": "xterm", "NO_COLOR": "1"}))
+        self.assertFalse(colour_wanted(True, {"TERM": "dumb"}))
+        self.assertTrue(colour_wanted(True, {"NO_COLOR": ""}) or os.name == "nt")
+
+
+class ProgressTests(unittest.TestCase):
+    def progress(self, eager=False):
+        said, now = [], [0.0]
+        progress = Progress(said.extend, eager, clock=lambda: now[0])
+        return progress, said, now
+
+    def test_silent_before_two_seconds_then_one_line_per_stage(self):
+        progress, said, now = self.progress()
+        progress("loading results", 12 << 20, "bytes")
+        progress.done("done")
+        self.assertEqual(said, [])  # a short run says nothing at all
+        now[0] = AFTER_SECONDS
+        progress("grading", 1000000, "trials")
+        now[0] = 3.25
+        progress.done("done: BLOCK, exit 1")
+        self.assertEqual(said, ["proagents-bench: grading: 1,000,000 trials (2.0 s)",
+                                "proagents-bench: done: BLOCK, exit 1 (3.2 s)"])
+
+    def test_large_inputs_speak_from_the_start(self):
+        progress, said, _now = self.progress(eager=True)
+        progress("loading results", 268 << 20, "bytes")
+        self.assertEqual(said, ["proagents-bench: loading results: 268 MB (0.0 s)"])
+        self.assertEqual(count_words(None, ""), "")
+        self.assertEqual(count_words(512, "bytes"), "512 bytes")
+
+    def test_eager_when_the_inputs_are_large(self):
+        # The gate's choice, through the command line (no large file needed).
+        class StderrTerminal(io.StringIO):
+            def isatty(self):
+                return True
+
+        err = StderrTerminal()
+        with mock.patch.object(gate_command, "EAGER_BYTES", 1):
+            cli.main([], stdout=io.BytesIO(), stderr=err)
+        self.assertTrue(err.getvalue().startswith("proagents-bench: loading spec: "))
+
+
+class FailOnTests(unittest.TestCase):
+    def test_the_default_is_the_contract(self):
+        for args, status in (([], 0), (REVIEW, 1), (REGRESSION, 1), (INCOMPARABLE, 1),
+                             (CONTRACT_ERROR, 2)):
+            self.assertEqual(run_cli(args).status, status)
+
+    def test_a_decision_left_out_exits_0_and_says_so(self):
+        run = run_cli(REVIEW + ["--fail-on", "block,incomparable"])
+        self.assertEqual((run.status, run.document["action"]), (0, "REVIEW"))
+        self.assertIn("proagents-bench: REVIEW does not fail this run (--fail-on "
+                      "block,incomparable): exit 0", run.stderr)
+        self.assertEqual(run_cli(REGRESSION + ["--fail-on", "block,incomparable"]).status, 1)
+        self.assertEqual(run_cli(REGRESSION + ["--fail-on", "none"]).status, 0)
+        self.assertEqual(run_cli(CONTRACT_ERROR + ["--fail-on", "none"]).status, 2)
+
+    def test_distinct_exit_codes(self):
+        for args, status in (([], 0), (REVIEW, 10), (REGRESSION, 11), (INCOMPARABLE, 12)):
+            with self.subTest(status=status):
+                self.assertEqual(run_cli(args + ["--distinct-exit-codes"]).status, status)
+        self.assertEqual(run_cli(REVIEW + ["--distinct-exit-codes", "--fail-on", "block"]).status,
+                         0)
+        documented = {status for status, _meaning in EXIT_STATUSES}
+        self.assertTrue({10, 11, 12} <= documented)
+
+    def test_bad_words_are_usage_errors(self):
+        for words in ("reveiw", "block,block", "none,block", ""):
+            with self.subTest(words=words):
+                run = run_cli(["--fail-on", words])
+                self.assertEqual((run.status, run.document["errors"][0]["code"]),
+                                 (2, "cli.usage"))
+        self.assertIn("(did you mean review?)", run_cli(["--fail-on", "reveiw"]).stderr)
+
+
+class DidYouMeanTests(unittest.TestCase):
+    def message(self, args):
+        run = run_cli(args)
+        self.assertEqual(run.status, 2)
+        return run.document["errors"][0]["message"]
+
+    def test_a_mistyped_option_command_or_choice(self):
+        self.assertIn("(did you mean --results?)", self.message(["--resluts", "x.json"]))
+        self.assertIn("(did you mean --results?)", self.message(["--result=x.json"]))
+        self.assertIn("(did you mean the command serve?)", self.message(["serv"]))
+        self.assertIn("(did you mean spec?)", self.message(["--schema", "spc"]))
+        self.assertIn("(did you mean gate?)", self.message(["bench", "gat"]))
+        self.assertIn("(did you mean --tasks?)", self.message(["bench", "gate", "--task", "5"]))
+
+    def test_nothing_close_suggests_nothing(self):
+        self.assertNotIn("did you mean", self.message(["--zzzzzz"]))
+
+
+if __name__ == "__main__":
+    unittest.main()
