@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import pipeline
@@ -26,6 +27,7 @@ from .errors import ContractError, ContractErrors
 from .evaluation.release import BenchmarkVerdict, ReleaseDecision, decide_release
 from .jsonio import load
 from .jsonio.canonical import canonical_json
+from .stats.paired import unit_differences
 from .render import release as render
 from .text import display_name, quote
 
@@ -121,10 +123,12 @@ def load_manifest(path: str, shown: Optional[str] = None, slash: bool = False) -
     """The manifest at ``path`` (shown as ``shown``), loaded strictly and validated; raises
     ContractErrors (each placed at its line and column) otherwise.
 
-    Each path of the manifest is joined to the manifest's folder: opened there, and shown as
-    the manifest's folder as shown joined with it, as if given to the gate on the command
-    line (``slash``: joined with ``/`` whatever the platform, as the gate shows its shipped
-    examples, so that the example's documents are the same everywhere)."""
+    Each path of the manifest is joined to the manifest's folder and normalised lexically
+    (``os.path.normpath``: ``examples/../tests/x.json`` is ``tests/x.json``, a ``..``
+    removing the folder before it without asking where a symbolic link leads): opened there,
+    and shown as the manifest's folder as shown joined with it, as if given to the gate on
+    the command line (``slash``: joined with ``/`` whatever the platform, as the gate shows
+    its shipped examples, so that the example's documents are the same everywhere)."""
     shown = path if shown is None else shown
     document = load.load_file(path, source=shown)
     errors = file_errors("release", document.value)
@@ -135,10 +139,10 @@ def load_manifest(path: str, shown: Optional[str] = None, slash: bool = False) -
 
     def resolve(relative: str) -> Place:
         parts = relative.split("/")
+        path = os.path.normpath(os.path.join(folder, *parts))
         if slash:
-            return Place(os.path.join(folder, *parts),
-                         "/".join(([shown_folder] if shown_folder else []) + [relative]))
-        return Place(os.path.join(folder, *parts), os.path.join(shown_folder, *parts))
+            return Place(path, posixpath.normpath(posixpath.join(shown_folder, relative)))
+        return Place(path, os.path.normpath(os.path.join(shown_folder, *parts)))
 
     jobs = [BenchmarkJob(position, entry, resolve)
             for position, entry in enumerate(document.value["benchmarks"])]
@@ -194,8 +198,7 @@ class BenchmarkOutcome:
     def verdict(self) -> BenchmarkVerdict:
         summary = self.summary
         return BenchmarkVerdict(self.name, self.tier, summary["action"],
-                                summary["primary_reason"], summary["candidate_only"],
-                                summary["baseline_only"])
+                                summary["primary_reason"], summary["values"], summary["unit"])
 
 
 # The decision document's top-level values a release row shows.
@@ -206,25 +209,29 @@ SUMMARY_KEYS = ("action", "primary_reason", "comparable", "evidence_fingerprint"
 
 def summarize(evaluation: pipeline.Evaluation) -> dict:
     """The release's summary of one decision: its top-level values, both systems' task
-    success rates and task count, the paired difference and interval, the discordant test
-    tasks (None when INCOMPARABLE) and the informational notes."""
+    success rates and task count, the paired difference and interval, and, for the
+    multiplicity account, the resampling unit (``task``, or ``family`` when the spec
+    resamples families) and the units' paired differences that are not 0 (candidate minus
+    baseline task passes, summed per family; None when INCOMPARABLE), and the notes."""
     document = evaluation.lazy_document
     summary = {key: document[key] for key in SUMMARY_KEYS}
     summary["reason_count"] = len(document["reasons"])
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     comparison = document["comparison"]
     summary.update(task_count=None, baseline_rate=None, candidate_rate=None, delta=None,
-                   interval=None, confidence=None, candidate_only=None, baseline_only=None)
+                   interval=None, confidence=None, values=None,
+                   unit=comparison.get("bootstrap_unit", "task"))
     if baseline is not None and candidate is not None:
-        paired = comparison["paired_statistics"]
+        differences = [int(mine["task_pass"]) - int(theirs["task_pass"]) for mine, theirs
+                       in zip(candidate["task_results"], baseline["task_results"])]
+        families = [task["family_id"] for task in candidate["task_results"]]
         summary.update(task_count=candidate["task_count"],
                        baseline_rate=baseline["primary_task_success_rate"],
                        candidate_rate=candidate["primary_task_success_rate"],
                        delta=comparison["paired_task_success_delta"],
                        interval=list(comparison["paired_bootstrap_interval"]),
                        confidence=comparison["confidence"],
-                       candidate_only=paired["candidate_only"],
-                       baseline_only=paired["baseline_only"])
+                       values=unit_differences(differences, families, summary["unit"]))
     summary["notes"] = [finding.reason for finding in evaluation.decision.findings
                         if finding.severity == INFORMATIONAL]
     return summary

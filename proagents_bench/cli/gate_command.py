@@ -84,30 +84,38 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
                         help="the candidate's system_id; optional, checked when given")
     for report in reports.REPORTS:
         parser.add_argument(report.option, metavar="PATH", help=report.help)
-    parser.add_argument("--output", metavar="PATH",
-                        help="write the JSON document to PATH (atomically, with the reports) "
-                             "instead of stdout")
-    parser.add_argument("--format", choices=FORMATS, default="auto",
-                        help="what stdout carries: json (the decision document), text (a "
-                             "summary for people), or auto (default): text when stdout is a "
-                             "terminal, json in every pipe and file")
-    parser.add_argument("--summary", action="store_true",
-                        help="also write a short human summary to stderr (the default when "
-                             "stderr is a terminal and stdout is not)")
-    parser.add_argument("--fail-on", metavar="DECISIONS", type=_fail_on,
-                        default=[REVIEW, BLOCK, INCOMPARABLE],
-                        help="the decisions that fail the run, comma-separated: review, "
-                             "block, incomparable (default: all three), or none; the others "
-                             "exit 0 with a note on stderr")
-    parser.add_argument("--distinct-exit-codes", action="store_true",
-                        help="a failing REVIEW exits 10, BLOCK 11, INCOMPARABLE 12, instead "
-                             "of 1")
+    add_output_options(parser, "decision document", "decisions")
     parser.add_argument("--schema", choices=publish.KINDS,
                         help="print the JSON Schema of a file kind, or of the output "
                              "document, and exit; reads no input")
     parser.add_argument("-V", "--version", action="version",
                         version="%s %s" % ("proagents-bench", VERSION))
     return parser
+
+
+def add_output_options(parser: Parser, document: str, decisions: str) -> None:
+    """The options of a command that decides: where its JSON document goes (``--output``),
+    what stdout carries (``--format``), ``--summary``, and which decisions fail the run
+    (``--fail-on``, ``--distinct-exit-codes``); ``document`` and ``decisions`` name its
+    document and its decisions in the help."""
+    parser.add_argument("--output", metavar="PATH",
+                        help="write the JSON document to PATH (atomically, with the reports) "
+                             "instead of stdout")
+    parser.add_argument("--format", choices=FORMATS, default="auto",
+                        help="what stdout carries: json (the %s), text (a "
+                             "summary for people), or auto (default): text when stdout is a "
+                             "terminal, json in every pipe and file" % document)
+    parser.add_argument("--summary", action="store_true",
+                        help="also write a short human summary to stderr (the default when "
+                             "stderr is a terminal and stdout is not)")
+    parser.add_argument("--fail-on", metavar="DECISIONS", type=_fail_on,
+                        default=[REVIEW, BLOCK, INCOMPARABLE],
+                        help="the %s that fail the run, comma-separated: review, "
+                             "block, incomparable (default: all three), or none; the others "
+                             "exit 0 with a note on stderr" % decisions)
+    parser.add_argument("--distinct-exit-codes", action="store_true",
+                        help="a failing REVIEW exits 10, BLOCK 11, INCOMPARABLE 12, instead "
+                             "of 1")
 
 
 STDIN_PATH = "-"

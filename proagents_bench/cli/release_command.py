@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Callable, List, Optional, Tuple
 
 from .. import release as releases
-from ..contract.vocabulary import BLOCK, INCOMPARABLE, MISSING_AS, REVIEW
+from ..contract.vocabulary import MISSING_AS
 from ..errors import ContractError, ContractErrors
 from ..jsonio.dump import document_bytes
 from ..jsonio.gcpause import CollectorPaused
@@ -29,8 +29,8 @@ from ..reports.release_view import RELEASE_REPORTS, SECTION_KINDS
 from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import (EXAMPLES_FOLDER, FORMATS, PROJECT_ROOT, Parser, UsageError,
-                           _Targets, _fail_on, _text_width, decision_status, run_with_targets)
+from .gate_command import (EXAMPLES_FOLDER, PROJECT_ROOT, Parser, UsageError, _Targets,
+                           _text_width, add_output_options, decision_status, run_with_targets)
 from .parallel import can_fork, forked_map, forking_background, forking_fingerprinter, usable_cores
 from .progress import Progress
 from .streams import colour_wanted
@@ -56,24 +56,7 @@ def build_parser(program: str) -> Parser:
                              "example, %s/%s)" % (EXAMPLES_FOLDER, DEFAULT_MANIFEST))
     for report in RELEASE_REPORTS:
         parser.add_argument(report.option, metavar="PATH", help=report.help)
-    parser.add_argument("--output", metavar="PATH",
-                        help="write the JSON document to PATH (atomically, with the reports) "
-                             "instead of stdout")
-    parser.add_argument("--format", choices=FORMATS, default="auto",
-                        help="what stdout carries: json (the release document), text (a "
-                             "summary for people), or auto (default): text when stdout is a "
-                             "terminal, json in every pipe and file")
-    parser.add_argument("--summary", action="store_true",
-                        help="also write a short human summary to stderr (the default when "
-                             "stderr is a terminal and stdout is not)")
-    parser.add_argument("--fail-on", metavar="DECISIONS", type=_fail_on,
-                        default=[REVIEW, BLOCK, INCOMPARABLE],
-                        help="the release decisions that fail the run, comma-separated: "
-                             "review, block, incomparable (default: all three), or none; the "
-                             "others exit 0 with a note on stderr")
-    parser.add_argument("--distinct-exit-codes", action="store_true",
-                        help="a failing REVIEW exits 10, BLOCK 11, INCOMPARABLE 12, instead "
-                             "of 1")
+    add_output_options(parser, "release document", "release decisions")
     parser.add_argument("--jobs", metavar="N", type=int, default=0,
                         help="benchmarks decided at once, each in its own process where the "
                              "platform can fork (default 0: one per core this process may "

@@ -22,7 +22,9 @@ from ..text import quote
 from .output import CONTRACT_ERROR_DOCUMENT, DECISION, HARNESS, INPUT_FILE
 from .shapes import (AnyOf, Array, Boolean, Field, Integer, Nullable, Number, Object, Rule,
                      String)
-from .vocabulary import ACTIONS, CRITICAL_TIER, MISSING_AS, RELEASE_V1, SUPPORTING_TIER, TIERS
+from ..stats.paired import EXACT_TEST_METHODS
+from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CRITICAL_TIER, MISSING_AS, RELEASE_V1,
+                         SUPPORTING_TIER, TIERS)
 
 # A benchmark's name: it names the benchmark in reasons and reports (an HTML anchor, a JUnit
 # suite) and its imported files, so it is a short word of safe characters.
@@ -179,8 +181,11 @@ def _probability():
 
 
 HYPOTHESIS = Object("hypothesis", closed=False, fields=[
-    Field("p_value", _probability(), "the exact one-sided sign test's p-value (McNemar's "
-          "exact test on the discordant test tasks, one-sided)"),
+    Field("p_value", _probability(), "the one-sided test's p-value, the gate's own test on "
+          "the benchmark's discordant units"),
+    Field("method", String(enum=EXACT_TEST_METHODS), "`mcnemar`: McNemar's exact test (the "
+          "sign test); `randomization`: the exact sign-flip randomization test (families of "
+          "several sizes); `normal`: its normal limit, beyond the exact test's work bound"),
     Field("adjusted_p_value", _probability(), "Holm's adjusted p-value over every hypothesis "
           "of the release"),
     Field("significant", Boolean(), "adjusted p-value <= the family-wise level"),
@@ -191,8 +196,13 @@ HYPOTHESIS = Object("hypothesis", closed=False, fields=[
 MULTIPLICITY_BENCHMARK = Object("multiplicity benchmark", closed=False, fields=[
     Field("name", String()),
     Field("tested", Boolean(), "false when the benchmark is INCOMPARABLE (nothing compared)"),
-    Field("candidate_only", Nullable(Integer(minimum=0)), "test tasks only the candidate passes"),
-    Field("baseline_only", Nullable(Integer(minimum=0)), "test tasks only the baseline passes"),
+    Field("unit", String(enum=BOOTSTRAP_UNITS), "the resampling unit the tests count: the "
+          "spec's bootstrap unit (task for v1)"),
+    Field("gains", Nullable(Integer(minimum=0)), "units whose paired difference favours the "
+          "candidate (a task only the candidate passes; a family whose summed difference is "
+          "above 0)"),
+    Field("losses", Nullable(Integer(minimum=0)), "units whose paired difference favours the "
+          "baseline"),
     Field("regression", Nullable(HYPOTHESIS), "H0: the candidate is not worse"),
     Field("improvement", Nullable(HYPOTHESIS), "H0: the candidate is not better"),
     Field("result", String(enum=("regression", "improvement", "none", "not_tested")),

@@ -30,7 +30,7 @@ from ..contract.vocabulary import (BLOCK, CRITICAL_TIER, INCOMPARABLE, INFO_TIER
                                    REVIEW, SUPPORTING_TIER)
 from ..stats.exact import to_float
 from ..stats.multiplicity import holm
-from ..stats.paired import sign_test_p
+from ..stats.paired import MCNEMAR, NORMAL_LIMIT, RANDOMIZATION, one_sided_p
 from ..text import quote, show_number
 
 # The release's actions, strongest first (the priority above).
@@ -42,30 +42,42 @@ NO_DIFFERENCE = "none"
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"
 
-TEST_NAME = ("exact one-sided sign test on the discordant test tasks (McNemar's exact test, "
-             "one-sided)")
+TEST_NAME = ("the gate's one-sided test on each benchmark's discordant resampling units: "
+             "McNemar's exact test (the sign test) on tasks, or on families of one size; the "
+             "exact sign-flip randomization test on families of several sizes")
 
 
 class BenchmarkVerdict:
     """What the release needs of one benchmark's decision: its name and tier, its action and
-    primary reason, and its discordant test tasks (None when INCOMPARABLE: nothing was
-    compared)."""
+    primary reason, and the paired differences of its resampling units that are not 0
+    (``values``: candidate minus baseline task passes, per test task, or summed per family
+    when its spec resamples families, ``unit``), None when INCOMPARABLE: nothing was
+    compared."""
 
-    __slots__ = ("name", "tier", "action", "primary_reason", "candidate_only",
-                 "baseline_only")
+    __slots__ = ("name", "tier", "action", "primary_reason", "values", "unit")
 
     def __init__(self, name: str, tier: str, action: str, primary_reason: str,
-                 candidate_only: Optional[int], baseline_only: Optional[int]) -> None:
+                 values: Optional[Sequence[int]], unit: str = "task") -> None:
         self.name = name
         self.tier = tier
         self.action = action
         self.primary_reason = primary_reason
-        self.candidate_only = candidate_only
-        self.baseline_only = baseline_only
+        self.values = None if values is None else [value for value in values if value]
+        self.unit = unit
 
     @property
     def tested(self) -> bool:
-        return self.candidate_only is not None and self.baseline_only is not None
+        return self.values is not None
+
+    @property
+    def gains(self) -> Optional[int]:
+        """Units that favour the candidate (None when not tested)."""
+        return None if self.values is None else sum(1 for value in self.values if value > 0)
+
+    @property
+    def losses(self) -> Optional[int]:
+        """Units that favour the baseline (None when not tested)."""
+        return None if self.values is None else sum(1 for value in self.values if value < 0)
 
 
 def tier_effect(tier: str, action: str) -> str:
@@ -78,15 +90,18 @@ def tier_effect(tier: str, action: str) -> str:
 
 
 class Hypothesis:
-    """One one-sided hypothesis of the family: its exact p-value, its Holm-adjusted p-value,
-    and whether it is rejected with the adjustment and alone (at half the level, as one
-    benchmark's two-sided claim at the level)."""
+    """One one-sided hypothesis of the family: its p-value (exact, but for a large family
+    test's normal limit) and how it was computed (``method``, as
+    :func:`~proagents_bench.stats.paired.one_sided_method` names it), its Holm-adjusted
+    p-value, and whether it is rejected with the adjustment and alone (at half the level, as
+    one benchmark's two-sided claim at the level)."""
 
-    __slots__ = ("p_value", "adjusted", "significant", "significant_alone")
+    __slots__ = ("p_value", "method", "adjusted", "significant", "significant_alone")
 
-    def __init__(self, p_value: Fraction, adjusted: Fraction, significant: bool,
+    def __init__(self, p_value: Fraction, method: str, adjusted: Fraction, significant: bool,
                  significant_alone: bool) -> None:
         self.p_value = p_value
+        self.method = method
         self.adjusted = adjusted
         self.significant = significant
         self.significant_alone = significant_alone
@@ -123,20 +138,26 @@ def alone_level(level: object) -> Fraction:
 
 def multiplicity(verdicts: Sequence[BenchmarkVerdict], level: object) -> List[MultiplicityRow]:
     """Holm's step-down over the regression and the improvement hypothesis of every tested
-    benchmark, at family-wise ``level``; one row per benchmark, in order."""
+    benchmark, at family-wise ``level``; one row per benchmark, in order. Each is the
+    one-sided test the gate computes on the benchmark's resampling units
+    (:func:`~proagents_bench.stats.paired.one_sided_p`): McNemar's exact test on discordant
+    tasks, or on families whose differences all have one size; the exact sign-flip
+    randomization test on families of other sizes (its normal limit when that is too much
+    work)."""
     level = Fraction(level)
     tested = [verdict for verdict in verdicts if verdict.tested]
-    p_values: List[Fraction] = []
+    found: List[tuple] = []
     for verdict in tested:
-        p_values.append(sign_test_p(verdict.baseline_only, verdict.candidate_only))
-        p_values.append(sign_test_p(verdict.candidate_only, verdict.baseline_only))
-    adjusted, rejected = holm(p_values, level)
-    found = {}
+        found.append(one_sided_p([-value for value in verdict.values]))
+        found.append(one_sided_p(verdict.values))
+    adjusted, rejected = holm([p_value for p_value, _method in found], level)
+    hypotheses = {}
     for position, verdict in enumerate(tested):
-        found[id(verdict)] = [Hypothesis(p_values[index], adjusted[index], rejected[index],
-                                         p_values[index] <= alone_level(level))
-                              for index in (2 * position, 2 * position + 1)]
-    return [MultiplicityRow(verdict, *found.get(id(verdict), (None, None)))
+        hypotheses[id(verdict)] = [
+            Hypothesis(found[index][0], found[index][1], adjusted[index], rejected[index],
+                       found[index][0] <= alone_level(level))
+            for index in (2 * position, 2 * position + 1)]
+    return [MultiplicityRow(verdict, *hypotheses.get(id(verdict), (None, None)))
             for verdict in verdicts]
 
 
@@ -166,17 +187,26 @@ def show_probability(value: Fraction) -> str:
     return show_number(to_float(value))
 
 
+# The one-sided tests, in words, by how they were computed.
+METHOD_WORDS = {
+    MCNEMAR: "exact one-sided sign test",
+    RANDOMIZATION: "exact one-sided sign-flip randomization test",
+    NORMAL_LIMIT: "one-sided sign-flip test's normal limit",
+}
+UNIT_WORDS = {"task": "test tasks", "family": "test families"}
+
+
 def _evidence(row: MultiplicityRow, direction: str, level: object, count: int) -> str:
     verdict = row.verdict
     hypothesis = row.regression if direction == REGRESSION else row.improvement
-    favoured, against = ((verdict.baseline_only, "baseline") if direction == REGRESSION
-                         else (verdict.candidate_only, "candidate"))
-    discordant = verdict.baseline_only + verdict.candidate_only
-    return ("%d of %d discordant test tasks favour the %s (exact one-sided sign test p = %s; "
-            "Holm-adjusted over %d hypotheses p = %s %s family-wise level %s)" % (
-                favoured, discordant, against, show_probability(hypothesis.p_value), count,
-                show_probability(hypothesis.adjusted), "<=" if hypothesis.significant else ">",
-                level))
+    favoured, against = ((verdict.losses, "baseline") if direction == REGRESSION
+                         else (verdict.gains, "candidate"))
+    return ("%d of %d discordant %s favour the %s (%s p = %s; Holm-adjusted over %d "
+            "hypotheses p = %s %s family-wise level %s)" % (
+                favoured, len(verdict.values), UNIT_WORDS.get(verdict.unit, verdict.unit),
+                against, METHOD_WORDS[hypothesis.method], show_probability(hypothesis.p_value),
+                count, show_probability(hypothesis.adjusted),
+                "<=" if hypothesis.significant else ">", level))
 
 
 def _tier_reason(verdict: BenchmarkVerdict, effect: str) -> Optional[str]:

@@ -111,6 +111,7 @@ def _hypothesis(hypothesis: Hypothesis) -> object:
         return None
     return {
         "p_value": probability(hypothesis.p_value),
+        "method": hypothesis.method,
         "adjusted_p_value": probability(hypothesis.adjusted),
         "significant": hypothesis.significant,
         "significant_alone": hypothesis.significant_alone,
@@ -122,8 +123,9 @@ def _multiplicity_row(row: MultiplicityRow) -> dict:
     return {
         "name": verdict.name,
         "tested": verdict.tested,
-        "candidate_only": verdict.candidate_only,
-        "baseline_only": verdict.baseline_only,
+        "unit": verdict.unit,
+        "gains": verdict.gains,
+        "losses": verdict.losses,
         "regression": _hypothesis(row.regression),
         "improvement": _hypothesis(row.improvement),
         "result": row.result(),

@@ -18,7 +18,6 @@ import re
 
 from ..evaluation.release import alone_level
 from ..text import show_number
-from . import html
 from .html import STYLE, _digest, _e, _id, _table
 from .release_view import ACTION_WORDS, RESULT_WORDS, anchor, hypothesis_text, rows
 from .view import counted
@@ -74,11 +73,6 @@ def section_body(report: bytes, prefix: str) -> str:
 def _action(action: str) -> str:
     return '<span class="act %s">%s</span>' % (_e(action), _e(action))
 
-
-def render_no_decision(outcome) -> bytes:
-    """A release that ended without a decision: the gate's page of such a run (its outcome
-    and every error), as :mod:`.html` draws it."""
-    return html.render_no_decision(outcome)
 
 
 def render(release) -> bytes:
@@ -163,7 +157,7 @@ def _facts(release):
 BENCHMARK_COLUMNS = ("Tier", "Its decision", "Makes the release",
                      "Task success, candidate vs baseline", "Paired difference [interval]",
                      "Primary reason")
-MULTIPLICITY_COLUMNS = ("Tasks only the candidate / only the baseline passes", "Regression",
+MULTIPLICITY_COLUMNS = ("Units favouring the candidate / the baseline", "Regression",
                         "Improvement", "The release reports", "Alone it would report")
 
 
@@ -216,8 +210,9 @@ def _multiplicity(release, found):
     lines.append("</tbody>")
     return ('<section id="multiplicity">\n<h2>Many comparisons at once</h2>\n<p class="note">'
             'On each comparable benchmark the release tests two one-sided hypotheses, a '
-            'regression and an improvement, each with the exact one-sided sign test on its '
-            'discordant test tasks (McNemar\'s exact test, one-sided), and holds all %d of them '
+            'regression and an improvement, each with its gate\'s one-sided test on its '
+            'discordant resampling units (McNemar\'s exact test on test tasks; on families, '
+            'the exact sign-flip randomization test), and holds all %d of them '
             'together at family-wise level %s with Holm\'s step-down procedure: with no true '
             'difference anywhere, the chance that the release reports any regression or '
             'improvement is at most %s. Alone, a benchmark would call a one-sided p-value at or '

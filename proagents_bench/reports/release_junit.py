@@ -19,7 +19,6 @@ import re
 from decimal import Decimal
 
 from ..contract.vocabulary import INFO_TIER
-from . import junit
 from .junit import Case, _element, _failure, _suite
 from .release_view import RESULT_WORDS, hypothesis_text, rows
 from .view import shorten
@@ -44,11 +43,6 @@ def section_suites(report: bytes, name: str) -> tuple:
     return (int(root.group(1)), int(root.group(2)), int(root.group(3)),
             Decimal(root.group(4)), _SUITE_NAME.sub('<testsuite name="%s: ' % name, suites))
 
-
-def render_no_decision(outcome) -> bytes:
-    """A release that ended without a decision: the gate's page of such a run (its outcome
-    and every error), as :mod:`.junit` draws it."""
-    return junit.render_no_decision(outcome)
 
 
 def render(release) -> bytes:

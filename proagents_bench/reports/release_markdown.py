@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 
-from . import markdown
 from .markdown import ICONS, MAX_BYTES, text
 from .release_view import ACTION_WORDS, RESULT_WORDS, hypothesis_text, rows
 from .view import counted
@@ -33,11 +32,6 @@ def section_text(report: bytes) -> str:
     """A gate's Markdown summary with its headings two levels down (``##`` becomes ``####``)."""
     return _HEADING.sub(lambda match: "##" + match.group(1) + " ", report.decode("utf-8"))
 
-
-def render_no_decision(outcome) -> bytes:
-    """A release that ended without a decision: the gate's page of such a run (its outcome
-    and every error), as :mod:`.markdown` draws it."""
-    return markdown.render_no_decision(outcome)
 
 
 def render(release) -> bytes:
@@ -76,7 +70,7 @@ def render(release) -> bytes:
         row.rates(), row.difference(), text(row.primary_reason, 200)) for row in shown]
     lines += ["", "### Many comparisons at once (Holm, family-wise level %s, %d hypotheses)" % (
         decision.level, decision.hypothesis_count), "",
-              "| Benchmark | Only candidate / only baseline | Regression | Improvement | The "
+              "| Benchmark | Units favouring candidate / baseline | Regression | Improvement | The "
               "release reports | Alone it would report |",
               "|---|---:|---|---|---|---|"]
     lines += ["| %s | %s | %s | %s | %s | %s |" % (

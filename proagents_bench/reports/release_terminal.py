@@ -50,7 +50,7 @@ def render(release, width: int = 100, colour: bool = False,
                    paint)
     lines += ["", paint("Many comparisons at once: Holm over %d hypotheses at family-wise "
                         "level %s" % (decision.hypothesis_count, decision.level), BOLD)]
-    lines += _table(("Benchmark", "Only cand./base.", "Regression", "Improvement",
+    lines += _table(("Benchmark", "Favour cand./base.", "Regression", "Improvement",
                      "Release reports", "Alone"),
                     [(_plain(row.name, 64), _plain(row.discordant()),
                       _plain(hypothesis_text(row.regression)),
@@ -119,7 +119,7 @@ def summary_lines(release) -> List[str]:
     found = rows(release)
     name_width = max(len(_plain(row.name, 64)) for row in found)
     for row in found[:MAX_ROWS]:
-        lines.append("  %-10s %-*s %-12s -> release %-12s tasks only candidate/baseline %s" % (
+        lines.append("  %-10s %-*s %-12s -> release %-12s units favouring candidate/baseline %s" % (
             row.tier, name_width, _plain(row.name, 64), row.action, row.effect,
             _plain(row.discordant()).replace("\u2014", "-")))
     lines.append("  Holm over %d hypotheses at family-wise level %s" % (

@@ -17,10 +17,22 @@ from ..evaluation.release import show_probability
 from .view import show
 from .write import REPORTS, Report
 
+class ReleaseReport(Report):
+    """A release's report: the gate's option, rendered by a release module
+    (``release_html``, ...); a release that ends without a decision gets the gate's page of
+    such a run (its outcome and every error), drawn by the gate's own module."""
+
+    def __init__(self, report: Report) -> None:
+        super().__init__(report.option, report.name, report.help, "release_" + report.module,
+                         report.append)
+        self.section = report
+
+    def render_no_decision(self, outcome) -> bytes:
+        return self.section.render_no_decision(outcome)
+
+
 # The release's reports: the gate's options, each rendered by a release module.
-RELEASE_REPORTS = tuple(Report(report.option, report.name, report.help,
-                               "release_" + report.module, report.append)
-                        for report in REPORTS)
+RELEASE_REPORTS = tuple(ReleaseReport(report) for report in REPORTS)
 # The benchmark section each release report module needs, by the gate's report module.
 SECTION_KINDS = {"release_" + report.module: report.module for report in REPORTS}
 
@@ -67,8 +79,9 @@ class BenchmarkRow:
         self.interval = summary["interval"]
         self.task_count = summary["task_count"]
         self.fingerprint = summary["evidence_fingerprint"]
-        self.candidate_only = summary["candidate_only"]
-        self.baseline_only = summary["baseline_only"]
+        self.unit = row.verdict.unit
+        self.gains = row.verdict.gains
+        self.losses = row.verdict.losses
         self.regression = row.regression
         self.improvement = row.improvement
         self.result = row.result()
@@ -91,10 +104,12 @@ class BenchmarkRow:
                                   show(high))
 
     def discordant(self) -> str:
-        """``3 / 1``: test tasks only the candidate passes / only the baseline passes."""
-        if self.candidate_only is None:
+        """``3 / 1 tasks``: the units that favour the candidate / the baseline (tasks only
+        one system passes, or families), or a dash when not tested."""
+        if self.gains is None:
             return "\u2014"
-        return "%d / %d" % (self.candidate_only, self.baseline_only)
+        return "%d / %d %s" % (self.gains, self.losses,
+                               "families" if self.unit == "family" else "tasks")
 
 
 def hypothesis_text(hypothesis: Optional[object]) -> str:
