@@ -220,33 +220,44 @@ def _gate(arguments: List[str], session: Session, targets: "_Targets") -> Outcom
                                        forking_fingerprinter(size))
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
-    status, lines = decision_status(evaluation.action, options.fail_on,
+    return deliver(evaluation, _terminal, options, session, targets, progress, evaluation)
+
+
+def deliver(decided: object, terminal: Callable[[], ModuleType], options: argparse.Namespace,
+            session: Session, targets: "_Targets", progress: Optional[Progress],
+            kept: object) -> Outcome:
+    """The outcome of a decision (the gate's Evaluation, or a release): its exit status by
+    ``--fail-on`` and ``--distinct-exit-codes``, its reports and ``--output`` written all or
+    none, its summary on stderr and, on stdout, its document or the text mode of
+    ``terminal()`` (the renderer's module, imported only when a person is to read the run).
+    ``kept`` is what the process keeps until it ends."""
+    status, lines = decision_status(decided.action, options.fail_on,
                                     options.distinct_exit_codes)
     output = targets.output
     chunks = None
     if output or not targets.text:
         if progress is not None:
             progress("rendering the decision document")
-        chunks = evaluation.chunks()
+        chunks = decided.chunks()
         if progress is not None:
             progress("writing the decision document", sum(map(len, chunks)), "bytes")
     if progress is not None and targets.reports:
         progress("writing the reports", len(targets.reports), "files")
     # A decision's reports all or none, each replaced atomically (see reports.write).
-    problems = reports.write(targets.reports, evaluation, session.guard.deferred,
+    problems = reports.write(targets.reports, decided, session.guard.deferred,
                              (output, b"".join(chunks)) if output else None)
     if problems:
         return contract_error_outcome(problems)
     if options.summary or (session.messages.isatty() and not targets.text):
-        lines = _terminal().summary_lines(evaluation) + lines
+        lines = terminal().summary_lines(decided) + lines
     if targets.text:
-        stdout = _terminal().render(evaluation, _text_width(), colour_wanted(
+        stdout = terminal().render(decided, _text_width(), colour_wanted(
             session.stdout.isatty()), targets.hints())
     else:
         stdout = b"" if output else chunks
-    return Outcome(status, stdout, lines, kept=evaluation,
+    return Outcome(status, stdout, lines, kept=kept,
                    after=None if progress is None else lambda: progress.done(
-                       "done: %s, exit %d" % (evaluation.action, status)))
+                       "done: %s, exit %d" % (decided.action, status)))
 
 
 def decision_status(action: str, fail_on: List[str], distinct: bool) -> tuple:

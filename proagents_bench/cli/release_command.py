@@ -30,10 +30,9 @@ from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import (EXAMPLES_FOLDER, PROJECT_ROOT, Parser, UsageError, _Targets,
-                           _text_width, add_output_options, decision_status, run_with_targets)
+                           add_output_options, deliver, run_with_targets)
 from .parallel import can_fork, forked_map, forking_background, forking_fingerprinter, usable_cores
 from .progress import Progress
-from .streams import colour_wanted
 
 DEFAULT_MANIFEST = "release_manifest.json"
 
@@ -152,26 +151,8 @@ def _release(arguments: List[str], session: Session, targets: _ReleaseTargets) -
         errors, omitted = releases.release_errors(manifest, outcomes)
         return contract_error_outcome(errors, omitted)
     release = releases.decide(manifest, outcomes, VERSION)
-    status, lines = decision_status(release.action, options.fail_on,
-                                    options.distinct_exit_codes)
-    output = targets.output
-    chunks = release.chunks() if output or not targets.text else None
-    if progress is not None and (targets.reports or output):
-        progress("writing the reports", len(targets.reports) + bool(output), "files")
-    problems = reports.write(targets.reports, release, session.guard.deferred,
-                             (output, b"".join(chunks)) if output else None)
-    if problems:
-        return contract_error_outcome(problems)
-    if options.summary or (session.messages.isatty() and not targets.text):
-        lines = release_terminal().summary_lines(release) + lines
-    if targets.text:
-        stdout = release_terminal().render(release, _text_width(), colour_wanted(
-            session.stdout.isatty()), targets.hints())
-    else:
-        stdout = b"" if output else chunks
-    return Outcome(status, stdout, lines, kept=(release, kept),
-                   after=None if progress is None else lambda: progress.done(
-                       "done: %s, exit %d" % (release.action, status)))
+    return deliver(release, release_terminal, options, session, targets, progress,
+                   (release, kept))
 
 
 def release_terminal() -> ModuleType:

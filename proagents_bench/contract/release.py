@@ -176,7 +176,7 @@ RELEASE_KINDS = {RELEASE_V1: RELEASE_V1_SHAPE}
 
 # -- the release document -------------------------------------------------------------------
 
-def _probability():
+def _probability() -> Number:
     return Number(minimum=0, maximum=1, floats=True)
 
 

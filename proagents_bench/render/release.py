@@ -12,13 +12,17 @@ are, never decoded and written again (:func:`chunks`).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Iterator, List, Sequence
+from typing import TYPE_CHECKING, Iterator, List, Sequence
 
 from ..evaluation.release import TEST_NAME, Hypothesis, MultiplicityRow
 from ..jsonio import dump as jsondump
 from ..stats.exact import to_float
 from .document import HARNESS_NAME
 from .document import chunks as document_chunks
+
+if TYPE_CHECKING:  # for annotations only
+    from ..release import BenchmarkOutcome, Release
+
 
 LIMITATIONS = (
     "Each benchmark is decided exactly as its gate decides it alone; the release adds its "
@@ -133,7 +137,7 @@ def _multiplicity_row(row: MultiplicityRow) -> dict:
     }
 
 
-def _benchmark(outcome, effect: str) -> dict:
+def _benchmark(outcome: "BenchmarkOutcome", effect: str) -> dict:
     summary = outcome.summary
     return {
         "name": outcome.name,
@@ -156,7 +160,7 @@ def _benchmark(outcome, effect: str) -> dict:
     }
 
 
-def release_document(release) -> dict:
+def release_document(release: "Release") -> dict:
     """The release document of a :class:`proagents_bench.release.Release`."""
     decision = release.decision
     level = float(decision.level)

@@ -15,12 +15,19 @@ id prefixed (``NAME--``) so that the page's ids stay unique, and its headings on
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, List, Sequence, Tuple
 
 from ..evaluation.release import alone_level
 from ..text import show_number
 from .html import STYLE, _digest, _e, _id, _table
-from .release_view import ACTION_WORDS, RESULT_WORDS, anchor, hypothesis_text, rows
+from .release_view import (ACTION_WORDS, RESULT_WORDS, BenchmarkRow, anchor, hypothesis_text,
+                           rows)
 from .view import counted
+
+if TYPE_CHECKING:  # for annotations only
+    from ..evaluation.release import ReleaseDecision
+    from ..release import Release
+
 
 MAX_NOTES = 50
 MAX_REASONS = 200
@@ -32,6 +39,7 @@ section.benchmark .banner .action { font-size: 1.8rem; }
 section.benchmark h3 { font-size: 1.1rem; margin: 24px 0 8px;
   border-bottom: 1px solid #d0d7de; padding-bottom: 4px; }
 section.benchmark h4 { font-size: 1rem; margin: 14px 0 4px; }
+section.benchmark summary h3 { display: inline-block; border: 0; margin: 24px 0 8px; }
 .act { font-weight: 700; color: #fff; padding: 0 6px; border-radius: 3px; white-space: nowrap; }
 table.stack tbody th { min-width: 10em; } table.release td.reason { min-width: 18em; }
 @media (max-width: 600px) {
@@ -75,7 +83,7 @@ def _action(action: str) -> str:
 
 
 
-def render(release) -> bytes:
+def render(release: "Release") -> bytes:
     """The page's bytes (UTF-8) for a :class:`~proagents_bench.release.Release`."""
     decision = release.decision
     manifest = release.manifest
@@ -104,7 +112,7 @@ def render(release) -> bytes:
     return "".join(parts).encode("utf-8")
 
 
-def _banner(release):
+def _banner(release: "Release") -> str:
     decision = release.decision
     notes = ""
     if decision.notes:
@@ -125,7 +133,7 @@ def _banner(release):
                _e(ACTION_WORDS[decision.action]), _e(decision.reasons[0], 2000), notes))
 
 
-def _reasons(decision):
+def _reasons(decision: "ReleaseDecision") -> str:
     shown, rest = counted(decision.reasons, MAX_REASONS)
     items = ["<li>%s</li>" % _e(reason, 2000) for reason in shown]
     if rest:
@@ -135,7 +143,7 @@ def _reasons(decision):
             '</section>\n' % "\n".join(items))
 
 
-def _facts(release):
+def _facts(release: "Release") -> str:
     manifest = release.manifest.describe()
     document = release.document
     facts = [
@@ -161,12 +169,12 @@ MULTIPLICITY_COLUMNS = ("Units favouring the candidate / the baseline", "Regress
                         "Improvement", "The release reports", "Alone it would report")
 
 
-def _head(columns) -> str:
+def _head(columns: Sequence[str]) -> str:
     return "<thead><tr><th>Benchmark</th>%s</tr></thead>\n<tbody>" % "".join(
         "<th>%s</th>" % _e(column) for column in columns)
 
 
-def _cells(columns, cells) -> str:
+def _cells(columns: Sequence[str], cells: Sequence[Tuple[str, str]]) -> str:
     """The row's cells, each labelled with its column (a narrow window shows each row as a
     card, every value under its label)."""
     return "".join('<td%s data-label="%s">%s</td>' % (
@@ -174,12 +182,12 @@ def _cells(columns, cells) -> str:
         for column, (html_class, value) in zip(columns, cells))
 
 
-def _name_cell(row, detail: str = "") -> str:
+def _name_cell(row: BenchmarkRow, detail: str = "") -> str:
     return '<th scope="row"><a class="id" href="#%s">%s</a>%s</th>' % (
         _e(row.anchor), _id(row.name), detail)
 
 
-def _benchmarks(found):
+def _benchmarks(found: List[BenchmarkRow]) -> str:
     lines = [_head(BENCHMARK_COLUMNS)]
     for row in found:
         more = ' <span class="note">(%d more reason%s in its section)</span>' % (
@@ -199,7 +207,7 @@ def _benchmarks(found):
             % _table("stack release", "\n".join(lines)))
 
 
-def _multiplicity(release, found):
+def _multiplicity(release: "Release", found: List[BenchmarkRow]) -> str:
     decision = release.decision
     lines = [_head(MULTIPLICITY_COLUMNS)]
     for row in found:

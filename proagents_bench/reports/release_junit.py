@@ -17,11 +17,16 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from ..contract.vocabulary import INFO_TIER
 from .junit import Case, _element, _failure, _suite
 from .release_view import RESULT_WORDS, hypothesis_text, rows
 from .view import shorten
+
+if TYPE_CHECKING:  # for annotations only
+    from ..release import Release
+
 
 MAX_NOTE_NAME = 200
 
@@ -45,7 +50,7 @@ def section_suites(report: bytes, name: str) -> tuple:
 
 
 
-def render(release) -> bytes:
+def render(release: "Release") -> bytes:
     """The report's bytes (UTF-8 XML) for a :class:`~proagents_bench.release.Release`."""
     decision = release.decision
     found = rows(release)

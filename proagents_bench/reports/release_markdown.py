@@ -12,10 +12,15 @@ JSON document have every section).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .markdown import ICONS, MAX_BYTES, text
 from .release_view import ACTION_WORDS, RESULT_WORDS, hypothesis_text, rows
 from .view import counted
+
+if TYPE_CHECKING:  # for annotations only
+    from ..release import Release
+
 
 MAX_REASONS = 20
 MAX_NOTES = 20
@@ -34,7 +39,7 @@ def section_text(report: bytes) -> str:
 
 
 
-def render(release) -> bytes:
+def render(release: "Release") -> bytes:
     """The summary's bytes (UTF-8) for a :class:`~proagents_bench.release.Release`."""
     decision = release.decision
     found = rows(release)

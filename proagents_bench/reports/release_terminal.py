@@ -13,11 +13,15 @@ one benchmark alone (its gate, on its files).
 
 from __future__ import annotations
 
-from typing import List, Sequence
+from typing import TYPE_CHECKING, List, Sequence
 
 from ..contract.vocabulary import BLOCK, INCOMPARABLE, REVIEW
 from .release_view import ACTION_WORDS, hypothesis_text, rows
 from .terminal import ACTION_COLOURS, BOLD, DIM, Painter, _plain, _wrap
+
+if TYPE_CHECKING:  # for annotations only
+    from ..release import Release
+
 
 MAX_ROWS = 40
 MAX_REASONS = 12
@@ -36,7 +40,7 @@ def _table(header: Sequence[str], body: List[Sequence[str]], paint: Painter) -> 
     return lines
 
 
-def render(release, width: int = 100, colour: bool = False,
+def render(release: "Release", width: int = 100, colour: bool = False,
            hints: Sequence[str] = ()) -> bytes:
     """The text mode's bytes (ASCII) for a :class:`~proagents_bench.release.Release`."""
     paint = Painter(colour)
@@ -77,7 +81,7 @@ def render(release, width: int = 100, colour: bool = False,
     return ("\n".join(lines) + "\n").encode("ascii", "backslashreplace")
 
 
-def _tagged(release) -> List[tuple]:
+def _tagged(release: "Release") -> List[tuple]:
     """(action, reason) of every reason of the release, in its order."""
     decision = release.decision
     tagged = [(effect, reason) for effect, reason in zip(decision.effects,
@@ -88,7 +92,7 @@ def _tagged(release) -> List[tuple]:
     return sorted(tagged, key=lambda item: _REASON_TAGS.index(item[0]))
 
 
-def _reasons(release, width: int, paint: Painter) -> List[str]:
+def _reasons(release: "Release", width: int, paint: Painter) -> List[str]:
     tagged = _tagged(release)
     if not tagged:
         return [" " * TAG_WIDTH + line for line in _wrap(_plain(
@@ -105,7 +109,7 @@ def _reasons(release, width: int, paint: Painter) -> List[str]:
     return lines
 
 
-def summary_lines(release) -> List[str]:
+def summary_lines(release: "Release") -> List[str]:
     """A few lines for stderr: the release's decision and primary reason, a line per
     benchmark (its tier, its decision, what it makes of the release, its discordant tasks),
     the adjustment, and the notes."""

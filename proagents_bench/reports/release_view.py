@@ -10,12 +10,18 @@ disagree with its solo report.
 
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from ..contract.vocabulary import BLOCK, INCOMPARABLE, PASS, REVIEW
 from ..evaluation.release import show_probability
 from .view import show
 from .write import REPORTS, Report
+
+if TYPE_CHECKING:  # for annotations only
+    from ..evaluation.release import MultiplicityRow
+    from ..release import BenchmarkOutcome, Release
+    from .nodecision import NoDecision
+
 
 class ReleaseReport(Report):
     """A release's report: the gate's option, rendered by a release module
@@ -27,7 +33,7 @@ class ReleaseReport(Report):
                          report.append)
         self.section = report
 
-    def render_no_decision(self, outcome) -> bytes:
+    def render_no_decision(self, outcome: "NoDecision") -> bytes:
         return self.section.render_no_decision(outcome)
 
 
@@ -62,7 +68,8 @@ def anchor(name: str) -> str:
 class BenchmarkRow:
     """One benchmark in the release's tables."""
 
-    def __init__(self, outcome, effect: str, row) -> None:
+    def __init__(self, outcome: "BenchmarkOutcome", effect: str,
+                 row: "MultiplicityRow") -> None:
         summary = outcome.summary
         self.name = outcome.name
         self.tier = outcome.tier
@@ -120,7 +127,7 @@ def hypothesis_text(hypothesis: Optional[object]) -> str:
                                   show_probability(hypothesis.adjusted))
 
 
-def rows(release) -> List[BenchmarkRow]:
+def rows(release: "Release") -> List[BenchmarkRow]:
     """Every benchmark of the release, in the manifest's order."""
     decision = release.decision
     return [BenchmarkRow(outcome, effect, row) for outcome, effect, row in zip(

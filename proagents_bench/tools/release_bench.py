@@ -23,6 +23,7 @@ here is a test.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import tempfile
@@ -122,7 +123,7 @@ def _spliced_in(release_path: str, documents: Sequence[str]) -> bool:
     return True
 
 
-def release_benchmark(options, say: Callable[[str], None], cores: int) -> bool:
+def release_benchmark(options: argparse.Namespace, say: Callable[[str], None], cores: int) -> bool:
     """Run the release benchmark with ``options`` (benchmarks, tasks, trials, samples, seed,
     repeat, python, keep: the command line's ``bench release``), telling each result line to
     ``say`` (``cores``: how many this process may use, for the report); return True when
