@@ -259,7 +259,7 @@ def run_benchmark(job: BenchmarkJob, importer: Importer, renderers: Dict[str, Re
     except ContractErrors as failure:
         outcome.errors, outcome.omitted = failure.errors, failure.omitted
         return outcome
-    outcome.decision = render.Spliced(render.indented(evaluation.chunks()))
+    outcome.decision = render.Spliced(render.indented(evaluation.lazy_document))
     outcome.summary = summarize(evaluation)
     outcome.sections = {name: render_section(evaluation)
                         for name, render_section in renderers.items()}

@@ -12,7 +12,7 @@ import unittest
 import xml.etree.ElementTree as ElementTree
 from unittest import mock
 
-from proagents_bench.cli import release_command
+from proagents_bench.cli import parallel, release_command
 from proagents_bench.contract import publish
 from proagents_bench.contract.release import RELEASE_OUTPUT
 from proagents_bench.contract.validate import file_errors
@@ -380,7 +380,7 @@ class SoloIdentityTests(unittest.TestCase):
                 self.assertIn(gate.status, (0, 1))
                 self.assertEqual(solo_bytes(row["decision"]), gate.stdout)
                 # Spliced in as the very bytes, each line indented for its depth.
-                self.assertIn(render_release.indented([gate.stdout]), release.stdout)
+                self.assertIn(gate.stdout[:-1].replace(b"\n", b"\n      "), release.stdout)
                 self.assertEqual(row["action"], gate.document["action"])
                 self.assertEqual(row["evidence_fingerprint"],
                                  gate.document["evidence_fingerprint"])
@@ -531,3 +531,50 @@ class DocumentTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ForkedMapTests(unittest.TestCase):
+    """The release's forked children: each task's pieces come back whole, in order, read
+    straight into one buffer of the length the child announced; a child that fails, or that
+    writes other than it announced, gives None (its task is then done by the caller)."""
+
+    def setUp(self):
+        if not parallel.can_fork():
+            self.skipTest("no fork on this platform")
+
+    def test_every_task_comes_back_whole_and_in_order(self):
+        tasks = [lambda size=size: [bytes([65 + size % 26]) * (size * 300000), b"|end"]
+                 for size in range(5)]
+        found = parallel.forked_map(tasks, 2)
+        self.assertEqual([bytes(item) for item in found],
+                         [bytes([65 + size % 26]) * (size * 300000) + b"|end"
+                          for size in range(5)])
+
+    def test_a_failed_child_gives_none(self):
+        found = parallel.forked_map([lambda: [b"a"], lambda: [b"b" * (1 << 21), 1 // 0],
+                                     lambda: [b"c"]], 3)
+        self.assertEqual(found[0], bytearray(b"a"))
+        self.assertIsNone(found[1])
+        self.assertEqual(found[2], bytearray(b"c"))
+
+    def read_all(self, written):
+        read_end, write_end = os.pipe()
+        os.write(write_end, written)
+        os.close(write_end)
+        state = [0, None, bytearray(), None, 0]
+        try:
+            while parallel._read_framed(read_end, state):
+                pass
+        finally:
+            os.close(read_end)
+        return state
+
+    def test_a_child_that_writes_other_than_it_announced_is_not_used(self):
+        state = self.read_all(parallel._LENGTH.pack(5) + b"hello")
+        self.assertEqual((bytes(state[3]), state[4]), (b"hello", 5))
+        state = self.read_all(parallel._LENGTH.pack(10) + b"hello")  # fewer
+        self.assertNotEqual(state[4], len(state[3]))
+        state = self.read_all(parallel._LENGTH.pack(3) + b"hello")  # more
+        self.assertIsNone(state[3])
+        state = self.read_all(b"\x00\x00")  # not even its length
+        self.assertIsNone(state[3])

@@ -22,8 +22,15 @@ import os
 import pickle
 import selectors
 import signal
+import struct
+import sys
 import threading
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence
+
+try:
+    import fcntl
+except ImportError:  # Windows: no fork either
+    fcntl = None
 
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
@@ -45,15 +52,19 @@ def forking_fingerprinter(input_bytes: int) -> Callable:
     return _start_in_child
 
 
-def _forked(produce: Callable[[], bytes]) -> Optional["_Child"]:
-    """Run ``produce`` in a forked child, which writes the bytes it returns to a pipe and
-    ends (it takes no signal handler of the parent's: a Ctrl-C ends it at once); return the
-    parent's side of it, or None when no pipe or no fork could be made (the caller then does
-    the work itself). A child whose work fails ends with status 1."""
+def _forked(produce: Callable[[], object], wide: bool = False) -> Optional["_Child"]:
+    """Run ``produce`` in a forked child, which writes the bytes it returns (one bytes-like
+    object, or a list of them, written one after the other) to a pipe and ends (it takes no
+    signal handler of the parent's: a Ctrl-C ends it at once); return the parent's side of
+    it, or None when no pipe or no fork could be made (the caller then does the work
+    itself). A child whose work fails ends with status 1. ``wide``: the pipe is widened
+    where the platform allows (:data:`WIDE_PIPE_BYTES`), for children that write a lot."""
     try:
         read_end, write_end = os.pipe()
     except OSError:
         return None
+    if wide:
+        _widen(write_end)
     try:
         child = os.fork()
     except OSError:
@@ -66,9 +77,11 @@ def _forked(produce: Callable[[], bytes]) -> Optional["_Child"]:
             for number in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(number, signal.SIG_DFL)
             os.close(read_end)
-            data = memoryview(produce())
-            while data:
-                data = data[os.write(write_end, data):]
+            produced = produce()
+            for piece in produced if isinstance(produced, list) else [produced]:
+                data = memoryview(piece)
+                while data:
+                    data = data[os.write(write_end, data):]
             status = 0
         finally:
             os._exit(status)
@@ -234,44 +247,98 @@ def can_fork() -> bool:
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
-def forked_map(tasks: Sequence[Callable[[], bytes]], workers: int) -> List[Optional[bytes]]:
-    """Run each task in a forked child, at most ``workers`` at once, and return the bytes each
-    returned, in the tasks' order: None for a task whose child could not be forked or did
-    not end well (its caller does that task itself, for the same bytes). Every child's pipe
-    is read as it writes (a child never waits on a full pipe while another is read), a new
-    child starts as soon as one ends, and any child still running when this returns or
-    raises (a signal) is ended."""
-    results: List[Optional[bytes]] = [None] * len(tasks)
+# A pipe that carries a benchmark's decision (tens of megabytes) is widened to this, where
+# the platform lets a process do so (Linux's F_SETPIPE_SZ, up to its pipe-max-size, 1 MiB by
+# default): a sixteenth of the reads and wake-ups of the default 64 KiB.
+WIDE_PIPE_BYTES = 1 << 20
+_F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031) if fcntl is not None else None
+# A child of forked_map first writes how many bytes follow.
+_LENGTH = struct.Struct(">Q")
+
+
+def _widen(descriptor: int) -> None:
+    """Widen a pipe on Linux; elsewhere, or when refused, it stays as it is."""
+    if _F_SETPIPE_SZ is None or not sys.platform.startswith("linux"):
+        return
+    try:
+        fcntl.fcntl(descriptor, _F_SETPIPE_SZ, WIDE_PIPE_BYTES)
+    except OSError:
+        pass
+
+
+def forked_map(tasks: Sequence[Callable[[], List[bytes]]],
+               workers: int) -> List[Optional[bytearray]]:
+    """Run each task in a forked child, at most ``workers`` at once, and return what each
+    returned (a list of bytes-like pieces), joined, in the tasks' order: None for a task
+    whose child could not be forked or did not end well (its caller does that task itself,
+    for the same bytes). A child first writes the length of what follows, and the parent
+    reads it straight into one buffer of that size (no chunk is copied twice); every
+    child's pipe is read as it writes (a child never waits on a full pipe while another is
+    read), a new child starts as soon as one ends, and any child still running when this
+    returns or raises (a signal) is ended."""
+    results: List[Optional[bytearray]] = [None] * len(tasks)
     pending = list(range(len(tasks)))
-    running: Dict[int, Tuple[int, _Child, List[bytes]]] = {}
+    running: Dict[int, list] = {}  # read end -> [index, child, length, buffer, filled]
     selector = selectors.DefaultSelector()
+
+    def framed(task: Callable[[], List[bytes]]) -> Callable[[], List[bytes]]:
+        def produce() -> List[bytes]:
+            pieces = task()
+            return [_LENGTH.pack(sum(len(piece) for piece in pieces))] + pieces
+        return produce
+
     try:
         while pending or running:
             while pending and len(running) < max(workers, 1):
                 index = pending.pop(0)
-                child = _forked(tasks[index])
+                child = _forked(framed(tasks[index]), wide=True)
                 if child is not None:
                     selector.register(child.read_end, selectors.EVENT_READ)
-                    running[child.read_end] = (index, child, [])
+                    running[child.read_end] = [index, child, bytearray(), None, 0]
             if not running:
                 continue
             for key, _events in selector.select():
-                index, child, chunks = running[key.fd]
+                state = running[key.fd]
                 try:
-                    chunk, failed = os.read(key.fd, 1 << 20), False
+                    more = _read_framed(key.fd, state)
                 except OSError:  # a broken pipe: its task is done by the caller
-                    chunk, failed = b"", True
-                if chunk:
-                    chunks.append(chunk)
+                    more, state[3] = False, None
+                if more:
                     continue
                 selector.unregister(key.fd)
                 del running[key.fd]
-                if failed:
+                index, child, _head, buffer, filled = state
+                if buffer is None or filled != len(buffer):
                     child.end()
                 elif child.reap():
-                    results[index] = b"".join(chunks)
+                    results[index] = buffer
     finally:
-        for _index, child, _chunks in running.values():
-            child.end()
+        for state in running.values():
+            state[1].end()
         selector.close()
     return results
+
+
+def _read_framed(descriptor: int, state: list) -> bool:
+    """Read what is ready of a framed child's pipe into ``state`` ([index, child, the length
+    prefix read so far, the buffer or None, bytes filled]); False at the end of the pipe."""
+    if state[3] is None:
+        chunk = os.read(descriptor, _LENGTH.size - len(state[2]))
+        if not chunk:
+            return False
+        state[2] += chunk
+        if len(state[2]) == _LENGTH.size:
+            state[3] = bytearray(_LENGTH.unpack(bytes(state[2]))[0])
+        return True
+    view = memoryview(state[3])[state[4]:]
+    if not view:  # everything announced is here: the end should follow
+        return bool(os.read(descriptor, 1)) and _overflow(state)
+    count = os.readv(descriptor, [view])
+    state[4] += count
+    return count > 0
+
+
+def _overflow(state: list) -> bool:
+    """A child wrote more than it announced: what it wrote is not used."""
+    state[3] = None
+    return False

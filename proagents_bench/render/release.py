@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Iterator, List, Sequence
 
 from ..evaluation.release import TEST_NAME, Hypothesis, MultiplicityRow
 from ..jsonio import dump as jsondump
+from ..jsonio.gcpause import CollectorPaused
 from ..stats.exact import to_float
 from .document import HARNESS_NAME
 from .document import chunks as document_chunks
@@ -42,34 +43,33 @@ LIMITATIONS = (
 DECISION_LEVEL = 3
 
 
-def indented(chunks: Sequence[bytes], level: int = DECISION_LEVEL) -> bytes:
-    """A JSON document's bytes, in chunks (ASCII, ending in a newline, written at nesting
-    level 0), as the text of a value at nesting ``level``: each line after the first
-    indented two spaces per level (JSON strings hold no raw newline), without the final
-    newline. Each chunk is indented on its own (a newline is one byte: no chunk boundary can
-    split one)."""
-    newline = b"\n" + jsondump.INDENT.encode("ascii") * level
-    data = b"".join([chunk.replace(b"\n", newline) for chunk in chunks])
-    return data[:-len(newline)] if data.endswith(newline) else data
+def indented(document: dict, level: int = DECISION_LEVEL) -> bytes:
+    """A decision document's bytes as the text of a value at nesting ``level``, without the
+    final newline: written by the document writer at that level, which gives exactly its
+    level-0 text with every newline followed by two spaces per level (JSON strings hold no
+    raw newline), so it is the gate's document, indented, without a second pass over it."""
+    with CollectorPaused():
+        return b"".join([piece.encode("ascii") for piece in jsondump.pieces(document, level)])
 
 
 class Spliced:
-    """A benchmark's decision document inside the release document: its bytes, already
-    indented for ``level`` (:func:`indented`). The document writer sees a marker string in
+    """A benchmark's decision document inside the release document: its bytes (any
+    bytes-like object: a view of what a forked benchmark sent), already indented for
+    ``level`` (:func:`indented`). The document writer sees a marker string in
     its place (:meth:`json_pieces`); :func:`chunks` puts the bytes where the marker is, so
     hundreds of megabytes of decisions are never decoded, copied into one text, or encoded
     again."""
 
     __slots__ = ("data", "level", "marker")
 
-    def __init__(self, data: bytes, level: int = DECISION_LEVEL) -> None:
+    def __init__(self, data: object, level: int = DECISION_LEVEL) -> None:
         self.data = data
         self.level = level
         self.marker = ""
 
     def text(self, level: int) -> str:
         """The value's text at ``level``, as a str (the writer's slow way)."""
-        data = self.data
+        data = bytes(self.data)
         if level != self.level:
             data = data.replace(b"\n" + jsondump.INDENT.encode("ascii") * self.level,
                                 b"\n" + jsondump.INDENT.encode("ascii") * level)

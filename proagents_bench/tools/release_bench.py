@@ -176,15 +176,19 @@ def release_benchmark(options: argparse.Namespace, say: Callable[[str], None], c
                 gates_run.status, release_run.status, serial_run.status))
             return False
         label = "median of %d" % len(gate_runs) if len(gate_runs) > 1 else "one run"
-        say("%d gates, one after another:        %7.2f s   largest peak %s   (%s)" % (
-            options.benchmarks, gates_run.seconds, megabytes(gates_run.peak), label))
-        say("release (benchmarks in parallel):   %7.2f s   peak %s   (exit %d)" % (
-            release_run.seconds, megabytes(release_run.peak), release_run.status))
-        say("release --jobs 1 (one after another): %5.2f s   peak %s" % (
-            serial_run.seconds, megabytes(serial_run.peak)))
+        say("%s   (%s; CPU: user and system seconds of the process and its children)" % (
+            " " * 36, label))
+        for name, run in (("%d gates, one after another:" % options.benchmarks, gates_run),
+                          ("release (benchmarks in parallel):", release_run),
+                          ("release --jobs 1 (one after another):", serial_run)):
+            say("%-37s %6.2f s   CPU %s   peak %s   (exit %d)" % (
+                name, run.seconds, _cpu(run), megabytes(run.peak), run.status))
         say("ratio: the release takes %.2fx the time of the gates one after another "
-            "(--jobs 1: %.2fx)" % (release_run.seconds / gates_run.seconds,
-                                   serial_run.seconds / gates_run.seconds))
+            "(--jobs 1: %.2fx)%s" % (
+                release_run.seconds / gates_run.seconds, serial_run.seconds / gates_run.seconds,
+                "; CPU %.2fx (--jobs 1: %.2fx)" % (release_run.cpu / gates_run.cpu,
+                                                   serial_run.cpu / gates_run.cpu)
+                if gates_run.cpu and release_run.cpu and serial_run.cpu else ""))
         say("each benchmark's decision inside the release is byte for byte its gate's: %s" % (
             "yes" if _spliced_in(release_document, documents) else "NO"))
         if options.keep:
@@ -192,9 +196,14 @@ def release_benchmark(options: argparse.Namespace, say: Callable[[str], None], c
     return True
 
 
+def _cpu(run: Run) -> str:
+    return "%6.2f s" % run.cpu if run.cpu is not None else "not measured"
+
+
 def _sum(runs: Sequence[Run]) -> Run:
     """The runs one after another as one: their seconds summed, the largest peak, the worst
     status."""
     peaks = [run.peak for run in runs if run.peak is not None]
+    cpus = [run.cpu for run in runs if run.cpu is not None]
     return Run(sum(run.seconds for run in runs), max(peaks) if peaks else None,
-               max(run.status for run in runs))
+               max(run.status for run in runs), sum(cpus) if len(cpus) == len(runs) else None)
