@@ -68,6 +68,23 @@ class LayerTests(unittest.TestCase):
                         wrong.append((relative, name))
         self.assertEqual(wrong, [])
 
+    def test_maintenance_sits_above_the_pipeline_and_below_the_reports(self):
+        # health and diff reuse the pipeline's stages; the reports, the service, the
+        # commands and the tools use them, and they use none of those (nor the importers).
+        users = ("maintenance", "reports", "service", "cli", "tools")
+        above = ("reports", "service", "cli", "tools", "importers")
+        wrong = []
+        for relative, tree in modules():
+            for node in ast.walk(tree):
+                for name in imported(relative, node):
+                    if (name.startswith("proagents_bench.maintenance")
+                            and layer(relative) not in users):
+                        wrong.append((relative, name))
+                    if layer(relative) == "maintenance" and any(
+                            name.startswith("proagents_bench." + upper) for upper in above):
+                        wrong.append((relative, name))
+        self.assertEqual(wrong, [])
+
     def test_only_the_commands_print_or_end_the_process(self):
         forbidden = {"print", "exit", "quit", "sys.exit", "os._exit", "os.abort"}
         wrong = []

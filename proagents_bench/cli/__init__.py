@@ -36,6 +36,8 @@ COMMANDS = {
     "import": "import_command",
     "release": "release_command",
     "plan": "plan_command",
+    "health": "health_command",
+    "diff": "diff_command",
 }
 DEFAULT_COMMAND = "gate_command"
 

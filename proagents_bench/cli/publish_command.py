@@ -1,8 +1,8 @@
 """``run_benchmark.py publish``: write what the contract publishes into the checkout: the
-JSON Schemas shipped in the package (``contract/schemas/``) and the generated tables of
-``docs/contract.md``
-(the contract's objects, rules and gates; the exit statuses) and the tables of false alarms in
-``docs/release.md``. The tests hold the files to
+JSON Schemas shipped in the package (``contract/schemas/``), the generated tables of
+``docs/contract.md`` (the contract's objects, rules and gates; the exit statuses), of
+``docs/maintaining.md`` (what each kind of change breaks) and of ``docs/release.md`` (the
+chance of a false alarm). The tests hold the files to
 :func:`published_files` and fail, naming this command, when one is stale.
 """
 
@@ -12,9 +12,10 @@ import os
 from typing import List, Tuple
 
 from ..contract import publish
+from ..contract.changes import changes_table
 from ..errors import ContractError
-from ..tools.release_bench import with_false_alarm_tables
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from ..tools.release_bench import with_false_alarm_tables
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import PROJECT_ROOT, Parser, UsageError
 from .status import EXIT_PASS, exit_status_table
@@ -24,6 +25,10 @@ RELEASE_DOC = os.path.join(PROJECT_ROOT, "docs", "release.md")
 EXIT_TABLE_BEGIN = ("<!-- BEGIN generated exit statuses: python -B run_benchmark.py publish "
                     "-->")
 EXIT_TABLE_END = "<!-- END generated exit statuses -->"
+MAINTAINING_DOC = os.path.join(PROJECT_ROOT, "docs", "maintaining.md")
+CHANGES_BEGIN = ("<!-- BEGIN generated kinds of change: python -B run_benchmark.py publish "
+                 "-->")
+CHANGES_END = "<!-- END generated kinds of change -->"
 
 
 def _between(text: str, begin: str, end: str, generated: str) -> str:
@@ -43,10 +48,12 @@ def _read(path: str) -> str:
 
 
 def published_files() -> List[Tuple[str, bytes]]:
-    """(path, bytes) of every file ``publish`` writes: the schemas, then the contract's page
-    and the release's (its tables of false alarms)."""
+    """(path, bytes) of every file ``publish`` writes: the schemas, the contract's page, the
+    maintainers' page, then the release's (its tables of false alarms)."""
     return publish.shipped_schemas() + [
         (CONTRACT_DOC, published_contract_doc(_read(CONTRACT_DOC)).encode("utf-8")),
+        (MAINTAINING_DOC, _between(_read(MAINTAINING_DOC), CHANGES_BEGIN, CHANGES_END,
+                                   changes_table()).encode("utf-8")),
         (RELEASE_DOC, with_false_alarm_tables(_read(RELEASE_DOC)).encode("utf-8"))]
 
 
@@ -78,4 +85,4 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return contract_error_outcome([ContractError(
             "cli.report_unwritable", "cannot write %s: %s" % (problem.path, problem.reason))])
     return Outcome(EXIT_PASS, b"", ["published: the JSON Schemas and the tables of "
-                                    "docs/contract.md and docs/release.md"])
+                                    "docs/contract.md, docs/maintaining.md and docs/release.md"])

@@ -31,8 +31,8 @@ from ..reports.release_view import RELEASE_REPORTS, SECTION_KINDS
 from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import (EXAMPLES_FOLDER, PROJECT_ROOT, Parser, UsageError, _Targets,
-                           add_output_options, deliver, run_with_targets)
+from .gate_command import (EXAMPLES_FOLDER, PROJECT_ROOT, Parser, Targets, UsageError,
+                           add_decision_options, add_output_options, deliver, guarded)
 from .parallel import can_fork, forked_map, forking_background, forking_fingerprinter, usable_cores
 from .progress import Progress
 
@@ -55,9 +55,8 @@ def build_parser(program: str) -> Parser:
     parser.add_argument("--manifest", metavar="FILE",
                         help="the release manifest (proagents-bench-release-v1; default: the "
                              "example, %s/%s)" % (EXAMPLES_FOLDER, DEFAULT_MANIFEST))
-    for report in RELEASE_REPORTS:
-        parser.add_argument(report.option, metavar="PATH", help=report.help)
-    add_output_options(parser, "release document", "release decisions")
+    add_output_options(parser, RELEASE_REPORTS, "the release document")
+    add_decision_options(parser, "release decisions")
     parser.add_argument("--jobs", metavar="N", type=int, default=0,
                         help="benchmarks decided at once, each in its own process where the "
                              "platform can fork (default 0: one per core this process may "
@@ -75,49 +74,33 @@ class _Input:
         self.shown = place.shown
 
 
-class _ReleaseTargets(_Targets):
-    """The gate's targets (:class:`~.gate_command._Targets`: a run without a decision
-    replaces every report it names, and ``--output``), with the release's reports and
-    inputs: the manifest, and once it is read every file of every benchmark."""
+class _ReleaseInputs:
+    """The files a release reads, for the checks of the report paths (``Targets``' inputs):
+    the manifest, and once it is read every file of every benchmark."""
 
-    manifest: Optional[releases.Manifest] = None
+    def __init__(self) -> None:
+        self.manifest: Optional[releases.Manifest] = None
 
-    def requested(self, options: argparse.Namespace) -> List[tuple]:
-        return [(report, getattr(options, report.attribute)) for report in RELEASE_REPORTS
-                if getattr(options, report.attribute, None) is not None]
-
-    def inputs(self, options: argparse.Namespace) -> list:
+    def __call__(self, options: argparse.Namespace) -> list:
         if self.manifest is not None:
             return [_Input("release manifest", self.manifest.place)] + [
                 _Input("%s of benchmark %s" % (kind, quote(job.name)), place)
                 for job in self.manifest.jobs for kind, place in job.places()]
-        path, shown = _manifest_place(options.manifest)
+        path, shown = _manifest_place(getattr(options, "manifest", None))
         return [_Input("release manifest", releases.Place(path, shown))]
-
-
-def _named_paths(arguments: List[str]) -> Optional[argparse.Namespace]:
-    """The manifest, report and output paths of ``arguments``, read leniently (see the
-    gate's)."""
-    parser = Parser(add_help=False)
-    for option in ("--manifest", "--output", "--format"):
-        parser.add_argument(option)
-    parser.add_argument("--summary", action="store_true")
-    for report in RELEASE_REPORTS:
-        parser.add_argument(report.option)
-    try:
-        return parser.parse_known_args(arguments)[0]
-    except UsageError:
-        return None
 
 
 def run(arguments: List[str], session: Session) -> Outcome:
     """Decide the release. A run that ends without a decision replaces every report it names
-    and its ``--output``, as the gate's does (:func:`~.gate_command.run_with_targets`)."""
-    return run_with_targets(arguments, session, _ReleaseTargets(session), _named_paths,
-                            _release)
+    and its ``--output``, as the gate's does (:func:`~.gate_command.guarded`)."""
+    inputs = _ReleaseInputs()
+    return guarded(arguments, session, Targets(session, RELEASE_REPORTS, inputs),
+                   lambda arguments, session, targets: _release(arguments, session, targets,
+                                                                inputs))
 
 
-def _release(arguments: List[str], session: Session, targets: _ReleaseTargets) -> Outcome:
+def _release(arguments: List[str], session: Session, targets: Targets,
+             inputs: _ReleaseInputs) -> Outcome:
     try:
         options = build_parser(session.program).parse_args(arguments)
     except UsageError as usage:
@@ -134,13 +117,12 @@ def _release(arguments: List[str], session: Session, targets: _ReleaseTargets) -
         return contract_error_outcome(problems)
     progress = Progress(session.messages.say) if session.messages.isatty() else None
     try:
-        targets.manifest = _load(options.manifest)
+        manifest = inputs.manifest = _load(options.manifest)
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
     problems = targets.aim(options)  # now against every file of every benchmark too
     if problems:
         return contract_error_outcome(problems)
-    manifest = targets.manifest
     renderers = {SECTION_KINDS[report.module]: _section(SECTION_KINDS[report.module])
                  for report, _path in targets.reports}
     workers = options.jobs or usable_cores()
