@@ -273,6 +273,7 @@ WIDE_PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031) if fcntl is not None else None
 # A child of forked_map first writes how many bytes follow.
 _LENGTH = struct.Struct(">Q")
+_READV = getattr(os, "readv", None)
 
 
 def _widen(descriptor: int) -> None:
@@ -352,9 +353,19 @@ def _read_framed(descriptor: int, state: list) -> bool:
     view = memoryview(state[3])[state[4]:]
     if not view:  # everything announced is here: the end should follow
         return bool(os.read(descriptor, 1)) and _overflow(state)
-    count = os.readv(descriptor, [view])
+    count = _read_into(descriptor, view)
     state[4] += count
     return count > 0
+
+
+def _read_into(descriptor: int, view: memoryview) -> int:
+    """Read what is ready into ``view``; how many bytes came (0: the end). ``os.readv``
+    reads straight into it; where there is none (PyPy 3.9), a read and a copy."""
+    if _READV is not None:
+        return _READV(descriptor, [view])
+    chunk = os.read(descriptor, min(len(view), WIDE_PIPE_BYTES))
+    view[:len(chunk)] = chunk
+    return len(chunk)
 
 
 def _overflow(state: list) -> bool:
