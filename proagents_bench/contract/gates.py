@@ -157,10 +157,8 @@ def _critical_gate_not_below_task_gate(gates: dict):
             CRITICAL_GATE.key, critical, TASK_GATE.key, task), (CRITICAL_GATE.key,))
 
 
-CRITICAL_NOT_BELOW_TASK = Rule(
-    "schema.critical_gate_below_task_gate",
-    "critical_task_min_trial_success_rate >= task_min_trial_success_rate",
-    _critical_gate_not_below_task_gate)
+CRITICAL_NOT_BELOW_TASK = Rule("schema.critical_gate_below_task_gate",
+                               _critical_gate_not_below_task_gate)
 
 
 

@@ -109,8 +109,7 @@ def _private_exactly_when_test(case: dict):
             "true" if case["split"] == "test" else "false", case["split"]), ("is_private",))
 
 
-PRIVATE_FLAG = Rule("cases.private_flag", "`is_private` is true exactly when split is `test`",
-                    _private_exactly_when_test)
+PRIVATE_FLAG = Rule("cases.private_flag", _private_exactly_when_test)
 
 CASE = Object("case", [
     Field("id", String()),

@@ -42,10 +42,6 @@ TITLES = {
     "mapping": "proagents-bench import mapping (what a harness log cannot say)",
 }
 
-TABLES_BEGIN = ("<!-- BEGIN generated contract tables: python -B run_benchmark.py publish "
-                "-->")
-TABLES_END = "<!-- END generated contract tables -->"
-
 
 def contract_objects() -> Iterator[Tuple[str, str, Object, List[Object]]]:
     """The one walk: (kind, version, root shape, every object shape under it, parents first)
@@ -188,9 +184,3 @@ def contract_tables() -> str:
     out.append(_gates_table())
     return "\n".join(out)
 
-
-def with_contract_tables(text: str) -> str:
-    """``text`` with the part between the markers replaced by :func:`contract_tables`."""
-    start = text.index(TABLES_BEGIN) + len(TABLES_BEGIN)
-    end = text.index(TABLES_END)
-    return text[:start] + "\n" + contract_tables() + text[end:]

@@ -485,6 +485,10 @@ class Document:
                 for error, offset in zip(errors, offsets)]
 
 
+# The code of a file in each foreign encoding _foreign_encoding recognises.
+_ENCODING_CODES = {"UTF-16": "encoding.utf16", "UTF-32": "encoding.utf32"}
+
+
 def _foreign_encoding(data):
     """'UTF-16' or 'UTF-32' if the bytes are evidently one of them, else None.
 
@@ -525,7 +529,7 @@ def _parse(box, source):
     bom = 3 if data.startswith(codecs.BOM_UTF8) else 0
     encoding = _foreign_encoding(data[bom:bom + 4])
     if encoding:
-        _fail("encoding.%s" % encoding.replace("-", "").lower(), "the file is %s encoded "
+        _fail(_ENCODING_CODES[encoding], "the file is %s encoded "
               "(as written, for example, by Windows PowerShell 5.1's '>'); %s"
               % (encoding, _RESAVE), source, 1, 1)  # the evidence is at the very start
     if len(data) == bom:

@@ -229,10 +229,9 @@ class ServiceRequestHandler(WSGIRequestHandler):
 
     def send_error(self, code, message=None, explain=None) -> None:
         """The HTTP layer's own errors (bad request line, line too long) as problem+json."""
-        body = (json.dumps({"type": "urn:proagents-bench:problem:service.bad_request",
-                            "title": "Bad request", "status": code, "code":
-                            "service.bad_request", "detail": message or "malformed request"},
-                           sort_keys=True) + "\n").encode("ascii")
+        document = Problem("service.bad_request", message or "malformed request").document()
+        document["status"] = code  # 400, or the HTTP layer's own 414 and 431
+        body = (json.dumps(document, sort_keys=True) + "\n").encode("ascii")
         # A garbled request line reads as HTTP/0.9, which has no status line nor headers:
         # answer as HTTP/1.0, so that the client sees the status and the content type.
         self.request_version = "HTTP/1.0"
