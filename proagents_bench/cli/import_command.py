@@ -27,7 +27,7 @@ from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.dump import document_bytes
 from ..jsonio.load import MAX_FILE_BYTES
 from ..text import quote
-from ..version import VERSION
+from ..version import harness
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .parallel import forking_background
@@ -227,7 +227,7 @@ def _summary(imported: Imported, options: argparse.Namespace) -> dict:
         "case_logs": [{"split": system.role, "log": system.source.shown,
                        "cases": len(system.cases)}
                       for system in imported.systems if not system.is_system],
-        "harness": {"name": "proagents-bench", "version": VERSION},
+        "harness": harness(),
     }
 
 

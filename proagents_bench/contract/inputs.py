@@ -14,7 +14,7 @@ from .shapes import (Array, Boolean, Field, Integer, Nullable, Number, Object, R
 from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOG_FORMATS,
                          LOWER_BOUND_RULES, MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3,
                          ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS,
-                         SPLITS, STATUSES)
+                         SPLITS, STATUSES, TEST_SPLIT)
 
 PROTOCOL = Object("protocol", [
     Field("protocol_version", String(), "version of the run protocol"),
@@ -104,9 +104,9 @@ def small_sample_rules(spec: dict) -> bool:
 
 
 def _private_exactly_when_test(case: dict):
-    if case["is_private"] != (case["split"] == "test"):
+    if case["is_private"] != (case["split"] == TEST_SPLIT):
         yield PRIVATE_FLAG.error("is_private must be %s for a %s case" % (
-            "true" if case["split"] == "test" else "false", case["split"]), ("is_private",))
+            "true" if case["split"] == TEST_SPLIT else "false", case["split"]), ("is_private",))
 
 
 PRIVATE_FLAG = Rule("cases.private_flag", _private_exactly_when_test)

@@ -8,8 +8,12 @@ importer's default for the log's harness (see docs/importing.md).
 
 from __future__ import annotations
 
-from .inputs import FILE_KINDS, PROTOCOL
+from typing import List
+
+from ..errors import ContractError
+from .inputs import PROTOCOL
 from .shapes import Field, Mapping, Nullable, Number, Object, String, StringSet, Boolean
+from .validate import version_errors
 from .vocabulary import COST_SOURCES, FINAL_STATE_SOURCES, MAPPING_V1, SPLITS
 
 MAPPING_PROTOCOL = Object("protocol", [], optional=PROTOCOL.fields, title="Mapping protocol")
@@ -71,5 +75,10 @@ MAPPING_V1_SHAPE = Object("mapping", [
           "gets wrong (they win over the log's metadata)"),
 ], root=True, title="Mapping")
 
-# Every file kind the contract publishes: the gate's three and the importer's mapping.
-DOCUMENT_KINDS = dict(FILE_KINDS, mapping={MAPPING_V1: MAPPING_V1_SHAPE})
+# The mapping's versions, each mapped to its shape (as inputs.FILE_KINDS maps the gate's).
+MAPPING_KINDS = {MAPPING_V1: MAPPING_V1_SHAPE}
+
+
+def mapping_errors(value: dict) -> List[ContractError]:
+    """The contract errors of ``value``, a loaded mapping file."""
+    return version_errors("mapping", MAPPING_KINDS, value)

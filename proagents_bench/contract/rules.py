@@ -22,7 +22,7 @@ from typing import Iterator, List, Optional, Tuple
 from ..errors import ContractError
 from ..text import quote
 from .shapes import Rule
-from .vocabulary import ROLES, SPLITS
+from .vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, ROLES, SPLITS, TEST_SPLIT
 
 # How many missing (case, trial) pairs one coverage error lists before it says "and N more".
 MAX_LISTED_MISSING = 20
@@ -57,7 +57,7 @@ class Context:
         self.systems: Optional[Systems] = None
         self.test_index = {}
         for case in cases["cases"]:
-            if case["split"] == "test":
+            if case["split"] == TEST_SPLIT:
                 self.test_index.setdefault(case["id"], len(self.test_index))
 
 
@@ -151,7 +151,7 @@ def _roles(context: Context) -> Found:
             role, len(by_role[role])), ("systems",))
     if wrong:
         return
-    found = Systems(by_role["baseline"][0], by_role["candidate"][0], results)
+    found = Systems(by_role[BASELINE_ROLE][0], by_role[CANDIDATE_ROLE][0], results)
     agreed = True
     if found.baseline["system_id"] != context.spec["baseline_system_id"]:
         agreed = False

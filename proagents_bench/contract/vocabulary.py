@@ -16,6 +16,7 @@ RESULTS_V1 = "agent-benchmark-results-v1"
 RESULTS_V2 = "agent-benchmark-results-v2"
 RESULTS_V3 = "agent-benchmark-results-v3"
 MAPPING_V1 = "proagents-bench-import-mapping-v1"
+MAPPING_VERSIONS = (MAPPING_V1,)
 
 # A SHA-256 digest as text: 64 lowercase hex digits.
 SHA256_HEX = "^[0-9a-f]{64}$"
@@ -48,11 +49,15 @@ INSPECT_COSTS = (TOTAL_TOKENS, TOTAL_COST)
 TAU2_COSTS = (AGENT_COST,)
 COST_SOURCES = INSPECT_COSTS + TAU2_COSTS
 
-SPLITS = ("train", "development", "test")
+# The split the gate ranks (the private test cases); the others are for development.
+TEST_SPLIT = "test"
+SPLITS = ("train", "development", TEST_SPLIT)
 # The splits a cases v2 file may declare absent (``absent_splits``): never the test split.
 ABSENT_SPLITS = SPLITS[:2]
 STATUSES = ("success", "timeout", "error", "unknown")
-ROLES = ("baseline", "candidate")
+BASELINE_ROLE = "baseline"
+CANDIDATE_ROLE = "candidate"
+ROLES = (BASELINE_ROLE, CANDIDATE_ROLE)
 BOOTSTRAP_UNITS = ("task", "family")
 # How the bootstrap gate compares the interval's lower bound with min_paired_delta_ci_low:
 # inclusive (v1 and v2: low >= gate) or strict (low > gate).
@@ -76,6 +81,8 @@ BLOCKING = "block"
 REVIEWING = "review"
 INFORMATIONAL = "info"
 SEVERITIES = (BLOCKING, REVIEWING, INFORMATIONAL)
+# What every reason, report and docs table calls a gate of each severity.
+HARDNESS = {BLOCKING: "hard", REVIEWING: "soft"}
 
 # Findings that come from the package itself rather than from a gate (see
 # ``evaluation/evidence.py``): a check the cases file left nothing to run on, trials a log

@@ -29,7 +29,7 @@ import math
 import struct
 import zipfile
 import zlib
-from typing import BinaryIO, Generator, Iterator, List, Optional, Tuple
+from typing import BinaryIO, Generator, List, Optional, Tuple
 
 from ..contract.vocabulary import (INSPECT_EVAL, INSPECT_HARNESS, INSPECT_JSON, SCORE_ANSWER,
                                    SCORE_VALUE, TOTAL_TOKENS)

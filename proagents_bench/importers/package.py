@@ -30,8 +30,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..contract.inputs import CASES_V1_SHAPE, CASES_V2_SHAPE, PROTOCOL, RESULTS_V3_SHAPE
 from ..contract.vocabulary import (CASES_V1, CASES_V2, INSPECT_EVAL, INSPECT_JSON, MISSING_AS,
-                                   RESULTS_V3, ROLES, SPLITS, TAU2_HARNESS, TAU2_JSON)
-from ..errors import ContractError, ContractErrors, format_path
+                                   RESULTS_V3, ROLES, SPLITS, TAU2_HARNESS, TAU2_JSON,
+                                   TEST_SPLIT)
+from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors, format_path
 from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import inspect_log, tau2
@@ -39,9 +40,7 @@ from .settings import Settings
 from .source import LogSource, detect_format, type_name
 from .trial import LogRun, Trial, Trials
 
-# The most errors reported in one run (as the gate's MAX_REPORTED_ERRORS), and the most
-# case ids one error lists.
-MAX_REPORTED_ERRORS = 100
+# The most case ids one error lists.
 MAX_LISTED_IDS = 20
 
 
@@ -156,8 +155,7 @@ def import_logs(logs: List[LogSource], settings: Settings, cases_file: Optional[
                                      system_ids))
         errors = _once(errors)  # a mapping's error is found once per log: said once
         if errors:  # all that the headers decide, before any sample is read
-            raise ContractErrors(errors[:MAX_REPORTED_ERRORS],
-                                 len(errors[MAX_REPORTED_ERRORS:]))
+            raise ContractErrors.capped(errors)
         for system, _trials in opened:
             system.missing_as = missing_as
         (baseline, baseline_trials), (candidate, candidate_trials) = opened[:2]
@@ -177,8 +175,7 @@ def import_logs(logs: List[LogSource], settings: Settings, cases_file: Optional[
     errors.extend(_coverage_errors(systems[:2], known))
     errors.extend(_mapping_errors(systems, settings))
     if errors:
-        raise ContractErrors(errors[:MAX_REPORTED_ERRORS],
-                             omitted + len(errors[MAX_REPORTED_ERRORS:]))
+        raise ContractErrors.capped(errors, omitted)
     results = _results(systems[:2], settings, cases_file)
     cases = _cases(systems, settings, results) if build_cases else None
     return Imported(results, cases, systems)
@@ -296,7 +293,7 @@ def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
             except ContractErrors as failure:
                 errors.extend(failure.errors)
                 continue
-        if split != "test":
+        if split != TEST_SPLIT:
             system.not_test += 1
             continue
         system.records.append(trial.record)
@@ -370,13 +367,13 @@ def _record_unknown(system: ImportedSystem, case_id: str, trial_id: int, setting
     """A (case, trial) the log lacks, recorded as a trial of status unknown (when the case
     is a test case)."""
     if known is not None:
-        split = known.get(case_id, "test")
+        split = known.get(case_id, TEST_SPLIT)
     else:
         override = settings.case_override(case_id).get("split")
         fields = system.cases.get(case_id) or {}
-        split = str(override) if override is not None else fields.get("split") or "test"
+        split = str(override) if override is not None else fields.get("split") or TEST_SPLIT
     system.cases.setdefault(case_id, None)
-    if split != "test":
+    if split != TEST_SPLIT:
         return
     system.records.append({"case_id": case_id, "trial_id": trial_id, "status": "unknown",
                            "final_state": None, "side_effects": [], "tools_used": [],
@@ -441,7 +438,7 @@ def _split(case_id: str, case: dict, settings: Settings, source: LogSource) -> s
         return str(override)
     split = case.get("split")
     if split is None:
-        return "test"
+        return TEST_SPLIT
     if split not in SPLITS:
         entry, path = case["where"]
         raise ContractErrors([source.error(
@@ -459,7 +456,7 @@ def _coverage_errors(systems: List[ImportedSystem],
     failed = [any(error.code in ("import.incomplete_run", "import.no_samples")
                   for error in system.errors) for system in systems]
     if known is not None:
-        expected = sorted(case_id for case_id, split in known.items() if split == "test")
+        expected = sorted(case_id for case_id, split in known.items() if split == TEST_SPLIT)
     elif failed[0]:
         return []  # the baseline's cases are what its run's error says is missing
     else:
@@ -703,7 +700,7 @@ def _cases(systems: List[ImportedSystem], settings: Settings, results: dict) -> 
             except ContractErrors as failure:
                 errors.extend(failure.errors)
     if errors:
-        raise ContractErrors(errors[:MAX_REPORTED_ERRORS], len(errors[MAX_REPORTED_ERRORS:]))
+        raise ContractErrors.capped(errors)
     present = {case["split"] for case in cases}
     absent = [split for split in SPLITS[:2] if split not in present]
     document = {
@@ -757,7 +754,7 @@ def _case(case_id: str, fields: dict, settings: Settings, source: LogSource,
             raise metadata_error(field, "an array of non-blank strings", value)
         return sorted(set(value))
 
-    split = text("split", log_split or "test")
+    split = text("split", log_split or TEST_SPLIT)
     if split not in SPLITS:
         raise metadata_error("split", "one of " + ", ".join(SPLITS), split)
     if log_split is not None and split != log_split:
@@ -782,7 +779,7 @@ def _case(case_id: str, fields: dict, settings: Settings, source: LogSource,
         "slice": text("slice", fields["task"]),
         "critical": critical,
         "task_type": text("task_type", fields["task"]),
-        "is_private": split == "test",
+        "is_private": split == TEST_SPLIT,
         "initial_state": fields.get("initial_state") or "case %s" % case_id,
         "expected_final_state": expected,
         "allowed_tools": names("allowed_tools", tools_used),

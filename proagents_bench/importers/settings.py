@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from ..contract.validate import file_errors
+from ..contract.mapping import mapping_errors
 from ..contract.vocabulary import (AGENT_COST, DB_CHECK, INSPECT_COSTS, INSPECT_FINAL_STATES,
                                    INSPECT_HARNESS, SCORE_ANSWER, STORE, TAU2_COSTS,
                                    TAU2_FINAL_STATES, TAU2_HARNESS, TOTAL_TOKENS)
@@ -112,7 +112,7 @@ def default_settings() -> Settings:
 def load_settings(path: str, shown: Optional[str] = None) -> Settings:
     """The mapping file at ``path``: loaded strictly and validated; ContractErrors otherwise."""
     document = load.load_file(path, source=shown if shown is not None else path)
-    errors = file_errors("mapping", document.value)
+    errors = mapping_errors(document.value)
     if errors:
         raise ContractErrors(document.errors_at(errors))
     return Settings(document.value, document.sha256, document.source, document)

@@ -14,7 +14,7 @@ import json
 import os
 import platform
 import stat
-from typing import Callable, Iterable, Iterator, Optional, Tuple
+from typing import Callable, Iterable, Optional, Tuple
 
 from ..contract.shapes import type_name
 from ..contract.vocabulary import INSPECT_EVAL, INSPECT_JSON, TAU2_JSON

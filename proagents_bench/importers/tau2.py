@@ -31,7 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from typing import BinaryIO, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import BinaryIO, Dict, List, Optional, Tuple
 
 from ..contract.vocabulary import DB_CHECK, TAU2_DIR, TAU2_HARNESS, TAU2_JSON
 from ..errors import ContractErrors
@@ -47,7 +47,6 @@ from .trial import LogRun, Trial, Trials
 
 SUCCESS_REASONS = ("user_stop", "agent_stop")
 TIMEOUT_REASONS = ("timeout",)
-UNKNOWN_REASONS = ("infrastructure_error",)
 ERROR_REASONS = ("max_steps", "too_many_errors", "agent_error", "user_error",
                  "context_window_exceeded", "unexpected_error")
 DB_MATCH = "db_match"
@@ -319,7 +318,7 @@ def _status(reason: object) -> str:
         return "timeout"
     if reason in ERROR_REASONS:
         return "error"
-    return "unknown"  # infrastructure errors, and reasons newer than this importer
+    return "unknown"  # infrastructure_error, and reasons newer than this importer
 
 
 # -- the results folder ---------------------------------------------------------------------

@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import List, Optional, Sequence
 
 from ..contract.gates import GATE_BY_KEY
-from ..contract.vocabulary import INCOMPARABLE, INFORMATIONAL, PASS
+from ..contract.vocabulary import HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS
 
 VERDICT = "verdict"
 ROUNDED = "rounded"
@@ -124,7 +124,7 @@ def verdict(document: dict) -> dict:
         reasons = ["every gate passed"]
     else:
         reasons = ["%s gate failed: %s (%s)" % (
-            "hard" if item["severity"] == "block" else "soft",
+            HARDNESS[item["severity"]],
             _label(item["gate"]), item["gate"]) for item in failed]
     return {"action": document["action"], "reasons": reasons, "failed_gates": failed,
             "protocol_mismatches": list(document["comparison"]["protocol_mismatches"])}

@@ -35,10 +35,10 @@ import time
 from typing import Callable, List, Optional
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
-from ..version import VERSION
+from ..version import NAME, VERSION
 from .problems import PROBLEM_TYPE, Problem
 
-SERVER_NAME = "proagents-bench/" + VERSION
+SERVER_NAME = NAME + "/" + VERSION
 SOCKET_TIMEOUT_SECONDS = 10.0
 # The longest a whole request (its line, headers and body) may take to arrive: the socket
 # timeout bounds each read, this bounds a client that trickles a byte at a time.

@@ -24,6 +24,7 @@ from fractions import Fraction
 from typing import Callable, Dict, FrozenSet, List, NoReturn, Optional, Tuple
 
 from .. import pipeline
+from ..contract.vocabulary import BASELINE_ROLE, TEST_SPLIT
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..jsonio.dump import document_bytes
@@ -39,7 +40,6 @@ from .teams import Team
 SUBMISSION_NAME = "submission.json"
 SPEC_NAME = "spec.json"
 CASES_NAME = "cases.json"
-BASELINE_ROLE = "baseline"
 
 # How many times a submission is graded again when a phase opens or closes meanwhile.
 PHASE_ATTEMPTS = 3
@@ -84,7 +84,7 @@ class Benchmark:
         self.benchmark_version = cases["benchmark_version"]
         self.dataset_version = cases["dataset_version"]
         self.test_ids = [case["id"] for case in cases["cases"]
-                         if case["split"] == public.TEST_SPLIT]
+                         if case["split"] == TEST_SPLIT]
         # The spec as written, byte for byte but a byte-order mark: exact decimals included.
         self.public_spec = spec_text.encode("utf-8")
         self.public_cases = document_bytes(public.public_cases(cases))
