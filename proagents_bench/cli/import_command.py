@@ -17,6 +17,7 @@ import os
 from typing import List, Tuple
 
 from .. import pipeline
+from ..contract.harnesses import formats_help
 from ..contract.validate import file_errors
 from ..contract.vocabulary import MISSING_AS, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
@@ -39,9 +40,8 @@ IMPORTED = "IMPORTED"
 def build_parser(program: str) -> Parser:
     parser = Parser(
         prog=program + " import",
-        description="Import one harness log per system (Inspect AI .eval or .json, tau2-bench "
-                    "results.json or results folder) into a results package the gate accepts "
-                    "unchanged.",
+        description="Import one harness log per system (%s) into a results package the gate "
+                    "accepts unchanged." % formats_help(),
         epilog="Exit status: 0 written; 2 a contract or command-line error (nothing written). "
                "Then run the gate: %s --spec SPEC --cases CASES --results RESULTS." % program)
     parser.add_argument("--baseline", metavar="LOG", required=True, help="the baseline's log")

@@ -12,7 +12,7 @@ import os
 from typing import Callable, List, Tuple
 
 from ..codes import code_table
-from ..contract import publish
+from ..contract import harnesses, publish
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from . import Outcome, Session, contract_error_outcome
@@ -59,6 +59,9 @@ CODE_PAGES = (
 GENERATED = [
     Generated("contract.md", "contract tables", publish.contract_tables),
     Generated("contract.md", "exit statuses", exit_status_table),
+    Generated("importing.md", "log formats", harnesses.formats_table),
+    Generated("importing.md", "import defaults", harnesses.defaults_table),
+    Generated("importing.md", "record fields", harnesses.records_table),
 ] + [Generated(page, "codes", lambda families=families: code_table(families))
      for page, families in CODE_PAGES]
 

@@ -21,33 +21,8 @@ MAPPING_VERSIONS = (MAPPING_V1,)
 # A SHA-256 digest as text: 64 lowercase hex digits.
 SHA256_HEX = "^[0-9a-f]{64}$"
 
-# The kinds of harness log a results v2 system may come from (its provenance).
-INSPECT_EVAL = "inspect-eval"
-INSPECT_JSON = "inspect-json"
-TAU2_JSON = "tau2-results-json"
-TAU2_DIR = "tau2-results-dir"
-LOG_FORMATS = (INSPECT_EVAL, INSPECT_JSON, TAU2_JSON, TAU2_DIR)
-INSPECT_HARNESS = "inspect_ai"
-TAU2_HARNESS = "tau2-bench"
-
-# Where an importer takes a trial's final state from (the mapping's ``final_state.source``):
-# Inspect AI: a scorer's answer, a scorer's value, or a key of the sample's store;
-# tau2-bench: the database check (with the environment assertions), or the reward.
-SCORE_ANSWER = "score_answer"
-SCORE_VALUE = "score_value"
-STORE = "store"
-DB_CHECK = "db_check"
-REWARD = "reward"
-INSPECT_FINAL_STATES = (SCORE_ANSWER, SCORE_VALUE, STORE)
-TAU2_FINAL_STATES = (DB_CHECK, REWARD)
-FINAL_STATE_SOURCES = INSPECT_FINAL_STATES + TAU2_FINAL_STATES
-# Where a trial's cost comes from (the mapping's ``cost.source``), times ``cost.scale``.
-TOTAL_TOKENS = "total_tokens"
-TOTAL_COST = "total_cost"
-AGENT_COST = "agent_cost"
-INSPECT_COSTS = (TOTAL_TOKENS, TOTAL_COST)
-TAU2_COSTS = (AGENT_COST,)
-COST_SOURCES = INSPECT_COSTS + TAU2_COSTS
+# The harnesses, their log formats (a results v2 system's provenance names one) and the
+# mapping's final-state and cost sources are rows of contract/harnesses.py.
 
 # The split the gate ranks (the private test cases); the others are for development.
 TEST_SPLIT = "test"

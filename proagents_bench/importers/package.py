@@ -29,16 +29,16 @@ from decimal import Decimal
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..contract.inputs import CASES_V1_SHAPE, CASES_V2_SHAPE, PROTOCOL, RESULTS_V3_SHAPE
-from ..contract.vocabulary import (CASES_V1, CASES_V2, INSPECT_EVAL, INSPECT_JSON, MISSING_AS,
-                                   RESULTS_V3, ROLES, SPLITS, TAU2_HARNESS, TAU2_JSON,
+from ..contract.harnesses import HARNESS_BY_NAME
+from ..contract.vocabulary import (CASES_V1, CASES_V2, MISSING_AS, RESULTS_V3, ROLES, SPLITS,
                                    TEST_SPLIT)
 from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors, format_path
 from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
-from . import inspect_log, tau2
+from .formats import close_trials, open_log
 from .settings import Settings
-from .source import LogSource, detect_format, type_name
-from .trial import LogRun, Trial, Trials
+from .source import LogSource, type_name
+from .trial import LogRun, Trials
 
 # The most case ids one error lists.
 MAX_LISTED_IDS = 20
@@ -79,46 +79,6 @@ class Imported:
         self.results = results
         self.cases = cases
         self.systems = systems
-
-
-def open_log(source: LogSource, settings: Settings) -> Tuple[LogRun, Trials]:
-    """The log's run and trials, its format told from its bytes (a folder: tau2-bench's)."""
-    if tau2.is_results_folder(source.path):
-        source.entry_separator = "/"
-        run, trials = tau2.read_folder(source, settings)
-    elif detect_format(source.measure(), None) == INSPECT_EVAL:
-        run, trials = inspect_log.read_eval(source, settings)
-    else:
-        value = source.read_json()
-        found = detect_format(b"", value)
-        if found == INSPECT_JSON:
-            run, trials = inspect_log.read_json_log(source, value, settings)
-        elif found == TAU2_JSON:
-            run, trials = tau2.read_results(source, value, settings)
-        elif "info" in value and "simulation_index" in value:
-            raise ContractErrors([source.error(
-                "import.format", "the results.json of a tau2-bench results folder (its "
-                "simulations are files of the simulations/ folder beside it): pass the "
-                "folder itself")])
-        else:
-            raise ContractErrors([source.error(
-                "import.format", "not a log this importer reads: expected an Inspect AI .eval "
-                "log (a zip), an Inspect AI .json log (an object with \"version\" and "
-                "\"eval\"), a tau2-bench results.json (an object with \"info\" and "
-                "\"simulations\") or a tau2-bench results folder")])
-    try:
-        settings.check_harness(run.harness)
-    except ContractErrors as failure:
-        _close(trials)
-        raise ContractErrors([error.at(settings.shown, error.line, error.column)
-                              for error in failure.errors])
-    return run, trials
-
-
-def _close(trials: Trials) -> None:
-    close = getattr(trials, "close", None)
-    if close is not None:
-        close()
 
 
 Background = Callable[[Callable[[], ImportedSystem]], Callable[[], ImportedSystem]]
@@ -167,7 +127,7 @@ def import_logs(logs: List[LogSource], settings: Settings, cases_file: Optional[
                        for system, trials in opened[2:])
     finally:
         for _system, trials in opened:
-            _close(trials)
+            close_trials(trials)
     omitted = 0
     for system in systems:
         errors.extend(system.errors)
@@ -345,15 +305,15 @@ def _completeness(system: ImportedSystem, settings: Settings,
             _record_unknown(system, case_id, number, settings, known)
         system.records.sort(key=lambda record: (record["case_id"], record["trial_id"]))
         return []
-    noun = "(task, trial)" if run.harness == TAU2_HARNESS else "(sample, epoch)"
+    harness = HARNESS_BY_NAME[run.harness]
     if missing:
-        what = ("%d %s pair%s of the %d its header lists %s missing, the first %s %s %s "
-                "%d: a smaller run is not a smaller benchmark; import it with --missing-as "
+        what = ("%d (%s, %s) pair%s of the %d its header lists %s missing, the first %s %s "
+                "%s %d: a smaller run is not a smaller benchmark; import it with --missing-as "
                 "unknown to record each missing one as a failed trial of status unknown" % (
-                    len(missing), noun, "" if len(missing) == 1 else "s",
-                    len(run.expected_ids) * trials, "is" if len(missing) == 1 else "are",
-                    "task" if run.harness == TAU2_HARNESS else "sample", quote(missing[0][0]),
-                    "trial" if run.harness == TAU2_HARNESS else "epoch", missing[0][1]))
+                    len(missing), harness.case_word, harness.trial_word,
+                    "" if len(missing) == 1 else "s", len(run.expected_ids) * trials,
+                    "is" if len(missing) == 1 else "are", harness.case_word,
+                    quote(missing[0][0]), harness.trial_word, missing[0][1]))
     else:
         what = ("every sample its header lists is in the log, but a run that did not finish "
                 "is not a finished one; import it with --missing-as unknown to accept it "
