@@ -15,6 +15,7 @@ from ..codes import code_table
 from ..contract import harnesses, publish
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from ..service import feedback
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import PROJECT_ROOT, Parser, UsageError
 from .status import EXIT_PASS, exit_status_table
@@ -62,6 +63,8 @@ GENERATED = [
     Generated("importing.md", "log formats", harnesses.formats_table),
     Generated("importing.md", "import defaults", harnesses.defaults_table),
     Generated("importing.md", "record fields", harnesses.records_table),
+    Generated("service.md", "feedback levels", feedback.levels_table),
+    Generated("service.md", "what each level leaks", feedback.leaks_table),
 ] + [Generated(page, "codes", lambda families=families: code_table(families))
      for page, families in CODE_PAGES]
 
