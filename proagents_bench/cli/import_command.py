@@ -19,7 +19,7 @@ from typing import List, Tuple
 from .. import pipeline
 from ..contract.harnesses import formats_help
 from ..contract.validate import file_errors
-from ..contract.vocabulary import MISSING_AS, SPLITS, STATUSES
+from ..contract.vocabulary import MISSING_AS, RESULTS_V3, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs
 from ..importers.settings import default_settings, load_settings
@@ -48,7 +48,7 @@ def build_parser(program: str) -> Parser:
     parser.add_argument("--candidate", metavar="LOG", required=True,
                         help="the candidate's log")
     parser.add_argument("--output", metavar="PATH", required=True,
-                        help="where to write the results package (agent-benchmark-results-v2)")
+                        help="where to write the results package (%s)" % RESULTS_V3)
     parser.add_argument("--mapping", metavar="FILE",
                         help="the mapping file (proagents-bench-import-mapping-v1); default: "
                              "the defaults of each harness")

@@ -2,10 +2,12 @@
 docs table and its JSON Schema), the decision's order of checks and its findings, and the rows
 of every report.
 
-Each row names the spec versions it belongs to (``versions``): a gate added in a later version
-is one more row, and the gates object, schema, docs table, decision order and report rows of
+Each row names the spec versions it belongs to (``versions``; a gate added in a later version
+belongs to it and every version after it, :func:`since`): a gate added in a later version is
+one more row, and the gates object, schema, docs table, decision order and report rows of
 each version are derived from the rows (:func:`gates_of`, :func:`deciding_gates`,
-:func:`gates_object`), so an older file keeps exactly its own gates.
+:func:`gates_object`), so an older file keeps exactly its own gates. A gate reads a metric of
+the metrics table (:mod:`.metrics`), or, for an interval gate, the comparison's interval.
 
 A gate judges the candidate: a metric of the candidate (``metric``, the name the document
 gives it) against the spec's value (``key``) with ``bound`` (``>=`` for a minimum, ``<=`` for
@@ -79,6 +81,12 @@ class Gate:
         return "%s: %s" % (self.hardness, self.meaning)
 
 
+def since(version: str) -> Tuple[str, ...]:
+    """``version`` and every later spec version: the versions of a gate added in ``version``
+    (a later version keeps it unless its row says otherwise)."""
+    return SPEC_VERSIONS[SPEC_VERSIONS.index(version):]
+
+
 def _rate() -> Number:
     return Number(minimum="0", maximum="1")
 
@@ -131,7 +139,7 @@ GATES = (
          "lower bound of the trial-level paired bootstrap interval (per-task trial success "
          "rates)", Number(minimum="-1", maximum="1"), "none",
          subject="the trial-level paired bootstrap interval's lower bound",
-         versions=(SPEC_V4,), interval="trial"),
+         versions=since(SPEC_V4), interval="trial"),
 )
 
 GATE_BY_KEY = {gate.key: gate for gate in GATES}

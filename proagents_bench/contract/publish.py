@@ -153,8 +153,9 @@ def _gates_table() -> str:
     lines = ["### The gates\n",
              "Each gate judges the candidate: the metric against the spec's value, a failure "
              "blocking (%s) or asking for review (%s); a finding names the test tasks "
-             "behind it. A gate belongs to the spec versions named; a later version's new gate "
-             "is a required key of that version's gates object only.\n" % (
+             "behind it. A gate belongs to the spec versions named; a gate a later version "
+             "adds is a required key of the gates object of that version and the versions "
+             "after it, never of an earlier one.\n" % (
                  HARDNESS[BLOCKING], HARDNESS[REVIEWING]),
              "| gate | spec versions | metric | the candidate must have | failure | report label "
              "| tasks named |",
