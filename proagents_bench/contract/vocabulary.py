@@ -29,7 +29,11 @@ TEST_SPLIT = "test"
 SPLITS = ("train", "development", TEST_SPLIT)
 # The splits a cases v2 file may declare absent (``absent_splits``): never the test split.
 ABSENT_SPLITS = SPLITS[:2]
-STATUSES = ("success", "timeout", "error", "unknown")
+SUCCESS = "success"
+TIMEOUT = "timeout"
+ERROR = "error"
+UNKNOWN = "unknown"  # a trial whose outcome the log could not tell: a failed trial
+STATUSES = (SUCCESS, TIMEOUT, ERROR, UNKNOWN)
 BASELINE_ROLE = "baseline"
 CANDIDATE_ROLE = "candidate"
 ROLES = (BASELINE_ROLE, CANDIDATE_ROLE)
@@ -69,4 +73,4 @@ NOT_RUN_FINDINGS = (CONTAMINATION_NOT_RUN,)
 
 # What the import does with a (sample, epoch) or (task, trial) its log lacks: a contract
 # error (``import.incomplete_run``), or a record of status ``unknown`` (``--missing-as``).
-MISSING_AS = ("error", "unknown")
+MISSING_AS = (ERROR, UNKNOWN)

@@ -33,6 +33,7 @@ from typing import BinaryIO, Generator, List, Optional, Tuple
 
 from ..contract.harnesses import (INSPECT_AI, INSPECT_EVAL, INSPECT_JSON, SCORE_ANSWER,
                                   SCORE_VALUE, TOTAL_TOKENS, ZIP_MAGIC)
+from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..jsonio.load import MAX_SAFE_INTEGER
@@ -64,7 +65,7 @@ TIMEOUT_LIMITS = ("time", "working")
 # from a log whose final state is the score's value.
 CORRECT_VALUE = "C"
 # Inspect's status of a run that finished.
-SUCCESS = "success"
+RUN_SUCCESS = "success"
 EVERY_TOOL_RULE = ("every tool called is a side effect (Inspect AI's default: the mapping "
                    "names no side_effect_tools)")
 MAPPED_TOOL_RULE = "a tool the mapping's side_effect_tools names"
@@ -121,7 +122,7 @@ def read_header(header: dict, log_format: str, entry: Optional[str]) -> LogRun:
                                                "default, 1)"))
     run.status = _text(header.get("status")) or (
         "started" if entry == JOURNAL_START_ENTRY else None)
-    run.finished = run.status == SUCCESS
+    run.finished = run.status == RUN_SUCCESS
     _expected(run, evaluation, header, config)
     if config.get("log_samples") is False:
         run.unlogged = ("the run was made with log_samples=False (eval.config.log_samples), "
@@ -246,14 +247,14 @@ class SampleReader:
     @staticmethod
     def _status(sample: dict) -> str:
         if sample.get("error"):
-            return "error"
+            return ERROR
         limit = sample.get("limit")
         if limit:
             kind = limit.get("type") if isinstance(limit, dict) else None
-            return "timeout" if kind in TIMEOUT_LIMITS else "error"
+            return TIMEOUT if kind in TIMEOUT_LIMITS else ERROR
         if not sample.get("scores"):
-            return "unknown"
-        return "success"
+            return UNKNOWN
+        return SUCCESS
 
     def _events(self, sample: dict, entry: Optional[str], path: tuple) -> Tuple[list, set]:
         """The functions the sample's tools were called with, and the store keys it changed."""

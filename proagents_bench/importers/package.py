@@ -31,7 +31,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from ..contract.inputs import CASES_V1_SHAPE, CASES_V2_SHAPE, PROTOCOL, RESULTS_V3_SHAPE
 from ..contract.harnesses import HARNESS_BY_NAME
 from ..contract.vocabulary import (CASES_V1, CASES_V2, MISSING_AS, RESULTS_V3, ROLES, SPLITS,
-                                   TEST_SPLIT)
+                                   TEST_SPLIT, UNKNOWN)
 from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors, format_path
 from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
@@ -300,7 +300,7 @@ def _completeness(system: ImportedSystem, settings: Settings,
                                  not_finished, "; " if not_finished else ""))]
     if not missing and run.finished:
         return []
-    if system.missing_as == "unknown":
+    if system.missing_as == UNKNOWN:
         for case_id, number in missing:
             _record_unknown(system, case_id, number, settings, known)
         system.records.sort(key=lambda record: (record["case_id"], record["trial_id"]))
@@ -335,7 +335,7 @@ def _record_unknown(system: ImportedSystem, case_id: str, trial_id: int, setting
     system.cases.setdefault(case_id, None)
     if split != TEST_SPLIT:
         return
-    system.records.append({"case_id": case_id, "trial_id": trial_id, "status": "unknown",
+    system.records.append({"case_id": case_id, "trial_id": trial_id, "status": UNKNOWN,
                            "final_state": None, "side_effects": [], "tools_used": [],
                            "latency_ms": None, "cost_units": None})
     system.recorded_unknown.append({"case_id": case_id, "trial_id": trial_id})

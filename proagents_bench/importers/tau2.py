@@ -34,6 +34,7 @@ import stat
 from typing import BinaryIO, Dict, List, Optional, Tuple
 
 from ..contract.harnesses import DB_CHECK, TAU2_BENCH, TAU2_DIR, TAU2_JSON
+from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
@@ -313,12 +314,12 @@ class SimulationReader:
 
 def _status(reason: object) -> str:
     if reason in SUCCESS_REASONS:
-        return "success"
+        return SUCCESS
     if reason in TIMEOUT_REASONS:
-        return "timeout"
+        return TIMEOUT
     if reason in ERROR_REASONS:
-        return "error"
-    return "unknown"  # infrastructure_error, and reasons newer than this importer
+        return ERROR
+    return UNKNOWN  # infrastructure_error, and reasons newer than this importer
 
 
 # -- the results folder ---------------------------------------------------------------------
