@@ -46,11 +46,12 @@ METRIC = [
      "        self.unknown_trial_count = grades.unknown_trial_count\n"
      "        self.unknown_trial_rate = Fraction(self.unknown_trial_count, trials)\n"),
 ]
-HARNESS_MODULE = '''"""A demo harness's log: one JSON object, ``demo_log``, the ``model``, the ``protocol``
-it ran under and its ``trials``, each already a record."""
+HARNESS_MODULE = '''"""A demo harness's log: JSON lines, the first ``demo_log``, the ``model`` and the
+``protocol`` it ran under, each other line a trial, already a record."""
 
 from __future__ import annotations
 
+import json
 from typing import Optional, Tuple
 
 from .settings import Settings
@@ -60,8 +61,10 @@ from .trial import LogRun, Trial, Trials
 
 def read(source: LogSource, value: Optional[dict],
          settings: Settings) -> Tuple[LogRun, Trials]:
-    log = value or {}
-    run = LogRun("demo-json", "demo")
+    with open(source.path, "rb") as handle:
+        lines = [json.loads(line) for line in handle.read().decode("utf-8").splitlines()]
+    log = dict(lines[0], trials=lines[1:])
+    run = LogRun("demo-jsonl", "demo")
     run.model = log["model"]
     run.protocol = {key: (found, "protocol." + key) for key, found in log["protocol"].items()}
     run.defaults = {"benchmark_id": "demo", "benchmark_version": "1",
@@ -81,9 +84,9 @@ HARNESS = [
     ("contract/harnesses.py", "# -- the table ---",
      'DEMO = Harness(\n'
      '    "demo", "Demo",\n'
-     '    formats=[LogFormat("demo-json", "a Demo log",\n'
-     '                       Recognition(JSON, keys=("demo_log", "trials")), "demo_log:read",\n'
-     '                       ".demo.json")],\n'
+     '    formats=[LogFormat("demo-jsonl", "a Demo log",\n'
+     '                       Recognition(LINES, keys=("demo_log",)), "demo_log:read",\n'
+     '                       ".demo.jsonl")],\n'
      '    final_states=[Source("state")], costs=[Source("cost")], case_word="case",\n'
      '    trial_word="trial", unit="trial", legend="`M`: `model`",\n'
      '    defaults={row: "`demo`" for row in DEFAULT_ROWS if row not in SHARED_DEFAULTS},\n'
@@ -175,11 +178,15 @@ found["reports_show_gate"] = {name: ('<testcase classname="gates" name="max_unkn
                               for name, text in texts.items()}
 
 # the harness
-def demo_log(system):
-    return {"demo_log": 1, "model": system["system_id"], "protocol": system["protocol"],
-            "trials": system["records"]}
+def demo_log(name, system):
+    path = os.path.join(COPY, name)
+    with open(path, "w") as handle:
+        for line in [{"demo_log": 1, "model": system["system_id"],
+                      "protocol": system["protocol"]}] + system["records"]:
+            handle.write(json.dumps(line) + "\n")
+    return path
 package = read("benchmark_results_pass.json")
-logs = [write(role + ".demo.json", demo_log(system)) for role, system in zip(
+logs = [demo_log(role + ".demo.jsonl", system) for role, system in zip(
     ("baseline", "candidate"), package["systems"])]
 imported = os.path.join(COPY, "imported.json")
 status, out, err = run(["import", "--baseline", logs[0], "--candidate", logs[1], "--cases",
@@ -191,11 +198,12 @@ found["provenance"] = (provenance["log_format"], provenance["harness"])
 status, out, err = run(["--results", imported, "--format", "json"])
 found["imported_decision"] = (status, json.loads(out)["action"])
 found["mapping_schema"] = "Demo: `state` (default)" in json.dumps(schema("mapping"))
-found["results_schema"] = "demo-json" in json.dumps(schema("results"))
-found["format_row"] = "| `demo-json` | Demo (`demo`) |" in pages["importing.md"]
+found["results_schema"] = "demo-jsonl" in json.dumps(schema("results"))
+found["format_row"] = ('| `demo-jsonl` | Demo (`demo`) | Demo log | its first line: a JSON '
+                       'object with "demo_log" (JSON lines) |') in pages["importing.md"]
 found["defaults_column"] = "Demo (`M`: `model`)" in pages["importing.md"]
 from proagents_bench.cli import import_command
-found["import_help"] = "Demo .demo.json" in " ".join(
+found["import_help"] = "Demo .demo.jsonl" in " ".join(
     import_command.build_parser("run_benchmark.py").format_help().split())
 
 # the feedback level
@@ -323,7 +331,7 @@ class RecipeTests(unittest.TestCase):
                          {"r.html": True, "r.md": True, "r.xml": True, "text": True})
         # the harness: the import, the provenance, the schemas, the docs, the help
         self.assertEqual(found["import"][0], 0, found["import"][1])
-        self.assertEqual(found["provenance"], ["demo-json", "demo"])
+        self.assertEqual(found["provenance"], ["demo-jsonl", "demo"])
         self.assertEqual(found["imported_decision"], [0, "PASS"])
         for key in ("mapping_schema", "results_schema", "format_row", "defaults_column",
                     "import_help"):

@@ -24,17 +24,19 @@ from __future__ import annotations
 from typing import Dict, Optional, Sequence, Tuple
 
 # How a log format is told (:class:`Recognition`), in the order the import tries them: a
-# folder by being one; a file first by its first bytes, then, decoded as one JSON object,
-# by its keys.
+# folder by being one; a file first by its first bytes, then by its first line (JSON lines,
+# the first an object with the keys), then, decoded as one JSON object, by its keys.
 FOLDER = "folder"
 BYTES = "bytes"
+LINES = "lines"
 JSON = "json"
-CONTAINERS = (FOLDER, BYTES, JSON)
+CONTAINERS = (FOLDER, BYTES, LINES, JSON)
 
 
 class Recognition:
     """How a log of one format is told from its bytes, never from its name: a folder, a file
-    whose first bytes are ``magic``, or a JSON object with every one of ``keys``."""
+    whose first bytes are ``magic``, a file of JSON lines whose first line is an object with
+    every one of ``keys``, or a JSON object with every one of ``keys``."""
 
     def __init__(self, container: str, magic: bytes = b"", keys: Sequence[str] = (),
                  text: str = "") -> None:
@@ -43,8 +45,14 @@ class Recognition:
         self.container = container
         self.magic = magic
         self.keys = tuple(keys)
-        self.text = text or ("an object with %s" % " and ".join('"%s"' % key for key in keys)
-                             if container == JSON else "a folder")
+        self.text = text or {JSON: "an object with %s" % self.keys_text,
+                             LINES: "JSON lines, the first an object with %s" % self.keys_text,
+                             FOLDER: "a folder"}.get(container, "")
+
+    @property
+    def keys_text(self) -> str:
+        """The keys in words: ``"version" and "eval"``."""
+        return " and ".join('"%s"' % key for key in self.keys)
 
     def matches_head(self, head: bytes) -> bool:
         """A file's first bytes are this format's (a :data:`BYTES` recognition)."""
@@ -53,6 +61,11 @@ class Recognition:
     def matches_value(self, value: dict) -> bool:
         """A decoded JSON object is this format's (a :data:`JSON` recognition)."""
         return self.container == JSON and all(key in value for key in self.keys)
+
+    def matches_first_line(self, value: object) -> bool:
+        """A file's decoded first line is this format's (a :data:`LINES` recognition)."""
+        return (self.container == LINES and isinstance(value, dict)
+                and all(key in value for key in self.keys))
 
 
 class LogFormat:
@@ -352,7 +365,10 @@ def formats_table() -> str:
         if log_format.recognised.container == BYTES:
             told = "its first bytes: %s (`%s`)" % (told, repr(log_format.recognised.magic)[2:-1])
         elif log_format.recognised.container == JSON:
-            told = "a JSON " + told[len("an "):]
+            told = "a JSON object with %s" % log_format.recognised.keys_text
+        elif log_format.recognised.container == LINES:
+            told = "its first line: a JSON object with %s (JSON lines)" % (
+                log_format.recognised.keys_text)
         rows.append(("`%s`" % log_format.name, "%s (`%s`)" % (harness.title, harness.name),
                      log_format.what[log_format.what.index(" ") + 1:], told))
     return _table(("`log_format`", "harness (`harness`)", "the log", "told by"), rows)

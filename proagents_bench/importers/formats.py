@@ -4,8 +4,8 @@ names (``MODULE:FUNCTION`` of this package) called on it.
 
 The import tries the formats in the rows' order within each kind of container: a folder is
 read by the first folder format; a file is measured (hashed whole, which also refuses what is
-not a regular file, or is empty), then told by its first bytes; failing that it is decoded as
-one JSON object and told by its keys. A JSON object that is only a part of a log (a near
+not a regular file, or is empty), then told by its first bytes, then by its first line (a
+file of JSON lines); failing that it is decoded as one JSON object and told by its keys. A JSON object that is only a part of a log (a near
 miss, such as the ``results.json`` of a tau2-bench results folder) says what to pass
 instead; anything else lists every format the import reads.
 """
@@ -16,8 +16,8 @@ import os
 from importlib import import_module
 from typing import Callable, Optional, Tuple
 
-from ..contract.harnesses import (BYTES, FOLDER, HARNESS_OF_FORMAT, JSON, LOG_FORMATS_TABLE,
-                                  LogFormat, expected_formats)
+from ..contract.harnesses import (BYTES, FOLDER, HARNESS_OF_FORMAT, JSON, LINES,
+                                  LOG_FORMATS_TABLE, LogFormat, expected_formats)
 from ..errors import ContractErrors
 from .settings import Settings
 from .source import LogSource
@@ -58,6 +58,12 @@ def recognise(source: LogSource) -> Tuple[LogFormat, Optional[dict]]:
     for log_format in _formats(BYTES):
         if log_format.recognised.matches_head(head):
             return log_format, None
+    lines = _formats(LINES)
+    if lines:
+        first = source.first_line()
+        for log_format in lines:
+            if log_format.recognised.matches_first_line(first):
+                return log_format, None
     value = source.read_json()
     for log_format in _formats(JSON):
         if log_format.recognised.matches_value(value):

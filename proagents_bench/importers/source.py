@@ -125,6 +125,18 @@ class LogSource:
             self.fail("import.format", "the log is empty")
         return head
 
+    def first_line(self) -> object:
+        """The log's first line (of at most :data:`READ_CHUNK_BYTES`) decoded as JSON, or
+        None when it is not JSON: how a log of JSON lines is told (``importers/formats.py``)."""
+        with open(self.path, "rb") as stream:
+            line = stream.readline(READ_CHUNK_BYTES)
+        if not nesting_ok(line, MAX_LOG_DEPTH):
+            return None
+        try:
+            return json.loads(line.decode("utf-8-sig"))
+        except (ValueError, RecursionError):  # not UTF-8 (UnicodeDecodeError), not JSON
+            return None
+
     def read_json(self) -> dict:
         """The whole log as one JSON object (a ``.json`` log: its format has no smaller unit)."""
         if self.size > MAX_FILE_BYTES:

@@ -81,6 +81,22 @@ class HarnessRowTests(unittest.TestCase):
         self.assertEqual(raised.exception.errors[0].message,
                          "not a log this importer reads: expected " + expected)
 
+    def test_a_log_of_json_lines_is_told_by_its_first_line(self):
+        recognition = harnesses.Recognition(harnesses.LINES, keys=("run",))
+        folder = TempDir(self).path
+        cases = {b'{"run": 1}\n{"x": 2}\n': True, b'{"other": 1}\n': False,
+                 b"[" * 100000 + b"\n": False, b"\xff\xfe{}\n": False, b"not json\n": False,
+                 b'{"run": 1, "more": [\n1]}': False}
+        for data, expected in cases.items():
+            with self.subTest(data[:20]):
+                path = folder + "/log.jsonl"
+                with open(path, "wb") as handle:
+                    handle.write(data)
+                first = LogSource(path).first_line()
+                self.assertEqual(recognition.matches_first_line(first), expected)
+                self.assertFalse(harnesses.Recognition(
+                    harnesses.JSON, keys=("run",)).matches_first_line(first))
+
     def test_a_reader_that_is_not_there_fails_at_once(self):
         broken = harnesses.LogFormat("x", "an x log", harnesses.Recognition(harnesses.FOLDER),
                                      "inspect_log:no_such_reader", "x")
