@@ -7,6 +7,9 @@ derived from the gate rows).
 
 from __future__ import annotations
 
+from typing import Iterator
+
+from ..errors import ContractError
 from ..jsonio.load import MAX_SAFE_INTEGER
 from .gates import gates_object
 from .harnesses import HARNESSES, LOG_FORMATS
@@ -104,7 +107,7 @@ def small_sample_rules(spec: dict) -> bool:
     return SPEC_VERSION_TABLE[spec["schema_version"]].small_sample_rules
 
 
-def _private_exactly_when_test(case: dict):
+def _private_exactly_when_test(case: dict) -> Iterator[ContractError]:
     if case["is_private"] != (case["split"] == TEST_SPLIT):
         yield PRIVATE_FLAG.error("is_private must be %s for a %s case" % (
             "true" if case["split"] == TEST_SPLIT else "false", case["split"]), ("is_private",))

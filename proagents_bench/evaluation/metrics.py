@@ -31,7 +31,7 @@ from ..contract.metrics import METRICS
 from ..stats.exact import exact_sum
 from ..stats.passk import pass_k_table
 from ..stats.quantiles import nearest_rank_unsorted
-from .grading import ALL_CHECKS, FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE
+from .grading import ALL_CHECKS, FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE, SystemGrades
 
 P95 = Fraction(95, 100)
 
@@ -104,7 +104,7 @@ class SystemMetrics:
     :data:`~proagents_bench.contract.metrics.METRICS`; ``grades`` keeps the per-trial
     evidence."""
 
-    def __init__(self, grades, gates):
+    def __init__(self, grades: SystemGrades, gates: dict) -> None:
         task_gate = Fraction(gates[TASK_GATE.key])
         critical_gate = Fraction(gates[CRITICAL_GATE.key])
         self.grades = grades

@@ -369,8 +369,8 @@ def _bootstrap(evaluation, gates):
     axis_low, axis_high, gate_on_axis = report_svg.axis_around(data_low, data_high, gate)
     pad = (axis_high - axis_low) * 0.03
     markers = [
-        report_svg.Marker(gate, "gate min_paired_delta_ci_low %s" % show_gate(
-            gates[PAIRED_INTERVAL_GATE.key]), "gate", bold=True),
+        report_svg.Marker(gate, "gate %s %s" % (PAIRED_INTERVAL_GATE.key, show_gate(
+            gates[PAIRED_INTERVAL_GATE.key])), "gate", bold=True),
         report_svg.Marker(low, "interval low %s" % show(low), "bound"),
         report_svg.Marker(high, "interval high %s" % show(high), "bound"),
         report_svg.Marker(delta, "observed delta %s" % show(delta), "observed"),
@@ -427,7 +427,7 @@ def latency_axis(value_lists, p95_values):
     return low, high, clipped
 
 
-def _latency(document, gates):
+def _latency(document: dict, gates: dict) -> str:
     gate = float(gates[P95_LATENCY_GATE.key])
     systems = [("Baseline", document["baseline_metrics"]),
                ("Candidate", document["candidate_metrics"])]
@@ -443,10 +443,11 @@ def _latency(document, gates):
     binned = [report_svg.even_bins(found, low, high, HISTOGRAM_BINS) for found in values]
     parts = ['<section id="latency">\n<h2>Latency per trial</h2>\n<p class="note">%s; the '
              'solid line is each system\'s observed p95.%s</p>' % (
-                 "The dashed red line is the gate max_p95_latency_ms %s (it judges the "
-                 "candidate)" % _e(show_gate(gates[P95_LATENCY_GATE.key])) if gate_on_axis
-                 else "The gate max_p95_latency_ms %s lies far beyond the trials: an arrow at "
-                      "the edge points to it" % _e(show_gate(gates[P95_LATENCY_GATE.key])),
+                 "The dashed red line is the gate %s %s (it judges the candidate)" % (
+                     P95_LATENCY_GATE.key, _e(show_gate(gates[P95_LATENCY_GATE.key])))
+                 if gate_on_axis else "The gate %s %s lies far beyond the trials: an arrow at "
+                 "the edge points to it" % (P95_LATENCY_GATE.key,
+                                            _e(show_gate(gates[P95_LATENCY_GATE.key]))),
                  " The axis ends at %s ms, %s times the p95's distance from the fastest trial "
                  "(the second slowest trial's, with 20 trials or fewer); the slower trials are "
                  "counted in the last bar, right of the axis." % (
@@ -454,8 +455,8 @@ def _latency(document, gates):
                  if clipped else "")]
     for (name, metrics), found, (bars, above) in zip(systems, values, binned):
         markers = [
-            report_svg.Marker(gate, "gate max_p95_latency_ms %s" % show_gate(
-                gates[P95_LATENCY_GATE.key]), "gate", bold=True),
+            report_svg.Marker(gate, "gate %s %s" % (P95_LATENCY_GATE.key, show_gate(
+                gates[P95_LATENCY_GATE.key])), "gate", bold=True),
         ]
         if metrics["p95_latency_ms"] is not None:
             markers.append(report_svg.Marker(metrics["p95_latency_ms"], "%s p95 %s ms" % (

@@ -227,7 +227,8 @@ class ServiceRequestHandler(WSGIRequestHandler):
         except OSError:
             pass  # the client went away: nothing left to protect
 
-    def send_error(self, code, message=None, explain=None) -> None:
+    def send_error(self, code: int, message: Optional[str] = None,
+                   explain: Optional[str] = None) -> None:
         """The HTTP layer's own errors (bad request line, line too long) as problem+json."""
         document = Problem("service.bad_request", message or "malformed request").document()
         document["status"] = code  # 400, or the HTTP layer's own 414 and 431
