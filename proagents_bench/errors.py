@@ -20,6 +20,8 @@ PathStep = Union[str, int]
 # The most errors one run reports (each placed at a line, which costs a walk of its file);
 # the rest are counted (``omitted``).
 MAX_REPORTED_ERRORS = 100
+# The most ids (cases, (case, trial) pairs) one error's message lists; then a count of the rest.
+MAX_LISTED_IDS = 20
 Path = Tuple[PathStep, ...]
 
 # A key that can be written after a dot without ambiguity; others are written ["key"].

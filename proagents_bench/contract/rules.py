@@ -19,13 +19,11 @@ from __future__ import annotations
 from array import array
 from typing import Iterator, List, Optional, Tuple
 
-from ..errors import ContractError
+from ..errors import MAX_LISTED_IDS, ContractError
 from ..text import quote
 from .shapes import Rule
 from .vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, ROLES, SPLITS, TEST_SPLIT
 
-# How many missing (case, trial) pairs one coverage error lists before it says "and N more".
-MAX_LISTED_MISSING = 20
 
 Found = Iterator[Tuple[str, ContractError]]
 
@@ -224,7 +222,7 @@ def _system_coverage(system: dict, test_index: dict, all_case_ids: set):
         case_ids = list(test_index)
         listed = []
         slot = slots.find(0)
-        while slot != -1 and len(listed) < MAX_LISTED_MISSING:
+        while slot != -1 and len(listed) < MAX_LISTED_IDS:
             listed.append("%s trial %d" % (quote(case_ids[slot // trials]), slot % trials + 1))
             slot = slots.find(0, slot + 1)
         more = missing_count - len(listed)

@@ -32,16 +32,14 @@ from ..contract.inputs import CASES_V1_SHAPE, CASES_V2_SHAPE, PROTOCOL, RESULTS_
 from ..contract.harnesses import HARNESS_BY_NAME
 from ..contract.vocabulary import (CASES_V1, CASES_V2, MISSING_AS, RESULTS_V3, ROLES, SPLITS,
                                    TEST_SPLIT, UNKNOWN)
-from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors, format_path
+from ..errors import (MAX_LISTED_IDS, MAX_REPORTED_ERRORS, ContractError, ContractErrors,
+                      format_path)
 from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from .formats import close_trials, open_log
 from .settings import Settings
 from .source import LogSource, type_name
 from .trial import LogRun, Trials
-
-# The most case ids one error lists.
-MAX_LISTED_IDS = 20
 
 
 class ImportedSystem:
