@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
-from ..contract.mapping import mapping_errors
 from ..contract.harnesses import KEYED_SOURCES, Harness
+from ..contract.mapping import mapping_errors
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..text import quote
+
 
 class Settings:
     """What the importer needs to know beyond the log: the mapping's values (``value``, the
