@@ -135,6 +135,18 @@ CODES: Tuple[Code, ...] = (
     contract("cli.backup", "`backup` and `restore`: no database, a target that exists"),
     contract("cli.baseline_protocol", "`serve`: the baseline ran under another protocol than "
              "the spec's, so every submission would be INCOMPARABLE"),
+    contract("cli.data", "`health --data`: no service database, or no scored submission of "
+             "the cases' versions"),
+    # -- the maintainer's commands (maintenance/) --------------------------------------------
+    contract("health.nothing_comparable", "`health`: no system ran under the spec's protocol, "
+             "so nothing can be measured"),
+    contract("diff.other_benchmark", "`diff`: both files are versions of one `benchmark_id`"),
+    contract("diff.same_dataset_version", "`diff`, and `serve` for a changed cases file under "
+             "a version it has served: a new cases file that changes a test case's answers, "
+             "grading rules or input, or which cases are test cases, has a new "
+             "`dataset_version`"),
+    contract("diff.same_protocol_version", "`diff`: a new spec that changes the protocol has a "
+             "new `protocol_version`"),
     # -- the private-test service's own contract error ---------------------------------------
     contract("submission.baseline_given", "a submission holds a system with role `baseline` "
              "(the service adds the maintainer's)"),

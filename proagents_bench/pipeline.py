@@ -22,7 +22,7 @@ million records within a few times the time and well within twice the memory of 
 from __future__ import annotations
 
 import os
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .contract.gates import deciding_gates
 from .contract.rules import Context, cross_file_errors
@@ -255,6 +255,37 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
         comparison=render.comparison_document(spec, [], comparison), fingerprint=fingerprint(),
         **shared)
     return Evaluation(decision, document, spec, comparison.interval.distribution())
+
+
+def load_benchmark(spec: InputFile, cases: InputFile,
+                   progress: Optional[Progress] = None) -> Tuple[load.Document, load.Document]:
+    """Load and check a spec and a cases file as :func:`evaluate` does (each file against its
+    own contract, then the cases against the spec and among themselves); return their loaded
+    documents, or raise :class:`ContractErrors` placed at their lines (the commands that read
+    many results packages of one benchmark: ``health``, ``diff``)."""
+    documents, errors = _load([spec, cases], progress or _quiet)
+    values = _validate(documents, errors)
+    found = cross_file_errors(Context(values["spec"], values["cases"]))
+    if found:
+        _raise_located(found, documents)
+    return documents["spec"], documents["cases"]
+
+
+def check_results(spec: load.Document, cases: load.Document, results: load.Document,
+                  candidate_id: Optional[str] = None) -> Context:
+    """Check one loaded results file against a spec and cases that passed
+    :func:`load_benchmark`, with the gate's own checks (the file's contract, then every rule
+    across the files); return the rules' :class:`Context` (its ``systems`` hold the records in
+    canonical order), or raise :class:`ContractErrors` placed in the results file."""
+    documents = {"spec": spec, "cases": cases, "results": results}
+    problems = file_errors("results", results.value)
+    if problems:
+        _raise_located([("results", error) for error in problems], documents)
+    context = Context(spec.value, cases.value, results.value, candidate_id)
+    found = cross_file_errors(context)
+    if found:
+        _raise_located(found, documents)
+    return context
 
 
 def _load(inputs: Sequence[InputFile], progress: Progress):

@@ -40,6 +40,22 @@ class BenchCommandTests(unittest.TestCase):
         self.assertEqual(written, json.dumps(make_package(6, trial_count=3, samples=200,
                                                           seed=1)[2]).encode("utf-8"))
 
+    def test_the_health_benchmark_runs_end_to_end_and_writes_the_same_bytes(self):
+        kept = os.path.join(TempDir(self).path, "kept")
+        run = run_cli(["bench", "health", "--packages", "3", "--tasks", "5", "--trials", "2",
+                       "--repeat", "2", "--keep", kept])
+        text = run.stdout.decode("ascii")
+        self.assertEqual(run.status, 0, text + run.stderr)
+        for phrase in ("3 packages of 5 tasks x 2 trials x 2 systems (one baseline shared): "
+                       "60 records", "health (python -B -m proagents_bench health):",
+                       "bare json.load of the same files, kept:", "ratio: health takes",
+                       "the same bytes in every run: yes"):
+            self.assertIn(phrase, text)
+        with open(os.path.join(kept, "health-0.json"), "rb") as handle:
+            document = json.load(handle)
+        self.assertEqual((document["action"], document["system_count"]), ("HEALTH", 4))
+        self.assertEqual(len(document["systems"][0]["runs"]), 1)  # the shared baseline
+
     def test_the_service_benchmark_runs_end_to_end(self):
         run = run_cli(["bench", "service", "--requests", "4", "--concurrency", "2"])
         text = run.stdout.decode("ascii")

@@ -16,8 +16,8 @@ SERVICE_USERS = ("service", "cli", "tools")
 # The package's layers, bottom first (a top-level module or folder each): a module imports
 # only from its own layer and those before it.
 LAYERS = ("text", "version", "codes", "errors", "stats", "jsonio", "contract", "evaluation",
-          "render", "pipeline", "reports", "planning", "importers", "service", "tools", "cli",
-          "__main__", "__init__")
+          "render", "pipeline", "maintenance", "reports", "planning", "importers", "service",
+          "tools", "cli", "__main__", "__init__")
 
 
 def modules():
@@ -142,6 +142,23 @@ class LayerTests(unittest.TestCase):
             if name not in state:
                 visit(name, [name])
         self.assertEqual(cycles, [])
+
+    def test_maintenance_sits_above_the_pipeline_and_below_the_reports(self):
+        # health and diff reuse the pipeline's stages; the reports, the service, the
+        # commands and the tools use them, and they use none of those (nor the importers).
+        users = ("maintenance", "reports", "service", "cli", "tools")
+        above = ("reports", "service", "cli", "tools", "importers")
+        wrong = []
+        for relative, tree in modules():
+            for node in ast.walk(tree):
+                for name in imported(relative, node):
+                    if (name.startswith("proagents_bench.maintenance")
+                            and layer(relative) not in users):
+                        wrong.append((relative, name))
+                    if layer(relative) == "maintenance" and any(
+                            name.startswith("proagents_bench." + upper) for upper in above):
+                        wrong.append((relative, name))
+        self.assertEqual(wrong, [])
 
     def test_only_the_commands_print_or_end_the_process(self):
         forbidden = {"print", "exit", "quit", "sys.exit", "os._exit", "os.abort"}

@@ -485,7 +485,7 @@ class PrivacyTests(unittest.TestCase):
                 bodies.append(service.call("GET", "/v1/team", token=token).body)
                 bodies.append(service.call("GET", "/v1/final", token=token).body)
             for path in ("/", "/v1", "/v1/spec", "/v1/cases", "/v1/grader", "/v1/leaderboard",
-                         "/v1/nothing"):
+                         "/v1/versions", "/v1/nothing"):
                 bodies.append(service.call("GET", path).body)
         statuses = service.rows("SELECT DISTINCT outcome FROM submissions")
         self.assertEqual(sorted(statuses), [("contract_error",), ("scored",)])

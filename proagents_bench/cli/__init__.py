@@ -35,6 +35,8 @@ COMMANDS = {
     "restore": "restore_command",
     "import": "import_command",
     "plan": "plan_command",
+    "health": "health_command",
+    "diff": "diff_command",
 }
 DEFAULT_COMMAND = "gate_command"
 

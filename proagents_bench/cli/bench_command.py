@@ -1,8 +1,9 @@
-"""``run_benchmark.py bench gate|service|attack|import|false-pass|plan [options]``: time the
-gate on a synthetic package against a bare ``json.load`` of the same files (see
-:mod:`proagents_bench.tools.bench`), load the private-test service, run the boosting attack
-against it at every feedback level (:mod:`proagents_bench.tools.attack_bench`), time the import
-of two synthetic Inspect AI logs against the gate on its output
+"""``run_benchmark.py bench gate|health|service|attack|import|false-pass|plan [options]``:
+time the gate on a synthetic package, or ``health`` on many packages, against a bare
+``json.load`` of the same files (see :mod:`proagents_bench.tools.bench` and
+:mod:`proagents_bench.tools.health_bench`), load the private-test service, run the boosting
+attack against it at every feedback level (:mod:`proagents_bench.tools.attack_bench`), time
+the import of two synthetic Inspect AI logs against the gate on its output
 (:mod:`proagents_bench.tools.import_bench`), enumerate the bootstrap gate's false-pass rate
 exactly (:mod:`proagents_bench.tools.falsepass`), or check ``plan`` against a simulated gate
 (:mod:`proagents_bench.tools.plan_check`), and print the figures on stdout."""
@@ -16,7 +17,8 @@ from typing import List
 
 from ..errors import ContractError
 from ..service.phases import PhaseError, parse_share
-from ..tools import attack_bench, bench, falsepass, import_bench, plan_check, service_bench
+from ..tools import (attack_bench, bench, falsepass, health_bench, import_bench, plan_check,
+                     service_bench)
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .parallel import FORK_LOG_BYTES
@@ -53,6 +55,18 @@ def build_parser(program: str) -> Parser:
     gate.add_argument("--reports", action="store_true",
                       help="also time the gate writing all three reports (--html, "
                            "--markdown, --junit-xml) beside the plain gate")
+    health = kinds.add_parser(
+        "health", help="health over many packages against a bare json.load of the same "
+                       "files")
+    _package_options(health, tasks=10000, repeat=1)
+    health.add_argument("--packages", type=int, default=20,
+                        help="results packages, one shared baseline (default 20)")
+    health.add_argument("--seed", type=int, default=1, help="generator seed (default 1)")
+    health.add_argument("--keep", metavar="DIR",
+                        help="write the benchmark and the documents to DIR and keep them")
+    health.add_argument("--write", metavar="DIR",
+                        help="only write the benchmark (spec.json, cases.json, "
+                             "results-NN.json) to DIR, and time nothing")
     service = kinds.add_parser(
         "service", help="the private-test service under load: requests per second and "
                         "latency of submissions")
@@ -138,6 +152,14 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
     if options.kind == "false-pass":
         return _false_pass(options, session)
+    if options.kind == "health":
+        if (options.packages < 1 or options.tasks < 1 or not 2 <= options.trials <= 100
+                or options.repeat < 1):
+            return contract_error_outcome([ContractError(
+                "cli.usage", "--packages, --tasks and --repeat are at least 1; --trials is "
+                             "2..100")])
+        succeeded = health_bench.health_benchmark(options, session.say)
+        return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "plan":
         if (options.tasks < 2 or not 2 <= options.trials <= 100 or options.repeat < 1
                 or options.simulate < 0):

@@ -13,7 +13,7 @@ import os
 import sys
 import shutil
 from types import ModuleType
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Sequence
 
 from .. import pipeline
 from ..contract import publish
@@ -82,15 +82,7 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
                              "standard input)")
     parser.add_argument("--candidate", metavar="ID",
                         help="the candidate's system_id; optional, checked when given")
-    for report in reports.REPORTS:
-        parser.add_argument(report.option, metavar="PATH", help=report.help)
-    parser.add_argument("--output", metavar="PATH",
-                        help="write the JSON document to PATH (atomically, with the reports) "
-                             "instead of stdout")
-    parser.add_argument("--format", choices=FORMATS, default="auto",
-                        help="what stdout carries: json (the decision document), text (a "
-                             "summary for people), or auto (default): text when stdout is a "
-                             "terminal, json in every pipe and file")
+    add_output_options(parser, reports.REPORTS, "the decision document")
     parser.add_argument("--summary", action="store_true",
                         help="also write a short human summary to stderr (the default when "
                              "stderr is a terminal and stdout is not)")
@@ -108,6 +100,20 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
     parser.add_argument("-V", "--version", action="version",
                         version="%s %s" % (NAME, VERSION))
     return parser
+
+
+def add_output_options(parser: Parser, kinds: Sequence, document: str) -> None:
+    """The options of what a command writes: its reports (``kinds``), ``--output`` and
+    ``--format`` (``document``: what its JSON document is)."""
+    for report in kinds:
+        parser.add_argument(report.option, metavar="PATH", help=report.help)
+    parser.add_argument("--output", metavar="PATH",
+                        help="write the JSON document to PATH (atomically%s) instead of "
+                             "stdout" % (", with the reports" if kinds else ""))
+    parser.add_argument("--format", choices=FORMATS, default="auto",
+                        help="what stdout carries: json (%s), text (a summary for people), or "
+                             "auto (default): text when stdout is a terminal, json in every "
+                             "pipe and file" % document)
 
 
 STDIN_PATH = "-"
@@ -153,11 +159,18 @@ def run(arguments: List[str], session: Session) -> Outcome:
     internal error, an interruption) replaces every report named on the command line by a
     report of that outcome, and the ``--output`` file by its CONTRACT_ERROR document (or
     removes it: exit 3, 130 and 143 have no document), so that no path is left holding an
-    earlier run's decision (see :class:`_Targets`)."""
-    targets = _Targets(session)
+    earlier run's decision (see :class:`Targets`)."""
+    return guarded(arguments, session, Targets(session), _gate)
+
+
+def guarded(arguments: List[str], session: Session, targets: "Targets",
+            body: Callable[[List[str], Session, "Targets"], Outcome]) -> Outcome:
+    """Run a command that writes reports (``body``) so that no report outlives its run: a
+    run that ends without a result replaces every report ``targets`` names by a report of
+    that outcome (see :func:`run`)."""
     try:
         targets.aim(_named_paths(arguments))
-        outcome = _gate(arguments, session, targets)
+        outcome = body(arguments, session, targets)
         if outcome.status == EXIT_CONTRACT_ERROR:
             outcome = targets.contract_error(outcome)
     except (Interrupted, KeyboardInterrupt) as stop:
@@ -172,7 +185,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     return outcome
 
 
-def _gate(arguments: List[str], session: Session, targets: "_Targets") -> Outcome:
+def _gate(arguments: List[str], session: Session, targets: "Targets") -> Outcome:
     try:
         options = build_parser(session.program).parse_args(arguments)
     except UsageError as usage:
@@ -224,7 +237,7 @@ def _gate(arguments: List[str], session: Session, targets: "_Targets") -> Outcom
     if options.summary or (session.messages.isatty() and not targets.text):
         lines = _terminal().summary_lines(evaluation) + lines
     if targets.text:
-        stdout = _terminal().render(evaluation, _text_width(), colour_wanted(
+        stdout = _terminal().render(evaluation, text_width(), colour_wanted(
             session.stdout.isatty()), targets.hints())
     else:
         stdout = b"" if output else chunks
@@ -252,7 +265,7 @@ def _terminal() -> ModuleType:
     return terminal
 
 
-def _text_width() -> int:
+def text_width() -> int:
     """The terminal's width for the text mode, within TEXT_WIDTH's bounds."""
     default, narrowest, widest = TEXT_WIDTH
     columns = shutil.get_terminal_size((default, 24)).columns
@@ -285,13 +298,23 @@ def _named_paths(arguments: List[str]) -> Optional[argparse.Namespace]:
         return None
 
 
-class _Targets:
+def _gate_inputs(options: argparse.Namespace) -> List[pipeline.InputFile]:
+    """The gate's input files (for the report paths' checks): standard input is no path."""
+    return default_inputs(options.spec, options.cases, options.results, stdin=lambda: b"")
+
+
+class Targets:
     """The paths a run writes besides stdout: the reports (report, path) and ``--output``,
     only those that passed the path checks (never an input, stdout, stderr or a path named
-    twice). A decision is written by the gate itself; a run without one ends here."""
+    twice). A result is written by its command; a run without one ends here. ``kinds`` are
+    the command's reports (:data:`~proagents_bench.reports.write.REPORTS` for the gate) and
+    ``inputs(options)`` its input files."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, kinds: Sequence = reports.REPORTS,
+                 inputs: Callable[[argparse.Namespace], List] = _gate_inputs) -> None:
         self.session = session
+        self.kinds = kinds
+        self.inputs = inputs
         self.reports: List[tuple] = []
         self.output: Optional[str] = None
         self.text = False  # stdout carries the text mode, not JSON
@@ -303,16 +326,15 @@ class _Targets:
         if options is None:
             return []
         output = options.output if options.output not in (None, STDIN_PATH) else None
-        chosen = reports.requested(options) + ([(OUTPUT_OPTION, output)] if output else [])
-        inputs = default_inputs(options.spec, options.cases, options.results,
-                                stdin=lambda: b"")  # standard input is not a path
-        problems, usable = reports.checked_paths(chosen, [item for item in inputs
+        chosen = reports.requested(options, self.kinds) + (
+            [(OUTPUT_OPTION, output)] if output else [])
+        problems, usable = reports.checked_paths(chosen, [item for item in self.inputs(options)
                                                           if item.path])
         self.reports = [(report, path) for report, path in usable if report is not OUTPUT_OPTION]
         self.output = next((path for report, path in usable if report is OUTPUT_OPTION), None)
         self.text = options.format == "text" or (
             options.format in (None, "auto") and self.session.stdout.isatty())
-        self.summary = options.summary
+        self.summary = getattr(options, "summary", False)
         return problems
 
     def hints(self) -> List[str]:

@@ -1,7 +1,8 @@
 """Work in a forked process while this one does its own: the evidence fingerprint while the
 pipeline grades, compares and decides (on a large package it is about a third of the work,
-and a second core is usually idle); and the import's candidate log while the baseline's is
-read (see :func:`forking_background`, at the end).
+and a second core is usually idle); half of the packages of ``health`` (see
+:func:`in_background`); and the import's candidate log while the baseline's is read (see
+:func:`forking_background`, at the end).
 
 Only the command line does this (it owns the process): on POSIX, with ``os.fork``, in a
 process with no other thread, and for inputs of at least FORK_INPUT_BYTES (below that a fork
@@ -151,6 +152,24 @@ class _Result(PendingFingerprint):
     def abandon(self) -> None:
         if self.value is None:
             self.child.end()
+
+
+# -- health's second half of the packages -----------------------------------------------------
+
+
+def in_background(input_bytes: int, threshold: int = FORK_INPUT_BYTES) -> Callable:
+    """A ``background`` for :func:`proagents_bench.maintenance.health.measure`: the second
+    half of the packages read in a forked process while this one reads the first (reading is
+    bound by decoding and checking JSON, one core per process), when the packages are large
+    enough and the platform allows; else read here. Its outcome comes back pickled, as the
+    import's candidate log does (:func:`forking_background`)."""
+    if input_bytes < threshold or not hasattr(os, "fork") or threading.active_count() != 1:
+        return _here
+    return _read_in_child
+
+
+def _here(read: Callable) -> Callable:
+    return read
 
 
 # -- the import's second log ------------------------------------------------------------------

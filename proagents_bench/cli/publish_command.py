@@ -1,8 +1,8 @@
 """``run_benchmark.py publish``: write what the contract publishes into the checkout: the
 JSON Schemas shipped in the package (``contract/schemas/``) and the generated parts of the
 docs (:data:`GENERATED`): the contract's objects, rules and gates and the exit statuses
-(``docs/contract.md``), and every page's list of error codes, each from the registry of its
-concept. The tests hold the files to :func:`published_files` and fail, naming this command,
+(``docs/contract.md``), what each kind of change breaks (``docs/maintaining.md``), and every
+page's list of error codes, each from the registry of its concept. The tests hold the files to :func:`published_files` and fail, naming this command,
 when one is stale.
 """
 
@@ -13,6 +13,7 @@ from typing import Callable, List, Tuple
 
 from ..codes import code_table
 from ..contract import harnesses, publish
+from ..contract.changes import changes_table
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..service import feedback
@@ -52,7 +53,7 @@ class Generated:
 # The families of codes each page lists (every family on one page: a test holds it).
 CODE_PAGES = (
     ("contract.md", ("file", "encoding", "json", "schema", "version", "cases", "results",
-                     "coverage", "cli", "submission")),
+                     "coverage", "cli", "health", "diff", "submission")),
     ("importing.md", ("import", "mapping")),
     ("service.md", ("service",)),
 )
@@ -65,6 +66,7 @@ GENERATED = [
     Generated("importing.md", "record fields", harnesses.records_table),
     Generated("service.md", "feedback levels", feedback.levels_table),
     Generated("service.md", "what each level leaks", feedback.leaks_table),
+    Generated("maintaining.md", "kinds of change", changes_table),
 ] + [Generated(page, "codes", lambda families=families: code_table(families))
      for page, families in CODE_PAGES]
 

@@ -114,7 +114,10 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return contract_error_outcome([ContractError(PHASE_ERROR_CODE, str(problem))])
     phases.record_served(path, benchmark)
     crash = os.environ.get(CRASH_HOOK_VARIABLE) == CRASH_AFTER_STORE
-    app = ServiceApp(benchmark, path, options.max_bytes, _crash if crash else None)
+    try:
+        app = ServiceApp(benchmark, path, options.max_bytes, _crash if crash else None)
+    except ContractErrors as failure:  # a changed cases file under a version served before
+        return contract_error_outcome(failure.errors, failure.omitted)
     try:
         server = make_server(app, options.host, options.port, options.timeout,
                              log=lambda line: session.messages.say([line]),

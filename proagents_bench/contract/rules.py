@@ -265,6 +265,13 @@ def _run(rules, context: Context) -> List[Tuple[str, ContractError]]:
     return found
 
 
+def cases_errors(cases: dict) -> List[ContractError]:
+    """The cases' own rules across their cases (ids, splits, contamination), without a spec:
+    for a cases file read on its own (``diff``)."""
+    context = Context({}, cases)
+    return [error for _kind, error in _run(CASES_RULES[1:], context)]
+
+
 def cross_file_errors(context: Context) -> List[Tuple[str, ContractError]]:
     """(kind, error) for every rule across files: the cases' rules, then, when they hold
     and the results are in ``context``, the results' rules (which find

@@ -63,14 +63,20 @@ def _task_results(grades, task_gate):
     for passing in range(trials + 1):
         rate = Fraction(passing, trials)
         per_count.append((rate, rate >= task_gate, passing in (0, trials)))
-    passed = grades.outcomes.translate(_PASSED)
     results = []
-    for position, case in enumerate(grades.tasks):
-        start = position * trials
-        passing = passed.count(1, start, start + trials)
+    for case, passing in zip(grades.tasks, passing_trials(grades)):
         rate, task_pass, stable = per_count[passing]
         results.append(TaskResult(case, passing, trials, rate, task_pass, stable))
     return results
+
+
+def passing_trials(grades) -> list:
+    """The number of passing trials of every test task, in file order (a trial passes when
+    all four checks hold)."""
+    trials = grades.trial_count
+    passed = grades.outcomes.translate(_PASSED)
+    return [passed.count(1, start, start + trials)
+            for start in range(0, len(passed), trials)]
 
 
 def _bit_table(predicate):

@@ -58,15 +58,26 @@ REPORTS = (
            "markdown", append=True),
 )
 
+# The health command's reports (see proagents_bench.maintenance.health).
+HEALTH_REPORTS = (
+    Report("--html", "HTML health report", "also write the HTML health report to PATH",
+           "health_html"),
+    Report("--markdown", "Markdown health summary", "also write a Markdown summary of the "
+           "health to PATH, replacing the file", "health_markdown"),
+    Report("--markdown-append", "appended Markdown health summary", "also append the Markdown "
+           "summary to PATH, keeping what it holds (GitHub Actions: \"$GITHUB_STEP_SUMMARY\")",
+           "health_markdown", append=True),
+)
+
 # The path that means stdout on the command line: a report cannot go there (stdout carries
 # the decision document), and it cannot be replaced atomically.
 STDOUT_PATH = "-"
 
 
-def requested(options) -> List[tuple]:
-    """(report, path) for every report option given, in the order of :data:`REPORTS`."""
+def requested(options, kinds: Sequence[Report] = REPORTS) -> List[tuple]:
+    """(report, path) for every report option given, in the order of ``kinds``."""
     chosen = []
-    for report in REPORTS:
+    for report in kinds:
         path = getattr(options, report.attribute, None)
         if path is not None:
             chosen.append((report, path))

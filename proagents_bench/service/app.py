@@ -7,7 +7,8 @@ exception ever reaches a client as a traceback.
 
 Published without a token: ``GET /`` (the leaderboard), ``GET /v1`` (this index),
 ``GET /v1/spec``, ``GET /v1/cases`` (the public view), ``GET /v1/grader``,
-``GET /v1/leaderboard`` (the boards as JSON). With ``Authorization: Bearer TOKEN``:
+``GET /v1/leaderboard`` (the boards as JSON), ``GET /v1/versions`` (the dataset versions
+served and their public changes). With ``Authorization: Bearer TOKEN``:
 ``GET /v1/team``, ``POST /v1/submissions``, ``GET /v1/submissions`` (the team's own),
 ``GET /v1/submissions/ID`` and ``GET``/``PUT /v1/final`` (the team's choice for the final
 board). ``HEAD`` is answered wherever ``GET`` is, with the same headers and no body.
@@ -23,7 +24,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from ..errors import ContractErrors
 from ..jsonio.dump import document_bytes
-from . import database, feedback, leaderboard, phases, public, teams, tokens
+from . import database, feedback, leaderboard, phases, public, teams, tokens, versions
 from .audit import AuditEntry
 from .problems import PROBLEM_TYPE, Problem
 from .submissions import Benchmark, Submitter, now_iso
@@ -86,7 +87,11 @@ def create_app(spec_path: str, cases_path: str, baseline_path: str, data_folder:
         database_path = database.open_database(data_folder)
     except database.DatabaseError as problem:
         raise SetupError(str(problem))
-    return ServiceApp(benchmark, database_path, max_submission_bytes)
+    try:
+        return ServiceApp(benchmark, database_path, max_submission_bytes)
+    except ContractErrors as failure:
+        raise SetupError("the service's cases file breaks the contract:\n" + "\n".join(
+            error.stderr_line() for error in failure.errors))
 
 
 class ServiceApp:
@@ -98,6 +103,9 @@ class ServiceApp:
         self.benchmark = benchmark
         self.database_path = database_path
         self.max_submission_bytes = max_submission_bytes
+        # The served dataset version is kept, with its public changes since the one before
+        # (ContractErrors for a changed file under a version served before).
+        versions.record_served(database_path, benchmark)
         self.submitter = Submitter(benchmark, database_path, after_store)
         self.grader = document_bytes(public.grader_interface(
             feedback.LEVELS, [float(step) for step in feedback.AUTOMATIC_STEPS],
@@ -113,6 +121,8 @@ class ServiceApp:
                 "GET /v1/cases": "the public view of the cases",
                 "GET /v1/grader": "the grader interface: schemas, rules, submission format",
                 "GET /v1/leaderboard": "the public and final boards (JSON)",
+                "GET /v1/versions": "every dataset version served, with what changed in its "
+                                    "public fields since the one before",
                 "GET /v1/team": "your team, budget and feedback level (token)",
                 "POST /v1/submissions": "submit your candidate's records (token)",
                 "GET /v1/submissions": "your team's submissions (token)",
@@ -127,6 +137,7 @@ class ServiceApp:
             "/v1/cases": {"GET": lambda request: self.published(benchmark.public_cases)},
             "/v1/grader": {"GET": lambda request: self.published(self.grader)},
             "/v1/leaderboard": {"GET": self.leaderboard_json},
+            "/v1/versions": {"GET": self.versions},
             "/v1/team": {"GET": self.team},
             "/v1/submissions": {"GET": self.list_submissions, "POST": self.submit},
             "/v1/final": {"GET": self.final_choice, "PUT": self.choose_final},
@@ -194,6 +205,10 @@ class ServiceApp:
     def leaderboard_json(self, request: Request) -> Response:
         return self.json_answer(leaderboard.document(self.database_path,
                                                      self.benchmark.versions))
+
+    def versions(self, request: Request) -> Response:
+        return self.json_answer(versions.served(self.database_path,
+                                                self.benchmark.benchmark_id))
 
     # -- authenticated -------------------------------------------------------------------
 

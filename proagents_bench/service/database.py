@@ -133,6 +133,23 @@ MIGRATIONS: Tuple[Tuple[str, ...], ...] = (
             value TEXT NOT NULL
         )""",
     ),
+    (
+        # Every dataset version served: its cases file (kept to compare the next one with,
+        # as private as the file itself) and what changed in its public fields since the
+        # version served before it (published: GET /v1/versions).
+        """CREATE TABLE dataset_versions (
+            id INTEGER PRIMARY KEY,
+            benchmark_id TEXT NOT NULL,
+            benchmark_version TEXT NOT NULL,
+            dataset_version TEXT NOT NULL,
+            cases_sha256 TEXT NOT NULL,
+            cases BLOB NOT NULL,
+            previous_id INTEGER REFERENCES dataset_versions(id),
+            public_changes TEXT,
+            first_served_at REAL NOT NULL,
+            UNIQUE (benchmark_id, benchmark_version, dataset_version)
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..contract.vocabulary import ACTIONS
 from ..version import VERSION
-from . import budget, database, feedback, phases
+from . import budget, database, feedback, phases, versions
 from .database import SCORED
 
 _ACTION_RANK = {action: index for index, action in enumerate(ACTIONS)}
@@ -311,6 +311,28 @@ def _phase_note(board: Board) -> str:
     return '<p class="note">%s</p>' % html.escape(text)
 
 
+def _version_notes(database_path: str, benchmark_id: str) -> Dict[tuple, str]:
+    """A note per dataset version that follows another: what changed in its public fields
+    (the details: GET /v1/versions)."""
+    notes = {}
+    for version in versions.served(database_path, benchmark_id)["versions"]:
+        changes = version["public_changes"]
+        if changes is None:
+            continue
+        summary = changes["summary"]
+        previous = version["previous"]
+        text = ("Dataset %s follows %s %s, dataset %s: %d test or public cases added, %d "
+                "removed, %d changed in their public fields%s. Withheld answers take no part "
+                "in this comparison; GET /v1/versions lists each change and what it breaks." % (
+                    version["dataset_version"], benchmark_id, previous["benchmark_version"],
+                    previous["dataset_version"], summary["added"], summary["removed"],
+                    summary["changed"], "; it requires " + ", ".join(changes["requires"])
+                    if changes["requires"] else ""))
+        notes[(benchmark_id, version["benchmark_version"], version["dataset_version"])] = (
+            '<p class="note">%s</p>' % html.escape(text))
+    return notes
+
+
 def _rank_cell(entry: Entry) -> str:
     if entry.revoked:
         return _cell("revoked")
@@ -361,9 +383,12 @@ def render(database_path: str, current: Tuple[str, str, str],
              "itself. Scores are what each team's feedback level released, with their "
              "precision. %s A team at the verdict level shows its best decision only. Each "
              "dataset version and phase is ranked on its own.</p>" % html.escape(RANKING_NOTE)]
+    changes = _version_notes(database_path, current[0])
     for board in boards(database_path, current):
         parts.append(_heading(board))
         parts.append(_phase_note(board))
+        if board.kind != FINAL:
+            parts.append(changes.get(board.versions, ""))
         parts.extend(_table(board))
     parts.append('<p class="note">proagents-bench %s; page made %s.</p></body></html>' % (
         html.escape(VERSION), time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(moment))))

@@ -22,7 +22,7 @@ import math
 from decimal import (MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, DivisionByZero, Inexact,
                      InvalidOperation, Overflow, localcontext)
 from fractions import Fraction
-from typing import Iterable, Union
+from typing import Iterable, List, Optional, Union
 
 Exact = Union[int, Fraction, Decimal]
 
@@ -173,3 +173,48 @@ def two_sided_z(confidence: Exact) -> float:
     if not 0 < confidence < 1:
         raise ValueError("confidence must lie strictly between 0 and 1")
     return normal_quantile(1 - (1 - confidence) / 2)
+
+
+def group_sums(values: List[Optional[Exact]], size: int) -> List[Optional[Exact]]:
+    """The exact sum of each run of ``size`` consecutive ``values`` (ints and Decimals), None
+    for a run holding a None (an unmeasured value is never read as 0). Each sum is a Decimal
+    (or the int itself, for runs of one) when the decimal context holds it exactly, else a
+    Fraction. Summed column by column (``size`` passes of C-level additions), not group by
+    group.
+
+    >>> group_sums([1, Decimal("0.5"), 2, Decimal("1.25")], 2)
+    [Decimal('1.5'), Decimal('3.25')]
+    >>> group_sums([1, Decimal("0.5"), 2, None], 2)
+    [Fraction(3, 2), None]
+    """
+    if None not in values:
+        sums = values[0::size]
+        try:
+            for offset in range(1, size):
+                sums = list(map(_EXACT.add, sums, values[offset::size]))
+            return sums
+        except Inexact:
+            pass
+    found: List[Optional[Exact]] = []
+    for start in range(0, len(values), size):
+        group = values[start:start + size]
+        found.append(None if None in group else
+                     sum((Fraction(value) for value in group), Fraction(0)))
+    return found
+
+
+def add_exact(total: Optional[Exact], value: Optional[Exact]) -> Optional[Exact]:
+    """``total + value`` exactly (None when either is None): in the exact decimal context
+    while it holds the sum, else as Fractions.
+
+    >>> add_exact(Decimal("0.1"), Decimal("0.2")), add_exact(None, 1)
+    (Decimal('0.3'), None)
+    """
+    try:
+        return _EXACT.add(total, value)
+    except Inexact:
+        return Fraction(total) + Fraction(value)
+    except TypeError:  # None, or a Fraction (a sum the decimal context could not hold)
+        if total is None or value is None:
+            return None
+        return Fraction(total) + Fraction(value)

@@ -154,3 +154,33 @@ def make_package(task_count, trial_count=3, seed=1, samples=1000, baseline_skill
         "systems": systems,
     }
     return spec, cases, results
+
+
+def make_health_packages(task_count, trial_count=5, packages=20, seed=1):
+    """(spec, cases, packages): results packages of one synthetic benchmark for ``health``,
+    made one at a time (a generator). Every package holds the same baseline (as the
+    private-test service splices one into every submission) and its own candidate, whose
+    skill grows from 0.5 to 0.9 over the packages."""
+    spec = make_spec(trial_count=trial_count, seed=seed)
+    cases = make_cases(task_count, seed=seed)
+    baseline = {"system_id": "baseline", "role": "baseline",
+                "protocol": make_protocol(trial_count),
+                "records": make_records(cases, trial_count, 0.6, random.Random(seed))}
+
+    def generated():
+        for number in range(packages):
+            skill = 0.5 + 0.4 * number / max(packages - 1, 1)
+            candidate = {"system_id": "candidate-%02d" % (number + 1), "role": "candidate",
+                         "protocol": make_protocol(trial_count),
+                         "records": make_records(cases, trial_count, skill,
+                                                 random.Random(seed * 1000 + number + 1))}
+            yield {
+                "schema_version": RESULTS_V1,
+                "benchmark_id": spec["benchmark_id"],
+                "benchmark_version": spec["benchmark_version"],
+                "dataset_version": cases["dataset_version"],
+                "result_set_version": "synthetic-health-%d-%d" % (seed, number + 1),
+                "systems": [baseline, candidate],
+            }
+
+    return spec, cases, generated()
