@@ -27,8 +27,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from .contract.gates import deciding_gates
 from .contract.rules import Context, cross_file_errors
 from .contract.validate import file_errors
-from .contract.vocabulary import PASS
-from .errors import ContractError, ContractErrors
+from .contract.vocabulary import CANDIDATE_ROLE, PASS, TEST_SPLIT
+from .errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from .evaluation.comparison import compare, protocol_mismatches
 from .evaluation.decision import Decision, decide, incomparable
 from .evaluation.evidence import package_findings
@@ -40,9 +40,6 @@ from .jsonio.gcpause import CollectorPaused
 from .render import document as render
 from .text import display_name
 from .version import VERSION
-
-# The most errors reported (and placed at a line, which costs a walk of the file) per run.
-MAX_REPORTED_ERRORS = 100
 
 KINDS = ("spec", "cases", "results")
 
@@ -177,7 +174,7 @@ def presumed_candidate_id(results: object, candidate_id: Optional[str]) -> Optio
     if not isinstance(systems, list):
         return None
     found = [system.get("system_id") for system in systems
-             if isinstance(system, dict) and system.get("role") == "candidate"]
+             if isinstance(system, dict) and system.get("role") == CANDIDATE_ROLE]
     return found[0] if len(found) == 1 and isinstance(found[0], str) else None
 
 
@@ -241,7 +238,7 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
 
     progress("grading", len(systems.baseline_records) + len(systems.candidate_records),
              "trials")
-    tasks = [case for case in cases["cases"] if case["split"] == "test"]
+    tasks = [case for case in cases["cases"] if case["split"] == TEST_SPLIT]
     gates = spec["gates"]
     baseline = SystemMetrics(grade_system(systems.baseline, tasks, systems.baseline_records),
                              gates)

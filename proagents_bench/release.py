@@ -21,7 +21,7 @@ import posixpath
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from . import pipeline
-from .contract.validate import file_errors
+from .contract.release import manifest_errors
 from .contract.vocabulary import INFORMATIONAL, PASS
 from .errors import ContractError, ContractErrors
 from .evaluation.release import BenchmarkVerdict, ReleaseDecision, decide_release
@@ -131,7 +131,7 @@ def load_manifest(path: str, shown: Optional[str] = None, slash: bool = False) -
     its shipped examples, so that the example's documents are the same everywhere)."""
     shown = path if shown is None else shown
     document = load.load_file(path, source=shown)
-    errors = file_errors("release", document.value)
+    errors = manifest_errors(document.value)
     if errors:
         raise ContractErrors(document.errors_at(errors[:MAX_REPORTED_ERRORS]),
                              len(errors[MAX_REPORTED_ERRORS:]))
@@ -323,7 +323,9 @@ class Release:
         self.decision = decision
         self.fingerprint = fingerprint
         self.version = version
-        self.document = render.release_document(self)
+        self.document = render.release_document(
+            manifest.value["release_id"], fingerprint, outcomes, decision, manifest.describe(),
+            version)
 
     @property
     def action(self) -> str:

@@ -15,7 +15,7 @@ from unittest import mock
 from proagents_bench.cli import parallel, release_command
 from proagents_bench.contract import publish
 from proagents_bench.contract.release import RELEASE_OUTPUT
-from proagents_bench.contract.validate import file_errors
+from proagents_bench.contract.release import manifest_errors
 from proagents_bench.jsonio import load
 from proagents_bench.render import release as render_release
 from proagents_bench.reports.release_html import section_body
@@ -104,7 +104,7 @@ def solo_bytes(decision):
 class ManifestContractTests(unittest.TestCase):
     def test_the_shipped_manifest_is_valid_and_fits_its_schema(self):
         path = os.path.join(EXAMPLES, "release_manifest.json")
-        self.assertEqual(file_errors("release", load.load_file(path).value), [])
+        self.assertEqual(manifest_errors(load.load_file(path).value), [])
         with open(path, "rb") as handle:
             value = json.loads(handle.read().decode("utf-8"))
         generated = publish.schema("release")

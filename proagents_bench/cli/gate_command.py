@@ -24,7 +24,7 @@ from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..reports import write as reports
 from ..reports.nodecision import INTERNAL_ERROR, INTERRUPTED, NoDecision
 from ..text import quote
-from ..version import VERSION
+from ..version import NAME, VERSION
 from . import COMMANDS, Outcome, Session, contract_error_outcome, internal_error_line
 from .parallel import forking_fingerprinter
 from .progress import EAGER_BYTES, Progress
@@ -88,7 +88,7 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
                         help="print the JSON Schema of a file kind, or of the output "
                              "document, and exit; reads no input")
     parser.add_argument("-V", "--version", action="version",
-                        version="%s %s" % ("proagents-bench", VERSION))
+                        version="%s %s" % (NAME, VERSION))
     return parser
 
 

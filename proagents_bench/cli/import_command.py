@@ -17,8 +17,9 @@ import os
 from typing import List, Optional, Tuple
 
 from .. import pipeline
+from ..contract.harnesses import formats_help
 from ..contract.validate import file_errors
-from ..contract.vocabulary import MISSING_AS, SPLITS, STATUSES
+from ..contract.vocabulary import MISSING_AS, RESULTS_V3, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs
 from ..importers.settings import default_settings, load_settings
@@ -27,7 +28,7 @@ from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.dump import document_bytes
 from ..jsonio.load import MAX_FILE_BYTES
 from ..text import quote
-from ..version import VERSION
+from ..version import harness
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .parallel import forking_background
@@ -39,16 +40,15 @@ IMPORTED = "IMPORTED"
 def build_parser(program: str) -> Parser:
     parser = Parser(
         prog=program + " import",
-        description="Import one harness log per system (Inspect AI .eval or .json, tau2-bench "
-                    "results.json or results folder) into a results package the gate accepts "
-                    "unchanged.",
+        description="Import one harness log per system (%s) into a results package the gate "
+                    "accepts unchanged." % formats_help(),
         epilog="Exit status: 0 written; 2 a contract or command-line error (nothing written). "
                "Then run the gate: %s --spec SPEC --cases CASES --results RESULTS." % program)
     parser.add_argument("--baseline", metavar="LOG", required=True, help="the baseline's log")
     parser.add_argument("--candidate", metavar="LOG", required=True,
                         help="the candidate's log")
     parser.add_argument("--output", metavar="PATH", required=True,
-                        help="where to write the results package (agent-benchmark-results-v2)")
+                        help="where to write the results package (%s)" % RESULTS_V3)
     parser.add_argument("--mapping", metavar="FILE",
                         help="the mapping file (proagents-bench-import-mapping-v1); default: "
                              "the defaults of each harness")
@@ -229,7 +229,7 @@ def _summary(imported: Imported, options: argparse.Namespace) -> dict:
         "case_logs": [{"split": system.role, "log": system.source.shown,
                        "cases": len(system.cases)}
                       for system in imported.systems if not system.is_system],
-        "harness": {"name": "proagents-bench", "version": VERSION},
+        "harness": harness(),
     }
 
 

@@ -22,13 +22,18 @@ import os
 from typing import Dict, Iterator, List, Tuple
 
 from .gates import CASE_FINDERS, GATES, version_span
-from .mapping import DOCUMENT_KINDS
+from .inputs import FILE_KINDS
+from .mapping import MAPPING_KINDS
 from .output import OUTPUT
-from .release import RELEASE_OUTPUT
+from .release import RELEASE_KINDS, RELEASE_OUTPUT
 from .rules import CROSS_FILE_RULES
 from .shapes import SCHEMA_KEY, Object, Rule, object_shapes
+from .vocabulary import BLOCK, BLOCKING, HARDNESS, REVIEW, REVIEWING
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
+# Every file kind the contract publishes: the gate's three, the importer's mapping and the
+# release command's manifest.
+DOCUMENT_KINDS = dict(FILE_KINDS, mapping=MAPPING_KINDS, release=RELEASE_KINDS)
 KINDS = ("spec", "cases", "results", "decision", "mapping", "release", "release-decision")
 # The files the gate reads and writes: the grader's interface (the import mapping is the
 # importers' own file, never graded).
@@ -47,10 +52,6 @@ TITLES = {
 }
 # The output documents' shapes, by schema kind.
 OUTPUTS = {"decision": OUTPUT, "release-decision": RELEASE_OUTPUT}
-
-TABLES_BEGIN = ("<!-- BEGIN generated contract tables: python -B run_benchmark.py publish "
-                "-->")
-TABLES_END = "<!-- END generated contract tables -->"
 
 
 def contract_objects() -> Iterator[Tuple[str, str, Object, List[Object]]]:
@@ -171,16 +172,18 @@ def _object_table(shape: Object) -> str:
 def _gates_table() -> str:
     lines = ["### The gates\n",
              "Each gate judges the candidate: the metric against the spec's value, a failure "
-             "blocking (hard) or asking for review (soft); a finding names the test tasks "
-             "behind it. A gate belongs to the spec versions named; a later version's new gate "
-             "is a required key of that version's gates object only.\n",
+             "blocking (%s) or asking for review (%s); a finding names the test tasks "
+             "behind it. A gate belongs to the spec versions named; a gate a later version "
+             "adds is a required key of the gates object of that version and the versions "
+             "after it, never of an earlier one.\n" % (
+                 HARDNESS[BLOCKING], HARDNESS[REVIEWING]),
              "| gate | spec versions | metric | the candidate must have | failure | report label "
              "| tasks named |",
              "|---|---|---|---|---|---|---|"]
     for gate in GATES:
         lines.append("| `%s` | %s | `%s` | %s the gate | %s | %s | %s |" % (
             gate.key, version_span(gate.versions), gate.metric, gate.bound,
-            {"block": "BLOCK", "review": "REVIEW", None: "none (defines a task pass)"}[
+            {BLOCKING: BLOCK, REVIEWING: REVIEW, None: "none (defines a task pass)"}[
                 gate.severity], gate.label, CASE_FINDERS[gate.cases.split(":")[0]]))
     lines.append("")
     return "\n".join(lines)
@@ -207,9 +210,3 @@ def contract_tables() -> str:
     out.append(_gates_table())
     return "\n".join(out)
 
-
-def with_contract_tables(text: str) -> str:
-    """``text`` with the part between the markers replaced by :func:`contract_tables`."""
-    start = text.index(TABLES_BEGIN) + len(TABLES_BEGIN)
-    end = text.index(TABLES_END)
-    return text[:start] + "\n" + contract_tables() + text[end:]

@@ -16,13 +16,15 @@ POSIX: an absolute path, a drive letter or a backslash is ``release.path``.
 from __future__ import annotations
 
 import re
-from typing import Iterator, Sequence
+from typing import Iterator, List, Sequence
 
+from ..errors import ContractError
+from ..stats.paired import EXACT_TEST_METHODS
 from ..text import quote
 from .output import CONTRACT_ERROR_DOCUMENT, DECISION, HARNESS, INPUT_FILE
 from .shapes import (AnyOf, Array, Boolean, Field, Integer, Nullable, Number, Object, Rule,
                      String)
-from ..stats.paired import EXACT_TEST_METHODS
+from .validate import version_errors
 from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CRITICAL_TIER, MISSING_AS, RELEASE_V1,
                          SUPPORTING_TIER, TIERS)
 
@@ -31,9 +33,6 @@ from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CRITICAL_TIER, MISSING_AS, RE
 NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 # The most benchmarks one release holds.
 MAX_BENCHMARKS = 100
-
-PATH_RULE_TEXT = ("every path is relative to the manifest's folder, with `/` between folders: "
-                  "no leading `/`, no drive letter, no backslash")
 
 # What makes a manifest's path unportable: a leading slash (absolute on POSIX), a drive
 # letter (``C:``), or a backslash (a folder separator on Windows only).
@@ -54,7 +53,7 @@ def _portable_paths(keys: Sequence[str]) -> Rule:
                         "folders (so that it reads the same on Windows and POSIX): got %s" % (
                             quote(path)), (key, index) if many else (key,))
 
-    rule = Rule("release.path", PATH_RULE_TEXT, check)
+    rule = Rule("release.path", check)
     return rule
 
 
@@ -99,8 +98,7 @@ def _one_evidence(benchmark: dict) -> Iterator:
                              (given[-1] if given else "results",))
 
 
-EVIDENCE = Rule("release.evidence", "a benchmark gives exactly one of `results` and `import`",
-                _one_evidence)
+EVIDENCE = Rule("release.evidence", _one_evidence)
 
 
 def _cases_where_needed(benchmark: dict) -> Iterator:
@@ -116,10 +114,7 @@ def _cases_where_needed(benchmark: dict) -> Iterator:
                                   ("import", key))
 
 
-CASES = Rule("release.cases", "`cases` is required with `results`; with `import` it is "
-             "optional (absent: the cases file is built from the logs, as `import "
-             "--write-cases` builds it, and only then may `train_logs` and `development_logs` "
-             "be given)", _cases_where_needed)
+CASES = Rule("release.cases", _cases_where_needed)
 
 BENCHMARK = Object("benchmark", [
     Field("name", String(pattern=NAME_PATTERN), "unique in the release: names the benchmark "
@@ -147,7 +142,7 @@ def _unique_names(manifest: dict) -> Iterator:
         seen.add(benchmark["name"])
 
 
-UNIQUE_NAMES = Rule("release.duplicate_name", "benchmark names are unique", _unique_names)
+UNIQUE_NAMES = Rule("release.duplicate_name", _unique_names)
 
 
 def _deciding_benchmark(manifest: dict) -> Iterator:
@@ -157,9 +152,7 @@ def _deciding_benchmark(manifest: dict) -> Iterator:
                              "critical or supporting benchmark to decide on", ("benchmarks",))
 
 
-DECIDING = Rule("release.no_deciding_benchmark", "at least one benchmark is `critical` or "
-                "`supporting` (info benchmarks alone would decide nothing)",
-                _deciding_benchmark)
+DECIDING = Rule("release.no_deciding_benchmark", _deciding_benchmark)
 
 RELEASE_V1_SHAPE = Object("release", [
     Field("schema_version", String(enum=[RELEASE_V1])),
@@ -172,6 +165,11 @@ RELEASE_V1_SHAPE = Object("release", [
 ], rules=[UNIQUE_NAMES, DECIDING], root=True, title="Release")
 
 RELEASE_KINDS = {RELEASE_V1: RELEASE_V1_SHAPE}
+
+
+def manifest_errors(value: dict) -> List[ContractError]:
+    """The contract errors of ``value``, a loaded release manifest."""
+    return version_errors("release", RELEASE_KINDS, value)
 
 
 # -- the release document -------------------------------------------------------------------

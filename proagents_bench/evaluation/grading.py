@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import List
 
-from ..contract.vocabulary import CHECKS
+from ..contract.vocabulary import CHECKS, SUCCESS, UNKNOWN
 
 # A bit per check, in the contract's order of CHECKS.
 STATUS_SUCCESS, FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE, TOOLS_ALLOWED = 1, 2, 4, 8
@@ -80,9 +80,9 @@ def grade_system(system: dict, tasks: List[dict], ordered_records: List[dict]) -
         for record in ordered_records[position:position + trials]:
             bits = 0
             status = record["status"]
-            if status == "success":
+            if status == SUCCESS:
                 bits = STATUS_SUCCESS
-            elif status == "unknown":
+            elif status == UNKNOWN:
                 unknown += 1
             final_state = record["final_state"]
             if final_state is not None and (final_state == written

@@ -458,13 +458,6 @@ class Document:
         self.sha256, self.size = sha256, size
         self.decimals = decimals
 
-    def locate(self, path):
-        """(line, column), 1-based, column in code points, of the value at path; if path does
-        not fully exist, of the deepest existing element on it. Returns (None, None) only if
-        impossible."""
-        offset = _locate_offsets(self.text, [tuple(path)])[0]
-        return (None, None) if offset is None else _line_cols(self.text, [offset])[offset]
-
     def span(self, path):
         """(start, end) offsets in ``text`` of the value at ``path``, which must exist (the
         private-test service splices the maintainer's baseline into a team's submission)."""
@@ -483,6 +476,10 @@ class Document:
         places = _line_cols(self.text, [offset for offset in offsets if offset is not None])
         return [error.at(self.source, *places.get(offset, (None, None)))
                 for error, offset in zip(errors, offsets)]
+
+
+# The code of a file in each foreign encoding _foreign_encoding recognises.
+_ENCODING_CODES = {"UTF-16": "encoding.utf16", "UTF-32": "encoding.utf32"}
 
 
 def _foreign_encoding(data):
@@ -525,7 +522,7 @@ def _parse(box, source):
     bom = 3 if data.startswith(codecs.BOM_UTF8) else 0
     encoding = _foreign_encoding(data[bom:bom + 4])
     if encoding:
-        _fail("encoding.%s" % encoding.replace("-", "").lower(), "the file is %s encoded "
+        _fail(_ENCODING_CODES[encoding], "the file is %s encoded "
               "(as written, for example, by Windows PowerShell 5.1's '>'); %s"
               % (encoding, _RESAVE), source, 1, 1)  # the evidence is at the very start
     if len(data) == bom:

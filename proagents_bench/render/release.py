@@ -12,18 +12,14 @@ are, never decoded and written again (:func:`chunks`).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Iterator, List, Sequence
+from typing import Iterator, List, Optional, Protocol, Sequence
 
-from ..evaluation.release import TEST_NAME, Hypothesis, MultiplicityRow
+from ..evaluation.release import TEST_NAME, Hypothesis, MultiplicityRow, ReleaseDecision
 from ..jsonio import dump as jsondump
 from ..jsonio.gcpause import CollectorPaused
 from ..stats.exact import to_float
-from .document import HARNESS_NAME
+from ..version import NAME
 from .document import chunks as document_chunks
-
-if TYPE_CHECKING:  # for annotations only
-    from ..release import BenchmarkOutcome, Release
-
 
 LIMITATIONS = (
     "Each benchmark is decided exactly as its gate decides it alone; the release adds its "
@@ -137,7 +133,19 @@ def _multiplicity_row(row: MultiplicityRow) -> dict:
     }
 
 
-def _benchmark(outcome: "BenchmarkOutcome", effect: str) -> dict:
+class Outcome(Protocol):
+    """What the document reads of one benchmark's outcome (the release module's
+    ``BenchmarkOutcome``, which sits above this layer): its name, tier and kind of evidence,
+    the summary of its decision document's top and that document's spliced bytes."""
+
+    name: str
+    tier: str
+    evidence: str
+    summary: dict
+    decision: Optional["Spliced"]
+
+
+def _benchmark(outcome: Outcome, effect: str) -> dict:
     summary = outcome.summary
     return {
         "name": outcome.name,
@@ -160,20 +168,21 @@ def _benchmark(outcome: "BenchmarkOutcome", effect: str) -> dict:
     }
 
 
-def release_document(release: "Release") -> dict:
-    """The release document of a :class:`proagents_bench.release.Release`."""
-    decision = release.decision
+def release_document(release_id: str, fingerprint: str, outcomes: Sequence[Outcome],
+                     decision: ReleaseDecision, manifest: dict, version: str) -> dict:
+    """The release document of ``decision`` on ``outcomes`` (in the manifest's order);
+    ``manifest`` describes the manifest file (its name, digest and size)."""
     level = float(decision.level)
     return {
         "action": decision.action,
         "primary_reason": decision.reasons[0],
         "reasons": list(decision.reasons),
         "notes": list(decision.notes),
-        "release_id": release.manifest.value["release_id"],
-        "evidence_fingerprint": release.fingerprint,
+        "release_id": release_id,
+        "evidence_fingerprint": fingerprint,
         "family_wise_level": level,
         "benchmarks": [_benchmark(outcome, effect)
-                       for outcome, effect in zip(release.outcomes, decision.effects)],
+                       for outcome, effect in zip(outcomes, decision.effects)],
         "multiplicity": {
             "method": "holm",
             "test": TEST_NAME,
@@ -181,7 +190,7 @@ def release_document(release: "Release") -> dict:
             "hypothesis_count": decision.hypothesis_count,
             "benchmarks": [_multiplicity_row(row) for row in decision.rows],
         },
-        "manifest": release.manifest.describe(),
-        "harness": {"name": HARNESS_NAME, "version": release.version},
+        "manifest": manifest,
+        "harness": {"name": NAME, "version": version},
         "limitations": list(LIMITATIONS),
     }

@@ -17,10 +17,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, List
 
+from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
-from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, interval_rows, metric_rows, metric_value,
-                   note_facts, notes, problems_first, reason_groups, shorten, show, show_gate,
-                   slices, task_rows)
+from ..version import NAME
+from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, interval_rows,
+                   metric_rows, metric_value, note_facts, notes, problems_first, reason_groups,
+                   shorten, show, show_gate, slices, task_rows)
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision
@@ -73,7 +75,7 @@ def render(evaluation) -> bytes:
         lines += _slices(document)
         lines += _failing_tasks(document)
     lines += ["", "<sub>%s %s</sub>" % (text(document.get("harness", {}).get(
-        "name", "proagents-bench")), text(document.get("harness", {}).get("version", "")))]
+        "name", NAME)), text(document.get("harness", {}).get("version", "")))]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
@@ -157,7 +159,7 @@ def _metrics(document, gates, gate_rows):
             label, show(row.low), show(row.high), show(row.low),
             text(show_gate(gates[row.gate.key])), _held(row.gate.key, failed)))
     lines += ["", "A task passes when its trial success rate is at least %s; gates judge the "
-                  "candidate." % text(show_gate(gates["task_min_trial_success_rate"]))]
+                  "candidate." % text(show_gate(gates[TASK_GATE.key]))]
     return lines
 
 

@@ -34,9 +34,7 @@ from .database import SCORED
 
 _ACTION_RANK = {action: index for index, action in enumerate(ACTIONS)}
 DIGEST_SHOWN = 12  # hex digits of a SHA-256 shown; the whole one is the cell's tooltip
-EXACT = "exact"
-LADDER = "ladder"
-ROUNDED = "rounded"
+EXACT, LADDER, ROUNDED = feedback.EXACT_SCORE, feedback.LADDER_SCORE, feedback.ROUNDED_SCORE
 ALL_CASES = "all"
 PUBLIC = "public"
 FINAL = "final"
@@ -88,9 +86,11 @@ class Result:
 def released_result(level: str, score: float, step: Optional[str], at: float,
                     sha256: str) -> Result:
     """The result a scored submission released at ``level``."""
-    if level == feedback.ROUNDED:
-        return Result(score, ROUNDED, Fraction(step), at, sha256)
-    return Result(score, LADDER if level == feedback.LADDER else EXACT, None, at, sha256)
+    precision = feedback.level(level).precision
+    if precision is None:
+        raise ValueError("a submission at level %s released a score" % level)
+    return Result(score, precision, Fraction(step) if precision == ROUNDED else None, at,
+                  sha256)
 
 
 class Entry:

@@ -22,9 +22,9 @@ import math
 from fractions import Fraction
 from typing import Dict, FrozenSet, Iterable, List, Sequence, Tuple
 
+from ..contract.vocabulary import TEST_SPLIT
 from ..jsonio import load
 
-TEST_SPLIT = "test"
 
 
 class SplitError(ValueError):

@@ -34,9 +34,6 @@ from ..stats.multiplicity import false_alarm_rate, independent_false_alarm
 from .bench import (FILES, Run, describe_interpreter, median_run, megabytes, run_child,
                     write_package)
 
-# docs/release.md's generated part, between these markers.
-TABLES_BEGIN = "<!-- BEGIN generated false-alarm tables: python -B run_benchmark.py publish -->"
-TABLES_END = "<!-- END generated false-alarm tables -->"
 # The tables' level, benchmark counts and discordant task counts.
 TABLE_LEVEL = Fraction(1, 20)
 TABLE_GATES = (1, 2, 3, 4, 5, 10)
@@ -93,12 +90,6 @@ def false_alarm_tables() -> str:
                                       _percent(false_alarm_rate(counts, level, True))))
         lines.append("| %d | %s |" % (benchmarks, " | ".join(cells)))
     return "\n".join(lines) + "\n"
-
-
-def with_false_alarm_tables(text: str) -> str:
-    """``text`` with the part between the markers replaced by :func:`false_alarm_tables`."""
-    start = text.index(TABLES_BEGIN) + len(TABLES_BEGIN)
-    return text[:start] + "\n" + false_alarm_tables() + text[text.index(TABLES_END):]
 
 
 def write_release(folder: str, benchmarks: int, tasks: int, trials: int, samples: int,
