@@ -16,6 +16,12 @@ from typing import Iterable, Optional, Sequence, Tuple, TypedDict, Union
 from .text import display_name, quote
 
 PathStep = Union[str, int]
+
+# The most errors one run reports (each placed at a line, which costs a walk of its file);
+# the rest are counted (``omitted``).
+MAX_REPORTED_ERRORS = 100
+# The most ids (cases, (case, trial) pairs) one error's message lists; then a count of the rest.
+MAX_LISTED_IDS = 20
 Path = Tuple[PathStep, ...]
 
 # A key that can be written after a dot without ambiguity; others are written ["key"].
@@ -122,3 +128,10 @@ class ContractErrors(ValueError):
         self.errors = list(errors)
         self.omitted = omitted
         super().__init__("%d contract error(s)" % (len(self.errors) + omitted))
+
+    @classmethod
+    def capped(cls, errors: Sequence[ContractError], omitted: int = 0) -> "ContractErrors":
+        """The first :data:`MAX_REPORTED_ERRORS` of ``errors``; the rest, and ``omitted``
+        more found before, counted."""
+        return cls(errors[:MAX_REPORTED_ERRORS],
+                   omitted + max(len(errors) - MAX_REPORTED_ERRORS, 0))

@@ -30,8 +30,8 @@ from typing import (TYPE_CHECKING, Callable, Dict, List, NoReturn, Optional, Seq
 from .contract.gates import deciding_gates
 from .contract.rules import Context, cross_file_errors
 from .contract.validate import file_errors
-from .contract.vocabulary import PASS
-from .errors import ContractError, ContractErrors
+from .contract.vocabulary import CANDIDATE_ROLE, PASS, TEST_SPLIT
+from .errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from .evaluation.comparison import compare, protocol_mismatches
 from .evaluation.decision import Decision, decide, incomparable
 from .evaluation.evidence import package_findings
@@ -46,9 +46,6 @@ from .version import VERSION
 
 if TYPE_CHECKING:  # for annotations only
     from .contract.rules import Systems
-
-# The most errors reported (and placed at a line, which costs a walk of the file) per run.
-MAX_REPORTED_ERRORS = 100
 
 KINDS = ("spec", "cases", "results")
 
@@ -199,7 +196,7 @@ def presumed_candidate_id(results: object, candidate_id: Optional[str]) -> Optio
     if not isinstance(systems, list):
         return None
     found = [system.get("system_id") for system in systems
-             if isinstance(system, dict) and system.get("role") == "candidate"]
+             if isinstance(system, dict) and system.get("role") == CANDIDATE_ROLE]
     return found[0] if len(found) == 1 and isinstance(found[0], str) else None
 
 
@@ -265,7 +262,7 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
 
     baseline_records, candidate_records = systems.in_order()
     progress("grading", len(baseline_records) + len(candidate_records), "trials")
-    tasks = [case for case in cases["cases"] if case["split"] == "test"]
+    tasks = [case for case in cases["cases"] if case["split"] == TEST_SPLIT]
     gates = spec["gates"]
     baseline = SystemMetrics(grade_system(systems.baseline, tasks, baseline_records), gates)
     candidate = SystemMetrics(grade_system(systems.candidate, tasks, candidate_records), gates)

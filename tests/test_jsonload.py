@@ -1,5 +1,6 @@
 """Tests of proagents_bench.jsonload: one test per loading rule, the named limits at their
-boundaries, positions (line, column, path) of every error, locate(), and a seeded fuzz run."""
+boundaries, positions (line, column, path) of every error, where an error at a path is
+placed, and a seeded fuzz run."""
 
 import gc
 import hashlib
@@ -17,6 +18,13 @@ from proagents_bench.errors import ContractError, ContractErrors
 from proagents_bench.jsonio import load as jsonload
 
 BOM = b"\xef\xbb\xbf"
+
+
+def locate(document, path):
+    """(line, column) of the value at ``path`` in ``document``, as an error there is placed
+    (of the deepest existing element on a path that does not fully exist)."""
+    placed = document.errors_at([ContractError("x.y", "m", path)])[0]
+    return placed.line, placed.column
 
 
 def load(data, source="f.json"):
@@ -85,7 +93,7 @@ class ValuesTests(LoadCase):
         load(b'{"a": 1}')
         self.errors(b'{"a": 1, "a": 2}')
         self.errors(b'{"a": ')
-        load(b'{"a": [1]}').locate(("a", 0))
+        locate(load(b'{"a": [1]}'), ("a", 0))
         self.assertTrue(gc.isenabled())
         if hasattr(gc, "get_freeze_count"):
             self.assertEqual(gc.get_freeze_count(), 0)
@@ -444,28 +452,30 @@ class LocateTests(unittest.TestCase):
         self.document = load(self.TEXT.encode("utf-8"), "r.json")
 
     def test_nested_paths(self):
-        locate = self.document.locate
-        self.assertEqual(locate(()), (1, 1))
-        self.assertEqual(locate(("name",)), (2, 11))
-        self.assertEqual(locate(("records",)), (3, 14))
-        self.assertEqual(locate(("records", 0)), (4, 5))
-        self.assertEqual(locate(("records", 0, "tags", 1)), (4, 29))
-        self.assertEqual(locate(("records", 1, "id")), (5, 12))
-        self.assertEqual(locate(("records", 1, "v")), (5, 46))  # code points, not bytes
-        self.assertEqual(locate(["empty"]), (7, 12))
+        def locate_here(path):
+            return locate(self.document, path)
+        self.assertEqual(locate_here(()), (1, 1))
+        self.assertEqual(locate_here(("name",)), (2, 11))
+        self.assertEqual(locate_here(("records",)), (3, 14))
+        self.assertEqual(locate_here(("records", 0)), (4, 5))
+        self.assertEqual(locate_here(("records", 0, "tags", 1)), (4, 29))
+        self.assertEqual(locate_here(("records", 1, "id")), (5, 12))
+        self.assertEqual(locate_here(("records", 1, "v")), (5, 46))  # code points, not bytes
+        self.assertEqual(locate_here(["empty"]), (7, 12))
 
     def test_missing_paths_give_the_deepest_existing_element(self):
-        locate = self.document.locate
-        self.assertEqual(locate(("records", 1, "missing")), (5, 5))
-        self.assertEqual(locate(("records", 7, "id")), (3, 14))
-        self.assertEqual(locate(("records", "id")), (3, 14))
-        self.assertEqual(locate(("name", 0)), (2, 11))
-        self.assertEqual(locate(("empty", "x")), (7, 12))
-        self.assertEqual(locate(("nothing", "at", "all")), (1, 1))
+        def locate_here(path):
+            return locate(self.document, path)
+        self.assertEqual(locate_here(("records", 1, "missing")), (5, 5))
+        self.assertEqual(locate_here(("records", 7, "id")), (3, 14))
+        self.assertEqual(locate_here(("records", "id")), (3, 14))
+        self.assertEqual(locate_here(("name", 0)), (2, 11))
+        self.assertEqual(locate_here(("empty", "x")), (7, 12))
+        self.assertEqual(locate_here(("nothing", "at", "all")), (1, 1))
 
     def test_locate_after_bom_and_in_compact_text(self):
         document = load(BOM + b'{"a":[10,{"b":[true,null]}]}')
-        self.assertEqual(document.locate(("a", 1, "b", 1)), (1, 21))
+        self.assertEqual(locate(document, ("a", 1, "b", 1)), (1, 21))
 
     def test_errors_at_places_copies(self):
         errors = [ContractError("shape.x", "m1", ("records", 1, "v")),
@@ -479,7 +489,7 @@ class LocateTests(unittest.TestCase):
         self.assertEqual((errors[0].file, errors[0].line), (None, None))  # originals untouched
 
     def test_impossible_location(self):
-        self.assertEqual(jsonload.Document("s", "", {}).locate(("a",)), (None, None))
+        self.assertEqual(locate(jsonload.Document("s", "", {}), ("a",)), (None, None))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""The house rules of the source, read from its syntax trees: data flows one way (nothing
+"""The house rules of the source, read from its syntax trees: data flows one way (each layer
+imports only the layers below it, no module imports itself back through others, nothing
 below the service imports it, and the service imports no command), only the commands print
 or end the process, no ``assert`` validates anything (``-O`` would remove it), and every
 SQLite connection is opened in one place, by the context manager that closes it."""
@@ -12,6 +13,12 @@ from .support import ROOT
 PACKAGE = os.path.join(ROOT, "proagents_bench")
 # The layers allowed to use the service: the commands and the command-line tools.
 SERVICE_USERS = ("service", "cli", "tools")
+# The package's layers, bottom first (a top-level module or folder each): a module imports
+# only from its own layer and those before it.
+LAYERS = ("text", "version", "codes", "errors", "stats", "jsonio", "contract", "evaluation",
+          "render", "pipeline", "release", "maintenance", "reports", "planning", "importers",
+          "service",
+          "tools", "cli", "__main__", "__init__")
 
 
 def modules():
@@ -55,6 +62,32 @@ def layer(relative):
     return relative.split("/")[0] if "/" in relative else ""
 
 
+def top(relative):
+    """The layer of a module: its folder, or its own name at the top of the package."""
+    return relative.split("/")[0] if "/" in relative else relative[:-len(".py")]
+
+
+def module_name(relative):
+    name = "proagents_bench." + relative[:-len(".py")].replace("/", ".")
+    return name[:-len(".__init__")] if name.endswith(".__init__") else name
+
+
+def runtime_imports(relative, tree):
+    """The package's modules a module imports when it is imported: the imports of its top
+    level (and of its top-level ``if`` and ``try`` blocks), not those for type checking only
+    nor those inside functions."""
+    nodes = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.dump(node.test):
+            continue
+        if isinstance(node, (ast.If, ast.Try)):
+            nodes.extend(inner for inner in ast.walk(node)
+                         if isinstance(inner, (ast.Import, ast.ImportFrom)))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            nodes.append(node)
+    return [name for node in nodes for name in imported(relative, node)]
+
+
 class LayerTests(unittest.TestCase):
     def test_nothing_below_the_service_imports_it_and_it_imports_no_command(self):
         wrong = []
@@ -67,6 +100,49 @@ class LayerTests(unittest.TestCase):
                     if layer(relative) == "service" and name.startswith("proagents_bench.cli"):
                         wrong.append((relative, name))
         self.assertEqual(wrong, [])
+
+    def test_each_layer_imports_only_the_layers_below_it(self):
+        wrong = []
+        for relative, tree in modules():
+            mine = LAYERS.index(top(relative))
+            for node in ast.walk(tree):
+                for name in imported(relative, node):
+                    parts = name.split(".")
+                    if parts[0] != "proagents_bench" or len(parts) < 2:
+                        continue
+                    if parts[1] in LAYERS and LAYERS.index(parts[1]) > mine:
+                        wrong.append((relative, name))
+        self.assertEqual(sorted(set(wrong)), [])
+
+    def test_every_layer_is_named(self):
+        self.assertEqual(sorted({top(relative) for relative, _tree in modules()}),
+                         sorted(LAYERS))
+
+    def test_the_import_graph_has_no_cycle(self):
+        # Depth-first search over the imports made at import time: a module met again while
+        # its own imports are being followed closes a cycle.
+        graph = {}
+        for relative, tree in modules():
+            graph[module_name(relative)] = set()
+            for name in runtime_imports(relative, tree):
+                graph[module_name(relative)].add(name)
+        graph = {name: sorted(found for found in edges if found in graph and found != name)
+                 for name, edges in graph.items()}
+        cycles, state = [], {}
+
+        def visit(name, path):
+            state[name] = "open"
+            for found in graph[name]:
+                if state.get(found) == "open":
+                    cycles.append(path[path.index(found):] + [found])
+                elif found not in state:
+                    visit(found, path + [found])
+            state[name] = "done"
+
+        for name in sorted(graph):
+            if name not in state:
+                visit(name, [name])
+        self.assertEqual(cycles, [])
 
     def test_maintenance_sits_above_the_pipeline_and_below_the_reports(self):
         # health and diff reuse the pipeline's stages; the reports, the service, the

@@ -25,6 +25,7 @@ from .streams import (DocumentWriter, Interrupted, MessageWriter, OutputError, S
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
+    from ..jsonio import BytesLike
 
 # The commands besides the gate: the first argument names one; anything else is the gate's.
 COMMANDS = {
@@ -37,6 +38,7 @@ COMMANDS = {
     "backup": "backup_command",
     "restore": "restore_command",
     "import": "import_command",
+    "release": "release_command",
     "plan": "plan_command",
     "health": "health_command",
     "diff": "diff_command",
@@ -50,7 +52,7 @@ class Outcome:
     alive until the process ends (see :func:`run`), a CONTRACT_ERROR's ``errors`` (and how
     many more were ``omitted``), and what to do ``after`` stdout is written whole."""
 
-    def __init__(self, status: int, output: Union[bytes, List[bytes]] = b"",
+    def __init__(self, status: int, output: Union[bytes, Sequence[BytesLike]] = b"",
                  lines: Sequence[str] = (), kept: object = None,
                  errors: Sequence[ContractError] = (), omitted: int = 0,
                  after: Optional[Callable[[], None]] = None) -> None:

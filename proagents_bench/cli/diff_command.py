@@ -17,17 +17,17 @@ import argparse
 from typing import List, Tuple
 
 from .. import pipeline
-from ..contract.mapping import DOCUMENT_KINDS
 from ..contract.rules import cases_errors
+from ..contract.inputs import FILE_KINDS
 from ..contract.validate import file_errors
 from ..contract.vocabulary import ROLES
-from ..errors import ContractError, ContractErrors
+from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from ..jsonio import JSONObject, load
 from ..jsonio.dump import document_bytes
 from ..maintenance.versions import DIFF, comparability, diff_cases, diff_specs, refusals
 from ..reports import write as reports
 from ..text import display_name
-from ..version import VERSION
+from ..version import harness
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Targets, add_output_options, guarded, text_width
 from .status import EXIT_PASS
@@ -108,7 +108,7 @@ def _diff(arguments: List[str], session: Session, targets: Targets) -> Outcome:
 def _kind(document: load.Document) -> str:
     version = document.value.get("schema_version")
     for kind in KINDS:
-        if isinstance(version, str) and version in DOCUMENT_KINDS[kind]:
+        if isinstance(version, str) and version in FILE_KINDS[kind]:
             return kind
     return "cases"  # its validation says what is wrong with it
 
@@ -121,8 +121,8 @@ def _checked(path: str, kind: str = "") -> Tuple[load.Document, str]:
     if not errors and kind == "cases":
         errors = cases_errors(document.value)
     if errors:
-        raise ContractErrors(document.errors_at(errors[:pipeline.MAX_REPORTED_ERRORS]),
-                             max(len(errors) - pipeline.MAX_REPORTED_ERRORS, 0))
+        raise ContractErrors(document.errors_at(errors[:MAX_REPORTED_ERRORS]),
+                             max(len(errors) - MAX_REPORTED_ERRORS, 0))
     return document, kind
 
 
@@ -147,7 +147,7 @@ def _compare(options: argparse.Namespace) -> JSONObject:
         raise ContractErrors(new.errors_at(refused))
     document = dict(diff.document(), action=DIFF,
                     old=_describe(options.old, old), new=_describe(options.new, new),
-                    packages=[], harness={"name": "proagents-bench", "version": VERSION})
+                    packages=[], harness=harness())
     if options.spec is not None:
         if old_kind != "cases":
             raise ContractErrors([ContractError(
@@ -167,8 +167,7 @@ def _compare(options: argparse.Namespace) -> JSONObject:
                 (ROLES[1], found.candidate, candidate_records)]),
                 file=_describe(path, results)["file"]))
     if errors:
-        raise ContractErrors(errors[:pipeline.MAX_REPORTED_ERRORS],
-                             max(len(errors) - pipeline.MAX_REPORTED_ERRORS, 0))
+        raise ContractErrors.capped(errors)
     return document
 
 

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from .. import pipeline
+from ..contract.harnesses import formats_help
 from ..contract.validate import file_errors
-from ..contract.vocabulary import MISSING_AS, SPLITS, STATUSES
+from ..contract.vocabulary import MISSING_AS, RESULTS_V3, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs
 from ..importers.settings import default_settings, load_settings
@@ -28,7 +29,7 @@ from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.dump import document_bytes
 from ..jsonio.load import MAX_FILE_BYTES
 from ..text import quote
-from ..version import VERSION
+from ..version import harness
 from . import Outcome, Session, contract_error_outcome
 from .parallel import forking_background
 from .status import EXIT_PASS
@@ -40,16 +41,15 @@ IMPORTED = "IMPORTED"
 def build_parser(program: str) -> Parser:
     parser = Parser(
         prog=program + " import",
-        description="Import one harness log per system (Inspect AI .eval or .json, tau2-bench "
-                    "results.json or results folder) into a results package the gate accepts "
-                    "unchanged.",
+        description="Import one harness log per system (%s) into a results package the gate "
+                    "accepts unchanged." % formats_help(),
         epilog="Exit status: 0 written; 2 a contract or command-line error (nothing written). "
                "Then run the gate: %s --spec SPEC --cases CASES --results RESULTS." % program)
     parser.add_argument("--baseline", metavar="LOG", required=True, help="the baseline's log")
     parser.add_argument("--candidate", metavar="LOG", required=True,
                         help="the candidate's log")
     parser.add_argument("--output", metavar="PATH", required=True,
-                        help="where to write the results package (agent-benchmark-results-v2)")
+                        help="where to write the results package (%s)" % RESULTS_V3)
     parser.add_argument("--mapping", metavar="FILE",
                         help="the mapping file (proagents-bench-import-mapping-v1); default: "
                              "the defaults of each harness")
@@ -88,7 +88,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     try:
         settings = (load_settings(options.mapping) if options.mapping is not None
                     else default_settings())
-        cases_file = _load_cases(options.cases) if options.cases is not None else None
+        cases_file = load_cases(options.cases) if options.cases is not None else None
         imported = import_logs([LogSource(options.baseline), LogSource(options.candidate)],
                                settings, cases_file, options.write_cases is not None,
                                (options.baseline_id, options.candidate_id),
@@ -191,8 +191,10 @@ def _inside(path: str, folder: str) -> bool:
         return False
 
 
-def _load_cases(path: str) -> JSONObject:
-    document = pipeline.InputFile("cases", path).load()
+def load_cases(path: str, shown: Optional[str] = None) -> JSONObject:
+    """The cases file at ``path`` (shown as ``shown``), loaded and validated alone (the
+    import checks the logs against it); ContractErrors otherwise."""
+    document = pipeline.InputFile("cases", path, shown).load()
     errors = file_errors("cases", document.value)
     if errors:
         raise ContractErrors(document.errors_at(errors))
@@ -228,7 +230,7 @@ def _summary(imported: Imported, options: argparse.Namespace) -> JSONObject:
         "case_logs": [{"split": system.role, "log": system.source.shown,
                        "cases": len(system.cases)}
                       for system in imported.systems if not system.is_system],
-        "harness": {"name": "proagents-bench", "version": VERSION},
+        "harness": harness(),
     }
 
 

@@ -1,8 +1,9 @@
 """Work in a forked process while this one does its own: the evidence fingerprint while the
 pipeline grades, compares and decides (on a large package it is about a third of the work,
 and a second core is usually idle); half of the packages of ``health`` (see
-:func:`in_background`); and the import's candidate log while the baseline's is read (see
-:func:`forking_background`, at the end).
+:func:`in_background`); the import's candidate log while the baseline's is read (see
+:func:`forking_background`); and a release's benchmarks, each in its own process, as many
+at once as there are cores (see :func:`forked_map`, at the end).
 
 Only the command line does this (it owns the process): on POSIX, with ``os.fork``, in a
 process with no other thread, and for inputs of at least FORK_INPUT_BYTES (below that a fork
@@ -20,9 +21,20 @@ from __future__ import annotations
 
 import os
 import pickle
+import selectors
 import signal
+import struct
+import sys
 import threading
-from typing import TYPE_CHECKING, Callable, Generic, List, Optional, Tuple, TypeVar
+from typing import (TYPE_CHECKING, Callable, Dict, Generic, List, Optional, Sequence, Tuple,
+                    TypeVar, Union)
+
+try:
+    import fcntl
+except ImportError:  # Windows: no fork either
+    _F_SETPIPE_SZ: Optional[int] = None
+else:  # Linux's F_SETPIPE_SZ (named by the module since Python 3.10; 1031 before)
+    _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
@@ -32,7 +44,7 @@ if TYPE_CHECKING:  # for annotations only
     from decimal import Decimal
 
     from ..importers.package import ImportedSystem
-    from ..jsonio import JSONObject
+    from ..jsonio import BytesLike, JSONObject
     from ..pipeline import Fingerprinter
 
     # What a fingerprint is made of: spec, cases, results, the candidate's id, the Decimals.
@@ -64,15 +76,20 @@ def forking_fingerprinter(input_bytes: int) -> Fingerprinter:
     return _start_in_child
 
 
-def _forked(produce: Callable[[], bytes]) -> Optional["_Child"]:
-    """Run ``produce`` in a forked child, which writes the bytes it returns to a pipe and
-    ends (it takes no signal handler of the parent's: a Ctrl-C ends it at once); return the
-    parent's side of it, or None when no pipe or no fork could be made (the caller then does
-    the work itself). A child whose work fails ends with status 1."""
+def _forked(produce: Callable[[], Union[BytesLike, List[BytesLike]]],
+            wide: bool = False) -> Optional[_Child]:
+    """Run ``produce`` in a forked child, which writes the bytes it returns (one bytes-like
+    object, or a list of them, written one after the other) to a pipe and ends (it takes no
+    signal handler of the parent's: a Ctrl-C ends it at once); return the parent's side of
+    it, or None when no pipe or no fork could be made (the caller then does the work
+    itself). A child whose work fails ends with status 1. ``wide``: the pipe is widened
+    where the platform allows (:data:`WIDE_PIPE_BYTES`), for children that write a lot."""
     try:
         read_end, write_end = os.pipe()
     except OSError:
         return None
+    if wide:
+        _widen(write_end)
     try:
         child = os.fork()
     except OSError:
@@ -85,9 +102,11 @@ def _forked(produce: Callable[[], bytes]) -> Optional["_Child"]:
             for number in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(number, signal.SIG_DFL)
             os.close(read_end)
-            data = memoryview(produce())
-            while data:
-                data = data[os.write(write_end, data):]
+            produced = produce()
+            for piece in produced if isinstance(produced, list) else [produced]:
+                data = memoryview(piece)
+                while data:
+                    data = data[os.write(write_end, data):]
             status = 0
         finally:
             os._exit(status)
@@ -106,7 +125,6 @@ class _Child:
     def collect(self, limit: Optional[int] = None) -> Optional[bytes]:
         """What the child wrote (read until it ends, or until more than ``limit`` bytes came),
         when it ended with status 0; else None."""
-        pid, self.pid = self.pid, 0
         chunks: List[bytes] = []
         failed = False
         received = 0
@@ -120,12 +138,18 @@ class _Child:
         except OSError:
             failed = True
         finally:
-            os.close(self.read_end)
-            try:
-                _pid, status = os.waitpid(pid, 0)
-            except OSError:
-                status = -1
-        return b"".join(chunks) if not failed and status == 0 else None
+            succeeded = self.reap()
+        return b"".join(chunks) if not failed and succeeded else None
+
+    def reap(self) -> bool:
+        """Close the pipe and wait for the child (once): whether it ended with status 0."""
+        pid, self.pid = self.pid, 0
+        os.close(self.read_end)
+        try:
+            _pid, status = os.waitpid(pid, 0)
+        except OSError:
+            status = -1
+        return status == 0
 
     def end(self) -> None:
         """End the child unread (a run that gave up on its work)."""
@@ -253,3 +277,145 @@ class _Reading(Generic[_Outcome]):
             raise ContractErrors(outcome[1], outcome[2])
         read: _Outcome = outcome[1]  # what the child's read() returned
         return read
+
+
+# -- a release's benchmarks ---------------------------------------------------------------------
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform says, else
+    every core the machine has)."""
+    if hasattr(os, "sched_getaffinity"):
+        try:
+            return max(len(os.sched_getaffinity(0)), 1)
+        except OSError:
+            pass
+    return max(os.cpu_count() or 1, 1)
+
+
+def can_fork() -> bool:
+    """Whether work can go to forked children here: POSIX, and no other thread running."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+# A pipe that carries a benchmark's decision (tens of megabytes) is widened to this, where
+# the platform lets a process do so (Linux's F_SETPIPE_SZ, up to its pipe-max-size, 1 MiB by
+# default): a sixteenth of the reads and wake-ups of the default 64 KiB.
+WIDE_PIPE_BYTES = 1 << 20
+# A child of forked_map first writes how many bytes follow.
+_LENGTH = struct.Struct(">Q")
+_READV: Optional[Callable[[int, Sequence[memoryview]], int]] = getattr(os, "readv", None)
+
+
+def _widen(descriptor: int) -> None:
+    """Widen a pipe on Linux; elsewhere, or when refused, it stays as it is."""
+    if _F_SETPIPE_SZ is None or not sys.platform.startswith("linux"):
+        return
+    try:
+        fcntl.fcntl(descriptor, _F_SETPIPE_SZ, WIDE_PIPE_BYTES)
+    except OSError:
+        pass
+
+
+def forked_map(tasks: Sequence[Callable[[], List[BytesLike]]],
+               workers: int) -> List[Optional[bytearray]]:
+    """Run each task in a forked child, at most ``workers`` at once, and return what each
+    returned (a list of bytes-like pieces), joined, in the tasks' order: None for a task
+    whose child could not be forked or did not end well (its caller does that task itself,
+    for the same bytes). A child first writes the length of what follows, and the parent
+    reads it straight into one buffer of that size (no chunk is copied twice); every
+    child's pipe is read as it writes (a child never waits on a full pipe while another is
+    read), a new child starts as soon as one ends, and any child still running when this
+    returns or raises (a signal) is ended."""
+    results: List[Optional[bytearray]] = [None] * len(tasks)
+    pending = list(range(len(tasks)))
+    running: Dict[int, _Framed] = {}  # by the child's read end
+    selector = selectors.DefaultSelector()
+
+    def framed(task: Callable[[], List[BytesLike]]) -> Callable[[], List[BytesLike]]:
+        def produce() -> List[BytesLike]:
+            pieces = task()
+            head: List[BytesLike] = [_LENGTH.pack(sum(len(piece) for piece in pieces))]
+            return head + pieces
+        return produce
+
+    try:
+        while pending or running:
+            while pending and len(running) < max(workers, 1):
+                index = pending.pop(0)
+                child = _forked(framed(tasks[index]), wide=True)
+                if child is not None:
+                    selector.register(child.read_end, selectors.EVENT_READ)
+                    running[child.read_end] = _Framed(index, child)
+            if not running:
+                continue
+            for key, _events in selector.select():
+                state = running[key.fd]
+                try:
+                    more = _read_framed(key.fd, state)
+                except OSError:  # a broken pipe: its task is done by the caller
+                    more, state.buffer = False, None
+                if more:
+                    continue
+                selector.unregister(key.fd)
+                del running[key.fd]
+                buffer, child = state.buffer, state.child
+                if buffer is None or state.filled != len(buffer):
+                    child.end()
+                elif child.reap():
+                    results[state.index] = buffer
+    finally:
+        for state in running.values():
+            state.child.end()
+        selector.close()
+    return results
+
+
+class _Framed:
+    """A running child of :func:`forked_map`: its task's ``index``, the ``child``, the
+    length prefix read so far (``head``), the ``buffer`` of the announced length (None until
+    the prefix is read, or after the child wrote too much) and the bytes ``filled`` in it."""
+
+    __slots__ = ("index", "child", "head", "buffer", "filled")
+
+    def __init__(self, index: int, child: _Child) -> None:
+        self.index = index
+        self.child = child
+        self.head = bytearray()
+        self.buffer: Optional[bytearray] = None
+        self.filled = 0
+
+
+def _read_framed(descriptor: int, state: _Framed) -> bool:
+    """Read what is ready of a framed child's pipe into ``state``; False at the end of the
+    pipe."""
+    if state.buffer is None:
+        chunk = os.read(descriptor, _LENGTH.size - len(state.head))
+        if not chunk:
+            return False
+        state.head += chunk
+        if len(state.head) == _LENGTH.size:
+            length: int = _LENGTH.unpack(bytes(state.head))[0]
+            state.buffer = bytearray(length)
+        return True
+    view = memoryview(state.buffer)[state.filled:]
+    if not view:  # everything announced is here: the end should follow
+        return bool(os.read(descriptor, 1)) and _overflow(state)
+    count = _read_into(descriptor, view)
+    state.filled += count
+    return count > 0
+
+
+def _read_into(descriptor: int, view: memoryview) -> int:
+    """Read what is ready into ``view``; how many bytes came (0: the end). ``os.readv``
+    reads straight into it; where there is none (PyPy 3.9), a read and a copy."""
+    if _READV is not None:
+        return _READV(descriptor, [view])
+    chunk = os.read(descriptor, min(len(view), WIDE_PIPE_BYTES))
+    view[:len(chunk)] = chunk
+    return len(chunk)
+
+
+def _overflow(state: _Framed) -> bool:
+    """A child wrote more than it announced: what it wrote is not used."""
+    state.buffer = None
+    return False

@@ -19,7 +19,7 @@ from ..errors import ContractError, ContractErrors
 from ..jsonio import JSONObject
 from ..jsonio.dump import document_bytes
 from ..text import show_number
-from ..version import VERSION
+from ..version import harness
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import default_inputs, missing_examples
 from .status import EXIT_PASS
@@ -104,7 +104,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
         "benchmark_id": document["benchmark_id"],
         "benchmark_version": document["benchmark_version"],
         "evidence_fingerprint": document["evidence_fingerprint"],
-        "harness": {"name": "proagents-bench", "version": VERSION},
+        "harness": harness(),
     })
     lines = summary(answer) if options.summary or session.messages.isatty() else []
     return Outcome(EXIT_PASS, document_bytes(answer), lines)

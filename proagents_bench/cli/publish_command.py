@@ -1,56 +1,99 @@
 """``run_benchmark.py publish``: write what the contract publishes into the checkout: the
-JSON Schemas shipped in the package (``contract/schemas/``), the generated tables of
-``docs/contract.md`` (the contract's objects, rules and gates; the exit statuses) and of
-``docs/maintaining.md`` (what each kind of change breaks). The tests hold the files to
-:func:`published_files` and fail, naming this command, when one is stale.
+JSON Schemas shipped in the package (``contract/schemas/``) and the generated parts of the
+docs (:data:`GENERATED`): the contract's objects, rules and gates and the exit statuses
+(``docs/contract.md``), what each kind of change breaks (``docs/maintaining.md``), the
+chance of a false alarm (``docs/release.md``), and every page's list of error codes, each
+from the registry of its concept. The tests hold the files to :func:`published_files` and
+fail, naming this command, when one is stale.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from typing import List, Tuple
+from typing import Callable, List, Tuple
 
-from ..contract import publish
+from ..codes import code_table
+from ..contract import harnesses, publish
 from ..contract.changes import changes_table
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from ..service import feedback
+from ..tools.release_bench import false_alarm_tables
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import PROJECT_ROOT
 from .status import EXIT_PASS, exit_status_table
 from .usage import Parser, UsageError
 
-CONTRACT_DOC = os.path.join(PROJECT_ROOT, "docs", "contract.md")
-EXIT_TABLE_BEGIN = ("<!-- BEGIN generated exit statuses: python -B run_benchmark.py publish "
-                    "-->")
-EXIT_TABLE_END = "<!-- END generated exit statuses -->"
-MAINTAINING_DOC = os.path.join(PROJECT_ROOT, "docs", "maintaining.md")
-CHANGES_BEGIN = ("<!-- BEGIN generated kinds of change: python -B run_benchmark.py publish "
-                 "-->")
-CHANGES_END = "<!-- END generated kinds of change -->"
+DOCS = os.path.join(PROJECT_ROOT, "docs")
+CONTRACT_DOC = os.path.join(DOCS, "contract.md")
+COMMAND = "python -B run_benchmark.py publish"
 
 
-def _between(text: str, begin: str, end: str, generated: str) -> str:
-    start = text.index(begin) + len(begin)
-    return text[:start] + "\n" + generated + text[text.index(end):]
+class Generated:
+    """One generated part of a docs page: the text between ``<!-- BEGIN generated NAME:
+    python -B run_benchmark.py publish -->`` and ``<!-- END generated NAME -->`` in
+    ``docs/PAGE``, written by ``make``."""
+
+    def __init__(self, page: str, name: str, make: Callable[[], str]) -> None:
+        self.page = page
+        self.name = name
+        self.make = make
+
+    @property
+    def begin(self) -> str:
+        return "<!-- BEGIN generated %s: %s -->" % (self.name, COMMAND)
+
+    @property
+    def end(self) -> str:
+        return "<!-- END generated %s -->" % self.name
+
+    def written(self, text: str) -> str:
+        """``text`` with this part rewritten."""
+        start = text.index(self.begin) + len(self.begin)
+        return text[:start] + "\n" + self.make() + text[text.index(self.end):]
 
 
-def published_contract_doc(text: str) -> str:
-    """``text`` (the contract's docs page) with every generated part rewritten."""
-    text = publish.with_contract_tables(text)
-    return _between(text, EXIT_TABLE_BEGIN, EXIT_TABLE_END, exit_status_table())
+# The families of codes each page lists (every family on one page: a test holds it).
+CODE_PAGES = (
+    ("contract.md", ("file", "encoding", "json", "schema", "version", "cases", "results",
+                     "coverage", "cli", "health", "diff", "submission")),
+    ("importing.md", ("import", "mapping")),
+    ("service.md", ("service",)),
+    ("release.md", ("release",)),
+)
+
+GENERATED = [
+    Generated("contract.md", "contract tables", publish.contract_tables),
+    Generated("contract.md", "exit statuses", exit_status_table),
+    Generated("importing.md", "log formats", harnesses.formats_table),
+    Generated("importing.md", "import defaults", harnesses.defaults_table),
+    Generated("importing.md", "record fields", harnesses.records_table),
+    Generated("service.md", "feedback levels", feedback.levels_table),
+    Generated("service.md", "what each level leaks", feedback.leaks_table),
+    Generated("maintaining.md", "kinds of change", changes_table),
+    Generated("release.md", "false-alarm tables", false_alarm_tables),
+] + [Generated(page, "codes", functools.partial(code_table, families))
+     for page, families in CODE_PAGES]
+
+
+def published_page(page: str, text: str) -> str:
+    """``text`` (``docs/PAGE``) with every generated part of that page rewritten."""
+    for part in GENERATED:
+        if part.page == page:
+            text = part.written(text)
+    return text
 
 
 def published_files() -> List[Tuple[str, bytes]]:
-    """(path, bytes) of every file ``publish`` writes: the schemas, the contract's page, then
-    the maintainers' page."""
-    with open(CONTRACT_DOC, "rb") as handle:
-        text = handle.read().decode("utf-8")
-    with open(MAINTAINING_DOC, "rb") as handle:
-        maintaining = handle.read().decode("utf-8")
-    return publish.shipped_schemas() + [
-        (CONTRACT_DOC, published_contract_doc(text).encode("utf-8")),
-        (MAINTAINING_DOC, _between(maintaining, CHANGES_BEGIN, CHANGES_END,
-                                   changes_table()).encode("utf-8"))]
+    """(path, bytes) of every file ``publish`` writes: the schemas, then the docs pages."""
+    files = publish.shipped_schemas()
+    for page in sorted({part.page for part in GENERATED}):
+        path = os.path.join(DOCS, page)
+        with open(path, "rb") as handle:
+            text = handle.read().decode("utf-8")
+        files.append((path, published_page(page, text).encode("utf-8")))
+    return files
 
 
 def stale_files() -> List[str]:
@@ -69,8 +112,8 @@ def stale_files() -> List[str]:
 
 def run(arguments: List[str], session: Session) -> Outcome:
     parser = Parser(prog=session.program + " publish",
-                    description="Regenerate the shipped JSON Schemas and the contract's tables "
-                                "from the declared contract.")
+                    description="Regenerate the shipped JSON Schemas and the docs' generated "
+                                "tables from the declared contract and registries.")
     try:
         parser.parse_args(arguments)
     except UsageError as usage:
@@ -80,5 +123,5 @@ def run(arguments: List[str], session: Session) -> Outcome:
     except AtomicWriteError as problem:
         return contract_error_outcome([ContractError(
             "cli.report_unwritable", "cannot write %s: %s" % (problem.path, problem.reason))])
-    return Outcome(EXIT_PASS, b"", ["published: the JSON Schemas and the tables of docs/contract.md and "
-                                   "docs/maintaining.md"])
+    pages = ", ".join("docs/" + page for page in sorted({part.page for part in GENERATED}))
+    return Outcome(EXIT_PASS, b"", ["published: the JSON Schemas and the tables of %s" % pages])

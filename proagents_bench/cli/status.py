@@ -3,9 +3,11 @@ from them, and the tests hold the two to each other)."""
 
 from __future__ import annotations
 
+from ..codes import CONTRACT_ERROR_EXIT
+
 EXIT_PASS = 0
 EXIT_DECISION = 1
-EXIT_CONTRACT_ERROR = 2
+EXIT_CONTRACT_ERROR = CONTRACT_ERROR_EXIT  # every code of proagents_bench/codes.py
 EXIT_INTERNAL_ERROR = 3
 EXIT_OUTPUT_FAILURE = 4
 EXIT_OVER_BUDGET = 5

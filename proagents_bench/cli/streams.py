@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # for annotations only
     from signal import _HANDLER
     from types import FrameType
 
+    from ..jsonio import BytesLike
+
 from .status import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 # How long one wait for a non-blocking descriptor to become writable lasts before it is
@@ -84,7 +86,7 @@ class DocumentWriter:
         self.stream = stream
         self.written = 0
 
-    def write(self, data: bytes) -> None:
+    def write(self, data: BytesLike) -> None:
         if self.stream is not None:
             self._write_stream(self.stream, data)
             return
@@ -102,7 +104,7 @@ class DocumentWriter:
             self.written += count
             view = view[count:]
 
-    def _write_stream(self, stream: BinaryIO, data: bytes) -> None:
+    def _write_stream(self, stream: BinaryIO, data: BytesLike) -> None:
         view = memoryview(data)
         while view:
             try:

@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..jsonio.load import MAX_SAFE_INTEGER
 from .gates import gates_object
+from .harnesses import HARNESSES, LOG_FORMATS
 from .shapes import (Array, Boolean, Field, Integer, Nullable, Number, Object, Rule, String,
                      StringSet)
-from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOG_FORMATS,
-                         LOWER_BOUND_RULES, MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3,
-                         ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS,
-                         SPLITS, STATUSES)
+from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOWER_BOUND_RULES,
+                         MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, ROLES, SHA256_HEX,
+                         SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS, SPLITS, STATUSES,
+                         TEST_SPLIT)
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
@@ -110,13 +111,12 @@ def small_sample_rules(spec: JSONObject) -> bool:
 
 
 def _private_exactly_when_test(case: JSONObject) -> Iterator[ContractError]:
-    if case["is_private"] != (case["split"] == "test"):
+    if case["is_private"] != (case["split"] == TEST_SPLIT):
         yield PRIVATE_FLAG.error("is_private must be %s for a %s case" % (
-            "true" if case["split"] == "test" else "false", case["split"]), ("is_private",))
+            "true" if case["split"] == TEST_SPLIT else "false", case["split"]), ("is_private",))
 
 
-PRIVATE_FLAG = Rule("cases.private_flag", "`is_private` is true exactly when split is `test`",
-                    _private_exactly_when_test)
+PRIVATE_FLAG = Rule("cases.private_flag", _private_exactly_when_test)
 
 CASE = Object("case", [
     Field("id", String()),
@@ -180,7 +180,8 @@ PROVENANCE = Object("provenance", [
     Field("log_format", String(enum=LOG_FORMATS), "the kind of log"),
     Field("log_format_version", Nullable(String()),
           "the log's own format version (Inspect's `version`), where it has one"),
-    Field("harness", String(), "the harness that wrote the log: `inspect_ai`, `tau2-bench`"),
+    Field("harness", String(), "the harness that wrote the log: %s" % ", ".join(
+        "`%s`" % harness.name for harness in HARNESSES)),
     Field("harness_version", Nullable(String()), "its version, where the log records it"),
     Field("harness_commit", Nullable(String()), "its source commit, where the log records it"),
     Field("run_id", Nullable(String()), "the log's id of the run, where it has one"),

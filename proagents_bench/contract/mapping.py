@@ -8,25 +8,30 @@ importer's default for the log's harness (see docs/importing.md).
 
 from __future__ import annotations
 
-from .inputs import FILE_KINDS, PROTOCOL
+from typing import TYPE_CHECKING, List
+
+from ..errors import ContractError
+from .inputs import PROTOCOL
 from .shapes import Field, Mapping, Nullable, Number, Object, String, StringSet, Boolean
-from .vocabulary import COST_SOURCES, FINAL_STATE_SOURCES, MAPPING_V1, SPLITS
+from .validate import version_errors
+from .harnesses import (COST_SOURCES, FINAL_STATE_SOURCES, HARNESSES, harness_defaults,
+                        mapping_key_text, sources_text)
+from .vocabulary import MAPPING_V1, SPLITS
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 MAPPING_PROTOCOL = Object("protocol", [], optional=PROTOCOL.fields, title="Mapping protocol")
 
 FINAL_STATE = Object("final_state", [
-    Field("source", String(enum=FINAL_STATE_SOURCES),
-          "Inspect AI: `score_answer` (default), `score_value` or `store`; tau2-bench: "
-          "`db_check` (default) or `reward`"),
+    Field("source", String(enum=FINAL_STATE_SOURCES), sources_text("final_state")),
 ], optional=[
     Field("key", String(), "the scorer's name (default: the sample's first score) "
           "or the store key"),
 ], title="Final state source")
 
 COST = Object("cost", [
-    Field("source", String(enum=COST_SOURCES),
-          "Inspect AI: `total_tokens` (default) or `total_cost` of the sample's model usage; "
-          "tau2-bench: `agent_cost` (default)"),
+    Field("source", String(enum=COST_SOURCES), sources_text("cost")),
 ], optional=[
     Field("scale", Number(minimum="0"), "cost_units = the source's value times "
           "this (default 1)"),
@@ -49,27 +54,32 @@ CASE_OVERRIDE = Object("case", [], optional=[
 MAPPING_V1_SHAPE = Object("mapping", [
     Field("schema_version", String(enum=[MAPPING_V1])),
 ], optional=[
-    Field("benchmark_id", String(), "the package's (default: the cases file's, "
-          "else the Inspect task's name or the tau2 domain)"),
-    Field("benchmark_version", String(), "the package's (default: the cases "
-          "file's, else the task version)"),
-    Field("dataset_version", String(), "the package's (default: the cases "
-          "file's, else the dataset's name)"),
+    Field("benchmark_id", String(), "the package's (default: the cases file's, else %s)"
+          % harness_defaults("benchmark_id")),
+    Field("benchmark_version", String(), "the package's (default: the cases file's, else %s)"
+          % harness_defaults("benchmark_version")),
+    Field("dataset_version", String(), "the package's (default: the cases file's, else %s)"
+          % harness_defaults("dataset_version")),
     Field("result_set_version", String(), "(default: `import-` and the first 12 hex "
           "digits of the SHA-256 of both logs)"),
     Field("protocol", MAPPING_PROTOCOL, "fills what the log does not record; a "
           "value the log records must agree with it"),
-    Field("side_effect_tools", Nullable(StringSet()), "the tools whose calls are "
-          "side effects, each named by the tool (default null: every tool called)"),
-    Field("side_effect_store_keys", StringSet(), "Inspect AI: store keys whose "
-          "change is a side effect named by the key (default none)"),
+    Field("side_effect_tools", Nullable(StringSet()), "the tools whose calls are side "
+          "effects, each named by the tool (default null: %s)" % "; ".join(
+              "%s %s" % (harness.title, harness.side_effects_default)
+              for harness in HARNESSES)),
+    Field("side_effect_store_keys", StringSet(), mapping_key_text("side_effect_store_keys")),
     Field("final_state", FINAL_STATE, "where a trial's final state comes from"),
     Field("cost", COST, "where a trial's cost_units come from"),
-    Field("metadata_keys", METADATA_KEYS, "Inspect AI: the sample metadata keys "
-          "that hold each case's fields"),
+    Field("metadata_keys", METADATA_KEYS, mapping_key_text("metadata_keys")),
     Field("cases", Mapping(CASE_OVERRIDE), "per case id, fields the log lacks or "
           "gets wrong (they win over the log's metadata)"),
 ], root=True, title="Mapping")
 
-# Every file kind the contract publishes: the gate's three and the importer's mapping.
-DOCUMENT_KINDS = dict(FILE_KINDS, mapping={MAPPING_V1: MAPPING_V1_SHAPE})
+# The mapping's versions, each mapped to its shape (as inputs.FILE_KINDS maps the gate's).
+MAPPING_KINDS = {MAPPING_V1: MAPPING_V1_SHAPE}
+
+
+def mapping_errors(value: JSONObject) -> List[ContractError]:
+    """The contract errors of ``value``, a loaded mapping file."""
+    return version_errors("mapping", MAPPING_KINDS, value)

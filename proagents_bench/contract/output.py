@@ -12,11 +12,12 @@ emits no key this module does not declare. Numbers in the output are JSON number
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Callable, Dict, List, Union
 
+from ..stats.paired import EXACT_TEST_METHODS
+from .metrics import COUNT, MEASURE, METRICS, RATE
 from .shapes import (AnyOf, Array, Boolean, Field, Integer, Mapping, Nullable, Number, Object,
                      Shape, String)
-from ..stats.paired import EXACT_TEST_METHODS
 from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CHECKS, CONTRACT_ERROR, SEVERITIES,
                          SHA256_HEX, STATUSES)
 
@@ -74,21 +75,17 @@ TRIAL_RESULT = Object("trial result", closed=False, fields=[
     Field("cost_units", Nullable(_measure(minimum=0)), "null: not measured (results v3)"),
 ])
 
-SYSTEM_METRICS = Object("system metrics", closed=False, fields=[
-    Field("task_count", _count()),
-    Field("trial_count", _count(), "trial records graded"),
-    Field("primary_task_success_rate", _rate()),
-    Field("final_state_trial_rate", _rate()),
-    Field("side_effect_free_trial_rate", _rate()),
-    Field("trial_stability_rate", _rate()),
-    Field("unknown_trial_count", _count()),
-    Field("mean_latency_ms", Nullable(_measure(minimum=0)),
-          "null when a trial's latency is unmeasured (results v3): never a mean of 0s"),
-    Field("p95_latency_ms", Nullable(_measure(minimum=0)),
-          "null when a trial's latency is unmeasured (results v3)"),
-    Field("mean_cost_units", Nullable(_measure(minimum=0)),
-          "null when a trial's cost is unmeasured (results v3)"),
-    Field("slice_task_success_gap", _rate()),
+_METRIC_SHAPES: Dict[str, Callable[[], Shape]] = {
+    COUNT: _count, RATE: _rate, MEASURE: lambda: Nullable(_measure(minimum=0))}
+
+
+def _metric_fields(optional: bool) -> List[Field]:
+    """The fields of the scalar metrics (contract/metrics.py), the required or the optional."""
+    return [Field(metric.name, _METRIC_SHAPES[metric.kind](), metric.meaning)
+            for metric in METRICS if metric.optional == optional]
+
+
+SYSTEM_METRICS = Object("system metrics", closed=False, fields=_metric_fields(False) + [
     Field("by_slice", Mapping(SLICE_GROUP)),
     Field("by_family", Mapping(GROUP)),
     Field("critical_failures", Array(String())),
@@ -97,11 +94,7 @@ SYSTEM_METRICS = Object("system metrics", closed=False, fields=[
 ], optional=[
     Field("system_id", String()),
     Field("pass_k", PASS_K),
-    Field("unmeasured_latency_trial_count", _count(),
-          "results v3: trials whose latency_ms is null"),
-    Field("unmeasured_cost_trial_count", _count(),
-          "results v3: trials whose cost_units is null"),
-])
+] + _metric_fields(True))
 
 EXACT_TEST = Object("exact test", closed=False, fields=[
     Field("unit", String(enum=BOOTSTRAP_UNITS), "the resampling unit whose differences it tests"),

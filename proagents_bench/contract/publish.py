@@ -22,17 +22,23 @@ import os
 from typing import TYPE_CHECKING, Dict, Iterator, List, Tuple
 
 from .gates import CASE_FINDERS, GATES, version_span
-from .mapping import DOCUMENT_KINDS
+from .inputs import FILE_KINDS
+from .mapping import MAPPING_KINDS
 from .output import OUTPUT
+from .release import RELEASE_KINDS, RELEASE_OUTPUT
 from .rules import CROSS_FILE_RULES
 from .shapes import SCHEMA_KEY, Object, Rule, object_shapes
+from .vocabulary import BLOCK, BLOCKING, HARDNESS, REVIEW, REVIEWING
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
     from ..jsonio import JSONObject
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-KINDS = ("spec", "cases", "results", "decision", "mapping")
+# Every file kind the contract publishes: the gate's three, the importer's mapping and the
+# release command's manifest.
+DOCUMENT_KINDS = dict(FILE_KINDS, mapping=MAPPING_KINDS, release=RELEASE_KINDS)
+KINDS = ("spec", "cases", "results", "decision", "mapping", "release", "release-decision")
 # The files the gate reads and writes: the grader's interface (the import mapping is the
 # importers' own file, never graded).
 GRADER_KINDS = ("spec", "cases", "results", "decision")
@@ -44,11 +50,12 @@ TITLES = {
     "results": "proagents-bench results package",
     "decision": "proagents-bench output document (decision or CONTRACT_ERROR)",
     "mapping": "proagents-bench import mapping (what a harness log cannot say)",
+    "release": "proagents-bench release manifest (one release decision across benchmarks)",
+    "release-decision": "proagents-bench release document (a release decision or "
+                        "CONTRACT_ERROR)",
 }
-
-TABLES_BEGIN = ("<!-- BEGIN generated contract tables: python -B run_benchmark.py publish "
-                "-->")
-TABLES_END = "<!-- END generated contract tables -->"
+# The output documents' shapes, by schema kind.
+OUTPUTS = {"decision": OUTPUT, "release-decision": RELEASE_OUTPUT}
 
 
 def contract_objects() -> Iterator[Tuple[str, str, Object, List[Object]]]:
@@ -89,6 +96,19 @@ def _description(kind: str) -> str:
                 "log's harness, and that integers are written without fraction or exponent "
                 "(8, not 8.0). The root may carry \"$schema\" (a string); it is the only "
                 "extra key accepted.")
+    if kind == "release-decision":
+        return ("What proagents-bench's release command writes to stdout: a release decision "
+                "(exit 0 or 1), each benchmark's decision document inside it, or a "
+                "CONTRACT_ERROR document (exit 2). Objects may gain keys in later versions; "
+                "none of the listed keys is ever renamed.")
+    if kind == "release":
+        also = ["%s (%s)" % (rule.text, rule.code) for rule in object_rules(kind)]
+        return ("The release manifest of proagents-bench's release command: the benchmarks "
+                "one release is decided on, each with its tier and its evidence. Besides this "
+                "schema the release command checks: %s; integers are written without "
+                "fraction or exponent (8, not 8.0); and every benchmark's own files, as the "
+                "gate and the import check them. The root may carry \"$schema\" (a string); "
+                "it is the only extra key accepted." % "; ".join(also))
     also = ["%s (%s)" % (rule.text, rule.code) for rule in object_rules(kind)]
     also.append("the rules across files (%s)" % ", ".join(rule.code for rule in
                                                            CROSS_FILE_RULES))
@@ -99,12 +119,12 @@ def _description(kind: str) -> str:
 
 
 def schema(kind: str) -> JSONObject:
-    """The JSON Schema of ``kind`` (spec, cases, results or decision) as a dict."""
+    """The JSON Schema of ``kind`` (one of :data:`KINDS`) as a dict."""
     if kind not in KINDS:
         raise ValueError("unknown schema kind %r (expected one of %s)" % (kind,
                                                                         ", ".join(KINDS)))
-    if kind == "decision":
-        body = OUTPUT.json_schema()
+    if kind in OUTPUTS:
+        body = OUTPUTS[kind].json_schema()
     else:
         versions = [(version, root.json_schema()) for found_kind, version, root, _objects
                     in contract_objects() if found_kind == kind]
@@ -156,16 +176,18 @@ def _object_table(shape: Object) -> str:
 def _gates_table() -> str:
     lines = ["### The gates\n",
              "Each gate judges the candidate: the metric against the spec's value, a failure "
-             "blocking (hard) or asking for review (soft); a finding names the test tasks "
-             "behind it. A gate belongs to the spec versions named; a later version's new gate "
-             "is a required key of that version's gates object only.\n",
+             "blocking (%s) or asking for review (%s); a finding names the test tasks "
+             "behind it. A gate belongs to the spec versions named; a gate a later version "
+             "adds is a required key of the gates object of that version and the versions "
+             "after it, never of an earlier one.\n" % (
+                 HARDNESS[BLOCKING], HARDNESS[REVIEWING]),
              "| gate | spec versions | metric | the candidate must have | failure | report label "
              "| tasks named |",
              "|---|---|---|---|---|---|---|"]
     for gate in GATES:
         lines.append("| `%s` | %s | `%s` | %s the gate | %s | %s | %s |" % (
             gate.key, version_span(gate.versions), gate.metric, gate.bound,
-            {"block": "BLOCK", "review": "REVIEW", None: "none (defines a task pass)"}[
+            {BLOCKING: BLOCK, REVIEWING: REVIEW, None: "none (defines a task pass)"}[
                 gate.severity], gate.label, CASE_FINDERS[gate.cases.split(":")[0]]))
     lines.append("")
     return "\n".join(lines)
@@ -192,9 +214,3 @@ def contract_tables() -> str:
     out.append(_gates_table())
     return "\n".join(out)
 
-
-def with_contract_tables(text: str) -> str:
-    """``text`` with the part between the markers replaced by :func:`contract_tables`."""
-    start = text.index(TABLES_BEGIN) + len(TABLES_BEGIN)
-    end = text.index(TABLES_END)
-    return text[:start] + "\n" + contract_tables() + text[end:]

@@ -1,4 +1,5 @@
-"""The rules across objects and files, each declared once: its code, its text and its check.
+"""The rules across objects and files, each declared once: its code and its check (its text is
+the code's meaning in :mod:`proagents_bench.codes`).
 
 The checks run on schema-valid files, in two phases (see :func:`cross_file_errors`): first
 the cases against the spec and among themselves, then, when those hold, the results against
@@ -18,14 +19,12 @@ from __future__ import annotations
 from array import array
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, cast
 
-from ..errors import ContractError
+from ..errors import MAX_LISTED_IDS, ContractError
 from ..jsonio import JSONObject
 from ..text import quote
 from .shapes import Rule
-from .vocabulary import ROLES, SPLITS
+from .vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, ROLES, SPLITS, TEST_SPLIT
 
-# How many missing (case, trial) pairs one coverage error lists before it says "and N more".
-MAX_LISTED_MISSING = 20
 
 Found = Iterator[Tuple[str, ContractError]]
 # A rule across files: its check yields (file kind, error) pairs.
@@ -67,7 +66,7 @@ class Context:
         self.systems: Optional[Systems] = None
         self.test_index: Dict[str, int] = {}
         for case in cases["cases"]:
-            if case["split"] == "test":
+            if case["split"] == TEST_SPLIT:
                 self.test_index.setdefault(case["id"], len(self.test_index))
 
     def checked(self) -> Systems:
@@ -171,7 +170,7 @@ def _roles(context: Context) -> Found:
             role, len(by_role[role])), ("systems",))
     if wrong:
         return
-    found = Systems(by_role["baseline"][0], by_role["candidate"][0], results)
+    found = Systems(by_role[BASELINE_ROLE][0], by_role[CANDIDATE_ROLE][0], results)
     agreed = True
     if found.baseline["system_id"] != context.spec["baseline_system_id"]:
         agreed = False
@@ -245,7 +244,7 @@ def _system_coverage(system: JSONObject, test_index: Dict[str, int], all_case_id
         case_ids = list(test_index)
         listed: List[str] = []
         slot = slots.find(0)
-        while slot != -1 and len(listed) < MAX_LISTED_MISSING:
+        while slot != -1 and len(listed) < MAX_LISTED_IDS:
             listed.append("%s trial %d" % (quote(case_ids[slot // trials]), slot % trials + 1))
             slot = slots.find(0, slot + 1)
         more = missing_count - len(listed)
@@ -258,32 +257,19 @@ def _system_coverage(system: JSONObject, test_index: Dict[str, int], all_case_id
     return errors, (None if errors else cast("List[JSONObject]", ordered))
 
 
-VERSIONS = Rule("version.mismatch", "cases and results carry the spec's `benchmark_id` and "
-                "`benchmark_version`; results carry the cases' `dataset_version`", _versions)
-DUPLICATE_CASE_ID = Rule("cases.duplicate_id", "case ids are unique", _duplicate_case_ids)
-MISSING_SPLIT = Rule("cases.missing_split",
-                     "all three splits (`train`, `development`, `test`) are present, but "
-                     "those a cases v2 file declares in `absent_splits`",
-                     _missing_splits)
-ABSENT_SPLIT_PRESENT = Rule("cases.absent_split_present", "a split declared in "
-                            "`absent_splits` (cases v2) holds no case", _missing_splits)
-SPLIT_CONTAMINATION = Rule("cases.split_contamination", "a family appears in one split only",
-                           _split_contamination)
-DUPLICATE_SYSTEM_ID = Rule("results.duplicate_system_id", "`system_id` is unique",
-                           _duplicate_system_ids)
-ROLES_RULE = Rule("results.roles", "exactly one baseline, whose id is the spec's "
-                  "`baseline_system_id`, and exactly one candidate", _roles)
-UNKNOWN_CANDIDATE = Rule("cli.unknown_candidate", "`--candidate`, when given, names the "
-                         "results' candidate", _roles)
-MISSING_RECORD = Rule("coverage.missing", "every test case id times trial ids "
-                      "1..`trial_count` of the system's own protocol has a record", _coverage)
-DUPLICATE_RECORD = Rule("coverage.duplicate", "no (case, trial) has two records", _coverage)
-UNKNOWN_CASE = Rule("coverage.unknown_case", "no record names a case id that the cases file "
-                    "lacks", _coverage)
-NOT_TEST_CASE = Rule("coverage.not_test_case", "no record names a train or development case",
-                     _coverage)
-TRIAL_OUT_OF_RANGE = Rule("coverage.trial_out_of_range", "no trial id exceeds the system's "
-                          "`trial_count`", _coverage)
+VERSIONS = Rule("version.mismatch", _versions)
+DUPLICATE_CASE_ID = Rule("cases.duplicate_id", _duplicate_case_ids)
+MISSING_SPLIT = Rule("cases.missing_split", _missing_splits)
+ABSENT_SPLIT_PRESENT = Rule("cases.absent_split_present", _missing_splits)
+SPLIT_CONTAMINATION = Rule("cases.split_contamination", _split_contamination)
+DUPLICATE_SYSTEM_ID = Rule("results.duplicate_system_id", _duplicate_system_ids)
+ROLES_RULE = Rule("results.roles", _roles)
+UNKNOWN_CANDIDATE = Rule("cli.unknown_candidate", _roles)
+MISSING_RECORD = Rule("coverage.missing", _coverage)
+DUPLICATE_RECORD = Rule("coverage.duplicate", _coverage)
+UNKNOWN_CASE = Rule("coverage.unknown_case", _coverage)
+NOT_TEST_CASE = Rule("coverage.not_test_case", _coverage)
+TRIAL_OUT_OF_RANGE = Rule("coverage.trial_out_of_range", _coverage)
 
 # In the order they are checked and listed: the cases' rules, then the results'.
 CASES_RULES = (VERSIONS, DUPLICATE_CASE_ID, MISSING_SPLIT, ABSENT_SPLIT_PRESENT,

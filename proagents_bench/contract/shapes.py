@@ -30,6 +30,7 @@ from decimal import Decimal
 from typing import (Callable, Dict, Generic, Iterable, Iterator, List, Optional, Sequence, Set,
                     Tuple, TypeVar, Union, cast)
 
+from ..codes import meaning
 from ..errors import ContractError, PathStep
 from ..jsonio import JSON, JSONObject
 from ..text import quote
@@ -464,14 +465,15 @@ class Mapping(Shape):
 
 
 class Rule(Generic[Finding]):
-    """A rule of the contract beyond what a shape says: its stable ``code``, its ``text``
-    (the docs' statement of it) and its ``check``, declared together. The check yields
-    the rule's errors, each made by :meth:`error` (so the code is written only here). An
-    object's rules get the object; the rules across files (:mod:`.rules`) a context."""
+    """A rule of the contract beyond what a shape says: its stable ``code`` and its
+    ``check``; its ``text`` (the docs' statement of it) is the code's meaning in
+    :mod:`proagents_bench.codes`. The check yields the rule's errors, each made by
+    :meth:`error` (so the code is written only here). An object's rules get the object; the
+    rules across files (:mod:`.rules`) a context."""
 
-    def __init__(self, code: str, text: str, check: Callable[..., Iterable[Finding]]) -> None:
+    def __init__(self, code: str, check: Callable[..., Iterable[Finding]]) -> None:
         self.code = code
-        self.text = text
+        self.text = meaning(code)
         self.check = check
 
     def error(self, message: str, path: Iterable[PathStep] = ()) -> ContractError:

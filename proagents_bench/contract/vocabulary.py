@@ -16,43 +16,29 @@ RESULTS_V1 = "agent-benchmark-results-v1"
 RESULTS_V2 = "agent-benchmark-results-v2"
 RESULTS_V3 = "agent-benchmark-results-v3"
 MAPPING_V1 = "proagents-bench-import-mapping-v1"
+MAPPING_VERSIONS = (MAPPING_V1,)
+RELEASE_V1 = "proagents-bench-release-v1"
+RELEASE_VERSIONS = (RELEASE_V1,)
 
 # A SHA-256 digest as text: 64 lowercase hex digits.
 SHA256_HEX = "^[0-9a-f]{64}$"
 
-# The kinds of harness log a results v2 system may come from (its provenance).
-INSPECT_EVAL = "inspect-eval"
-INSPECT_JSON = "inspect-json"
-TAU2_JSON = "tau2-results-json"
-TAU2_DIR = "tau2-results-dir"
-LOG_FORMATS = (INSPECT_EVAL, INSPECT_JSON, TAU2_JSON, TAU2_DIR)
-INSPECT_HARNESS = "inspect_ai"
-TAU2_HARNESS = "tau2-bench"
+# The harnesses, their log formats (a results v2 system's provenance names one) and the
+# mapping's final-state and cost sources are rows of contract/harnesses.py.
 
-# Where an importer takes a trial's final state from (the mapping's ``final_state.source``):
-# Inspect AI: a scorer's answer, a scorer's value, or a key of the sample's store;
-# tau2-bench: the database check (with the environment assertions), or the reward.
-SCORE_ANSWER = "score_answer"
-SCORE_VALUE = "score_value"
-STORE = "store"
-DB_CHECK = "db_check"
-REWARD = "reward"
-INSPECT_FINAL_STATES = (SCORE_ANSWER, SCORE_VALUE, STORE)
-TAU2_FINAL_STATES = (DB_CHECK, REWARD)
-FINAL_STATE_SOURCES = INSPECT_FINAL_STATES + TAU2_FINAL_STATES
-# Where a trial's cost comes from (the mapping's ``cost.source``), times ``cost.scale``.
-TOTAL_TOKENS = "total_tokens"
-TOTAL_COST = "total_cost"
-AGENT_COST = "agent_cost"
-INSPECT_COSTS = (TOTAL_TOKENS, TOTAL_COST)
-TAU2_COSTS = (AGENT_COST,)
-COST_SOURCES = INSPECT_COSTS + TAU2_COSTS
-
-SPLITS = ("train", "development", "test")
+# The split the gate ranks (the private test cases); the others are for development.
+TEST_SPLIT = "test"
+SPLITS = ("train", "development", TEST_SPLIT)
 # The splits a cases v2 file may declare absent (``absent_splits``): never the test split.
 ABSENT_SPLITS = SPLITS[:2]
-STATUSES = ("success", "timeout", "error", "unknown")
-ROLES = ("baseline", "candidate")
+SUCCESS = "success"
+TIMEOUT = "timeout"
+ERROR = "error"
+UNKNOWN = "unknown"  # a trial whose outcome the log could not tell: a failed trial
+STATUSES = (SUCCESS, TIMEOUT, ERROR, UNKNOWN)
+BASELINE_ROLE = "baseline"
+CANDIDATE_ROLE = "candidate"
+ROLES = (BASELINE_ROLE, CANDIDATE_ROLE)
 BOOTSTRAP_UNITS = ("task", "family")
 # How the bootstrap gate compares the interval's lower bound with min_paired_delta_ci_low:
 # inclusive (v1 and v2: low >= gate) or strict (low > gate).
@@ -76,6 +62,8 @@ BLOCKING = "block"
 REVIEWING = "review"
 INFORMATIONAL = "info"
 SEVERITIES = (BLOCKING, REVIEWING, INFORMATIONAL)
+# What every reason, report and docs table calls a gate of each severity.
+HARDNESS = {BLOCKING: "hard", REVIEWING: "soft"}
 
 # Findings that come from the package itself rather than from a gate (see
 # ``evaluation/evidence.py``): a check the cases file left nothing to run on, trials a log
@@ -87,4 +75,17 @@ NOT_RUN_FINDINGS = (CONTAMINATION_NOT_RUN,)
 
 # What the import does with a (sample, epoch) or (task, trial) its log lacks: a contract
 # error (``import.incomplete_run``), or a record of status ``unknown`` (``--missing-as``).
-MISSING_AS = ("error", "unknown")
+MISSING_AS = (ERROR, UNKNOWN)
+
+# A release manifest's tiers (see docs/release.md): a critical benchmark's BLOCK or
+# INCOMPARABLE stops the release, a supporting benchmark's failure asks for review, an info
+# benchmark is reported only.
+CRITICAL_TIER = "critical"
+SUPPORTING_TIER = "supporting"
+INFO_TIER = "info"
+TIERS = (CRITICAL_TIER, SUPPORTING_TIER, INFO_TIER)
+# The two one-sided hypotheses a release tests on each comparable benchmark: the candidate is
+# worse than the baseline (a regression), or better (an improvement).
+REGRESSION = "regression"
+IMPROVEMENT = "improvement"
+DIRECTIONS = (REGRESSION, IMPROVEMENT)

@@ -21,8 +21,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Callable, Dict, List, Sequence, cast
 
 from ..contract.gates import AT_LEAST, CRITICAL_GATE, Gate, deciding_gates
-from ..contract.vocabulary import (BLOCK, BLOCKING, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW,
-                                   REVIEWING, STRICT)
+from ..contract.vocabulary import (BLOCK, BLOCKING, HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS,
+                                   REVIEW, REVIEWING, STRICT)
 from ..stats.paired import MCNEMAR, NORMAL_LIMIT, RANDOMIZATION
 from ..text import show_number
 from .comparison import MIN_TAIL_RESAMPLES, Comparison, Evidence, minimum_samples
@@ -196,9 +196,9 @@ def _unjudged(gate: Gate, candidate: SystemMetrics, threshold: Exact) -> Finding
     field = MEASURED_FIELD[gate.metric]
     return Finding(
         gate.key, REVIEWING, gate.metric, None, threshold, [],
-        "soft gate %s could not be judged: %s is unmeasured (null) in %d of %d trials of "
+        "%s gate %s could not be judged: %s is unmeasured (null) in %d of %d trials of "
         "candidate %s, so %s is unknown; it is never read as 0" % (
-            gate.key, field, missing, candidate.trial_count,
+            HARDNESS[REVIEWING], gate.key, field, missing, candidate.trial_count,
             candidate.grades.system["system_id"], gate.metric))
 
 
@@ -246,7 +246,7 @@ def decide(gates: JSONObject, candidate: SystemMetrics, comparison: Comparison, 
             gate.key, severity_of(gate), gate.metric, observed, threshold,
             FINDERS[finder](candidate, threshold, check),
             "%s gate %s failed: %s %s is %s %s" % (
-                "hard" if gate.hard else "soft", gate.key, gate.subject, show_number(observed),
+                gate.hardness, gate.key, gate.subject, show_number(observed),
                 ("not above" if strictly else "below") if gate.bound == AT_LEAST else "above",
                 show_number(threshold))))
     findings.extend(evidence)
@@ -257,8 +257,9 @@ def decide(gates: JSONObject, candidate: SystemMetrics, comparison: Comparison, 
         return Decision(BLOCK, blocking + reviewing, findings)
     if reviewing:
         return Decision(REVIEW, reviewing, findings)
-    return Decision(PASS, ["every hard and soft gate held for candidate %s" % (
-        candidate.grades.system["system_id"],)], findings)
+    return Decision(PASS, ["every %s and %s gate held for candidate %s" % (
+        HARDNESS[BLOCKING], HARDNESS[REVIEWING], candidate.grades.system["system_id"])],
+        findings)
 
 
 # A resampling unit in a reason: (one, several).
@@ -319,7 +320,7 @@ def _without_evidence(gate: Gate, threshold: Exact, observed: Fraction, strictly
             gate.key, severity_of(gate), gate.metric, observed, threshold, [],
             "%s gate %s failed: %s, but the standard error of the %s difference is not "
             "estimable (%s), so the interval is no evidence" % (
-                "hard" if gate.hard else "soft", gate.key, met, words,
+                gate.hardness, gate.key, met, words,
                 evidence.not_estimable))]
     # The small-sample rules, under which alone this runs, always run the one-sided test.
     test = cast("ExactTest", evidence.exact_test)
@@ -331,7 +332,7 @@ def _without_evidence(gate: Gate, threshold: Exact, observed: Fraction, strictly
             "%s gate %s failed: %s, but %s on the %d %s whose %s difference is not 0 (%d "
             "better, %d worse) gives p = %s, above %s: too little to show the candidate is "
             "better" % (
-                "hard" if gate.hard else "soft", gate.key, met, TEST_WORDS[test["method"]],
+                gate.hardness, gate.key, met, TEST_WORDS[test["method"]],
                 nonzero, UNIT_WORDS[test["unit"]][nonzero != 1], words, test["gains"],
                 test["losses"], show_number(test["p_one_sided"]), show_number(test["level"])))]
     return []

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List
 
-from ..contract.vocabulary import (CONTAMINATION_NOT_RUN, INFORMATIONAL, RECORDED_UNKNOWN,
-                                   REVIEWING, SPLITS)
+from ..contract.vocabulary import (BASELINE_ROLE, CANDIDATE_ROLE, CONTAMINATION_NOT_RUN,
+                                   INFORMATIONAL, RECORDED_UNKNOWN, REVIEWING, SPLITS)
 from .decision import Finding
 
 if TYPE_CHECKING:  # for annotations only
@@ -43,8 +43,8 @@ def package_findings(cases: JSONObject, baseline: JSONObject,
                 " and ".join(absent), "s" if len(absent) > 1 else "",
                 "them" if len(absent) > 1 else "it", "them" if len(absent) > 1 else "it",
                 "; it ran against the %s split" % checked[0] if checked else "")))
-    for role, system, severity in (("baseline", baseline, REVIEWING),
-                                   ("candidate", candidate, INFORMATIONAL)):
+    for role, system, severity in ((BASELINE_ROLE, baseline, REVIEWING),
+                                   (CANDIDATE_ROLE, candidate, INFORMATIONAL)):
         provenance = system.get("provenance") or {}
         missing = provenance.get("recorded_unknown") or []
         if not missing:

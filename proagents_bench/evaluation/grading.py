@@ -23,7 +23,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, List, Optional, Union
 
-from ..contract.vocabulary import CHECKS
+from ..contract.vocabulary import CHECKS, SUCCESS, UNKNOWN
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -88,9 +88,9 @@ def grade_system(system: JSONObject, tasks: List[JSONObject],
         for record in ordered_records[position:position + trials]:
             bits = 0
             status = record["status"]
-            if status == "success":
+            if status == SUCCESS:
                 bits = STATUS_SUCCESS
-            elif status == "unknown":
+            elif status == UNKNOWN:
                 unknown += 1
             final_state = record["final_state"]
             if final_state is not None and (final_state == written

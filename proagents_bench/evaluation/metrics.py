@@ -27,10 +27,12 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple, cast
 
+from ..contract.gates import CRITICAL_GATE, TASK_GATE
+from ..contract.metrics import METRICS
 from ..stats.exact import exact_sum
 from ..stats.passk import pass_k_table
 from ..stats.quantiles import nearest_rank_unsorted
-from .grading import ALL_CHECKS, FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE
+from .grading import ALL_CHECKS, FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE, SystemGrades
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -39,8 +41,8 @@ if TYPE_CHECKING:  # for annotations only
 P95 = Fraction(95, 100)
 
 # The record field each latency and cost metric is made from (for what "unmeasured" counts).
-MEASURED_FIELD = {"mean_latency_ms": "latency_ms", "p95_latency_ms": "latency_ms",
-                  "mean_cost_units": "cost_units"}
+MEASURED_FIELD = {metric.name: metric.measured_from for metric in METRICS
+                  if metric.measured_from is not None}
 
 
 class TaskResult:
@@ -110,11 +112,13 @@ class Group:
 
 
 class SystemMetrics:
-    """The contract's per-system metrics, exact; ``grades`` keeps the per-trial evidence."""
+    """The contract's per-system metrics, exact, one attribute per metric of
+    :data:`~proagents_bench.contract.metrics.METRICS`; ``grades`` keeps the per-trial
+    evidence."""
 
     def __init__(self, grades: SystemGrades, gates: JSONObject) -> None:
-        task_gate = Fraction(gates["task_min_trial_success_rate"])
-        critical_gate = Fraction(gates["critical_task_min_trial_success_rate"])
+        task_gate = Fraction(gates[TASK_GATE.key])
+        critical_gate = Fraction(gates[CRITICAL_GATE.key])
         self.grades = grades
         self.tasks = _task_results(grades, task_gate)
         task_count = len(self.tasks)

@@ -2,12 +2,14 @@
 
 ``run_benchmark.py import`` reads one log per system (Inspect AI's ``.eval`` and ``.json``
 logs, tau2-bench's ``results.json`` and results folder) and writes an
-``agent-benchmark-results-v2`` package whose systems record where their evidence came from
+``agent-benchmark-results-v3`` package whose systems record where their evidence came from
 (``provenance``), and on request a cases file built from the log's samples or tasks. One
 module per concept:
 
-- :mod:`.source`: a log file as bytes, its digest, its format, and the contract errors that
-  name the file, the zip entry and the JSON path;
+- :mod:`.source`: a log file as bytes, its digest, and the contract errors that name the
+  file, the zip entry and the JSON path;
+- :mod:`.formats`: a log's format, told from its bytes by the harness rows
+  (:mod:`~proagents_bench.contract.harnesses`), and the reader its row names;
 - :mod:`.settings`: the mapping file (:mod:`~proagents_bench.contract.mapping`) with the
   defaults of each harness;
 - :mod:`.inspect_log` and :mod:`.tau2`: one harness each, a log to trials, streamed;

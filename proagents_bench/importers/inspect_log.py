@@ -31,9 +31,10 @@ import zipfile
 import zlib
 from typing import BinaryIO, Generator, Iterator, List, Optional, Set, Tuple, Union, cast
 
-from ..contract.vocabulary import (INSPECT_EVAL, INSPECT_HARNESS, INSPECT_JSON, SCORE_ANSWER,
-                                   SCORE_VALUE, TOTAL_TOKENS)
+from ..contract.harnesses import (INSPECT_AI, INSPECT_EVAL, INSPECT_JSON, SCORE_ANSWER,
+                                  SCORE_VALUE, TOTAL_TOKENS, ZIP_MAGIC)
 from ..contract.shapes import type_name
+from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
 from ..errors import ContractErrors, Path
 from ..jsonio import JSON, JSONObject
 from ..jsonio.gcpause import CollectorPaused
@@ -56,7 +57,7 @@ SAMPLES_FOLDER = "samples/"
 MAX_ENTRY_BYTES = 512 * 1024 * 1024
 ZSTD_METHOD = 93
 ENCRYPTED_FLAG = 0x1
-ZIP_LOCAL_MAGIC = b"PK\x03\x04"
+ZIP_LOCAL_MAGIC = ZIP_MAGIC
 # A zip entry's local header (APPNOTE 4.3.7), as zipfile's own ``structFileHeader``: its last
 # two fields are the lengths of the name and the extra field that follow it.
 LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")
@@ -65,7 +66,7 @@ TIMEOUT_LIMITS = ("time", "working")
 # from a log whose final state is the score's value.
 CORRECT_VALUE = "C"
 # Inspect's status of a run that finished.
-SUCCESS = "success"
+RUN_SUCCESS = "success"
 EVERY_TOOL_RULE = ("every tool called is a side effect (Inspect AI's default: the mapping "
                    "names no side_effect_tools)")
 MAPPED_TOOL_RULE = "a tool the mapping's side_effect_tools names"
@@ -87,7 +88,7 @@ def read_header(header: JSONObject, log_format: str, entry: Optional[str]) -> Lo
                            version, "newer than it knows" if version > max(SUPPORTED_VERSIONS)
                            else "not supported", " and ".join(map(str, SUPPORTED_VERSIONS))),
                        ("version",), entry)
-    run = LogRun(log_format, INSPECT_HARNESS)
+    run = LogRun(log_format, INSPECT_AI.name)
     run.format_version = str(version)
     evaluation = require(header, "eval", dict, (), "every Inspect AI log has", entry)
     where = ("eval",)
@@ -122,7 +123,7 @@ def read_header(header: JSONObject, log_format: str, entry: Optional[str]) -> Lo
                                                "default, 1)"))
     run.status = _text(header.get("status")) or (
         "started" if entry == JOURNAL_START_ENTRY else None)
-    run.finished = run.status == SUCCESS
+    run.finished = run.status == RUN_SUCCESS
     _expected(run, evaluation, header, config)
     if config.get("log_samples") is False:
         run.unlogged = ("the run was made with log_samples=False (eval.config.log_samples), "
@@ -175,8 +176,8 @@ class SampleReader:
     def __init__(self, settings: Settings, run: LogRun) -> None:
         self.side_effect_tools = settings.side_effect_tools
         self.store_keys = settings.side_effect_store_keys
-        self.final_source, self.final_key = settings.final_state(INSPECT_HARNESS)
-        self.cost_source, self.cost_scale = settings.cost(INSPECT_HARNESS)
+        self.final_source, self.final_key = settings.final_state(INSPECT_AI)
+        self.cost_source, self.cost_scale = settings.cost(INSPECT_AI)
         self.metadata_keys = [(field, settings.metadata_key(field)) for field in (
             "split", "family_id", "slice", "critical", "task_type", "allowed_tools",
             "forbidden_side_effects")]
@@ -248,14 +249,14 @@ class SampleReader:
     @staticmethod
     def _status(sample: JSONObject) -> str:
         if sample.get("error"):
-            return "error"
+            return ERROR
         limit = sample.get("limit")
         if limit:
             kind = limit.get("type") if isinstance(limit, dict) else None
-            return "timeout" if kind in TIMEOUT_LIMITS else "error"
+            return TIMEOUT if kind in TIMEOUT_LIMITS else ERROR
         if not sample.get("scores"):
-            return "unknown"
-        return "success"
+            return UNKNOWN
+        return SUCCESS
 
     def _events(self, sample: JSONObject, entry: Optional[str],
                 path: Path) -> Tuple[List[str], Set[str]]:
@@ -448,9 +449,10 @@ def scaled(value: Union[int, float], scale: Union[int, float], path: Path,
 
 # -- the two formats ---------------------------------------------------------------------
 
-def read_eval(source: LogSource, settings: Settings) -> Tuple[LogRun, Trials]:
-    """An ``.eval`` log: its run, and its trials one zip entry at a time (the generator holds
-    the log open until it is exhausted or closed)."""
+def read_eval(source: LogSource, value: Optional[JSONObject],
+              settings: Settings) -> Tuple[LogRun, Trials]:
+    """An ``.eval`` log (a zip: ``value`` is None): its run, and its trials one zip entry at a
+    time (the generator holds the log open until it is exhausted or closed)."""
     archive, header, header_entry, samples = _open_eval(source)
     try:
         run = read_header(header, INSPECT_EVAL, header_entry)

@@ -29,22 +29,19 @@ from decimal import Decimal
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
 
 from ..contract.inputs import CASES_V1_SHAPE, CASES_V2_SHAPE, PROTOCOL, RESULTS_V3_SHAPE
-from ..contract.vocabulary import (CASES_V1, CASES_V2, INSPECT_EVAL, INSPECT_JSON, MISSING_AS,
-                                   RESULTS_V3, ROLES, SPLITS, TAU2_HARNESS, TAU2_JSON)
+from ..contract.harnesses import HARNESS_BY_NAME
 from ..contract.shapes import type_name
-from ..errors import ContractError, ContractErrors, Path, format_path
+from ..contract.vocabulary import (CASES_V1, CASES_V2, MISSING_AS, RESULTS_V3, ROLES, SPLITS,
+                                   TEST_SPLIT, UNKNOWN)
+from ..errors import (MAX_LISTED_IDS, MAX_REPORTED_ERRORS, ContractError, ContractErrors, Path,
+                      format_path)
 from ..jsonio import JSONObject
 from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
-from . import inspect_log, tau2
+from .formats import close_trials, open_log
 from .settings import Settings
-from .source import LogSource, detect_format
+from .source import LogSource
 from .trial import LogRun, Trial, Trials
-
-# The most errors reported in one run (as the gate's MAX_REPORTED_ERRORS), and the most
-# case ids one error lists.
-MAX_REPORTED_ERRORS = 100
-MAX_LISTED_IDS = 20
 
 
 class ImportedSystem:
@@ -85,46 +82,6 @@ class Imported:
         self.systems = systems
 
 
-def open_log(source: LogSource, settings: Settings) -> Tuple[LogRun, Trials]:
-    """The log's run and trials, its format told from its bytes (a folder: tau2-bench's)."""
-    if tau2.is_results_folder(source.path):
-        source.entry_separator = "/"
-        run, trials = tau2.read_folder(source, settings)
-    elif detect_format(source.measure(), None) == INSPECT_EVAL:
-        run, trials = inspect_log.read_eval(source, settings)
-    else:
-        value = source.read_json()
-        found = detect_format(b"", value)
-        if found == INSPECT_JSON:
-            run, trials = inspect_log.read_json_log(source, value, settings)
-        elif found == TAU2_JSON:
-            run, trials = tau2.read_results(source, value, settings)
-        elif "info" in value and "simulation_index" in value:
-            raise ContractErrors([source.error(
-                "import.format", "the results.json of a tau2-bench results folder (its "
-                "simulations are files of the simulations/ folder beside it): pass the "
-                "folder itself")])
-        else:
-            raise ContractErrors([source.error(
-                "import.format", "not a log this importer reads: expected an Inspect AI .eval "
-                "log (a zip), an Inspect AI .json log (an object with \"version\" and "
-                "\"eval\"), a tau2-bench results.json (an object with \"info\" and "
-                "\"simulations\") or a tau2-bench results folder")])
-    try:
-        settings.check_harness(run.harness)
-    except ContractErrors as failure:
-        _close(trials)
-        raise ContractErrors([error.at(settings.shown, error.line, error.column)
-                              for error in failure.errors])
-    return run, trials
-
-
-def _close(trials: Trials) -> None:
-    close = getattr(trials, "close", None)
-    if close is not None:
-        close()
-
-
 Background = Callable[[Callable[[], ImportedSystem]], Callable[[], ImportedSystem]]
 
 
@@ -160,8 +117,7 @@ def import_logs(logs: List[LogSource], settings: Settings,
                                      system_ids))
         errors = _once(errors)  # a mapping's error is found once per log: said once
         if errors:  # all that the headers decide, before any sample is read
-            raise ContractErrors(errors[:MAX_REPORTED_ERRORS],
-                                 len(errors[MAX_REPORTED_ERRORS:]))
+            raise ContractErrors.capped(errors)
         for system, _trials in opened:
             system.missing_as = missing_as
         (baseline, baseline_trials), (candidate, candidate_trials) = opened[:2]
@@ -173,7 +129,7 @@ def import_logs(logs: List[LogSource], settings: Settings,
                        for system, trials in opened[2:])
     finally:
         for _system, trials in opened:
-            _close(trials)
+            close_trials(trials)
     omitted = 0
     for system in systems:
         errors.extend(system.errors)
@@ -181,8 +137,7 @@ def import_logs(logs: List[LogSource], settings: Settings,
     errors.extend(_coverage_errors(systems[:2], known))
     errors.extend(_mapping_errors(systems, settings))
     if errors:
-        raise ContractErrors(errors[:MAX_REPORTED_ERRORS],
-                             omitted + len(errors[MAX_REPORTED_ERRORS:]))
+        raise ContractErrors.capped(errors, omitted)
     results = _results(systems[:2], settings, cases_file)
     cases = _cases(systems, settings, results) if build_cases else None
     return Imported(results, cases, systems)
@@ -302,7 +257,7 @@ def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
             except ContractErrors as failure:
                 errors.extend(failure.errors)
                 continue
-        if split != "test":
+        if split != TEST_SPLIT:
             system.not_test += 1
             continue
         system.records.append(trial.record)
@@ -348,20 +303,20 @@ def _completeness(system: ImportedSystem, settings: Settings,
                                  not_finished, "; " if not_finished else ""))]
     if not missing and run.finished:
         return []
-    if system.missing_as == "unknown":
+    if system.missing_as == UNKNOWN:
         for case_id, number in missing:
             _record_unknown(system, case_id, number, settings, known)
         system.records.sort(key=lambda record: (record["case_id"], record["trial_id"]))
         return []
-    noun = "(task, trial)" if run.harness == TAU2_HARNESS else "(sample, epoch)"
+    harness = HARNESS_BY_NAME[run.harness]
     if missing:
-        what = ("%d %s pair%s of the %d its header lists %s missing, the first %s %s %s "
-                "%d: a smaller run is not a smaller benchmark; import it with --missing-as "
+        what = ("%d (%s, %s) pair%s of the %d its header lists %s missing, the first %s %s "
+                "%s %d: a smaller run is not a smaller benchmark; import it with --missing-as "
                 "unknown to record each missing one as a failed trial of status unknown" % (
-                    len(missing), noun, "" if len(missing) == 1 else "s",
-                    len(run.expected_ids) * trials, "is" if len(missing) == 1 else "are",
-                    "task" if run.harness == TAU2_HARNESS else "sample", quote(missing[0][0]),
-                    "trial" if run.harness == TAU2_HARNESS else "epoch", missing[0][1]))
+                    len(missing), harness.case_word, harness.trial_word,
+                    "" if len(missing) == 1 else "s", len(run.expected_ids) * trials,
+                    "is" if len(missing) == 1 else "are", harness.case_word,
+                    quote(missing[0][0]), harness.trial_word, missing[0][1]))
     else:
         what = ("every sample its header lists is in the log, but a run that did not finish "
                 "is not a finished one; import it with --missing-as unknown to accept it "
@@ -375,15 +330,15 @@ def _record_unknown(system: ImportedSystem, case_id: str, trial_id: int, setting
     """A (case, trial) the log lacks, recorded as a trial of status unknown (when the case
     is a test case)."""
     if known is not None:
-        split = known.get(case_id, "test")
+        split = known.get(case_id, TEST_SPLIT)
     else:
         override = settings.case_override(case_id).get("split")
         fields = system.cases.get(case_id) or {}
-        split = str(override) if override is not None else fields.get("split") or "test"
+        split = str(override) if override is not None else fields.get("split") or TEST_SPLIT
     system.cases.setdefault(case_id, None)
-    if split != "test":
+    if split != TEST_SPLIT:
         return
-    system.records.append({"case_id": case_id, "trial_id": trial_id, "status": "unknown",
+    system.records.append({"case_id": case_id, "trial_id": trial_id, "status": UNKNOWN,
                            "final_state": None, "side_effects": [], "tools_used": [],
                            "latency_ms": None, "cost_units": None})
     system.recorded_unknown.append({"case_id": case_id, "trial_id": trial_id})
@@ -446,7 +401,7 @@ def _split(case_id: str, case: JSONObject, settings: Settings, source: LogSource
         return str(override)
     split = case.get("split")
     if split is None:
-        return "test"
+        return TEST_SPLIT
     if split not in SPLITS:
         entry, path = case["where"]
         raise ContractErrors([source.error(
@@ -464,7 +419,7 @@ def _coverage_errors(systems: List[ImportedSystem],
     failed = [any(error.code in ("import.incomplete_run", "import.no_samples")
                   for error in system.errors) for system in systems]
     if known is not None:
-        expected = sorted(case_id for case_id, split in known.items() if split == "test")
+        expected = sorted(case_id for case_id, split in known.items() if split == TEST_SPLIT)
     elif failed[0]:
         return []  # the baseline's cases are what its run's error says is missing
     else:
@@ -712,7 +667,7 @@ def _cases(systems: List[ImportedSystem], settings: Settings,
             except ContractErrors as failure:
                 errors.extend(failure.errors)
     if errors:
-        raise ContractErrors(errors[:MAX_REPORTED_ERRORS], len(errors[MAX_REPORTED_ERRORS:]))
+        raise ContractErrors.capped(errors)
     present = {case["split"] for case in cases}
     absent = [split for split in SPLITS[:2] if split not in present]
     document = {
@@ -766,7 +721,7 @@ def _case(case_id: str, fields: JSONObject, settings: Settings, source: LogSourc
             raise metadata_error(field, "an array of non-blank strings", value)
         return sorted(set(value))
 
-    split = text("split", log_split or "test")
+    split = text("split", log_split or TEST_SPLIT)
     if split not in SPLITS:
         raise metadata_error("split", "one of " + ", ".join(SPLITS), split)
     if log_split is not None and split != log_split:
@@ -791,7 +746,7 @@ def _case(case_id: str, fields: JSONObject, settings: Settings, source: LogSourc
         "slice": text("slice", fields["task"]),
         "critical": critical,
         "task_type": text("task_type", fields["task"]),
-        "is_private": split == "test",
+        "is_private": split == TEST_SPLIT,
         "initial_state": fields.get("initial_state") or "case %s" % case_id,
         "expected_final_state": expected,
         "allowed_tools": names("allowed_tools", tools_used),

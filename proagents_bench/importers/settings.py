@@ -11,21 +11,11 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
-from ..contract.validate import file_errors
-from ..contract.vocabulary import (AGENT_COST, DB_CHECK, INSPECT_COSTS, INSPECT_FINAL_STATES,
-                                   INSPECT_HARNESS, SCORE_ANSWER, STORE, TAU2_COSTS,
-                                   TAU2_FINAL_STATES, TAU2_HARNESS, TOTAL_TOKENS)
+from ..contract.harnesses import KEYED_SOURCES, Harness
+from ..contract.mapping import mapping_errors
 from ..errors import ContractError, ContractErrors
 from ..jsonio import JSON, JSONObject, load
 from ..text import quote
-
-# Each harness: its final-state sources and cost sources, the first of each the default.
-HARNESS_SOURCES = {
-    INSPECT_HARNESS: (INSPECT_FINAL_STATES, INSPECT_COSTS),
-    TAU2_HARNESS: (TAU2_FINAL_STATES, TAU2_COSTS),
-}
-DEFAULT_FINAL_STATE = {INSPECT_HARNESS: SCORE_ANSWER, TAU2_HARNESS: DB_CHECK}
-DEFAULT_COST = {INSPECT_HARNESS: TOTAL_TOKENS, TAU2_HARNESS: AGENT_COST}
 
 
 class Settings:
@@ -56,16 +46,17 @@ class Settings:
     def side_effect_store_keys(self) -> FrozenSet[str]:
         return frozenset(self.value.get("side_effect_store_keys", ()))
 
-    def final_state(self, harness: str) -> Tuple[str, Optional[str]]:
-        """(source, key or None) for ``harness``."""
+    def final_state(self, harness: Harness) -> Tuple[str, Optional[str]]:
+        """(source, key or None) for ``harness`` (its first source by default)."""
         chosen = self.value.get("final_state", {})
-        return chosen.get("source", DEFAULT_FINAL_STATE[harness]), chosen.get("key")
+        return chosen.get("source", harness.final_state_names[0]), chosen.get("key")
 
-    def cost(self, harness: str) -> Tuple[str, Union[int, float]]:
-        """(source, scale) for ``harness``; the scale an int or a float."""
+    def cost(self, harness: Harness) -> Tuple[str, Union[int, float]]:
+        """(source, scale) for ``harness`` (its first source by default); the scale an int or
+        a float."""
         chosen = self.value.get("cost", {})
         scale = chosen.get("scale", 1)
-        return chosen.get("source", DEFAULT_COST[harness]), scale if isinstance(
+        return chosen.get("source", harness.cost_names[0]), scale if isinstance(
             scale, int) else float(scale)
 
     def metadata_key(self, field: str) -> str:
@@ -75,27 +66,25 @@ class Settings:
     def case_override(self, case_id: str) -> Dict[str, object]:
         return dict(self.value.get("cases", {}).get(case_id, {}))
 
-    def check_harness(self, harness: str) -> None:
+    def check_harness(self, harness: Harness) -> None:
         """The sources chosen must be ones ``harness`` has (a contract error otherwise)."""
-        finals, costs = HARNESS_SOURCES[harness]
+        finals, costs = harness.final_state_names, harness.cost_names
         errors: List[ContractError] = []
         source = self.value.get("final_state", {}).get("source")
         if source is not None and source not in finals:
             errors.append(ContractError(
                 "mapping.final_state_source", "final_state.source %s is not one of %s's: "
-                "use %s" % (quote(source), harness, " or ".join(finals)),
+                "use %s" % (quote(source), harness.name, " or ".join(finals)),
                 ("final_state", "source")))
         cost = self.value.get("cost", {}).get("source")
         if cost is not None and cost not in costs:
             errors.append(ContractError(
                 "mapping.cost_source", "cost.source %s is not one of %s's: use %s" % (
-                    quote(cost), harness, " or ".join(costs)), ("cost", "source")))
-        if (self.value.get("final_state", {}).get("source") == STORE
-                and "key" not in self.value.get("final_state", {})):
+                    quote(cost), harness.name, " or ".join(costs)), ("cost", "source")))
+        if source in KEYED_SOURCES and "key" not in self.value.get("final_state", {}):
             errors.append(ContractError(
-                "mapping.final_state_key", "final_state.source \"store\" needs "
-                "final_state.key: the store key that holds the final state",
-                ("final_state",)))
+                "mapping.final_state_key", "final_state.source %s needs final_state.key: %s"
+                % (quote(source), KEYED_SOURCES[source]), ("final_state",)))
         if errors:
             raise ContractErrors(self.placed(errors))
 
@@ -113,7 +102,7 @@ def default_settings() -> Settings:
 def load_settings(path: str, shown: Optional[str] = None) -> Settings:
     """The mapping file at ``path``: loaded strictly and validated; ContractErrors otherwise."""
     document = load.load_file(path, source=shown if shown is not None else path)
-    errors = file_errors("mapping", document.value)
+    errors = mapping_errors(document.value)
     if errors:
         raise ContractErrors(document.errors_at(errors))
     return Settings(document.value, document.sha256, document.source, document)

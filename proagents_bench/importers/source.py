@@ -1,10 +1,8 @@
 """A harness log as the importer sees it: its bytes' digest and size, its format, and the
 contract errors that name the log, the entry inside a zip and the JSON path.
 
-The format is told from the bytes, never from the file name: a zip (``PK\\x03\\x04``) is an
-Inspect AI ``.eval`` log; a JSON object with ``eval`` and ``version`` is an Inspect AI
-``.json`` log; one with ``info`` and ``simulations`` is a tau2-bench ``results.json``; a
-folder is a tau2-bench results folder (``importers/tau2.py``).
+The format is told from the bytes, never from the file name, by the harness rows
+(``importers/formats.py``).
 """
 
 from __future__ import annotations
@@ -17,7 +15,6 @@ import stat
 from typing import Callable, Iterable, Iterator, List, Optional, Tuple, Type, TypeVar, Union
 
 from ..contract.shapes import type_name
-from ..contract.vocabulary import INSPECT_EVAL, INSPECT_JSON, TAU2_JSON
 from ..errors import ContractError, ContractErrors, Path, PathStep
 from ..jsonio import JSON, JSONObject
 from ..jsonio.gcpause import CollectorPaused
@@ -27,7 +24,6 @@ from .trial import Trial, Trials
 
 _Kind = TypeVar("_Kind")
 
-ZIP_MAGIC = b"PK\x03\x04"
 READ_CHUNK_BYTES = 1 << 20
 # The largest time (seconds), token count or cost a log may give: far above any real run
 # (31,000 years; a trillion tokens), and in milliseconds still an integer the gate reads
@@ -132,6 +128,18 @@ class LogSource:
             self.fail("import.format", "the log is empty")
         return head
 
+    def first_line(self) -> object:
+        """The log's first line (of at most :data:`READ_CHUNK_BYTES`) decoded as JSON, or
+        None when it is not JSON: how a log of JSON lines is told (``importers/formats.py``)."""
+        with open(self.path, "rb") as stream:
+            line = stream.readline(READ_CHUNK_BYTES)
+        if not nesting_ok(line, MAX_LOG_DEPTH):
+            return None
+        try:
+            return json.loads(line.decode("utf-8-sig"))
+        except (ValueError, RecursionError):  # not UTF-8 (UnicodeDecodeError), not JSON
+            return None
+
     def read_json(self) -> JSONObject:
         """The whole log as one JSON object (a ``.json`` log: its format has no smaller unit)."""
         if self.size > MAX_FILE_BYTES:
@@ -199,19 +207,6 @@ def log_number(value: object) -> bool:
     Boolean) from 0 to MAX_LOG_NUMBER, so NaN, infinities and huge values are refused."""
     return (not isinstance(value, bool) and isinstance(value, (int, float))
             and 0 <= value <= MAX_LOG_NUMBER)
-
-
-def detect_format(head: bytes, value: Optional[JSONObject]) -> Optional[str]:
-    """The log format from the first bytes (a zip) or the decoded object; None: unknown."""
-    if head.startswith(ZIP_MAGIC):
-        return INSPECT_EVAL
-    if value is None:
-        return None
-    if "eval" in value and "version" in value:
-        return INSPECT_JSON
-    if "simulations" in value and "info" in value:
-        return TAU2_JSON
-    return None
 
 
 def items(value: object) -> List[JSON]:

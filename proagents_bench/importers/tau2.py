@@ -31,10 +31,11 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from typing import BinaryIO, Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import BinaryIO, Dict, List, Optional, Tuple
 
-from ..contract.vocabulary import DB_CHECK, TAU2_DIR, TAU2_HARNESS, TAU2_JSON
+from ..contract.harnesses import DB_CHECK, TAU2_BENCH, TAU2_DIR, TAU2_JSON
 from ..contract.shapes import type_name
+from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
 from ..errors import ContractErrors, Path
 from ..jsonio import JSONObject
 from ..jsonio.gcpause import CollectorPaused
@@ -49,7 +50,6 @@ from .trial import LogRun, Trial, Trials
 
 SUCCESS_REASONS = ("user_stop", "agent_stop")
 TIMEOUT_REASONS = ("timeout",)
-UNKNOWN_REASONS = ("infrastructure_error",)
 ERROR_REASONS = ("max_steps", "too_many_errors", "agent_error", "user_error",
                  "context_window_exceeded", "unexpected_error")
 DB_MATCH = "db_match"
@@ -87,7 +87,7 @@ def _header(log: JSONObject, settings: Settings,
         raise LogError("import.format_version", "tau2-bench results format_version %s is not "
                        "one this importer reads (tau2-bench writes none; 1 is read too)"
                        % quote(str(version)), ("format_version",))
-    run = LogRun(log_format, TAU2_HARNESS)
+    run = LogRun(log_format, TAU2_BENCH.name)
     run.format_version = None if version is None else str(version)
     info = require(log, "info", dict, (), "every tau2-bench results file has")
     environment = require(info, "environment_info", dict, ("info",), "names the domain")
@@ -174,8 +174,8 @@ class SimulationReader:
 
     def __init__(self, settings: Settings, run: LogRun, tasks: Dict[str, JSONObject],
                  tool_names: List[str]) -> None:
-        self.final_source, _key = settings.final_state(TAU2_HARNESS)
-        self.cost_source, self.cost_scale = settings.cost(TAU2_HARNESS)
+        self.final_source, _key = settings.final_state(TAU2_BENCH)
+        self.cost_source, self.cost_scale = settings.cost(TAU2_BENCH)
         self.tasks = tasks
         self.tool_names = tool_names
         self.write_tools = run.write_tools
@@ -316,24 +316,21 @@ class SimulationReader:
 
 def _status(reason: object) -> str:
     if reason in SUCCESS_REASONS:
-        return "success"
+        return SUCCESS
     if reason in TIMEOUT_REASONS:
-        return "timeout"
+        return TIMEOUT
     if reason in ERROR_REASONS:
-        return "error"
-    return "unknown"  # infrastructure errors, and reasons newer than this importer
+        return ERROR
+    return UNKNOWN  # infrastructure_error, and reasons newer than this importer
 
 
 # -- the results folder ---------------------------------------------------------------------
 
-def is_results_folder(path: str) -> bool:
-    """Whether ``path`` is a folder, read as a tau2-bench results folder."""
-    return os.path.isdir(path)
-
-
-def read_folder(source: LogSource, settings: Settings) -> Tuple[LogRun, Trials]:
-    """A results folder: ``results.json`` (its run and tasks) and its simulation files, read
-    one at a time. Its digest (:func:`_measure_folder`) covers every file read."""
+def read_folder(source: LogSource, value: Optional[JSONObject],
+                settings: Settings) -> Tuple[LogRun, Trials]:
+    """A results folder (``value`` is None): ``results.json`` (its run and tasks) and its
+    simulation files, read one at a time. Its digest (:func:`_measure_folder`) covers every
+    file read."""
     names = _simulation_files(source)
     _measure_folder(source, names)
     meta = _read_file(source, FOLDER_RESULTS)

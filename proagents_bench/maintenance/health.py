@@ -55,7 +55,7 @@ from math import gcd
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .. import pipeline
-from ..contract.vocabulary import ROLES
+from ..contract.vocabulary import ROLES, TEST_SPLIT, UNKNOWN
 from ..errors import ContractError, ContractErrors
 from ..evaluation.comparison import protocol_mismatches
 from ..evaluation.grading import SystemGrades, grade_system
@@ -65,6 +65,7 @@ from ..jsonio.gcpause import CollectorPaused
 from ..stats.exact import Exact, add_exact, group_sums
 from ..stats.items import PLACES, TUKEY_K, Correlation, ItemAnalysis, tukey_fences
 from ..text import display_name
+from ..version import NAME
 
 HEALTH = "HEALTH"
 DISCRIMINATING = Fraction(1, 5)
@@ -116,7 +117,7 @@ class Run:
         unknown = None
         flags = b""
         if grades.unknown_trial_count:
-            flags = bytes([record["status"] == "unknown" for record in grades.records])
+            flags = bytes([record["status"] == UNKNOWN for record in grades.records])
             unknown = [flags.count(1, start, start + self.trial_count)
                        for start in range(0, len(flags), self.trial_count)]
         self.unknown = unknown
@@ -148,7 +149,7 @@ def read_packages(spec: load.Document, cases: load.Document, packages: Sequence[
                   progress: Progress, first: int = 1, total: int = 0) -> List[Reading]:
     """Check, grade and summarise each of ``packages`` in turn, one in memory at a time
     (``first`` and ``total``: their numbers, for the progress lines)."""
-    tests = [case for case in cases.value["cases"] if case["split"] == "test"]
+    tests = [case for case in cases.value["cases"] if case["split"] == TEST_SPLIT]
     readings = []
     for number, package in enumerate(packages, first):
         progress("reading package %d of %d" % (number, total or len(packages)),
@@ -329,9 +330,8 @@ def _measure(spec_input: pipeline.InputFile, cases_input: pipeline.InputFile,
     readings += later()
     errors = [error for reading in readings for error in reading.errors]
     if errors:
-        shown_errors = errors[:pipeline.MAX_REPORTED_ERRORS]
-        raise ContractErrors(shown_errors, len(errors) - len(shown_errors))
-    tests = [case for case in cases.value["cases"] if case["split"] == "test"]
+        raise ContractErrors.capped(errors)
+    tests = [case for case in cases.value["cases"] if case["split"] == TEST_SPLIT]
     systems: Dict[str, SystemHealth] = {}
     seen: Dict[str, str] = {}
     unknown = [0] * len(tests)
@@ -650,5 +650,5 @@ def health_document(health: Health, version: str) -> JSONObject:
         "inputs": dict(health.inputs, packages=health.packages),
         "excluded": health.excluded,
         "methods": dict(METHODS),
-        "harness": {"name": "proagents-bench", "version": version},
+        "harness": {"name": NAME, "version": version},
     }

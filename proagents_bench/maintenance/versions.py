@@ -25,6 +25,7 @@ from ..contract import changes as kinds
 from ..contract.changes import Change
 from ..contract.inputs import CASE
 from ..contract.shapes import Rule
+from ..contract.vocabulary import TEST_SPLIT
 from ..errors import ContractError
 from ..evaluation.grading import ALL_CHECKS, grade_system
 from ..text import quote
@@ -198,13 +199,13 @@ def diff_cases(old: JSONObject, new: JSONObject) -> Diff:
 
 
 def _membership(split: str) -> Change:
-    return kinds.TEST_SET if split == "test" else kinds.PUBLIC_CASE
+    return kinds.TEST_SET if split == TEST_SPLIT else kinds.PUBLIC_CASE
 
 
 def _case_fields(old: JSONObject, new: JSONObject) -> List[FieldChange]:
     keys = [key for key in CASE_FIELD_ORDER if key in old or key in new]
     keys += sorted(key for key in set(old) | set(new) if key not in CASE_FIELD_ORDER)
-    test_in_both = old["split"] == "test" and new["split"] == "test"
+    test_in_both = old["split"] == TEST_SPLIT and new["split"] == TEST_SPLIT
     fields = []
     for key in keys:
         if key in ("id", kinds.FOLLOWS_SPLIT) or _same(key, old.get(key), new.get(key)):
@@ -267,15 +268,9 @@ def _same_protocol_version(diff: Diff) -> Iterator[ContractError]:
             ("protocol", "protocol_version"))
 
 
-OTHER_BENCHMARK = Rule(
-    "diff.other_benchmark", "both files are versions of one `benchmark_id`", _other_benchmark)
-SAME_DATASET_VERSION = Rule(
-    "diff.same_dataset_version", "a new cases file that changes a test case's answers, grading "
-    "rules or input, or which cases are test cases, has a new `dataset_version`",
-    _same_dataset_version)
-SAME_PROTOCOL_VERSION = Rule(
-    "diff.same_protocol_version", "a new spec that changes the protocol has a new "
-    "`protocol_version`", _same_protocol_version)
+OTHER_BENCHMARK = Rule("diff.other_benchmark", _other_benchmark)
+SAME_DATASET_VERSION = Rule("diff.same_dataset_version", _same_dataset_version)
+SAME_PROTOCOL_VERSION = Rule("diff.same_protocol_version", _same_protocol_version)
 DIFF_RULES = (OTHER_BENCHMARK, SAME_DATASET_VERSION, SAME_PROTOCOL_VERSION)
 
 
@@ -310,7 +305,7 @@ def comparability(diff: Diff,
     the new ones. ``systems`` are (role, system, records in canonical order) as the gate's
     checks found them; every trial is graded by the gate's grader against the old and the
     new case, and ``regraded_differently`` counts the trials whose pass changes."""
-    old_tests = [case for case in diff.old["cases"] if case["split"] == "test"]
+    old_tests = [case for case in diff.old["cases"] if case["split"] == TEST_SPLIT]
     new_by_id = {case["id"]: case for case in diff.new["cases"]}
     by_id = {task.case_id: task for task in diff.tasks}
     # The new version of each old test task (the old one where the new has none).
@@ -339,7 +334,7 @@ def comparability(diff: Diff,
             "system_id": system["system_id"], "role": role, "records": len(records),
             "comparable_records": counts[COMPARABLE] + counts[OTHER_GATE],
             "records_by_status": counts, "regraded_differently": differently})
-    added = [task.case_id for task in diff.tasks if task.new_split == "test"
+    added = [task.case_id for task in diff.tasks if task.new_split == TEST_SPLIT
              and task.old_split != "test"]
     return {"systems": described, "tasks": tasks, "new_test_tasks_without_records": added,
             "statuses": dict(RECORD_MEANINGS)}

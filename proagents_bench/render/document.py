@@ -8,11 +8,14 @@ The bytes are ASCII-only JSON with sorted keys and a two-space indent, ending in
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Dict, Iterable, Iterator, List, Optional, SupportsFloat
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional,
+                    SupportsFloat)
 
+from ..contract.metrics import COUNT, MEASURE, METRICS, RATE
 from ..contract.vocabulary import RESULTS_V3
 from ..jsonio import JSONObject
 from ..jsonio import dump as jsondump
+from ..version import NAME
 from .trialrows import TrialRows, number
 
 if TYPE_CHECKING:  # for annotations only
@@ -24,8 +27,6 @@ if TYPE_CHECKING:  # for annotations only
 
 # The output is written in pieces of about this many bytes (see :func:`chunks`).
 CHUNK_CHARACTERS = 1 << 20
-
-HARNESS_NAME = "proagents-bench"
 
 # Below this many test tasks the document says the sample is small: about where the normal
 # approximation behind the standard errors and the minimum detectable effect stops being
@@ -78,30 +79,26 @@ def system_metrics(metrics: SystemMetrics, counts_unmeasured: bool = False) -> J
     } for task in metrics.tasks]
     # Kept as the graded records until written or read (see trialrows.py and materialize).
     trial_results = TrialRows(grades.records, grades.outcomes)
-    document: JSONObject = {
-        "system_id": grades.system["system_id"],
-        "task_count": metrics.task_count,
-        "trial_count": metrics.trial_count,
-        "primary_task_success_rate": rate(metrics.primary_task_success_rate),
-        "final_state_trial_rate": rate(metrics.final_state_trial_rate),
-        "side_effect_free_trial_rate": rate(metrics.side_effect_free_trial_rate),
-        "trial_stability_rate": rate(metrics.trial_stability_rate),
-        "unknown_trial_count": metrics.unknown_trial_count,
-        "mean_latency_ms": measured(metrics.mean_latency_ms),
-        "p95_latency_ms": measured(metrics.p95_latency_ms),
-        "mean_cost_units": measured(metrics.mean_cost_units),
-        "slice_task_success_gap": rate(metrics.slice_task_success_gap),
+    document: JSONObject = {"system_id": grades.system["system_id"]}
+    for metric in METRICS:  # the optional ones: results v3 only
+        if counts_unmeasured or not metric.optional:
+            document[metric.name] = _WRITTEN[metric.kind](getattr(metrics, metric.name))
+    document.update({
         "by_slice": by_slice,
         "by_family": by_family,
         "critical_failures": list(metrics.critical_failures),
         "pass_k": _pass_k(metrics.pass_k),
         "task_results": task_results,
         "trial_results": trial_results,
-    }
-    if counts_unmeasured:
-        document["unmeasured_latency_trial_count"] = metrics.unmeasured_latency_trial_count
-        document["unmeasured_cost_trial_count"] = metrics.unmeasured_cost_trial_count
+    })
     return document
+
+
+# How each kind of metric (contract/metrics.py) is written: counts as they are. A metric is
+# read by its name (getattr), so its value is Any here: an int for a count, a Fraction for a
+# rate, a Fraction or None for a measure (evaluation/metrics.py), each its kind's writer's.
+_WRITTEN: Dict[str, Callable[[Any], Optional[float]]] = {
+    COUNT: int, RATE: rate, MEASURE: measured}
 
 
 def _pass_k(table: Dict[str, Dict[str, Fraction]]) -> Dict[str, Dict[str, float]]:
@@ -151,7 +148,7 @@ def decision_document(*, decision: Decision, comparable: bool, fingerprint: str,
         "findings": [finding(item) for item in decision.findings],
         "limitations": limitations(candidate_metrics.task_count if candidate_metrics else None),
         "inputs": inputs,
-        "harness": {"name": HARNESS_NAME, "version": version},
+        "harness": {"name": NAME, "version": version},
     }
 
 
@@ -214,7 +211,7 @@ def contract_error_document(errors: Iterable[ContractError], omitted: int,
         "action": "CONTRACT_ERROR",
         "errors": [error.as_dict() for error in errors],
         "omitted_error_count": omitted,
-        "harness": {"name": HARNESS_NAME, "version": version},
+        "harness": {"name": NAME, "version": version},
     }
 
 

@@ -22,10 +22,11 @@ from fractions import Fraction
 from html import escape
 from typing import TYPE_CHECKING, Dict, Optional, Sequence, Set, Tuple
 
+from ..contract.gates import P95_LATENCY_GATE, PAIRED_INTERVAL_GATE, TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..stats.quantiles import nearest_rank_index
 from . import svg as report_svg
-from .view import (ACTION_WORDS, HARD_GATES, clean, counted, failed_gates, gate_text,
+from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, hardness,
                    interval_rows, latencies, metric_rows, metric_value, note_facts, notes,
                    problems_first, reason_groups, shorten, show, show_gate, slices,
                    tagged_reasons, task_rows)
@@ -312,8 +313,7 @@ def _held_cell(gate_key: Optional[str], failed: Set[str]) -> str:
     if gate_key is None:
         return '<td>\u2014</td>'
     if gate_key in failed:
-        kind = "hard" if gate_key in HARD_GATES else "soft"
-        return '<td class="failed">\u2717 failed (%s)</td>' % kind
+        return '<td class="failed">\u2717 failed (%s)</td>' % hardness(gate_key)
     return '<td class="held">\u2713 held</td>'
 
 
@@ -349,7 +349,7 @@ def _metrics(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gate])
     return ('<section id="metrics">\n<h2>Metrics and gates</h2>\n<p class="note">Gates judge '
             'the candidate; the baseline is shown for comparison. A task passes when its trial '
             'success rate is at least %s.</p>\n%s\n</section>\n' % (
-                _e(show_gate(gates["task_min_trial_success_rate"])),
+                _e(show_gate(gates[TASK_GATE.key])),
                 _table("metrics", "\n".join(lines))))
 
 
@@ -358,7 +358,7 @@ def _bootstrap(evaluation: Evaluation, gates: JSONObject) -> str:
     comparison = document["comparison"]
     distribution = evaluation.bootstrap_distribution or []
     low, high = comparison["paired_bootstrap_interval"]
-    gate = float(gates["min_paired_delta_ci_low"])
+    gate = float(gates[PAIRED_INTERVAL_GATE.key])
     delta = comparison["paired_task_success_delta"]
     task_count = len(document["candidate_metrics"]["task_results"])
     # The resampled means lie on a lattice (multiples of 1/n for n tasks): each bar is centred
@@ -375,8 +375,8 @@ def _bootstrap(evaluation: Evaluation, gates: JSONObject) -> str:
     axis_low, axis_high, gate_on_axis = report_svg.axis_around(data_low, data_high, gate)
     pad = (axis_high - axis_low) * 0.03
     markers = [
-        report_svg.Marker(gate, "gate min_paired_delta_ci_low %s" % show_gate(
-            gates["min_paired_delta_ci_low"]), "gate", bold=True),
+        report_svg.Marker(gate, "gate %s %s" % (PAIRED_INTERVAL_GATE.key, show_gate(
+            gates[PAIRED_INTERVAL_GATE.key])), "gate", bold=True),
         report_svg.Marker(low, "interval low %s" % show(low), "bound"),
         report_svg.Marker(high, "interval high %s" % show(high), "bound"),
         report_svg.Marker(delta, "observed delta %s" % show(delta), "observed"),
@@ -435,7 +435,7 @@ def latency_axis(value_lists: Sequence[Sequence[float]],
 
 
 def _latency(document: JSONObject, gates: JSONObject) -> str:
-    gate = float(gates["max_p95_latency_ms"])
+    gate = float(gates[P95_LATENCY_GATE.key])
     systems = [("Baseline", document["baseline_metrics"]),
                ("Candidate", document["candidate_metrics"])]
     # An unmeasured latency (a results v3 null) is no point of the chart; the title counts it.
@@ -450,10 +450,11 @@ def _latency(document: JSONObject, gates: JSONObject) -> str:
     binned = [report_svg.even_bins(found, low, high, HISTOGRAM_BINS) for found in values]
     parts = ['<section id="latency">\n<h2>Latency per trial</h2>\n<p class="note">%s; the '
              'solid line is each system\'s observed p95.%s</p>' % (
-                 "The dashed red line is the gate max_p95_latency_ms %s (it judges the "
-                 "candidate)" % _e(show_gate(gates["max_p95_latency_ms"])) if gate_on_axis
-                 else "The gate max_p95_latency_ms %s lies far beyond the trials: an arrow at "
-                      "the edge points to it" % _e(show_gate(gates["max_p95_latency_ms"])),
+                 "The dashed red line is the gate %s %s (it judges the candidate)" % (
+                     P95_LATENCY_GATE.key, _e(show_gate(gates[P95_LATENCY_GATE.key])))
+                 if gate_on_axis else "The gate %s %s lies far beyond the trials: an arrow at "
+                 "the edge points to it" % (P95_LATENCY_GATE.key,
+                                            _e(show_gate(gates[P95_LATENCY_GATE.key]))),
                  " The axis ends at %s ms, %s times the p95's distance from the fastest trial "
                  "(the second slowest trial's, with 20 trials or fewer); the slower trials are "
                  "counted in the last bar, right of the axis." % (
@@ -461,8 +462,8 @@ def _latency(document: JSONObject, gates: JSONObject) -> str:
                  if clipped else "")]
     for (name, metrics), found, (bars, above) in zip(systems, values, binned):
         markers = [
-            report_svg.Marker(gate, "gate max_p95_latency_ms %s" % show_gate(
-                gates["max_p95_latency_ms"]), "gate", bold=True),
+            report_svg.Marker(gate, "gate %s %s" % (P95_LATENCY_GATE.key, show_gate(
+                gates[P95_LATENCY_GATE.key])), "gate", bold=True),
         ]
         if metrics["p95_latency_ms"] is not None:
             markers.append(report_svg.Marker(metrics["p95_latency_ms"], "%s p95 %s ms" % (

@@ -35,9 +35,10 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..contract.gates import CRITICAL_GATE, Gate
-from ..contract.vocabulary import BLOCKING, NOT_RUN_FINDINGS
-from .view import (HARD_GATES, clean, failed_gates, note_facts, notes,
+from ..contract.gates import CRITICAL_GATE, TASK_GATE, Gate
+from ..contract.vocabulary import BLOCKING, HARDNESS, NOT_RUN_FINDINGS, REVIEWING
+from ..version import NAME
+from .view import (clean, failed_gates, hardness, note_facts, notes,
                    show, show_gate, shorten, task_rows)
 from .view import latencies as latencies_of
 
@@ -150,7 +151,7 @@ def _task_cases(document: JSONObject, gates: JSONObject) -> Tuple[List[Case], st
         failure = None
         if task.misses_gate:
             which = "critical gate" if task.critical_failure else "task gate"
-            key = CRITICAL_GATE.key if task.critical_failure else "task_min_trial_success_rate"
+            key = CRITICAL_GATE.key if task.critical_failure else TASK_GATE.key
             passing = sum(1 for trial in task.trials if trial.passed)
             message = "%s %s missed its %s (%s %s): %d of %d trials passed; failing checks: " \
                       "%s" % ("critical task" if row.critical else "task", row.case_id, which,
@@ -177,7 +178,7 @@ def _gate_cases(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gat
     for key in whole:
         failure = None
         if key in failed:
-            severity = "hard" if key in HARD_GATES else "soft"
+            severity = hardness(key)
             message = "%s gate %s (%s) failed" % (severity, key, show_gate(gates[key]))
             if all(finding["observed"] is None for finding in findings.get(key, ())):
                 message = "%s gate %s (%s) could not be judged: its metric is unmeasured" % (
@@ -190,8 +191,9 @@ def _gate_cases(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gat
         cases.append(Case("gates", key, "0.000", failure))
     for code in sorted(failed.difference(whole + (CRITICAL_GATE.key,))):
         reasons = [finding.reason for finding in decision.findings if finding.code == code]
-        severity = "hard" if any(finding.severity == BLOCKING for finding in
-                                 decision.findings if finding.code == code) else "soft"
+        severity = HARDNESS[BLOCKING if any(finding.severity == BLOCKING for finding in
+                                            decision.findings if finding.code == code)
+                            else REVIEWING]
         cases.append(Case("gates", code, "0.000", _failure("%s: %s" % (code, reasons[0]),
                                                            severity, reasons)))
     return cases
@@ -225,14 +227,14 @@ def render_no_decision(outcome: "NoDecision") -> bytes:
         error.stderr_line() for error in outcome.shown_errors()]
     if outcome.left_out:
         details.append("%d more errors not shown" % outcome.left_out)
-    case = _element("testcase", (("classname", "proagents-bench"), ("name", outcome.action),
+    case = _element("testcase", (("classname", NAME), ("name", outcome.action),
                                  ("time", "0.000")), [
         _element("error", (("message", message), ("type", outcome.action)),
                  text="\n".join(details))])
-    suite = _element("testsuite", (("name", "proagents-bench"), ("tests", "1"),
+    suite = _element("testsuite", (("name", NAME), ("tests", "1"),
                                    ("failures", "0"), ("errors", "1"), ("skipped", "0"),
                                    ("time", "0.000")), [case])
-    root = _element("testsuites", (("name", "proagents-bench: %s" % outcome.action),
+    root = _element("testsuites", (("name", "%s: %s" % (NAME, outcome.action)),
                                    ("tests", "1"), ("failures", "0"), ("errors", "1"),
                                    ("time", "0.000")), [suite])
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + root + "\n").encode("utf-8")
@@ -269,7 +271,7 @@ def render(evaluation: Evaluation) -> bytes:
         suites = [_suite("comparability", [case], properties)]
     # junit-10.xsd allows only name, time, tests, failures and errors on the root.
     root = _element("testsuites", (
-        ("name", "proagents-bench %s: %s" % (document["benchmark_id"], document["action"])),
+        ("name", "%s %s: %s" % (NAME, document["benchmark_id"], document["action"])),
         ("tests", str(sum(suite[0] for suite in suites))),
         ("failures", str(sum(suite[1] for suite in suites))), ("errors", "0"),
         ("time", seconds)), [suite[2] for suite in suites])

@@ -17,10 +17,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, List, Optional, Sequence, Set, cast
 
+from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
-from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, interval_rows, metric_rows, metric_value,
-                   note_facts, notes, problems_first, reason_groups, shorten, show, show_gate,
-                   slices, task_rows)
+from ..version import NAME
+from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, interval_rows,
+                   metric_rows, metric_value, note_facts, notes, problems_first, reason_groups,
+                   shorten, show, show_gate, slices, task_rows)
 
 if TYPE_CHECKING:  # for annotations only
     from ..contract.gates import Gate
@@ -76,7 +78,7 @@ def render(evaluation: Evaluation) -> bytes:
         lines += _slices(document)
         lines += _failing_tasks(document)
     lines += ["", "<sub>%s %s</sub>" % (text(document.get("harness", {}).get(
-        "name", "proagents-bench")), text(document.get("harness", {}).get("version", "")))]
+        "name", NAME)), text(document.get("harness", {}).get("version", "")))]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
@@ -160,7 +162,7 @@ def _metrics(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gate])
             label, show(interval.low), show(interval.high), show(interval.low),
             text(show_gate(gates[interval.gate.key])), _held(interval.gate.key, failed)))
     lines += ["", "A task passes when its trial success rate is at least %s; gates judge the "
-                  "candidate." % text(show_gate(gates["task_min_trial_success_rate"]))]
+                  "candidate." % text(show_gate(gates[TASK_GATE.key]))]
     return lines
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import List, Sequence
 
 from ..contract.vocabulary import CONTRACT_ERROR
-from ..errors import ContractError
+from ..errors import MAX_REPORTED_ERRORS, ContractError
 
 INTERNAL_ERROR = "INTERNAL_ERROR"
 INTERRUPTED = "INTERRUPTED"
@@ -26,8 +26,8 @@ MEANINGS = {
     INTERRUPTED: "the run was stopped before it decided: no decision was made",
 }
 
-# The most errors a page lists (a CONTRACT_ERROR document holds at most 100).
-MAX_ERRORS = 100
+# The most errors a page lists: as many as a CONTRACT_ERROR document holds.
+MAX_ERRORS = MAX_REPORTED_ERRORS
 
 
 class NoDecision:

@@ -45,7 +45,6 @@ MIN_DISPLAY_WIDTH = -(-WIDTH * MIN_TEXT_PX // FONT_SIZE)
 ROW_HEIGHT = 14  # one row of marker labels
 LABEL_GAP = 4  # between a marker's line and its label
 EDGE = 2  # what a text keeps from the chart's left and right edges
-OFF_SCALE_WIDTH = 64  # the off-scale bar's column, right of the plot
 
 
 def _e(text: object) -> str:

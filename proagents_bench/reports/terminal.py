@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from ..contract.gates import Gate
 from ..contract.vocabulary import BLOCK, BLOCKING, INCOMPARABLE, PASS, REVIEW, REVIEWING
-from .view import (ACTION_WORDS, HARD_GATES, clean, counted, failed_gates, gate_text,
+from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, hardness,
                    interval_rows, metric_rows, metric_value, notes, problems_first,
                    reason_groups, show, show_gate, task_rows)
 
@@ -148,7 +148,7 @@ def _metrics(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gate],
         elif key in failed:
             lines.append(line + "  " + paint("%s (%s)" % (
                 "NOT JUDGED" if key in unjudged else "FAILED",
-                "hard" if key in HARD_GATES else "soft"), BOLD, RED))
+                hardness(key)), BOLD, RED))
         else:
             lines.append(line + "  " + paint("held", GREEN))
     low, high = comparison["paired_bootstrap_interval"]

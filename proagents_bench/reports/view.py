@@ -18,8 +18,9 @@ import re
 from typing import (TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Set, Tuple,
                     TypeVar, Union)
 
-from ..contract.gates import CRITICAL_GATE, GATES, Gate
-from ..contract.vocabulary import BLOCK, CHECKS, INCOMPARABLE, INFORMATIONAL, PASS, REVIEW
+from ..contract.gates import CRITICAL_GATE, GATE_BY_KEY, Gate
+from ..contract.vocabulary import (BLOCK, CHECKS, HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS,
+                                   REVIEW, REVIEWING)
 from ..text import show_number
 
 if TYPE_CHECKING:  # for annotations only
@@ -73,7 +74,11 @@ def metric_rows(gate_rows: Sequence[Gate]) -> Tuple[MetricRow, ...]:
         MetricRow("Unknown-status trials", "unknown_trial_count", kind="count"),)
 
 
-HARD_GATES = frozenset(gate.key for gate in GATES if gate.hard)
+def hardness(code: str) -> str:
+    """What the reports call a failed gate (of any spec version): ``hard`` for a gate that
+    blocks, ``soft`` for any other (a gate that asks for review, a package finding)."""
+    gate = GATE_BY_KEY.get(code)
+    return HARDNESS[gate.severity if gate is not None and gate.severity else REVIEWING]
 
 
 class IntervalRow:

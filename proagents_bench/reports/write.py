@@ -26,7 +26,6 @@ if TYPE_CHECKING:  # for annotations only
 
     from typing import Protocol, TypeVar
 
-    from ..pipeline import InputFile
     from .nodecision import NoDecision
 
     class Named(Protocol):
@@ -39,6 +38,19 @@ if TYPE_CHECKING:  # for annotations only
         def name(self) -> str: ...
 
     NamedT = TypeVar("NamedT", bound=Named)
+
+    class Input(Protocol):
+        """What the path checks read of an input file (the gate's InputFile, a file a
+        release reads)."""
+
+        @property
+        def kind(self) -> str: ...
+
+        @property
+        def path(self) -> Optional[str]: ...
+
+        @property
+        def shown(self) -> str: ...
 
 # A section of the command line in which a signal waits (see jsonio/atomic.py).
 CriticalSection = Callable[[], ContextManager[None]]
@@ -134,13 +146,13 @@ def _standard_stream(path: str) -> Optional[str]:
 
 
 def path_errors(chosen: Sequence[Tuple[Named, str]],
-                inputs: Sequence[InputFile]) -> List[ContractError]:
+                inputs: Sequence[Input]) -> List[ContractError]:
     """Errors for report paths that are empty, repeated, or an input file (which a report
     must never overwrite); checked before anything is read."""
     return checked_paths(chosen, inputs)[0]
 
 
-def checked_paths(chosen: Sequence[Tuple[NamedT, str]], inputs: Sequence[InputFile]
+def checked_paths(chosen: Sequence[Tuple[NamedT, str]], inputs: Sequence[Input]
                   ) -> Tuple[List[ContractError], List[Tuple[NamedT, str]]]:
     """(the errors of :func:`path_errors`, the (report, path) pairs of ``chosen`` that may be
     written): a path that is empty, stdout, stderr or an input is never written, and of two

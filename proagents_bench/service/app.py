@@ -158,11 +158,12 @@ class ServiceApp:
             status, headers, body = self.problem(problem)
             code = problem.code
         except Exception:  # noqa: BLE001 - no traceback ever reaches a client
-            status, headers, body = self.problem(Problem(
+            failed = Problem(
                 "service.internal_error", "the service failed on this request; it is a bug "
                 "in proagents-bench, and nothing was stored by this request unless its "
-                "answer says so"))
-            code = "service.internal_error"
+                "answer says so")
+            status, headers, body = self.problem(failed)
+            code = failed.code
         if request.authorization is not None and not request.audit.written:
             self.audit(request, status, code)
         headers = headers + [("Content-Length", str(len(body))),

@@ -25,7 +25,7 @@ import html
 import sqlite3
 import time
 from fractions import Fraction
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, cast
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ..contract.vocabulary import ACTIONS
 from ..version import VERSION
@@ -41,9 +41,7 @@ BoardKey = Tuple[str, str, str, Optional[int]]
 # Better first; an entry without a decision (None) after them all.
 _ACTION_RANK: Dict[Optional[str], int] = {action: index for index, action in enumerate(ACTIONS)}
 DIGEST_SHOWN = 12  # hex digits of a SHA-256 shown; the whole one is the cell's tooltip
-EXACT = "exact"
-LADDER = "ladder"
-ROUNDED = "rounded"
+EXACT, LADDER, ROUNDED = feedback.EXACT_SCORE, feedback.LADDER_SCORE, feedback.ROUNDED_SCORE
 ALL_CASES = "all"
 PUBLIC = "public"
 FINAL = "final"
@@ -95,9 +93,13 @@ class Result:
 def released_result(level: str, score: float, step: Optional[str], at: float,
                     sha256: str) -> Result:
     """The result a scored submission released at ``level``."""
-    if level == feedback.ROUNDED:
-        return Result(score, ROUNDED, Fraction(cast(str, step)), at, sha256)  # recorded
-    return Result(score, LADDER if level == feedback.LADDER else EXACT, None, at, sha256)
+    precision = feedback.level(level).precision
+    if precision is None:
+        raise ValueError("a submission at level %s released a score" % level)
+    if precision == ROUNDED and step is None:
+        raise ValueError("a submission at level %s recorded no rounding step" % level)
+    return Result(score, precision, Fraction(step) if step is not None and precision == ROUNDED
+                  else None, at, sha256)
 
 
 class Entry:

@@ -22,13 +22,13 @@ import math
 from fractions import Fraction
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Mapping, Sequence
 
+from ..contract.vocabulary import TEST_SPLIT
 from ..jsonio import load
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import Path
     from ..jsonio import JSONObject
 
-TEST_SPLIT = "test"
 
 
 class SplitError(ValueError):

@@ -140,9 +140,11 @@ def too_fine_steps(opened: sqlite3.Connection, tasks: int) -> List[str]:
     """The teams at the rounded level whose own step is finer than two standard errors of a
     score over ``tasks`` tasks (``feedback.step_allowed``), each as ``NAME (STEP)``."""
     found = []
-    for name, step in opened.execute(
-            "SELECT name, rounding_step FROM teams WHERE feedback_level = ? AND "
-            "rounding_step IS NOT NULL ORDER BY name", (feedback.ROUNDED,)):
+    for name, level, step in opened.execute(
+            "SELECT name, feedback_level, rounding_step FROM teams WHERE "
+            "rounding_step IS NOT NULL ORDER BY name"):
+        if level not in feedback.STEPPED_LEVELS:
+            continue
         if not feedback.step_allowed(Fraction(step), tasks):
             found.append("%s (%s)" % (name, step))
     return found

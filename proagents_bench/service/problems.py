@@ -1,34 +1,21 @@
 """Errors as RFC 9457 problem details (``application/problem+json``), each with a stable
-``code``: a client branches on the code, never on the wording."""
+``code``: a client branches on the code, never on the wording. The codes, their HTTP statuses
+and titles are rows of :mod:`proagents_bench.codes`."""
 
 from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
 
+from ..codes import CODES
 from ..jsonio import JSONObject
 from ..jsonio.dump import document_bytes
 
 PROBLEM_TYPE = "application/problem+json"
 TYPE_PREFIX = "urn:proagents-bench:problem:"
 
-# code -> (HTTP status, title). Codes never change meaning; new ones may be added.
-PROBLEMS: Dict[str, Tuple[int, str]] = {
-    "service.bad_request": (400, "Bad request"),
-    "service.unauthorized": (401, "A valid bearer token is required"),
-    "service.token_revoked": (401, "This token was revoked"),
-    "service.forbidden": (403, "This resource belongs to another team"),
-    "service.not_found": (404, "No such resource"),
-    "service.method_not_allowed": (405, "Method not allowed"),
-    "service.request_timeout": (408, "The request was not received in time"),
-    "service.conflict": (409, "The request conflicts with the service's state"),
-    "service.length_required": (411, "Content-Length is required"),
-    "service.payload_too_large": (413, "The request body is too large"),
-    "service.unsupported_media_type": (415, "The body must be application/json"),
-    "service.contract_error": (422, "The submission breaks the contract"),
-    "service.over_budget": (429, "The team's submission budget is spent"),
-    "service.internal_error": (500, "Internal error"),
-    "service.unavailable": (503, "The service cannot answer as configured"),
-}
+# code -> (HTTP status, title), from the service's rows of the code registry.
+PROBLEMS: Dict[str, Tuple[int, str]] = {row.code: (row.http_status, row.title)
+                                        for row in CODES if row.http_status}
 
 
 class Problem(Exception):

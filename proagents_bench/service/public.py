@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, List, Set
 
 from ..contract import publish
-from ..contract.vocabulary import CHECKS
-from ..version import VERSION
+from ..contract.vocabulary import BLOCKING, CHECKS, HARDNESS, REVIEWING, TEST_SPLIT
+from ..version import harness
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -24,7 +24,6 @@ if TYPE_CHECKING:  # for annotations only
 PUBLIC_CASES_VERSION = "proagents-bench-public-cases-v1"
 GRADER_VERSION = "proagents-bench-grader-v1"
 WITHHELD = ("expected_final_state", "forbidden_side_effects")
-TEST_SPLIT = "test"
 
 GRADING_RULES = (
     "A trial passes when all four checks hold: status is success; final_state equals the "
@@ -34,7 +33,8 @@ GRADING_RULES = (
     "trial success rate is its passing trials over trial_count, and it passes at the spec's "
     "task_min_trial_success_rate. Only test tasks are ranked. The paired comparison bootstraps "
     "test tasks with the spec's seed; the decision is INCOMPARABLE on any protocol mismatch, "
-    "BLOCK on a failed critical task or hard gate, REVIEW on a failed soft gate, else PASS.")
+    "BLOCK on a failed critical task or %s gate, REVIEW on a failed %s gate, else PASS." % (
+        HARDNESS[BLOCKING], HARDNESS[REVIEWING]))
 
 SUBMISSION_RULES = (
     "POST /v1/submissions with Authorization: Bearer TOKEN and, as the body, a results "
@@ -87,7 +87,7 @@ def grader_interface(levels: Iterable[str], automatic_steps: List[float],
     contract and how to submit."""
     return {
         "schema_version": GRADER_VERSION,
-        "harness": {"name": "proagents-bench", "version": VERSION},
+        "harness": harness(),
         "schemas": {kind: publish.schema(kind) for kind in publish.GRADER_KINDS},
         "grading_rules": GRADING_RULES,
         "checks": list(CHECKS),

@@ -35,7 +35,7 @@ import time
 from typing import IO, TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, cast
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
-from ..version import VERSION
+from ..version import NAME, VERSION
 from .problems import PROBLEM_TYPE, Problem
 
 if TYPE_CHECKING:  # for annotations only
@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # for annotations only
     from _typeshed import OptExcInfo, WriteableBuffer
     from _typeshed.wsgi import WSGIApplication
 
-SERVER_NAME = "proagents-bench/" + VERSION
+SERVER_NAME = NAME + "/" + VERSION
 SOCKET_TIMEOUT_SECONDS = 10.0
 # The longest a whole request (its line, headers and body) may take to arrive: the socket
 # timeout bounds each read, this bounds a client that trickles a byte at a time.
@@ -244,10 +244,9 @@ class ServiceRequestHandler(WSGIRequestHandler):
     def send_error(self, code: int, message: Optional[str] = None,
                    explain: Optional[str] = None) -> None:
         """The HTTP layer's own errors (bad request line, line too long) as problem+json."""
-        body = (json.dumps({"type": "urn:proagents-bench:problem:service.bad_request",
-                            "title": "Bad request", "status": code, "code":
-                            "service.bad_request", "detail": message or "malformed request"},
-                           sort_keys=True) + "\n").encode("ascii")
+        document = Problem("service.bad_request", message or "malformed request").document()
+        document["status"] = code  # 400, or the HTTP layer's own 414 and 431
+        body = (json.dumps(document, sort_keys=True) + "\n").encode("ascii")
         # A garbled request line reads as HTTP/0.9, which has no status line nor headers:
         # answer as HTTP/1.0, so that the client sees the status and the content type.
         self.request_version = "HTTP/1.0"

@@ -24,6 +24,7 @@ from fractions import Fraction
 from typing import Callable, Dict, FrozenSet, List, NoReturn, Optional, Tuple, cast
 
 from .. import pipeline
+from ..contract.vocabulary import BASELINE_ROLE, TEST_SPLIT
 from ..errors import ContractError, ContractErrors
 from ..jsonio import JSONObject, load
 from ..jsonio.dump import document_bytes
@@ -39,7 +40,6 @@ from .teams import Team
 SUBMISSION_NAME = "submission.json"
 SPEC_NAME = "spec.json"
 CASES_NAME = "cases.json"
-BASELINE_ROLE = "baseline"
 
 # How many times a submission is graded again when a phase opens or closes meanwhile.
 PHASE_ATTEMPTS = 3
@@ -84,7 +84,7 @@ class Benchmark:
         self.benchmark_version = cases["benchmark_version"]
         self.dataset_version = cases["dataset_version"]
         self.test_ids = [case["id"] for case in cases["cases"]
-                         if case["split"] == public.TEST_SPLIT]
+                         if case["split"] == TEST_SPLIT]
         # The spec as written, byte for byte but a byte-order mark: exact decimals included.
         self.public_spec = spec_text.encode("utf-8")
         self.public_cases = document_bytes(public.public_cases(cases))
@@ -356,50 +356,28 @@ class Submitter:
                 "remaining": max(0, team.budget_count - used)}
 
     def _feedback(self, opened: sqlite3.Connection, team: Team, document: JSONObject,
-                  phase: Optional[phases.Phase]) -> "Shown":
+                  phase: Optional[phases.Phase]) -> feedback.Shown:
         """What the answer shows of ``document``, the gate's decision on the test cases
-        feedback is computed on."""
-        answer = feedback.verdict(document)
-        level = team.feedback_level
-        metrics = document["candidate_metrics"]
-        if metrics is None or level == feedback.VERDICT:
-            # INCOMPARABLE depends only on the public protocol and the team's own file.
-            return Shown(answer)
-        if level == feedback.ROUNDED:
-            tasks = len(metrics["task_results"])
-            step = (Fraction(team.rounding_step) if team.rounding_step is not None
-                    else feedback.automatic_step(tasks))
-            answer["rounded"] = feedback.rounded(document, step)
-            return Shown(answer, True, answer["rounded"]["primary_task_success_rate"], step)
-        if level == feedback.FULL:
-            answer["decision"] = document
-            return Shown(answer, True, metrics["primary_task_success_rate"])
-        passes = feedback.task_passes(document)
-        # The team's best score released by the Ladder itself (never one released at another
-        # level: a rounded score is not a share of passing tasks), on the same tasks.
-        best = opened.execute(
-            "SELECT id, released_score, task_passes, answer FROM submissions WHERE "
-            "team_id = ? AND outcome = ? AND score_released = 1 AND feedback_level = ? AND "
-            "task_passes IS NOT NULL AND benchmark_id = ? AND benchmark_version = ? AND "
-            "dataset_version = ? AND phase_id IS ? "
-            "ORDER BY released_score DESC, received_at, id LIMIT 1",
-            (team.id, SCORED, feedback.LADDER, document["benchmark_id"],
-             document["benchmark_version"], document["dataset_version"],
-             phase.id if phase else None)).fetchone()
-        released = feedback.ladder_releases(passes, json.loads(best[2]) if best else None)
-        if not released:
-            # Nothing new: the best released submission's score and verdict again.
-            repeated = json.loads(best[3])
-            answer = {key: repeated[key] for key in feedback.VERDICT_KEYS}
-        answer["ladder"] = {
-            "score": feedback.score(passes) if released else best[1],
-            "new_score_released": released,
-            "verdict_of_submission": None if released else best[0],
-            "rule": "a new score, and the verdict that comes with it, is released only when "
-                    "the score beats the team's best released score by more than one paired "
-                    "standard error (Blum & Hardt 2015, parameter-free Ladder); otherwise "
-                    "both are those of the best released submission"}
-        return Shown(answer, released, answer["ladder"]["score"] if released else None)
+        feedback is computed on, at the team's level (:func:`feedback.answer`)."""
+        def best_released() -> Optional[feedback.Released]:
+            # The team's best score released at its level itself (never one released at
+            # another level: a rounded score is not a share of passing tasks), on the same
+            # tasks.
+            best = opened.execute(
+                "SELECT id, released_score, task_passes, answer FROM submissions WHERE "
+                "team_id = ? AND outcome = ? AND score_released = 1 AND feedback_level = ? "
+                "AND task_passes IS NOT NULL AND benchmark_id = ? AND benchmark_version = ? "
+                "AND dataset_version = ? AND phase_id IS ? "
+                "ORDER BY released_score DESC, received_at, id LIMIT 1",
+                (team.id, SCORED, team.feedback_level, document["benchmark_id"],
+                 document["benchmark_version"], document["dataset_version"],
+                 phase.id if phase else None)).fetchone()
+            if best is None:
+                return None
+            return feedback.Released(best[0], best[1], json.loads(best[2]), json.loads(best[3]))
+
+        return feedback.answer(team.feedback_level,
+                               feedback.Asked(document, team.rounding_step, best_released))
 
 
 class Stored:
@@ -412,18 +390,6 @@ class Stored:
         self.digest = digest
         self.received = received
         self.audit = audit
-
-
-class Shown:
-    """What an answer shows: its members, whether it releases a new score, that score and
-    the rounding step it was rounded to."""
-
-    def __init__(self, answer: JSONObject, released: bool = False, score: Optional[float] = None,
-                 step: Optional[Fraction] = None) -> None:
-        self.answer = answer
-        self.released = released
-        self.score = score
-        self.step = step
 
 
 def _scored_on(phase: Optional[phases.Phase], document: JSONObject) -> str:

@@ -117,7 +117,7 @@ def _step(text: Optional[str]) -> Optional[str]:
 def _check_step(opened: sqlite3.Connection, level: str, step: Optional[str]) -> None:
     """Refuse a rounding step finer than two standard errors of a score over the test tasks
     feedback is computed on, when the service has told how many there are."""
-    if level != feedback.ROUNDED or step is None:
+    if not feedback.level(level).stepped or step is None:
         return
     tasks = feedback_task_count(opened)
     if tasks is not None and not feedback.step_allowed(Fraction(step), tasks):
@@ -135,7 +135,7 @@ def step_unchecked(path: str, name: str, level: Optional[str],
         if level is None:
             level = row[0] if row else None
         step = _step(step_text) if step_text is not None else (row[1] if row else None)
-        return (level == feedback.ROUNDED and step is not None
+        return (level in feedback.STEPPED_LEVELS and step is not None
                 and feedback_task_count(opened) is None)
 
 

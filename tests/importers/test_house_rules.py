@@ -12,6 +12,7 @@ PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 # Above the importers: the command line and the tools that run it.
 MAY_IMPORT_IMPORTERS = ("importers", "cli", "tools")
 IMPORT_MODULES = ("importers", os.path.join("contract", "mapping.py"),
+                  os.path.join("contract", "harnesses.py"),
                   os.path.join("cli", "import_command.py"),
                   os.path.join("tools", "import_bench.py"))
 

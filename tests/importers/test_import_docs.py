@@ -7,7 +7,7 @@ import re
 import shlex
 import unittest
 
-from proagents_bench.contract.validate import file_errors
+from proagents_bench.contract.mapping import mapping_errors
 from proagents_bench.jsonio import load
 from tests.support import ROOT, TempDir, run_cli
 
@@ -22,7 +22,7 @@ class ReadmeTests(unittest.TestCase):
         block = re.search(r"## The mapping file.*?```json\n(.*?)```", readme_section(),
                           re.S).group(1)
         document = load.parse_bytes(block.encode("utf-8"), "README")
-        self.assertEqual(file_errors("mapping", document.value), [])
+        self.assertEqual(mapping_errors(document.value), [])
         for field in ("protocol", "side_effect_tools", "side_effect_store_keys", "final_state",
                       "cost", "metadata_keys", "cases"):
             self.assertIn(field, document.value)

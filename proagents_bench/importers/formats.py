@@ -1,0 +1,94 @@
+"""Which reader reads a log: its format told from its bytes by the harness rows
+(:mod:`proagents_bench.contract.harnesses`), never from its name, and the reader each row
+names (``MODULE:FUNCTION`` of this package) called on it.
+
+The import tries the formats in the rows' order within each kind of container: a folder is
+read by the first folder format; a file is measured (hashed whole, which also refuses what is
+not a regular file, or is empty), then told by its first bytes, then by its first line (a
+file of JSON lines); failing that it is decoded as one JSON object and told by its keys. A JSON object that is only a part of a log (a near
+miss, such as the ``results.json`` of a tau2-bench results folder) says what to pass
+instead; anything else lists every format the import reads.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import import_module
+from typing import TYPE_CHECKING, Callable, Optional, Tuple
+
+from ..contract.harnesses import (BYTES, FOLDER, HARNESS_OF_FORMAT, JSON, LINES,
+                                  LOG_FORMATS_TABLE, LogFormat, expected_formats)
+from ..errors import ContractErrors
+from .settings import Settings
+from .source import LogSource
+from .trial import LogRun, Trials
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+
+    # A format's reader: the log, its decoded object (None when the format was told by its
+    # bytes or is a folder) and the mapping's settings in; the run and its trials out.
+    Reader = Callable[[LogSource, Optional[JSONObject], Settings], Tuple[LogRun, Trials]]
+
+
+def close_trials(trials: Trials) -> None:
+    """Close a reader's trials (a generator that holds its log open) before they are read."""
+    close = getattr(trials, "close", None)
+    if close is not None:
+        close()
+
+
+def reader(log_format: LogFormat) -> Reader:
+    """The function a format's row names (``MODULE:FUNCTION`` of this package)."""
+    module, _, name = log_format.reader.partition(":")
+    found: Reader = getattr(import_module("." + module, __package__), name)
+    return found
+
+
+def _formats(container: str) -> Tuple[LogFormat, ...]:
+    return tuple(log_format for log_format in LOG_FORMATS_TABLE
+                 if log_format.recognised.container == container)
+
+
+def recognise(source: LogSource) -> Tuple[LogFormat, Optional[JSONObject]]:
+    """The log's format, and its decoded JSON object when the format was told by it; a
+    contract error (``import.format``) when no row reads it."""
+    if os.path.isdir(source.path):
+        folders = _formats(FOLDER)
+        if folders:
+            # Errors name a folder's files as paths inside it (``run/results.json``).
+            source.entry_separator = "/"
+            return folders[0], None
+    head = source.measure()
+    for log_format in _formats(BYTES):
+        if log_format.recognised.matches_head(head):
+            return log_format, None
+    lines = _formats(LINES)
+    if lines:
+        first = source.first_line()
+        for log_format in lines:
+            if log_format.recognised.matches_first_line(first):
+                return log_format, None
+    value = source.read_json()
+    for log_format in _formats(JSON):
+        if log_format.recognised.matches_value(value):
+            return log_format, value
+    for log_format in LOG_FORMATS_TABLE:
+        if log_format.near_miss is not None and log_format.near_miss.matches_value(value):
+            raise ContractErrors([source.error("import.format", log_format.near_miss_fix)])
+    raise ContractErrors([source.error(
+        "import.format", "not a log this importer reads: expected %s" % expected_formats())])
+
+
+def open_log(source: LogSource, settings: Settings) -> Tuple[LogRun, Trials]:
+    """The log's run and trials, read by its format's reader; the mapping's sources are
+    checked against the log's harness (contract errors placed in the mapping file)."""
+    log_format, value = recognise(source)
+    run, trials = reader(log_format)(source, value, settings)
+    try:
+        settings.check_harness(HARNESS_OF_FORMAT[log_format.name])
+    except ContractErrors as failure:
+        close_trials(trials)
+        raise ContractErrors([error.at(settings.shown, error.line, error.column)
+                              for error in failure.errors])
+    return run, trials

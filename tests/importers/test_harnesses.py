@@ -1,0 +1,114 @@
+"""The harness rows (proagents_bench/contract/harnesses.py) are the one description of every
+log format: each row's reader reads the format it is named for, and the results'
+provenance, the mapping's schema, the dispatch, the import command's help and its error for
+an unknown log all say what the rows say."""
+
+import unittest
+
+from proagents_bench.cli import import_command
+from proagents_bench.contract import harnesses
+from proagents_bench.contract.inputs import PROVENANCE
+from proagents_bench.contract.mapping import COST, FINAL_STATE
+from proagents_bench.contract.publish import schema
+from proagents_bench.importers import formats
+from proagents_bench.importers.settings import default_settings
+from proagents_bench.importers.source import LogSource
+from tests.support import TempDir
+
+from .support import fixture
+
+# A fixture log of every format (a new row needs one here).
+FIXTURE_OF_FORMAT = {
+    harnesses.INSPECT_EVAL: "baseline.eval",
+    harnesses.INSPECT_JSON: "baseline.json",
+    harnesses.TAU2_JSON: "tau2_baseline.json",
+    harnesses.TAU2_DIR: "tau2_candidate_dir",
+}
+
+
+def _enum(shape):
+    return list(shape.shape.enum)
+
+
+class HarnessRowTests(unittest.TestCase):
+    def test_every_format_has_a_fixture(self):
+        self.assertEqual(sorted(FIXTURE_OF_FORMAT), sorted(harnesses.LOG_FORMATS))
+
+    def test_each_fixture_is_told_by_its_row_and_read_by_its_reader(self):
+        for log_format in harnesses.LOG_FORMATS_TABLE:
+            with self.subTest(log_format.name):
+                source = LogSource(fixture(FIXTURE_OF_FORMAT[log_format.name]))
+                found, _value = formats.recognise(source)
+                self.assertIs(found, log_format)
+                run, trials = formats.open_log(source, default_settings())
+                try:
+                    self.assertEqual(run.log_format, log_format.name)
+                    self.assertEqual(run.harness,
+                                     harnesses.HARNESS_OF_FORMAT[log_format.name].name)
+                    self.assertTrue(next(iter(trials)).record["case_id"])
+                finally:
+                    formats.close_trials(trials)
+
+    def test_the_provenance_names_the_rows_formats_and_harnesses(self):
+        fields = {field.key: field for field in PROVENANCE.fields}
+        self.assertEqual(list(fields["log_format"].shape.enum), list(harnesses.LOG_FORMATS))
+        for harness in harnesses.HARNESSES:
+            self.assertIn("`%s`" % harness.name, fields["harness"].meaning)
+
+    def test_the_mapping_takes_every_rows_sources(self):
+        for shape, names in ((FINAL_STATE, "final_state_names"), (COST, "cost_names")):
+            source = next(field for field in shape.fields if field.key == "source")
+            self.assertEqual(list(source.shape.enum), [
+                name for harness in harnesses.HARNESSES for name in getattr(harness, names)])
+            for harness in harnesses.HARNESSES:
+                self.assertIn("%s: `%s` (default)" % (harness.title, getattr(harness, names)[0]),
+                              source.meaning)
+        self.assertIn(harnesses.sources_text("final_state"), str(schema("mapping")))
+
+    def test_the_import_help_and_the_unknown_log_error_name_every_format(self):
+        description = import_command.build_parser("run_benchmark.py").description
+        expected = harnesses.expected_formats()
+        for harness in harnesses.HARNESSES:
+            for log_format in harness.formats:
+                self.assertIn(log_format.help_name, description)
+                self.assertIn(log_format.what, expected)
+        folder = TempDir(self).path
+        path = folder + "/log.json"
+        with open(path, "wb") as handle:
+            handle.write(b'{"something": "else"}')
+        with self.assertRaises(Exception) as raised:
+            formats.recognise(LogSource(path))
+        self.assertEqual(raised.exception.errors[0].message,
+                         "not a log this importer reads: expected " + expected)
+
+    def test_a_log_of_json_lines_is_told_by_its_first_line(self):
+        recognition = harnesses.Recognition(harnesses.LINES, keys=("run",))
+        folder = TempDir(self).path
+        cases = {b'{"run": 1}\n{"x": 2}\n': True, b'{"other": 1}\n': False,
+                 b"[" * 100000 + b"\n": False, b"\xff\xfe{}\n": False, b"not json\n": False,
+                 b'{"run": 1, "more": [\n1]}': False}
+        for data, expected in cases.items():
+            with self.subTest(data[:20]):
+                path = folder + "/log.jsonl"
+                with open(path, "wb") as handle:
+                    handle.write(data)
+                first = LogSource(path).first_line()
+                self.assertEqual(recognition.matches_first_line(first), expected)
+                self.assertFalse(harnesses.Recognition(
+                    harnesses.JSON, keys=("run",)).matches_first_line(first))
+
+    def test_a_reader_that_is_not_there_fails_at_once(self):
+        broken = harnesses.LogFormat("x", "an x log", harnesses.Recognition(harnesses.FOLDER),
+                                     "inspect_log:no_such_reader", "x")
+        with self.assertRaises(AttributeError):
+            formats.reader(broken)
+
+    def test_a_harness_row_must_fill_every_docs_cell(self):
+        with self.assertRaises(ValueError):
+            harnesses.Harness("h", "H", [], [harnesses.Source("s")], [harnesses.Source("c")],
+                              "case", "trial", "unit", "", defaults={}, records={},
+                              side_effects_default="none")
+
+
+if __name__ == "__main__":
+    unittest.main()
