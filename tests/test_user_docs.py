@@ -322,6 +322,22 @@ class StatedFactTests(unittest.TestCase):
         self.assertRegex(ci, r"-m %s\s+--cache-dir \S+ %s" % (re.escape(command),
                                                                 re.escape(targets)))
 
+    def test_ci_fails_clearly_when_the_type_checker_cannot_be_installed(self):
+        # Never a silent skip: a failed install (or venv) says so and exits 1 before the
+        # tests, and the docs say how CI gets mypy without the package index.
+        ci = self.read(".ci", "run").replace("\\\n", " ")
+        self.assertRegex(ci, r"-m venv \S+ \|\| no_type_checker ")
+        self.assertRegex(ci, r"-m pip install [^\n]*-r \.ci/type-check-requirements\.txt\s+"
+                             r"\|\| no_type_checker ")
+        body = re.search(r"^no_type_checker\(\) \{\n(.*?)^\}", ci, re.M | re.S)
+        self.assertIsNotNone(body)
+        self.assertIn("cannot be installed", body.group(1))
+        self.assertIn(">&2\n  exit 1\n", body.group(1))
+        self.assertLess(ci.index("no_type_checker()"), ci.index("test_run_benchmark.py\n"))
+        development = self.read("docs", "development.md")
+        self.assertIn("pip download -r .ci/type-check-requirements.txt -d WHEELS", development)
+        self.assertIn("PIP_NO_INDEX=1 PIP_FIND_LINKS=WHEELS bash .ci/run", development)
+
     def test_the_package_never_imports_the_type_checker(self):
         # Only the standard library: not mypy, nor the packages that come with it (and
         # typing_extensions would not be there without it), not even for annotations.

@@ -47,8 +47,10 @@ class Systems:
     def in_order(self) -> Tuple[List[JSONObject], List[JSONObject]]:
         """The baseline's and the candidate's records in canonical order, once every rule
         held (:func:`cross_file_errors` found nothing: coverage put them in order)."""
-        return (cast("List[JSONObject]", self.baseline_records),
-                cast("List[JSONObject]", self.candidate_records))
+        baseline, candidate = self.baseline_records, self.candidate_records
+        if baseline is None or candidate is None:
+            raise ValueError("the records are in order only once the coverage rule held")
+        return baseline, candidate
 
 
 class Context:
@@ -72,12 +74,16 @@ class Context:
     def checked(self) -> Systems:
         """The baseline and the candidate, once every rule held (:func:`cross_file_errors`
         found nothing: the roles rule found them)."""
-        return cast("Systems", self.systems)
+        if self.systems is None:
+            raise ValueError("the systems are known only once the roles rule held")
+        return self.systems
 
     def loaded_results(self) -> JSONObject:
         """The results file, for the results' rules, which run only when it is in
         (:func:`cross_file_errors`)."""
-        return cast("JSONObject", self.results)
+        if self.results is None:
+            raise ValueError("the results' rules run only once the results are in")
+        return self.results
 
 
 def _versions(context: Context) -> Found:

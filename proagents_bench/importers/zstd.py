@@ -70,12 +70,14 @@ class ZstdError(Exception):
 # Optional accelerators, never required: the standard library's ``compression.zstd``
 # (Python 3.14+) and the ``zstandard`` package, where importable. Each gives the same bytes
 # as the pure-Python decoder (the tests hold every one present to it, entry by entry).
+# Neither is there for the type checker (Python 3.9 has no compression.zstd; zstandard is
+# not installed with it), so each is typed Any and may be None: the ignores say so.
 try:
-    from compression import zstd as _stdlib_zstd  # type: ignore
+    from compression import zstd as _stdlib_zstd  # type: ignore[import-not-found]
 except ImportError:  # before Python 3.14
     _stdlib_zstd = None
 try:
-    import zstandard as _zstandard  # type: ignore
+    import zstandard as _zstandard  # type: ignore[import-not-found]
 except ImportError:
     _zstandard = None
 

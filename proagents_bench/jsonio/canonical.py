@@ -326,7 +326,7 @@ def _check_keys(keys: Iterable[object]) -> None:
     listed = list(keys)
     if not set(map(type, listed)) <= _STR_ONLY:
         raise _NotFast
-    joined = "".join(cast("List[str]", listed))
+    joined = "".join(cast("List[str]", listed))  # every key a str (its types say)
     if not joined.isascii() and _HIGH_CHAR.search(joined) is not None:
         raise _NotFast
 

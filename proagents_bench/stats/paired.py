@@ -257,10 +257,10 @@ def _integer_multiples(values: List[Exact]) -> Optional[Tuple[List[int], int]]:
     denominators dividing K); else None."""
     kinds = set(map(type, values))
     if kinds <= {int}:
-        return cast("List[int]", values), 1
+        return cast("List[int]", values), 1  # every value an int (its kinds say)
     if not kinds <= {int, Fraction}:
         return None
-    rationals = cast("List[Union[int, Fraction]]", values)
+    rationals = cast("List[Union[int, Fraction]]", values)  # no Decimal (its kinds say)
     denominator = 1
     for each in set(map(attrgetter("denominator"), rationals)):
         denominator = denominator * each // gcd(denominator, each)
