@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
 
 DEFAULT_BUDGET = "3/24h"
-DEFAULT_LEVEL = "ladder"
+DEFAULT_LEVEL = feedback.LADDER
 
 
 class TeamError(ValueError):
