@@ -20,14 +20,14 @@ import math
 import re
 from fractions import Fraction
 from html import escape
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Dict, Optional
 
 from ..contract.gates import P95_LATENCY_GATE, PAIRED_INTERVAL_GATE, TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..stats.quantiles import nearest_rank_index
 from . import svg as report_svg
-from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, hardness,
-                   interval_rows, latencies, metric_rows, metric_value, note_facts, notes,
+from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, clean, counted, gate_states,
+                   gate_text, held_text, interval_rows, latencies, metric_rows, metric_value, note_facts, notes,
                    problems_first, reason_groups, shorten, show, show_gate, slices,
                    tagged_reasons, task_rows)
 
@@ -84,6 +84,7 @@ table { border-collapse: collapse; margin: 0; }
 th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f5f7; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .held { color: var(--pass); font-weight: 700; } .failed { color: var(--block); font-weight: 700; }
+.unjudged { color: var(--review); font-weight: 700; }
 td.held { white-space: nowrap; }
 .facts th { width: 13em; }
 code, .id { font-family: ui-monospace, Consolas, monospace; font-size: .9em; }
@@ -303,26 +304,30 @@ def _facts(document):
         "facts", body)
 
 
-def _held_cell(gate_key, failed):
+# Each "Held?" state's class and mark (the words are view.held_text's).
+HELD_CELLS = {HELD: ("held", "\u2713"), FAILED: ("failed", "\u2717"),
+              NOT_JUDGED: ("unjudged", "?")}
+
+
+def _held_cell(gate_key: Optional[str], states: Dict[str, str]) -> str:
     if gate_key is None:
         return '<td>\u2014</td>'
-    if gate_key in failed:
-        return '<td class="failed">\u2717 failed (%s)</td>' % hardness(gate_key)
-    return '<td class="held">\u2713 held</td>'
+    css, mark = HELD_CELLS[states.get(gate_key, HELD)]
+    return '<td class="%s">%s %s</td>' % (css, mark, held_text(gate_key, states))
 
 
 def _metric_row(label: str, baseline: str, candidate: str, gate: str,
-                gate_key: Optional[str], failed: set) -> str:
+                gate_key: Optional[str], failed: Dict[str, str]) -> str:
     """One row of the metric table; each cell names its column (``data-label``), which a
     narrow window shows in place of the header, the row stacked."""
     return ('<tr%s><th scope="row">%s</th><td class="num" data-label="Baseline">%s</td>'
             '<td class="num" data-label="Candidate">%s</td><td data-label="Gate">%s</td>%s'
-            '</tr>' % (' class="failed-row"' if gate_key in failed else "", _e(label),
+            '</tr>' % (' class="failed-row"' if failed.get(gate_key) == FAILED else "", _e(label),
                        _e(baseline), _e(candidate), _e(gate), _held_cell(gate_key, failed)))
 
 
 def _metrics(document, gates, gate_rows):
-    failed = failed_gates(document)
+    failed = gate_states(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     lines = ['<thead><tr><th>Metric</th><th>Baseline</th><th>Candidate</th>'
              '<th>Gate (candidate)</th><th>Held?</th></tr></thead>\n<tbody>']
