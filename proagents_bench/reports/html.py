@@ -125,7 +125,13 @@ h3 { font-size: 1rem; margin: 14px 0 4px; }
   table.metrics td { display: inline-block; text-align: left; }
   table.metrics td[data-label]::before { content: attr(data-label) " "; color: #57606a;
     font-size: .85em; }
-  table.grid tbody td:first-child { min-width: 6.5em; }
+  table.grid, table.grid tbody, table.grid tr { display: block; }
+  table.grid thead, table.grid td.ok, table.grid td:empty { display: none; }
+  table.grid tr { border: 1px solid #d0d7de; margin: 0 0 6px; }
+  table.grid td { display: inline-block; border: 0; padding: 1px 6px; margin: 1px 0; }
+  table.grid tbody td:first-child { display: block; position: static; }
+  table.grid td[data-label]::before { content: attr(data-label) ": "; color: #57606a;
+    font-weight: 400; }
   .banner .action { font-size: 2rem; } .facts th { width: auto; }
   .banner .primary { font-size: .95rem; }
   .banner.CONTRACT_ERROR .action, .banner.INTERNAL_ERROR .action { font-size: 1.5rem; }
@@ -498,24 +504,28 @@ def _slices(document):
                 cut))
 
 
-def _trial_cell(trial):
+def _trial_cell(trial, system: str) -> str:
+    """A trial's cell; ``data-label`` names it (``candidate trial 3``) in a narrow window,
+    where a row is a card of its failing cells (the passing ones are hidden)."""
     if trial.passed:
         return '<td class="ok" title="trial %d passed">\u2713</td>' % trial.trial_id
     labels = trial.failure_labels()
-    return '<td class="bad" title="trial %d failed: %s">%s</td>' % (
-        trial.trial_id, _e(", ".join(trial.failed_checks)),
+    return '<td class="bad" data-label="%s trial %d" title="trial %d failed: %s">%s</td>' % (
+        system, trial.trial_id, trial.trial_id, _e(", ".join(trial.failed_checks)),
         "<br>".join(_e(label) for label in labels))
 
 
-def _task_cell(system_task):
+def _task_cell(system_task, system: str) -> str:
     result = system_task.result
     rate = "%d/%d" % (sum(1 for trial in system_task.trials if trial.passed),
                       len(system_task.trials))
     if system_task.critical_failure:
-        return '<td class="task-fail">\u2717 %s (critical gate)</td>' % _e(rate)
-    if result["task_pass"]:
-        return '<td class="task-pass">\u2713 %s</td>' % _e(rate)
-    return '<td class="task-fail">\u2717 %s</td>' % _e(rate)
+        css, text = "task-fail", "\u2717 %s (critical gate)" % rate
+    elif result["task_pass"]:
+        css, text = "task-pass", "\u2713 %s" % rate
+    else:
+        css, text = "task-fail", "\u2717 %s" % rate
+    return '<td class="%s" data-label="%s task">%s</td>' % (css, system, _e(text))
 
 
 def _grid(document, rows):
@@ -534,11 +544,11 @@ def _grid(document, rows):
     for row in shown:
         cells = ['<td><span class="id">%s</span>%s</td>' % (
             _id(row.case_id, 120), '<span class="badge">CRITICAL</span>' if row.critical else "")]
-        for system_task in (row.candidate, row.baseline):
-            cells.extend(_trial_cell(trial) for trial in system_task.trials)
+        for system, system_task in (("candidate", row.candidate), ("baseline", row.baseline)):
+            cells.extend(_trial_cell(trial, system) for trial in system_task.trials)
             cells.append('<td></td>' * (trials - len(system_task.trials)))
-            cells.append(_task_cell(system_task))
-        cells.append('<td>%s</td>' % _id(row.slice, 60))
+            cells.append(_task_cell(system_task, system))
+        cells.append('<td data-label="slice">%s</td>' % _id(row.slice, 60))
         lines.append('<tr%s>%s</tr>' % (' class="critical"' if row.critical else "",
                                         "".join(cells)))
     lines.append("</tbody>")
@@ -548,7 +558,8 @@ def _grid(document, rows):
              'fails, then the rest. A '
              'failed cell names its failing checks: the status (timeout, error, unknown), '
              '<em>wrong final state</em>, <em>forbidden side effect</em> or <em>unapproved '
-             'tool</em>. <span class="badge">CRITICAL</span> marks a critical task.</p>',
+             'tool</em>. <span class="badge">CRITICAL</span> marks a critical task. In a '
+             'narrow window each task is a card of its failing trials and both verdicts.</p>',
              _table("grid", "\n".join(lines))]
     if rest:
         failing = sum(1 for row in rows if row.candidate.misses_gate)
