@@ -29,7 +29,7 @@ from ..text import quote
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
-from .import_command import _inside, _same
+from .import_command import _inside, _same, _split_logs, add_split_log_options
 from .status import EXIT_PASS
 
 INITIALIZED = "INITIALIZED"
@@ -59,11 +59,7 @@ def build_parser(program: str) -> Parser:
     parser.add_argument("--baseline-id", metavar="ID",
                         help="with --from-log: the baseline's system_id (default: the log's "
                              "model)")
-    parser.add_argument("--train-log", metavar="LOG", action="append", default=[],
-                        help="with --from-log: a log whose every sample is a train case")
-    parser.add_argument("--development-log", metavar="LOG", action="append", default=[],
-                        help="with --from-log: a log whose every sample is a development "
-                             "case")
+    add_split_log_options(parser, "--from-log")
     parser.add_argument("--force", action="store_true",
                         help="overwrite files that exist (default: refuse, exit 2)")
     return parser
@@ -89,11 +85,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
         else:
             settings = (load_settings(options.mapping) if options.mapping is not None
                         else default_settings())
-            split_logs = [(split, LogSource(path)) for split, paths_given in (
-                ("train", options.train_log), ("development", options.development_log))
-                for path in paths_given]
             scaffold = from_log(LogSource(options.from_log), settings, options.baseline_id,
-                                split_logs)
+                                _split_logs(options))
             files = scaffold.files
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)

@@ -100,15 +100,8 @@ def import_logs(logs: List[LogSource], settings: Settings, cases_file: Optional[
     pairs of logs whose every sample is a case of that split, for the built cases file."""
     known = _case_index(cases_file) if cases_file is not None else None
     opened: List[Tuple[ImportedSystem, Trials]] = []
-    errors: List[ContractError] = []
     try:
-        for role, source in list(zip(ROLES, logs)) + list(split_logs):
-            try:
-                run, trials = open_log(source, settings)
-            except ContractErrors as failure:
-                errors.extend(failure.errors)
-                continue
-            opened.append((ImportedSystem(role, source, run), trials))
+        errors = _open(list(zip(ROLES, logs)) + list(split_logs), settings, opened)
         errors.extend(_header_errors([system for system, _trials in opened], settings,
                                      system_ids))
         errors = _once(errors)  # a mapping's error is found once per log: said once
@@ -126,10 +119,7 @@ def import_logs(logs: List[LogSource], settings: Settings, cases_file: Optional[
     finally:
         for _system, trials in opened:
             close_trials(trials)
-    omitted = 0
-    for system in systems:
-        errors.extend(system.errors)
-        omitted += system.omitted
+    omitted = _gather(systems, errors)
     errors.extend(_coverage_errors(systems[:2], known))
     errors.extend(_mapping_errors(systems, settings))
     if errors:
@@ -161,15 +151,8 @@ def describe_log(log: LogSource, settings: Settings, system_id: Optional[str] = 
     and the cases file ``--write-cases`` would build (a cases v2 file declaring absent the
     splits no log holds). ``system_id`` names the system (default: the log's model)."""
     opened: List[Tuple[ImportedSystem, Trials]] = []
-    errors: List[ContractError] = []
     try:
-        for role, source in [(ROLES[0], log)] + list(split_logs):
-            try:
-                run, trials = open_log(source, settings)
-            except ContractErrors as failure:
-                errors.extend(failure.errors)
-                continue
-            opened.append((ImportedSystem(role, source, run), trials))
+        errors = _open([(ROLES[0], log)] + list(split_logs), settings, opened)
         errors.extend(_header_errors([system for system, _trials in opened], settings,
                                      (system_id, None)))
         if opened and opened[0][0].is_system and opened[0][0].system_id is None:
@@ -181,10 +164,7 @@ def describe_log(log: LogSource, settings: Settings, system_id: Optional[str] = 
     finally:
         for _system, trials in opened:
             close_trials(trials)
-    omitted = 0
-    for system in systems:
-        errors.extend(system.errors)
-        omitted += system.omitted
+    omitted = _gather(systems, errors)
     errors.extend(_mapping_errors(systems, settings))
     if errors:
         raise ContractErrors.capped(errors, omitted)
@@ -192,6 +172,31 @@ def describe_log(log: LogSource, settings: Settings, system_id: Optional[str] = 
     ids = _ids(baseline, settings, None)
     return Described(ids, baseline.system_id or "", baseline.protocol,
                      _cases(systems, settings, ids), baseline)
+
+
+def _open(logs: List[Tuple[str, LogSource]], settings: Settings,
+          opened: List[Tuple[ImportedSystem, Trials]]) -> List[ContractError]:
+    """Open each (role, log): append its system and trials to ``opened`` (the caller closes
+    them, whatever happens); return the errors of the logs that could not be opened."""
+    errors: List[ContractError] = []
+    for role, source in logs:
+        try:
+            run, trials = open_log(source, settings)
+        except ContractErrors as failure:
+            errors.extend(failure.errors)
+            continue
+        opened.append((ImportedSystem(role, source, run), trials))
+    return errors
+
+
+def _gather(systems: List[ImportedSystem], errors: List[ContractError]) -> int:
+    """Add the errors of the systems' samples to ``errors``; return how many more there were
+    (past each log's cap)."""
+    omitted = 0
+    for system in systems:
+        errors.extend(system.errors)
+        omitted += system.omitted
+    return omitted
 
 
 def _once(errors: List[ContractError]) -> List[ContractError]:

@@ -33,6 +33,7 @@ from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, clean, counted, gate_
 
 if TYPE_CHECKING:  # for annotations only
     from .nodecision import NoDecision
+    from .view import SystemTask, TrialView
 
 MAX_GRID_ROWS = 500
 MAX_GRID_CELLS = 30000  # rows x trial columns of both systems: keeps the page light
@@ -504,7 +505,7 @@ def _slices(document):
                 cut))
 
 
-def _trial_cell(trial, system: str) -> str:
+def _trial_cell(trial: "TrialView", system: str) -> str:
     """A trial's cell; ``data-label`` names it (``candidate trial 3``) in a narrow window,
     where a row is a card of its failing cells (the passing ones are hidden)."""
     if trial.passed:
@@ -515,7 +516,7 @@ def _trial_cell(trial, system: str) -> str:
         "<br>".join(_e(label) for label in labels))
 
 
-def _task_cell(system_task, system: str) -> str:
+def _task_cell(system_task: "SystemTask", system: str) -> str:
     result = system_task.result
     rate = "%d/%d" % (sum(1 for trial in system_task.trials if trial.passed),
                       len(system_task.trials))
