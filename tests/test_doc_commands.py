@@ -112,7 +112,11 @@ def doc_commands(document):
                 claimed = _CLAIM_PS.search(lines[index + 1])
             if powershell:  # .\examples\x.json is examples/x.json
                 rest = re.sub(r"(^|\s)\.\\", r"\1", rest).replace("\\", "/")
-            words = shlex.split(rest.split("  #")[0])
+            rest = rest.split("  #")[0]
+            try:
+                words = shlex.split(rest)
+            except ValueError:  # a synopsis in words ("the gate's options"): its words
+                words = rest.split()
             found.append(DocCommand(document, first_line + index, match.group(1), words,
                                     int(claimed.group(1)) if claimed else None))
     return found

@@ -35,6 +35,7 @@ COMMANDS = {
     "restore": "restore_command",
     "import": "import_command",
     "init": "init_command",
+    "release": "release_command",
     "plan": "plan_command",
     "health": "health_command",
     "diff": "diff_command",
