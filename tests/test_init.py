@@ -80,6 +80,15 @@ class BlankTests(unittest.TestCase):
         self.assertNotEqual(read(spec), b"mine")
         self.assertEqual(sorted(os.listdir(folder)), sorted(FILE_NAMES.values()))
 
+    def test_a_built_file_the_contract_refuses_is_an_error_never_written(self):
+        from proagents_bench.errors import ContractErrors
+        from proagents_bench.importers import scaffold
+        spec = scaffold.spec_document(scaffold.BLANK_IDS, " ", scaffold.BLANK_PROTOCOL)
+        with self.assertRaises(ContractErrors) as raised:
+            scaffold._checked([("spec", spec)])
+        self.assertEqual([(error.code, error.path) for error in raised.exception.errors],
+                         [("import.invalid_spec", ("baseline_system_id",))])
+
     def test_log_options_need_a_log(self):
         _folder, run = self.init("--mapping", fixture("tau2_mapping.json"))
         self.assertEqual(run.status, 2)
