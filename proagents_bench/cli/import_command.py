@@ -158,7 +158,7 @@ def _path_problems(options: argparse.Namespace) -> List[ContractError]:
                                         "be overwritten" % option, (), path))
         elif any(_inside(path, given) for given in inputs):
             errors.append(ContractError("cli.report_path", "%s names a file inside an input "
-                                        "folder (a tau2-bench results folder): it would change "
+                                        "folder (a log that is a folder): it would change "
                                         "the log" % option, (), path))
     if len(outputs) == 2 and _same(outputs[0][1], outputs[1][1]):
         errors.append(ContractError("cli.report_path", "--output and --write-cases name the "
