@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tupl
 from ..contract.gates import CRITICAL_GATE, TASK_GATE, Gate
 from ..contract.vocabulary import BLOCKING, HARDNESS, NOT_RUN_FINDINGS, REVIEWING
 from ..version import NAME
-from .view import (clean, failed_gates, hardness, note_facts, notes,
+from .view import (NOT_JUDGED, clean, gate_states, hardness, note_facts, notes,
                    show, show_gate, shorten, task_rows)
 from .view import latencies as latencies_of
 
@@ -169,7 +169,7 @@ def _task_cases(document: JSONObject, gates: JSONObject) -> Tuple[List[Case], st
 
 def _gate_cases(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gate],
                 decision: Decision) -> List[Case]:
-    failed = failed_gates(document)
+    failed = gate_states(document)
     findings: Dict[str, List[JSONObject]] = {}
     for finding in document.get("findings", ()):
         findings.setdefault(finding["code"], []).append(finding)
@@ -180,7 +180,7 @@ def _gate_cases(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gat
         if key in failed:
             severity = hardness(key)
             message = "%s gate %s (%s) failed" % (severity, key, show_gate(gates[key]))
-            if all(finding["observed"] is None for finding in findings.get(key, ())):
+            if failed[key] == NOT_JUDGED:
                 message = "%s gate %s (%s) could not be judged: its metric is unmeasured" % (
                     severity, key, show_gate(gates[key]))
             details = [message] + ["%s %s against %s%s" % (
@@ -189,7 +189,7 @@ def _gate_cases(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gat
                 for finding in findings.get(key, ())]
             failure = _failure(message, severity, details)
         cases.append(Case("gates", key, "0.000", failure))
-    for code in sorted(failed.difference(whole + (CRITICAL_GATE.key,))):
+    for code in sorted(set(failed).difference(whole + (CRITICAL_GATE.key,))):
         reasons = [finding.reason for finding in decision.findings if finding.code == code]
         severity = HARDNESS[BLOCKING if any(finding.severity == BLOCKING for finding in
                                             decision.findings if finding.code == code)

@@ -268,10 +268,34 @@ def note_facts(finding: Finding) -> str:
     return "; ".join(parts)
 
 
-def failed_gates(document: JSONObject) -> Set[str]:
-    """Codes of the gates the candidate failed (informational findings are no gates)."""
-    return {finding["code"] for finding in document.get("findings", ())
-            if finding["severity"] != INFORMATIONAL}
+# What a report says of a gate in the metric table's "Held?" column.
+HELD = "held"
+FAILED = "failed"
+NOT_JUDGED = "not judged"
+
+
+def gate_states(document: JSONObject) -> Dict[str, str]:
+    """:data:`FAILED` or :data:`NOT_JUDGED` for each gate the candidate did not hold (read
+    from the findings; an informational finding is no gate). A gate is not judged when none
+    of its findings has an observed value (a latency or cost that a results v3 record left
+    unmeasured, null): the run is a REVIEW, but nothing measured failed. A gate not in the
+    mapping held. Every report reads this, so that none calls an unjudged gate failed."""
+    findings: Dict[str, List[JSONObject]] = {}
+    for finding in document.get("findings", ()):
+        if finding["severity"] != INFORMATIONAL:
+            findings.setdefault(finding["code"], []).append(finding)
+    return {code: NOT_JUDGED if code in GATE_BY_KEY and all(
+        finding["observed"] is None for finding in found) else FAILED
+        for code, found in findings.items()}
+
+
+def held_text(gate_key: Optional[str], states: Dict[str, str]) -> str:
+    """The "Held?" cell of a gate, in words: ``held``, ``failed (hard)``, ``not judged
+    (soft)``; "" for a row without a gate."""
+    if gate_key is None:
+        return ""
+    state = states.get(gate_key, HELD)
+    return state if state == HELD else "%s (%s)" % (state, hardness(gate_key))
 
 
 class TrialView:
