@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from .. import pipeline
 from ..contract.harnesses import formats_help
@@ -87,7 +87,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     try:
         settings = (load_settings(options.mapping) if options.mapping is not None
                     else default_settings())
-        cases_file = _load_cases(options.cases) if options.cases is not None else None
+        cases_file = load_cases(options.cases) if options.cases is not None else None
         imported = import_logs([LogSource(options.baseline), LogSource(options.candidate)],
                                settings, cases_file, options.write_cases is not None,
                                (options.baseline_id, options.candidate_id),
@@ -190,8 +190,10 @@ def _inside(path: str, folder: str) -> bool:
         return False
 
 
-def _load_cases(path: str) -> dict:
-    document = pipeline.InputFile("cases", path).load()
+def load_cases(path: str, shown: Optional[str] = None) -> dict:
+    """The cases file at ``path`` (shown as ``shown``), loaded and validated alone (the
+    import checks the logs against it); ContractErrors otherwise."""
+    document = pipeline.InputFile("cases", path, shown).load()
     errors = file_errors("cases", document.value)
     if errors:
         raise ContractErrors(document.errors_at(errors))
