@@ -38,7 +38,7 @@ from ..text import quote
 from .inspect_log import scaled
 from .settings import Settings
 from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, items, log_number,
-                     optional, require, type_name)
+                     measured, optional, require, type_name)
 from .trial import LogRun, Trial, Trials
 
 # The results format versions read (promptfoo's ``results.version``).
@@ -253,13 +253,8 @@ class ResultReader:
 
     @staticmethod
     def _latency(result: dict, path: tuple) -> object:
-        if result.get("latencyMs") is None:
-            return None  # not measured: null, never 0
-        latency = require(result, "latencyMs", (int, float), path, "latency_ms is made from")
-        if not log_number(latency):
-            raise LogError("import.field_type", "\"latencyMs\" must be a number of "
-                           "milliseconds from 0 to %d" % MAX_LOG_NUMBER, path + ("latencyMs",))
-        return latency if isinstance(latency, int) else round(latency, 3)
+        latency = measured(result, "latencyMs", path, "a number of milliseconds")
+        return latency if latency is None or isinstance(latency, int) else round(latency, 3)
 
     def _cost(self, result: dict, path: tuple) -> object:
         if self.cost_source == RESULT_COST:

@@ -218,6 +218,19 @@ def log_number(value: object) -> bool:
             and 0 <= value <= MAX_LOG_NUMBER)
 
 
+def measured(holder: dict, key: str, path: tuple, what: str) -> object:
+    """``holder[key]``, a time, token count or cost of the log (``what``: ``a number of
+    seconds``): None when absent or null (not measured: null, never 0); a LogError
+    ``import.field_type`` at its path unless it is a number from 0 to MAX_LOG_NUMBER."""
+    if holder.get(key) is None:
+        return None
+    value = require(holder, key, (int, float), path, "the record needs")
+    if not log_number(value):
+        raise LogError("import.field_type", "%s must be %s from 0 to %d" % (
+            quote(key), what, MAX_LOG_NUMBER), path + (key,))
+    return value
+
+
 def items(value: object) -> list:
     """A log's array, or none: a field of another type is read as empty (the field is one the
     record does not need, so a value of a later format is not an error)."""
