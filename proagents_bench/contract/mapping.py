@@ -77,7 +77,7 @@ MAPPING_V1_SHAPE = Object("mapping", [
 # -- v2: the pointers of a JSON-lines log ---------------------------------------------------
 # A JSON Pointer (RFC 6901) into one line's object: ``/a/b/0``, with ``~1`` for ``/`` and
 # ``~0`` for ``~`` inside a key; never the whole line.
-POINTER = String(pattern="^(/([^~/]|~[01])*)+$")
+POINTER = String(pattern="^(/[^~/]*(~[01][^~/]*)*)+$")
 
 
 def _one_success_rule(lines: dict) -> Iterator:

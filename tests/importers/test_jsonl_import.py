@@ -6,6 +6,7 @@ import json
 import os
 import unittest
 
+from proagents_bench.contract.mapping import mapping_errors
 from proagents_bench.importers.jsonl import MISSING, pointer_path, resolve
 from tests.importers import make_jsonl_logs
 from tests.importers.support import EXAMPLE_CASES, fixture, load_json, read_bytes, records, \
@@ -209,6 +210,19 @@ class LineErrorTests(unittest.TestCase):
 
 
 class PointerTests(unittest.TestCase):
+    def test_the_mapping_takes_json_pointers_only(self):
+        base = {"schema_version": "proagents-bench-import-mapping-v2",
+                "lines": {"case_id": "/task/id", "trial_id": "/attempt"}}
+        for pointer in ("/a", "/a~1b/m~0n/1", "/", "//x", "/~01~1"):
+            value = dict(base, lines=dict(base["lines"], case_id=pointer))
+            self.assertEqual(mapping_errors(value), [], pointer)
+        for pointer in ("a", "", "/a~2", "/x~", "#/a"):
+            value = dict(base, lines=dict(base["lines"], case_id=pointer))
+            self.assertEqual([(error.code, error.path) for error in mapping_errors(value)],
+                             [("schema.pattern" if pointer else "schema.blank_string",
+                               ("lines", "case_id"))], pointer)
+
+
     def test_json_pointers_as_rfc_6901_says(self):
         value = {"a/b": {"m~n": [10, 20]}, "": 1, "01": 2}
         self.assertEqual(pointer_path("/a~1b/m~0n/1"), ("a/b", "m~n", "1"))
