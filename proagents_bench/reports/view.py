@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # for annotations only
 
 ACTION_WORDS = {
     PASS: "every gate held: ship",
-    REVIEW: "a soft gate failed: a person must review before shipping",
+    REVIEW: "a soft gate failed or the evidence cannot settle one: a person must review "
+            "before shipping",
     BLOCK: "a hard gate failed: do not ship",
     INCOMPARABLE: "the systems did not both run under the spec's protocol: no comparison is "
                   "possible",
