@@ -133,6 +133,8 @@ CODES: Tuple[Code, ...] = (
     contract("cli.phase", "`phase` and `serve`: a phase already open, files other than the "
              "phase's, a split that leaves a part empty"),
     contract("cli.backup", "`backup` and `restore`: no database, a target that exists"),
+    contract("cli.init_exists", "`init`: a file it would write exists (it overwrites only with "
+             "`--force`)"),
     contract("cli.baseline_protocol", "`serve`: the baseline ran under another protocol than "
              "the spec's, so every submission would be INCOMPARABLE"),
     contract("cli.data", "`health --data`: no service database, or no scored submission of "
@@ -148,11 +150,12 @@ CODES: Tuple[Code, ...] = (
     contract("diff.same_protocol_version", "`diff`: a new spec that changes the protocol has a "
              "new `protocol_version`"),
     # -- the release command (contract/release.py, release.py) -----------------------------
-    contract("release.duplicate_name", "benchmark names are unique"),
+    contract("release.duplicate_name", "benchmark names are unique, compared without case"),
     contract("release.no_deciding_benchmark", "at least one benchmark is `critical` or "
              "`supporting` (info benchmarks alone would decide nothing)"),
     contract("release.path", "every path is relative to the manifest's folder, with `/` "
-             "between folders: no leading `/`, no drive letter, no backslash"),
+             "between folders: no leading or trailing `/`, no colon (a drive letter), no "
+             "backslash, no control character"),
     contract("release.evidence", "a benchmark gives exactly one of `results` and `import`"),
     contract("release.cases", "`cases` is required with `results`; with `import` it is "
              "optional (absent: the cases file is built from the logs, as `import "
@@ -210,6 +213,8 @@ CODES: Tuple[Code, ...] = (
              "system name the contract refuses), at its path in the output"),
     contract("import.invalid_cases", "the built cases file would break the contract, at its "
              "path in the output"),
+    contract("import.invalid_spec", "`init`: a file it builds (from a log's values) would "
+             "break the contract, at its path in the built file"),
     # -- promptfoo results and JSON-lines logs (importers/promptfoo.py, importers/jsonl.py) ---
     contract("import.several_systems", "a promptfoo results file of more than one provider or "
              "prompt: one system per file"),

@@ -273,5 +273,20 @@ class FalseAlarmTableTests(unittest.TestCase):
             self.assertLessEqual(holm_chance, level)
 
 
+class ReasonOrderTests(unittest.TestCase):
+    def test_a_benchmarks_own_decision_comes_before_a_regression_beyond_chance(self):
+        # A critical benchmark that passed its gate but lost 12 of 12 discordant tasks (a
+        # regression beyond chance), listed before a supporting benchmark its gate sent to
+        # review: both are REVIEW reasons, the gate's own first, though later in the manifest.
+        regressed = BenchmarkVerdict("first", "critical", "PASS", "held", task_values(0, 12))
+        reviewed = BenchmarkVerdict("second", "supporting", "REVIEW", "a soft gate failed",
+                                    task_values(1, 1))
+        decision = decide_release([regressed, reviewed], Fraction(1, 20))
+        self.assertEqual(decision.action, "REVIEW")
+        self.assertEqual(len(decision.reasons), 2)
+        self.assertIn('"second"', decision.reasons[0])
+        self.assertIn('"first"', decision.reasons[1])
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -119,6 +119,15 @@ class ManifestContractTests(unittest.TestCase):
             ([dict(good, results="/abs/results.json")], "release.path",
              "$.benchmarks[0].results"),
             ([dict(good, cases="C:/cases.json")], "release.path", "$.benchmarks[0].cases"),
+            # A drive letter further in (Windows joins it as a drive), an NTFS stream, a NUL
+            # (no file anywhere), a trailing slash (a folder, read as its file).
+            ([dict(good, cases="a/C:/cases.json")], "release.path", "$.benchmarks[0].cases"),
+            ([dict(good, cases="cases.json:stream")], "release.path",
+             "$.benchmarks[0].cases"),
+            ([dict(good, spec="bench\u0000mark_spec.json")], "release.path",
+             "$.benchmarks[0].spec"),
+            ([dict(good, results="results.json/")], "release.path",
+             "$.benchmarks[0].results"),
             ([dict(inspect_entry(), **{"import": dict(inspect_entry()["import"],
                                                        train_logs=["a\\b.eval"])})],
              "release.path", "$.benchmarks[0].import.train_logs[0]"),
@@ -134,6 +143,8 @@ class ManifestContractTests(unittest.TestCase):
                    **{"import": dict(inspect_entry()["import"], train_logs=["x.eval"])})],
              "release.cases", "$.benchmarks[0].import.train_logs"),
             ([good, files_entry("a", "info")], "release.duplicate_name",
+             "$.benchmarks[1].name"),
+            ([good, files_entry("A", "info")], "release.duplicate_name",
              "$.benchmarks[1].name"),
             ([files_entry("a", "info"), files_entry("b", "info")],
              "release.no_deciding_benchmark", "$.benchmarks"),
@@ -198,8 +209,8 @@ class ManifestContractTests(unittest.TestCase):
                          (2, "file.unreadable"))
 
     def test_command_line_errors(self):
-        for arguments in (["--jobs", "-1"], ["--manifest", ""], ["--manifests", "x"],
-                          ["--fail-on", "sometimes"]):
+        for arguments in (["--jobs", "-1"], ["--manifest", ""], ["--manifest", "-"],
+                          ["--manifests", "x"], ["--fail-on", "sometimes"]):
             with self.subTest(arguments=arguments):
                 run = run_cli(["release"] + arguments)
                 self.assertEqual((run.status, run.document["errors"][0]["code"]),
@@ -439,6 +450,21 @@ class FingerprintTests(unittest.TestCase):
 
 
 class ReportTests(unittest.TestCase):
+    def test_the_size_of_the_release_is_counted_in_words(self):
+        space = Workspace(self)
+        for benchmarks, words in (([files_entry("one", "critical")], "(1 benchmark)"),
+                                  ([files_entry("one", "critical"),
+                                    files_entry("two", "info")], "(2 benchmarks)")):
+            paths = {kind: space.file("size%d.%s" % (len(benchmarks), kind))
+                     for kind in ("html", "md")}
+            run = space.release(benchmarks, "--html", paths["html"], "--markdown", paths["md"])
+            self.assertEqual(run.status, 0, run.stderr)
+            for kind, path in paths.items():
+                with self.subTest(kind=kind, count=len(benchmarks)):
+                    # Markdown: its first line, the heading; HTML: its title.
+                    head = read(path).decode("utf-8").split("</title>")[0].splitlines()
+                    self.assertIn(words, head[0 if kind == "md" else -1])
+
     def test_each_report_has_a_row_per_benchmark_above_each_benchmarks_own_report(self):
         space = Workspace(self)
         benchmarks = [files_entry("example", "critical"),

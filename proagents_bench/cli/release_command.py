@@ -107,6 +107,12 @@ def _release(arguments: List[str], session: Session, targets: Targets,
         return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
     problems = [ContractError("cli.usage", "--%s was given an empty path: name a file" % option)
                 for option in ("manifest", "output") if getattr(options, option) == ""]
+    if options.manifest == "-":
+        # The gate reads "-" as standard input; a manifest's paths are relative to its folder,
+        # which standard input does not have.
+        problems.append(ContractError("cli.usage", "--manifest - : a manifest is read from a "
+                                                   "file, whose folder its paths are relative "
+                                                   "to, never from standard input"))
     if options.jobs < 0:
         problems.append(ContractError("cli.usage", "--jobs is 0 (one per core) or more, not "
                                                    "%d" % options.jobs))

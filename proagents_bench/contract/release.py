@@ -34,9 +34,12 @@ NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 # The most benchmarks one release holds.
 MAX_BENCHMARKS = 100
 
-# What makes a manifest's path unportable: a leading slash (absolute on POSIX), a drive
-# letter (``C:``), or a backslash (a folder separator on Windows only).
-_UNPORTABLE = re.compile(r"\A(?:/|[A-Za-z]:)|\\")
+# What makes a manifest's path unportable: a leading slash (absolute on POSIX), a colon (a
+# drive letter ``C:`` anywhere in the path, which Windows joins as a drive, or an NTFS stream
+# ``x:y``), a backslash (a folder separator on Windows only), a control character (a NUL
+# cannot name a file anywhere), or a trailing slash (a folder, read as the file it ends by
+# a lexical normalisation).
+_UNPORTABLE = re.compile(r"\A/|[:\\\x00-\x1f\x7f]|/\Z")
 
 
 def _portable_paths(keys: Sequence[str]) -> Rule:
@@ -50,7 +53,8 @@ def _portable_paths(keys: Sequence[str]) -> Rule:
                 if _UNPORTABLE.search(path):
                     yield rule.error(
                         "a manifest's paths are relative to its folder, with / between "
-                        "folders (so that it reads the same on Windows and POSIX): got %s" % (
+                        "folders and no colon, backslash, control character or trailing "
+                        "/ (so that it reads the same on Windows and POSIX): got %s" % (
                             quote(path)), (key, index) if many else (key,))
 
     rule = Rule("release.path", check)
@@ -134,12 +138,15 @@ BENCHMARK = Object("benchmark", [
 
 
 def _unique_names(manifest: dict) -> Iterator:
+    # Compared without case: a name also names the benchmark's imported files, and two
+    # names differing only in case name one file on Windows and macOS.
     seen = set()
     for index, benchmark in enumerate(manifest["benchmarks"]):
-        if benchmark["name"] in seen:
-            yield UNIQUE_NAMES.error("benchmark name %s appears twice" % quote(
-                benchmark["name"]), ("benchmarks", index, "name"))
-        seen.add(benchmark["name"])
+        if benchmark["name"].lower() in seen:
+            yield UNIQUE_NAMES.error("benchmark name %s appears twice (names are compared "
+                                     "without case)" % quote(benchmark["name"]),
+                                     ("benchmarks", index, "name"))
+        seen.add(benchmark["name"].lower())
 
 
 UNIQUE_NAMES = Rule("release.duplicate_name", _unique_names)

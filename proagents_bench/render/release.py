@@ -29,8 +29,9 @@ LIMITATIONS = (
     "improvement on some benchmark by chance alone (Holm's step-down over every benchmark's "
     "two exact one-sided tests); it does not adjust the benchmarks' own gates, whose "
     "thresholds are each spec's, applied as alone.",
-    "The one-sided tests count each benchmark's test tasks as independent units, and compare "
-    "the candidate with each benchmark's own baseline.",
+    "The one-sided tests count each benchmark's resampling units (its test tasks, or its "
+    "families where its spec resamples families) as independent, and compare the candidate "
+    "with each benchmark's own baseline.",
 )
 
 

@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, List, Sequence, Tuple
 from ..evaluation.release import alone_level
 from ..text import show_number
 from .html import STYLE, _digest, _e, _id, _table
-from .release_view import (ACTION_WORDS, RESULT_WORDS, BenchmarkRow, anchor, hypothesis_text,
-                           rows)
+from .release_view import (ACTION_WORDS, RESULT_WORDS, BenchmarkRow, anchor, benchmark_count,
+                           hypothesis_text, rows)
 from .view import counted
 
 if TYPE_CHECKING:  # for annotations only
@@ -91,8 +91,9 @@ def render(release: "Release") -> bytes:
     parts = [
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        "<title>%s: release %s (%d benchmarks)</title>\n<style>%s%s</style>\n</head>\n"
-        "<body>\n" % (_e(decision.action), _e(manifest.value["release_id"], 80), len(found),
+        "<title>%s: release %s (%s)</title>\n<style>%s%s</style>\n</head>\n"
+        "<body>\n" % (_e(decision.action), _e(manifest.value["release_id"], 80),
+                      benchmark_count(len(found)),
                       STYLE, RELEASE_STYLE),
         _banner(release),
         _reasons(decision),

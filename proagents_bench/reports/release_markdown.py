@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .markdown import ICONS, MAX_BYTES, text
-from .release_view import ACTION_WORDS, RESULT_WORDS, hypothesis_text, rows
+from .release_view import ACTION_WORDS, RESULT_WORDS, benchmark_count, hypothesis_text, rows
 from .view import counted
 
 if TYPE_CHECKING:  # for annotations only
@@ -44,9 +44,9 @@ def render(release: "Release") -> bytes:
     decision = release.decision
     found = rows(release)
     lines = [
-        "## %s %s: release %s (%d benchmarks)" % (
+        "## %s %s: release %s (%s)" % (
             ICONS.get(decision.action, ""), decision.action,
-            text(release.manifest.value["release_id"], 80), len(found)),
+            text(release.manifest.value["release_id"], 80), benchmark_count(len(found))),
         "",
         "**%s.** Evidence `%s`; family-wise level %s." % (
             ACTION_WORDS[decision.action].capitalize(), release.fingerprint, decision.level),

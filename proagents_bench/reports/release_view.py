@@ -133,3 +133,7 @@ def rows(release: "Release") -> List[BenchmarkRow]:
     return [BenchmarkRow(outcome, effect, row) for outcome, effect, row in zip(
         release.outcomes, decision.effects, decision.rows)]
 
+
+def benchmark_count(count: int) -> str:
+    """``1 benchmark``, ``3 benchmarks``: the release's size in a heading or a title."""
+    return "%d benchmark%s" % (count, "" if count == 1 else "s")
