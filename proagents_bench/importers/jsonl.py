@@ -352,6 +352,9 @@ class LineReader:
             expected = PASSED if "success" in self.lines else None
         case = {field: fields.get(key) for field, key in zip(CASE_FIELDS, self.metadata_keys)}
         case.update({"initial_state": None, "expected_final_state": expected, "task": TASK,
-                     "where": (None, ())})
+                     "where": (None, ()),
+                     "expected_from": ("the line gives no expected final state (name it in "
+                                       "the mapping's lines.expected_final_state, or decide "
+                                       "success with lines.success)", ())})
         return case
 

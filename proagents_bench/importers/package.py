@@ -795,9 +795,12 @@ def _case(case_id: str, fields: dict, settings: Settings, source: LogSource,
         raise metadata_error("critical", "a Boolean", critical)
     expected = fields.get("expected_final_state")
     if expected is None:
+        # Where the log would give it: a sample's target, unless the reader names another.
+        missing, missing_path = fields.get("expected_from", (
+            "the sample has no target", tuple(path) + ("target",)))
         raise ContractErrors([source.error(
-            "import.missing_field", "the sample has no target, which the built case's "
-            "expected_final_state is made from", tuple(path) + ("target",), entry)])
+            "import.missing_field", "%s, which the built case's expected_final_state is made "
+            "from" % missing, missing_path, entry)])
     return {
         "id": case_id,
         "family_id": text("family_id", case_id),

@@ -106,6 +106,24 @@ class EndToEndTests(unittest.TestCase):
         self.assertEqual([record["final_state"] for record in records(written, "baseline")],
                          ["passed", "failed", "failed", "passed"])
 
+    def test_built_cases_need_an_expected_final_state(self):
+        folder = TempDir(self)
+        cases = os.path.join(folder.path, "cases.json")
+        run, _written = run_import(self, BASELINE, CANDIDATE, "--mapping", MAPPING,
+                                   "--write-cases", cases)
+        self.assertEqual(run.status, 2)
+        self.assertIn("name it in the mapping's lines.expected_final_state",
+                      run.document["errors"][0]["message"])
+        mapping = load_json(MAPPING)
+        mapping["lines"]["expected_final_state"] = "/answer"
+        mapping["lines"]["metadata"] = "/task"
+        run, _written = run_import(self, BASELINE, CANDIDATE, "--mapping",
+                                   folder.write_json("mapping.json", mapping),
+                                   "--write-cases", cases)
+        self.assertEqual(run.status, 0, run.stderr)
+        built = {case["id"]: case for case in load_json(cases)["cases"]}
+        self.assertEqual(built["test-refund"]["expected_final_state"], "refund_issued")
+
     def test_a_log_of_one_line_is_read_with_the_lines_mapping(self):
         folder = TempDir(self)
         line = lines_of(BASELINE)[0]
