@@ -16,7 +16,13 @@ RESULTS_V1 = "agent-benchmark-results-v1"
 RESULTS_V2 = "agent-benchmark-results-v2"
 RESULTS_V3 = "agent-benchmark-results-v3"
 MAPPING_V1 = "proagents-bench-import-mapping-v1"
-MAPPING_VERSIONS = (MAPPING_V1,)
+# v2: v1 and the pointers of a JSON-lines log (``lines``).
+MAPPING_V2 = "proagents-bench-import-mapping-v2"
+MAPPING_VERSIONS = (MAPPING_V1, MAPPING_V2)
+# The final states a JSON-lines line or a promptfoo result gets when the mapping decides its
+# success (a test the gate's expected_final_state names).
+PASSED = "passed"
+FAILED = "failed"
 RELEASE_V1 = "proagents-bench-release-v1"
 RELEASE_VERSIONS = (RELEASE_V1,)
 

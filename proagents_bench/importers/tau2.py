@@ -44,7 +44,7 @@ from .inspect_log import milliseconds, scaled
 from .settings import Settings
 from ..jsonio.load import MAX_FILE_BYTES, MAX_SAFE_INTEGER
 from .source import (MAX_LOG_NUMBER, READ_CHUNK_BYTES, LogError, LogSource, array_trials,
-                     decode_json, items, log_number, optional, require)
+                     decode_json, items, log_number, measured, optional, require)
 from .tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
 from .trial import LogRun, Trial, Trials
 
@@ -270,13 +270,8 @@ class SimulationReader:
 
     @staticmethod
     def _latency(simulation: JSONObject, path: Path) -> object:
-        if simulation.get("duration") is None:
-            return None  # not measured: null, never 0
-        seconds = require(simulation, "duration", (int, float), path, "latency_ms is made from")
-        if not log_number(seconds):
-            raise LogError("import.field_type", "\"duration\" must be a number of seconds "
-                           "from 0 to %d" % MAX_LOG_NUMBER, path + ("duration",))
-        return milliseconds(seconds)
+        seconds = measured(simulation, "duration", path, "a number of seconds")
+        return None if seconds is None else milliseconds(seconds)
 
     def _cost(self, simulation: JSONObject, path: Path) -> object:
         if simulation.get("agent_cost") is None:

@@ -35,7 +35,8 @@ _T = TypeVar("_T")
 
 ACTION_WORDS = {
     PASS: "every gate held: ship",
-    REVIEW: "a soft gate failed: a person must review before shipping",
+    REVIEW: "a soft gate failed or the evidence cannot settle one: a person must review "
+            "before shipping",
     BLOCK: "a hard gate failed: do not ship",
     INCOMPARABLE: "the systems did not both run under the spec's protocol: no comparison is "
                   "possible",

@@ -15,7 +15,9 @@ real ``.eval`` log as the templates instead (each task is one of them in turn, b
 name, with its id and epoch replaced; both logs alike): a sample as a real harness writes
 it is often several times the synthetic one's bytes (Inspect AI 0.3.285 writes 17 to 29 KB
 for the order agent of ``tests/importers/fixtures``: every model event repeats its input),
-and the import's time follows the bytes. Nothing here is a test.
+and the import's time follows the bytes. ``--format promptfoo-results-json`` or
+``--format jsonl`` writes the same tasks and epochs as promptfoo results files or JSON-lines
+logs instead (:mod:`.import_formats`). Nothing here is a test.
 
 The bare read (every entry's bytes read where the zip's directory says, inflated by
 ``zlib`` and decoded by ``json.loads``, nothing checked or kept) is the floor of any reader
@@ -33,13 +35,18 @@ import os
 import tempfile
 import time
 import zipfile
-from typing import Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
 from ..errors import ContractErrors
 from ..importers import zstd
 from ..importers.inspect_log import LOCAL_HEADER, ZSTD_METHOD, eval_samples
 from ..importers.source import LogSource
+from ..contract.harnesses import INSPECT_EVAL, PROMPTFOO_JSON
+from . import import_formats
 from .bench import describe_interpreter, median_run, megabytes, run_child
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 # A sample of the order agent, as Inspect AI writes one (keys it does not read included, so
 # the decoding cost is a real log's); the placeholders are filled per task and epoch.
@@ -120,7 +127,16 @@ SAMPLE_TEMPLATE = {
 # given), as the import reads it.
 BARE_READ_SCRIPT = (
     "import json, os, signal, struct, sys, traceback, zipfile, zlib\n"
+    "KIND = sys.argv[4] if len(sys.argv) > 4 else 'zip'\n"
     "def read(path):\n"
+    "    if KIND != 'zip':  # a JSON log decoded whole, or a JSON-lines log line by line\n"
+    "        with open(path, 'rb') as log:\n"
+    "            if KIND == 'json':\n"
+    "                json.loads(log.read())\n"
+    "            for line in (log if KIND == 'lines' else ()):\n"
+    "                if line.strip():\n"
+    "                    json.loads(line)\n"
+    "        return\n"
     "    with zipfile.ZipFile(path) as log, open(path, 'rb') as raw:\n"
     "        for info in log.infolist():\n"
     "            raw.seek(info.header_offset + 26)\n"
@@ -174,6 +190,9 @@ def _pieces() -> List[bytes]:
     return pieces
 
 
+_PIECES = _pieces()
+
+
 def _sample(pieces: List[bytes], values: Dict[bytes, bytes]) -> bytes:
     return b"".join(values[piece] if index % 2 else piece
                     for index, piece in enumerate(pieces))
@@ -215,7 +234,6 @@ def write_logs(folder: str, tasks: int, epochs: int,
     then counted in tokens, which every Inspect AI log records, where the synthetic samples'
     is in the cost Inspect records only for models it knows prices of)."""
     os.makedirs(folder, exist_ok=True)
-    pieces = _pieces()
     header = {"version": 2, "status": "success", "eval": {
         "eval_id": "bench", "run_id": "bench", "created": "2026-07-21T09:00:00+00:00",
         "task": "order_agent", "task_version": 1, "model": "mockllm/model",
@@ -230,7 +248,6 @@ def write_logs(folder: str, tasks: int, epochs: int,
         with zipfile.ZipFile(paths[role], "w", zipfile.ZIP_DEFLATED, compresslevel=1) as log:
             log.writestr(_entry("header.json"), json.dumps(header), compresslevel=1)
             for task in range(tasks):
-                forbidden = role == "candidate" and task % 50 == 7
                 for epoch in range(1, epochs + 1):
                     name = b"task-%06d" % task
                     if templates is not None:
@@ -238,13 +255,27 @@ def write_logs(folder: str, tasks: int, epochs: int,
                         data = b'{"id":"%s","epoch":%d%s%s' % (
                             name, epoch, b"," if rest != b"}" else b"", rest)
                     else:
-                        data = _sample(pieces, {
-                            b"ID": name, b"EPOCH": b"%d" % epoch, b"ORDER": b"%d" % task,
-                            b"TOOL": b"refund_order" if forbidden else b"issue_refund",
-                            b"ANSWER": b"refund_issued", b"VALUE": b"C", b"TIME": b"%.3f" % (
-                                0.5 + (task * 7 + epoch * 3) % 100 / 100)})
+                        data = synthetic_sample(role, task, epoch)
                     log.writestr(_entry("samples/%s_epoch_%d.json" % (name.decode(), epoch)),
                                  data, compresslevel=1)
+    paths.update(import_formats.write_documents(folder, benchmark_documents(tasks, epochs, templates)))
+    return paths
+
+
+def synthetic_sample(role: str, task: int, epoch: int) -> bytes:
+    """The synthetic sample of ``task`` and ``epoch`` (the candidate's refunds with the
+    forbidden tool on one task in 50)."""
+    forbidden = role == "candidate" and task % 50 == 7
+    return _sample(_PIECES, {
+        b"ID": b"task-%06d" % task, b"EPOCH": b"%d" % epoch, b"ORDER": b"%d" % task,
+        b"TOOL": b"refund_order" if forbidden else b"issue_refund",
+        b"ANSWER": b"refund_issued", b"VALUE": b"C", b"TIME": b"%.3f" % (
+            0.5 + (task * 7 + epoch * 3) % 100 / 100)})
+
+
+def benchmark_documents(tasks: int, epochs: int,
+                        templates: Optional[List[bytes]] = None) -> Dict[str, JSONObject]:
+    """The cases, the spec and the mapping of the benchmark's ``.eval`` logs."""
     cases = [{"id": "task-%06d" % task, "family_id": "family-%06d" % task, "split": "test",
               "slice": "slice-%d" % (task % 5), "critical": task % 50 == 7,
               "task_type": "refund", "is_private": True, "initial_state": "order",
@@ -259,7 +290,7 @@ def write_logs(folder: str, tasks: int, epochs: int,
                "slice": "x", "critical": False, "task_type": "refund", "is_private": False,
                "initial_state": "order", "expected_final_state": "refund_issued",
                "allowed_tools": [], "forbidden_side_effects": []}]
-    documents = {
+    documents: Dict[str, JSONObject] = {
         "cases": dict(BENCHMARK, schema_version="agent-benchmark-cases-v1", cases=cases),
         "spec": dict(benchmark_id=BENCHMARK["benchmark_id"],
                      benchmark_version=BENCHMARK["benchmark_version"],
@@ -281,11 +312,20 @@ def write_logs(folder: str, tasks: int, epochs: int,
                         protocol=PROTOCOL, side_effect_tools=["issue_refund", "refund_order"],
                         cost={"source": "total_cost" if templates is None else "total_tokens"}),
     }
-    for kind, value in documents.items():
-        paths[kind] = os.path.join(folder, kind + ".json")
-        with open(paths[kind], "w", encoding="utf-8") as handle:
-            json.dump(value, handle)
-    return paths
+    return documents
+
+
+def write_format_logs(folder: str, log_format: str, tasks: int, epochs: int,
+                      templates: Optional[List[bytes]] = None) -> Dict[str, str]:
+    """Both logs in ``log_format`` (an ``.eval`` log, a promptfoo results file, a
+    JSON-lines log), the cases, the spec and the mapping; return the paths."""
+    if log_format == INSPECT_EVAL:
+        return write_logs(folder, tasks, epochs, templates)
+    os.makedirs(folder, exist_ok=True)
+    documents = benchmark_documents(tasks, epochs)
+    if log_format == PROMPTFOO_JSON:
+        return import_formats.write_promptfoo(folder, tasks, epochs, documents)
+    return import_formats.write_jsonl(folder, tasks, epochs, documents, synthetic_sample)
 
 
 def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
@@ -297,13 +337,20 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
     with tempfile.TemporaryDirectory(prefix="proagents-bench-") as scratch:
         folder = options.keep or scratch
         started = time.perf_counter()
-        paths = write_logs(folder, options.tasks, options.epochs, templates)
+        log_format = getattr(options, "format", INSPECT_EVAL)
+        paths = write_format_logs(folder, log_format, options.tasks, options.epochs, templates)
         samples = options.tasks * options.epochs
-        say("logs: %d tasks x %d epochs = %d samples per log, 2 logs; %.1f MB zipped, %.1f MB "
-            "of sample JSON each (written in %.1f s)" % (
-                options.tasks, options.epochs, samples,
-                os.path.getsize(paths["baseline"]) / 1e6, _json_bytes(paths["baseline"]) / 1e6,
-                time.perf_counter() - started))
+        if log_format == INSPECT_EVAL:
+            say("logs: %d tasks x %d epochs = %d samples per log, 2 logs; %.1f MB zipped, %.1f "
+                "MB of sample JSON each (written in %.1f s)" % (
+                    options.tasks, options.epochs, samples,
+                    os.path.getsize(paths["baseline"]) / 1e6,
+                    _json_bytes(paths["baseline"]) / 1e6, time.perf_counter() - started))
+        else:
+            say("logs: %s, %d tasks x %d epochs = %d trials per log, 2 logs; %.1f MB each "
+                "(written in %.1f s)" % (log_format, options.tasks, options.epochs, samples,
+                                         os.path.getsize(paths["baseline"]) / 1e6,
+                                         time.perf_counter() - started))
         say("interpreter: %s (%s)" % (options.python, describe_interpreter(options.python)))
         results = os.path.join(folder, "results.json")
         import_command = [options.python, "-B", "-m", "proagents_bench", "import",
@@ -314,7 +361,8 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
         gate_command = [options.python, "-B", "-m", "proagents_bench", "--spec", paths["spec"],
                         "--cases", paths["cases"], "--results", results]
         read_command = [options.python, "-B", "-c", BARE_READ_SCRIPT, paths["baseline"],
-                        paths["candidate"], str(fork_bytes)]
+                        paths["candidate"], str(fork_bytes),
+                        import_formats.BARE_READ_KIND[log_format]]
         import_runs, gate_runs, read_runs = [], [], []
         for _ in range(max(options.repeat, 1)):
             # The import's summary lines on stderr are kept with its document, not shown.
@@ -336,8 +384,10 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
             imported.seconds, megabytes(imported.peak), label))
         say("gate on its output:   %7.2f s   peak %s   (exit %d; results %.1f MB)" % (
             gate.seconds, megabytes(gate.peak), gate.status, os.path.getsize(results) / 1e6))
-        say("bare read of both logs (inflate + json.loads of every entry, on the import's "
-            "cores): %7.2f s" % bare.seconds)
+        say("bare read of both logs (%s, on the import's cores): %7.2f s" % (
+            "inflate + json.loads of every entry" if log_format == INSPECT_EVAL else
+            "json.loads of the whole log" if log_format == PROMPTFOO_JSON else
+            "json.loads of every line", bare.seconds))
         say("ratio: the import takes %.2fx the time of the gate%s" % (
             imported.seconds / gate.seconds, " and %.2fx its peak memory" % (
                 imported.peak / gate.peak) if imported.peak and gate.peak else ""))
