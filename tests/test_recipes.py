@@ -93,8 +93,9 @@ HARNESS = [
      '    records={row: "`%s`" % row for row in RECORD_ROWS},\n'
      '    side_effects_default="every side effect the log lists")\n\n'
      '# -- the table ---'),
-    ("contract/harnesses.py", "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH)",
-     "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, DEMO)"),
+    ("contract/harnesses.py",
+     "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH)",
+     "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, DEMO)"),
 ]
 LEVEL = [
     ("service/feedback.py", "LEVEL_TABLE: Tuple[Level, ...] = (\n",

@@ -289,8 +289,59 @@ TAU2_BENCH = Harness(
     },
     side_effects_default="the write tools of the log's domain")
 
+# -- SWE-bench ----------------------------------------------------------------------------
+SWEBENCH_SUMMARY = "swebench-summary"
+# Where its trial's final state comes from: the evaluation's resolution of the instance; its
+# cost: none (the evaluation records neither a cost nor a time).
+RESOLUTION = "resolution"
+NOT_RECORDED = "not_recorded"
+
+SWE_BENCH = Harness(
+    "swebench", "SWE-bench",
+    formats=[
+        LogFormat(SWEBENCH_SUMMARY, "a SWE-bench run summary",
+                  Recognition(JSON, keys=("resolved_ids", "unresolved_ids", "error_ids",
+                                          "empty_patch_ids", "submitted_ids")),
+                  "swebench:read_summary", "run summary"),
+    ],
+    final_states=[Source(RESOLUTION)], costs=[Source(NOT_RECORDED)],
+    cost_of="(the evaluation records no cost: `cost_units` is null)",
+    case_word="instance", trial_word="run", unit="instance of a run summary",
+    legend="`N`: the run's instances",
+    defaults={
+        "benchmark_id": "`swe-bench`",
+        "benchmark_version": "`summary-v` and the summary's `schema_version`",
+        "dataset_version": "`swe-bench-N-` and 12 hex digits of the SHA-256 of the instance "
+                           "ids, sorted, one per line",
+        "system ids": "none recorded: `--baseline-id` and `--candidate-id`",
+        "protocol_version": "`swe-bench-run-evaluation`",
+        "environment_id": "`swe-bench-docker`",
+        "toolset_id": "`swe-bench-patch`",
+        "reset_policy": "`fresh-container-per-instance`",
+        "trial_count": "1 per summary (a run is one attempt per instance): give the runs of "
+                       "a system as several logs, their trials numbered on in the order given",
+        "max_steps": "never recorded: set `protocol.max_steps`",
+        "timeout_seconds": "never recorded (the evaluation's `--timeout`): set "
+                           "`protocol.timeout_seconds`",
+        "retry_limit": "0 (the evaluation does not retry)",
+    },
+    records={
+        "case_id": "the instance id",
+        "trial_id": "1 (the run's number among the system's logs, in the order given)",
+        "status": "in `infra_failure_ids` (an environment failure, SWE-bench's own "
+                  "classification): `unknown`; in `error_ids`: `error`; in `resolved_ids`, "
+                  "`unresolved_ids` or `empty_patch_ids`: `success`",
+        "final_state": "`resolved`, `unresolved` or `empty_patch` (a failed trial: no patch "
+                       "to evaluate); `null` for an error",
+        "tools_used": "none (a summary records no trajectory): `[]`",
+        "side_effects": "none: `[]`",
+        "latency_ms": "`null` (not recorded)",
+        "cost_units": "`null` (not recorded)",
+    },
+    side_effects_default="none (a summary records no tool call)")
+
 # -- the table ----------------------------------------------------------------------------
-HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH)
+HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH)
 
 HARNESS_BY_NAME: Dict[str, Harness] = {harness.name: harness for harness in HARNESSES}
 # Every log format, in the order the import tries them within each container.
