@@ -2,7 +2,7 @@
 
 ``run_benchmark.py import`` reads one log per system, or several logs of one run each (the
 harness rows say which: Inspect AI's ``.eval`` and ``.json`` logs, tau2-bench's
-``results.json`` and results folder, SWE-bench's run summaries, ...) and writes an
+``results.json`` and results folder, SWE-bench's run summaries, Harbor's job folders) and writes an
 ``agent-benchmark-results-v3`` package (``-v4`` when a system's trials come from several
 logs) whose systems record where their evidence came from (``provenance``), and on request a cases file built from the log's samples or tasks. One
 module per concept:
@@ -13,7 +13,7 @@ module per concept:
   (:mod:`~proagents_bench.contract.harnesses`), and the reader its row names;
 - :mod:`.settings`: the mapping file (:mod:`~proagents_bench.contract.mapping`) with the
   defaults of each harness;
-- :mod:`.inspect_log`, :mod:`.tau2`, :mod:`.swebench`: one harness each, a log to trials,
+- :mod:`.inspect_log`, :mod:`.tau2`, :mod:`.swebench`, :mod:`.harbor`: one harness each, a log to trials,
   streamed where the format allows;
 - :mod:`.package`: the trials of both systems to the results package, its provenance and
   the cases file.

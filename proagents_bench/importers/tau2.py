@@ -28,10 +28,8 @@ not read are ignored: logs grow.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import stat
-from typing import BinaryIO, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from ..contract.harnesses import DB_CHECK, TAU2_BENCH, TAU2_DIR, TAU2_JSON
 from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
@@ -40,8 +38,8 @@ from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
-from ..jsonio.load import MAX_FILE_BYTES, MAX_SAFE_INTEGER
-from .source import (MAX_LOG_NUMBER, READ_CHUNK_BYTES, LogError, LogSource, array_trials,
+from ..jsonio.load import MAX_SAFE_INTEGER
+from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, measure_folder, read_entry,
                      decode_json, items, log_number, optional, require, type_name)
 from .tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
 from .trial import LogRun, Trial, Trials
@@ -330,8 +328,8 @@ def read_folder(source: LogSource, value: Optional[dict],
     simulation files, read one at a time. Its digest (:func:`_measure_folder`) covers every
     file read."""
     names = _simulation_files(source)
-    _measure_folder(source, names)
-    meta = _read_file(source, FOLDER_RESULTS)
+    measure_folder(source, [FOLDER_RESULTS] + names)
+    meta = read_entry(source, FOLDER_RESULTS)
     try:
         run, tasks, tool_names = _header(meta, settings, TAU2_DIR)
     except LogError as failure:
@@ -368,54 +366,6 @@ def _simulation_files(source: LogSource) -> List[str]:
             if name.endswith(SIMULATION_SUFFIX)]
 
 
-def _measure_folder(source: LogSource, names: List[str]) -> None:
-    """The folder's digest: the SHA-256 of its manifest, one line per file as ``sha256sum``
-    writes it (``<SHA-256>  <file>``), ``results.json`` first, then the simulation files in
-    name order; its size, the files' bytes in all."""
-    manifest = hashlib.sha256()
-    size = 0
-    for entry in [FOLDER_RESULTS] + names:
-        digest = hashlib.sha256()
-        with _open_file(source, entry) as stream:
-            while True:
-                chunk = stream.read(READ_CHUNK_BYTES)
-                if not chunk:
-                    break
-                digest.update(chunk)
-                size += len(chunk)
-        manifest.update(("%s  %s\n" % (digest.hexdigest(), entry)).encode("utf-8"))
-    source.sha256 = manifest.hexdigest()
-    source.size = size
-
-
-def _open_file(source: LogSource, entry: str) -> BinaryIO:
-    """The folder's file ``entry``, open; a contract error when it is not a regular file."""
-    path = os.path.join(source.path, *entry.split("/"))
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open
-            source.fail("import.unreadable", "cannot read it: not a regular file", (), entry)
-        return open(path, "rb")
-    except OSError as problem:
-        source.fail("import.unreadable", "cannot read it: %s" % (problem.strerror or problem),
-                    (), entry)
-        raise  # not reached: fail raises
-
-
-def _read_file(source: LogSource, entry: str) -> dict:
-    """One file of the folder, decoded whole (one simulation at most in memory)."""
-    with _open_file(source, entry) as stream:
-        size = os.fstat(stream.fileno()).st_size
-        if size > MAX_FILE_BYTES:
-            source.fail("import.too_large", "the file is %d bytes, more than the limit of %d "
-                        "bytes for a JSON log" % (size, MAX_FILE_BYTES), (), entry)
-        # Its size as measured, plus one byte to see a file that grew: never a read of the
-        # limit, for which some interpreters allocate the whole buffer.
-        data = stream.read(size + 1)
-    if len(data) > size:
-        source.fail("import.unreadable", "the file changed while it was read", (), entry)
-    return decode_json(data, source, entry)
-
-
 def _check_index(source: LogSource, meta: dict, names: List[str]) -> None:
     """tau2-bench's own integrity check: the ``simulation_index`` of ``results.json`` (when it
     has one) and the simulation files name the same simulations."""
@@ -450,7 +400,7 @@ def _folder_trials(source: LogSource, names: List[str],
                    reader: SimulationReader) -> Trials:
     with CollectorPaused():
         for entry in names:
-            simulation = _read_file(source, entry)
+            simulation = read_entry(source, entry)
             try:
                 yield reader.trial(simulation, (), entry)
             except LogError as failure:  # this simulation's error; the next ones are read too

@@ -24,6 +24,7 @@ FIXTURE_OF_FORMAT = {
     harnesses.TAU2_JSON: "tau2_baseline.json",
     harnesses.TAU2_DIR: "tau2_candidate_dir",
     harnesses.SWEBENCH_SUMMARY: "swebench_baseline_run1.json",
+    harnesses.HARBOR_JOB: "harbor_baseline_job",
 }
 
 
