@@ -147,6 +147,20 @@ CODES: Tuple[Code, ...] = (
              "`dataset_version`"),
     contract("diff.same_protocol_version", "`diff`: a new spec that changes the protocol has a "
              "new `protocol_version`"),
+    # -- the release command (contract/release.py, release.py) -----------------------------
+    contract("release.duplicate_name", "benchmark names are unique, compared without case"),
+    contract("release.no_deciding_benchmark", "at least one benchmark is `critical` or "
+             "`supporting` (info benchmarks alone would decide nothing)"),
+    contract("release.path", "every path is relative to the manifest's folder, with `/` "
+             "between folders: no leading or trailing `/`, no colon (a drive letter), no "
+             "backslash, no control character"),
+    contract("release.evidence", "a benchmark gives exactly one of `results` and `import`"),
+    contract("release.cases", "`cases` is required with `results`; with `import` it is "
+             "optional (absent: the cases file is built from the logs, as `import "
+             "--write-cases` builds it, and only then may `train_logs` and `development_logs` "
+             "be given)"),
+    contract("release.benchmark_contract_error", "`release`: a benchmark's own files (or "
+             "logs) are not valid; its own errors follow this one"),
     # -- the private-test service's own contract error ---------------------------------------
     contract("submission.baseline_given", "a submission holds a system with role `baseline` "
              "(the service adds the maintainer's)"),

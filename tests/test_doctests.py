@@ -14,6 +14,7 @@ MODULES = (
     "proagents_bench.stats.paired",
     "proagents_bench.stats.student",
     "proagents_bench.stats.binomial",
+    "proagents_bench.stats.multiplicity",
     "proagents_bench.reports.svg",
     "proagents_bench.cli.streams",
     "proagents_bench.service.budget",

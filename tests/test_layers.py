@@ -16,7 +16,8 @@ SERVICE_USERS = ("service", "cli", "tools")
 # The package's layers, bottom first (a top-level module or folder each): a module imports
 # only from its own layer and those before it.
 LAYERS = ("text", "version", "codes", "errors", "stats", "jsonio", "contract", "evaluation",
-          "render", "pipeline", "maintenance", "reports", "planning", "importers", "service",
+          "render", "pipeline", "release", "maintenance", "reports", "planning", "importers",
+          "service",
           "tools", "cli", "__main__", "__init__")
 
 

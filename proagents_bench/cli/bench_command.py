@@ -1,11 +1,13 @@
-"""``run_benchmark.py bench gate|health|service|attack|import|false-pass|plan [options]``:
-time the gate on a synthetic package, or ``health`` on many packages, against a bare
-``json.load`` of the same files (see :mod:`proagents_bench.tools.bench` and
+"""``run_benchmark.py bench gate|health|service|attack|import|release|false-pass|plan
+[options]``: time the gate on a synthetic package, or ``health`` on many packages, against a
+bare ``json.load`` of the same files (see :mod:`proagents_bench.tools.bench` and
 :mod:`proagents_bench.tools.health_bench`), load the private-test service, run the boosting
 attack against it at every feedback level (:mod:`proagents_bench.tools.attack_bench`), time
 the import of two synthetic Inspect AI logs against the gate on its output
-(:mod:`proagents_bench.tools.import_bench`), enumerate the bootstrap gate's false-pass rate
-exactly (:mod:`proagents_bench.tools.falsepass`), or check ``plan`` against a simulated gate
+(:mod:`proagents_bench.tools.import_bench`), time a release of several synthetic benchmarks
+against their gates one after another (:mod:`proagents_bench.tools.release_bench`),
+enumerate the bootstrap gate's false-pass rate exactly
+(:mod:`proagents_bench.tools.falsepass`), or check ``plan`` against a simulated gate
 (:mod:`proagents_bench.tools.plan_check`), and print the figures on stdout."""
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from typing import List
 from ..errors import ContractError
 from ..service.phases import PhaseError, parse_share
 from ..tools import (attack_bench, bench, falsepass, health_bench, import_bench, plan_check,
+                     release_bench,
                      service_bench)
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
-from .parallel import FORK_LOG_BYTES
+from .parallel import FORK_LOG_BYTES, usable_cores
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
 
 
@@ -67,6 +70,20 @@ def build_parser(program: str) -> Parser:
     health.add_argument("--write", metavar="DIR",
                         help="only write the benchmark (spec.json, cases.json, "
                              "results-NN.json) to DIR, and time nothing")
+    release = kinds.add_parser(
+        "release", help="a release of several synthetic benchmarks against their gates run "
+                        "one after another")
+    _package_options(release, tasks=10000, repeat=1)
+    release.add_argument("--benchmarks", type=int, default=5,
+                         help="benchmarks in the release (default 5)")
+    release.add_argument("--samples", type=int, default=10000,
+                         help="bootstrap samples, 100..100000 (default 10000)")
+    release.add_argument("--seed", type=int, default=1,
+                         help="the first benchmark's generator seed; the next ones count up "
+                              "(default 1)")
+    release.add_argument("--keep", metavar="DIR",
+                         help="write the packages, the manifest and the documents to DIR and "
+                              "keep them")
     service = kinds.add_parser(
         "service", help="the private-test service under load: requests per second and "
                         "latency of submissions")
@@ -201,6 +218,12 @@ def run(arguments: List[str], session: Session) -> Outcome:
                 session.say(line)
         succeeded = import_bench.import_benchmark(options, session.say, FORK_LOG_BYTES,
                                                   templates)
+        return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
+    if options.kind == "release":
+        if options.benchmarks < 1 or options.tasks < 1 or not 2 <= options.trials <= 100:
+            return contract_error_outcome([ContractError(
+                "cli.usage", "--benchmarks and --tasks are at least 1; --trials is 2..100")])
+        succeeded = release_bench.release_benchmark(options, session.say, usable_cores())
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     succeeded = bench.gate_benchmark(options, session.say)
     return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)

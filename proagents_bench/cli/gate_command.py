@@ -83,17 +83,7 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
     parser.add_argument("--candidate", metavar="ID",
                         help="the candidate's system_id; optional, checked when given")
     add_output_options(parser, reports.REPORTS, "the decision document")
-    parser.add_argument("--summary", action="store_true",
-                        help="also write a short human summary to stderr (the default when "
-                             "stderr is a terminal and stdout is not)")
-    parser.add_argument("--fail-on", metavar="DECISIONS", type=_fail_on,
-                        default=[REVIEW, BLOCK, INCOMPARABLE],
-                        help="the decisions that fail the run, comma-separated: review, "
-                             "block, incomparable (default: all three), or none; the others "
-                             "exit 0 with a note on stderr")
-    parser.add_argument("--distinct-exit-codes", action="store_true",
-                        help="a failing REVIEW exits 10, BLOCK 11, INCOMPARABLE 12, instead "
-                             "of 1")
+    add_decision_options(parser, "decisions")
     parser.add_argument("--schema", choices=publish.KINDS,
                         help="print the JSON Schema of a file kind, or of the output "
                              "document, and exit; reads no input")
@@ -114,6 +104,22 @@ def add_output_options(parser: Parser, kinds: Sequence, document: str) -> None:
                         help="what stdout carries: json (%s), text (a summary for people), or "
                              "auto (default): text when stdout is a terminal, json in every "
                              "pipe and file" % document)
+
+
+def add_decision_options(parser: Parser, decisions: str) -> None:
+    """The options of a command that decides (the gate, the release): ``--summary``, and which
+    of its ``decisions`` fail the run (``--fail-on``, ``--distinct-exit-codes``)."""
+    parser.add_argument("--summary", action="store_true",
+                        help="also write a short human summary to stderr (the default when "
+                             "stderr is a terminal and stdout is not)")
+    parser.add_argument("--fail-on", metavar="DECISIONS", type=_fail_on,
+                        default=[REVIEW, BLOCK, INCOMPARABLE],
+                        help="the %s that fail the run, comma-separated: review, "
+                             "block, incomparable (default: all three), or none; the others "
+                             "exit 0 with a note on stderr" % decisions)
+    parser.add_argument("--distinct-exit-codes", action="store_true",
+                        help="a failing REVIEW exits 10, BLOCK 11, INCOMPARABLE 12, instead "
+                             "of 1")
 
 
 STDIN_PATH = "-"
@@ -217,33 +223,44 @@ def _gate(arguments: List[str], session: Session, targets: "Targets") -> Outcome
                                        forking_fingerprinter(size))
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
-    status, lines = decision_status(evaluation.action, options.fail_on,
+    return deliver(evaluation, _terminal, options, session, targets, progress, evaluation)
+
+
+def deliver(decided: object, terminal: Callable[[], ModuleType], options: argparse.Namespace,
+            session: Session, targets: "Targets", progress: Optional[Progress],
+            kept: object) -> Outcome:
+    """The outcome of a decision (the gate's Evaluation, or a release): its exit status by
+    ``--fail-on`` and ``--distinct-exit-codes``, its reports and ``--output`` written all or
+    none, its summary on stderr and, on stdout, its document or the text mode of
+    ``terminal()`` (the renderer's module, imported only when a person is to read the run).
+    ``kept`` is what the process keeps until it ends."""
+    status, lines = decision_status(decided.action, options.fail_on,
                                     options.distinct_exit_codes)
     output = targets.output
     chunks = None
     if output or not targets.text:
         if progress is not None:
             progress("rendering the decision document")
-        chunks = evaluation.chunks()
+        chunks = decided.chunks()
         if progress is not None:
             progress("writing the decision document", sum(map(len, chunks)), "bytes")
     if progress is not None and targets.reports:
         progress("writing the reports", len(targets.reports), "files")
     # A decision's reports all or none, each replaced atomically (see reports.write).
-    problems = reports.write(targets.reports, evaluation, session.guard.deferred,
+    problems = reports.write(targets.reports, decided, session.guard.deferred,
                              (output, b"".join(chunks)) if output else None)
     if problems:
         return contract_error_outcome(problems)
     if options.summary or (session.messages.isatty() and not targets.text):
-        lines = _terminal().summary_lines(evaluation) + lines
+        lines = terminal().summary_lines(decided) + lines
     if targets.text:
-        stdout = _terminal().render(evaluation, text_width(), colour_wanted(
+        stdout = terminal().render(decided, text_width(), colour_wanted(
             session.stdout.isatty()), targets.hints())
     else:
         stdout = b"" if output else chunks
-    return Outcome(status, stdout, lines, kept=evaluation,
+    return Outcome(status, stdout, lines, kept=kept,
                    after=None if progress is None else lambda: progress.done(
-                       "done: %s, exit %d" % (evaluation.action, status)))
+                       "done: %s, exit %d" % (decided.action, status)))
 
 
 def decision_status(action: str, fail_on: List[str], distinct: bool) -> tuple:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import List, Tuple
+from typing import List, Optional, Tuple
 
 from .. import pipeline
 from ..contract.harnesses import formats_help
@@ -90,7 +90,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     try:
         settings = (load_settings(options.mapping) if options.mapping is not None
                     else default_settings())
-        cases_file = _load_cases(options.cases) if options.cases is not None else None
+        cases_file = load_cases(options.cases) if options.cases is not None else None
         imported = import_logs([[LogSource(path) for path in options.baseline],
                                 [LogSource(path) for path in options.candidate]],
                                settings, cases_file, options.write_cases is not None,
@@ -163,7 +163,7 @@ def _path_problems(options: argparse.Namespace) -> List[ContractError]:
                                         "be overwritten" % option, (), path))
         elif any(_inside(path, given) for given in inputs):
             errors.append(ContractError("cli.report_path", "%s names a file inside an input "
-                                        "folder (a tau2-bench results folder): it would change "
+                                        "folder (a log that is a folder): it would change "
                                         "the log" % option, (), path))
     if len(outputs) == 2 and _same(outputs[0][1], outputs[1][1]):
         errors.append(ContractError("cli.report_path", "--output and --write-cases name the "
@@ -199,8 +199,10 @@ def _inside(path: str, folder: str) -> bool:
         return False
 
 
-def _load_cases(path: str) -> dict:
-    document = pipeline.InputFile("cases", path).load()
+def load_cases(path: str, shown: Optional[str] = None) -> dict:
+    """The cases file at ``path`` (shown as ``shown``), loaded and validated alone (the
+    import checks the logs against it); ContractErrors otherwise."""
+    document = pipeline.InputFile("cases", path, shown).load()
     errors = file_errors("cases", document.value)
     if errors:
         raise ContractErrors(document.errors_at(errors))

@@ -1,9 +1,10 @@
 """``run_benchmark.py publish``: write what the contract publishes into the checkout: the
 JSON Schemas shipped in the package (``contract/schemas/``) and the generated parts of the
 docs (:data:`GENERATED`): the contract's objects, rules and gates and the exit statuses
-(``docs/contract.md``), what each kind of change breaks (``docs/maintaining.md``), and every
-page's list of error codes, each from the registry of its concept. The tests hold the files to :func:`published_files` and fail, naming this command,
-when one is stale.
+(``docs/contract.md``), what each kind of change breaks (``docs/maintaining.md``), the
+chance of a false alarm (``docs/release.md``), and every page's list of error codes, each
+from the registry of its concept. The tests hold the files to :func:`published_files` and
+fail, naming this command, when one is stale.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..contract.changes import changes_table
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..service import feedback
+from ..tools.release_bench import false_alarm_tables
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import PROJECT_ROOT, Parser, UsageError
 from .status import EXIT_PASS, exit_status_table
@@ -56,6 +58,7 @@ CODE_PAGES = (
                      "coverage", "cli", "health", "diff", "submission")),
     ("importing.md", ("import", "mapping")),
     ("service.md", ("service",)),
+    ("release.md", ("release",)),
 )
 
 GENERATED = [
@@ -67,6 +70,7 @@ GENERATED = [
     Generated("service.md", "feedback levels", feedback.levels_table),
     Generated("service.md", "what each level leaks", feedback.leaks_table),
     Generated("maintaining.md", "kinds of change", changes_table),
+    Generated("release.md", "false-alarm tables", false_alarm_tables),
 ] + [Generated(page, "codes", lambda families=families: code_table(families))
      for page, families in CODE_PAGES]
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
+from .vocabulary import TEST_SPLIT
+
 
 class Change:
     """A kind of change: its ``code``, what it ``breaks`` for results already on record,
@@ -134,7 +136,7 @@ def split_changes(old_split: str, new_split: str) -> List[Change]:
     """A case's move between splits: a contamination check always, and a new test set when
     the move is into or out of the test split."""
     changes = [CONTAMINATION]
-    if "test" in (old_split, new_split):
+    if TEST_SPLIT in (old_split, new_split):
         changes.insert(0, TEST_SET)
     return changes
 

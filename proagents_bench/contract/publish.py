@@ -25,14 +25,16 @@ from .gates import CASE_FINDERS, GATES, version_span
 from .inputs import FILE_KINDS
 from .mapping import MAPPING_KINDS
 from .output import OUTPUT
+from .release import RELEASE_KINDS, RELEASE_OUTPUT
 from .rules import CROSS_FILE_RULES
 from .shapes import SCHEMA_KEY, Object, Rule, object_shapes
 from .vocabulary import BLOCK, BLOCKING, HARDNESS, REVIEW, REVIEWING
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-# Every file kind the contract publishes: the gate's three and the importer's mapping.
-DOCUMENT_KINDS = dict(FILE_KINDS, mapping=MAPPING_KINDS)
-KINDS = ("spec", "cases", "results", "decision", "mapping")
+# Every file kind the contract publishes: the gate's three, the importer's mapping and the
+# release command's manifest.
+DOCUMENT_KINDS = dict(FILE_KINDS, mapping=MAPPING_KINDS, release=RELEASE_KINDS)
+KINDS = ("spec", "cases", "results", "decision", "mapping", "release", "release-decision")
 # The files the gate reads and writes: the grader's interface (the import mapping is the
 # importers' own file, never graded).
 GRADER_KINDS = ("spec", "cases", "results", "decision")
@@ -44,7 +46,12 @@ TITLES = {
     "results": "proagents-bench results package",
     "decision": "proagents-bench output document (decision or CONTRACT_ERROR)",
     "mapping": "proagents-bench import mapping (what a harness log cannot say)",
+    "release": "proagents-bench release manifest (one release decision across benchmarks)",
+    "release-decision": "proagents-bench release document (a release decision or "
+                        "CONTRACT_ERROR)",
 }
+# The output documents' shapes, by schema kind.
+OUTPUTS = {"decision": OUTPUT, "release-decision": RELEASE_OUTPUT}
 
 
 def contract_objects() -> Iterator[Tuple[str, str, Object, List[Object]]]:
@@ -85,6 +92,19 @@ def _description(kind: str) -> str:
                 "log's harness, and that integers are written without fraction or exponent "
                 "(8, not 8.0). The root may carry \"$schema\" (a string); it is the only "
                 "extra key accepted.")
+    if kind == "release-decision":
+        return ("What proagents-bench's release command writes to stdout: a release decision "
+                "(exit 0 or 1), each benchmark's decision document inside it, or a "
+                "CONTRACT_ERROR document (exit 2). Objects may gain keys in later versions; "
+                "none of the listed keys is ever renamed.")
+    if kind == "release":
+        also = ["%s (%s)" % (rule.text, rule.code) for rule in object_rules(kind)]
+        return ("The release manifest of proagents-bench's release command: the benchmarks "
+                "one release is decided on, each with its tier and its evidence. Besides this "
+                "schema the release command checks: %s; integers are written without "
+                "fraction or exponent (8, not 8.0); and every benchmark's own files, as the "
+                "gate and the import check them. The root may carry \"$schema\" (a string); "
+                "it is the only extra key accepted." % "; ".join(also))
     also = ["%s (%s)" % (rule.text, rule.code) for rule in object_rules(kind)]
     also.append("the rules across files (%s)" % ", ".join(rule.code for rule in
                                                            CROSS_FILE_RULES))
@@ -95,12 +115,12 @@ def _description(kind: str) -> str:
 
 
 def schema(kind: str) -> dict:
-    """The JSON Schema of ``kind`` (spec, cases, results or decision) as a dict."""
+    """The JSON Schema of ``kind`` (one of :data:`KINDS`) as a dict."""
     if kind not in KINDS:
         raise ValueError("unknown schema kind %r (expected one of %s)" % (kind,
                                                                         ", ".join(KINDS)))
-    if kind == "decision":
-        body = OUTPUT.json_schema()
+    if kind in OUTPUTS:
+        body = OUTPUTS[kind].json_schema()
     else:
         versions = [(version, root.json_schema()) for found_kind, version, root, _objects
                     in contract_objects() if found_kind == kind]

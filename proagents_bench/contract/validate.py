@@ -13,12 +13,18 @@ from ..errors import ContractError
 from ..text import quote
 from .inputs import FILE_KINDS
 from .shapes import Object
-from .vocabulary import MAPPING_VERSIONS
+from .vocabulary import MAPPING_VERSIONS, RELEASE_VERSIONS
 
 # Every kind of file the commands read, by its schema versions: what a version names when a
 # file is passed as the wrong kind.
 VERSIONS_OF_KIND = dict({kind: tuple(shapes) for kind, shapes in FILE_KINDS.items()},
-                        mapping=MAPPING_VERSIONS)
+                        mapping=MAPPING_VERSIONS, release=RELEASE_VERSIONS)
+
+
+# Where a file of another kind belongs, for the hint of a misplaced file: the option (the
+# kind's name, unless listed) and the command (the gate's, unless listed).
+_OPTIONS = {"release": "manifest"}
+_COMMANDS = {"mapping": " to the import command", "release": " to the release command"}
 
 
 def file_errors(kind: str, value: dict) -> List[ContractError]:
@@ -49,8 +55,8 @@ def _version_error(kind: str, shapes: Dict[str, Object], value: dict,
     for other_kind, other_versions in VERSIONS_OF_KIND.items():
         if other_kind != kind and version in other_versions:
             hint = " (this is a %s file: pass it as --%s%s)" % (
-                other_kind, other_kind, " to the import command" if other_kind == "mapping"
-                else "")
+                other_kind, _OPTIONS.get(other_kind, other_kind),
+                _COMMANDS.get(other_kind, ""))
     return ContractError("version.unsupported",
                          "unsupported schema_version %s for a %s file; expected %s%s" % (
                              quote(version), kind, accepted, hint), ("schema_version",))

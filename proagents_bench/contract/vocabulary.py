@@ -21,6 +21,8 @@ RESULTS_V4 = "agent-benchmark-results-v4"
 IMPORTED_RESULTS = (RESULTS_V3, RESULTS_V4)
 MAPPING_V1 = "proagents-bench-import-mapping-v1"
 MAPPING_VERSIONS = (MAPPING_V1,)
+RELEASE_V1 = "proagents-bench-release-v1"
+RELEASE_VERSIONS = (RELEASE_V1,)
 
 # A SHA-256 digest as text: 64 lowercase hex digits.
 SHA256_HEX = "^[0-9a-f]{64}$"
@@ -78,3 +80,16 @@ NOT_RUN_FINDINGS = (CONTAMINATION_NOT_RUN,)
 # What the import does with a (sample, epoch) or (task, trial) its log lacks: a contract
 # error (``import.incomplete_run``), or a record of status ``unknown`` (``--missing-as``).
 MISSING_AS = (ERROR, UNKNOWN)
+
+# A release manifest's tiers (see docs/release.md): a critical benchmark's BLOCK or
+# INCOMPARABLE stops the release, a supporting benchmark's failure asks for review, an info
+# benchmark is reported only.
+CRITICAL_TIER = "critical"
+SUPPORTING_TIER = "supporting"
+INFO_TIER = "info"
+TIERS = (CRITICAL_TIER, SUPPORTING_TIER, INFO_TIER)
+# The two one-sided hypotheses a release tests on each comparable benchmark: the candidate is
+# worse than the baseline (a regression), or better (an improvement).
+REGRESSION = "regression"
+IMPROVEMENT = "improvement"
+DIRECTIONS = (REGRESSION, IMPROVEMENT)

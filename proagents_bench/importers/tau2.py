@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Optional, Tuple
 
-from ..contract.harnesses import DB_CHECK, TAU2_BENCH, TAU2_DIR, TAU2_JSON
+from ..contract.harnesses import DB_CHECK, TAU2_BENCH, TAU2_DIR, TAU2_JSON, expected_formats
 from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
@@ -39,8 +39,8 @@ from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
 from ..jsonio.load import MAX_SAFE_INTEGER
-from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, measure_folder, read_entry,
-                     decode_json, items, log_number, optional, require, type_name)
+from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, items,
+                     log_number, measure_folder, optional, read_entry, require, type_name)
 from .tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
 from .trial import LogRun, Trial, Trials
 
@@ -325,7 +325,7 @@ def _status(reason: object) -> str:
 def read_folder(source: LogSource, value: Optional[dict],
                 settings: Settings) -> Tuple[LogRun, Trials]:
     """A results folder (``value`` is None): ``results.json`` (its run and tasks) and its
-    simulation files, read one at a time. Its digest (:func:`_measure_folder`) covers every
+    simulation files, read one at a time. Its digest (:func:`~.source.measure_folder`) covers every
     file read."""
     names = _simulation_files(source)
     measure_folder(source, [FOLDER_RESULTS] + names)
@@ -348,10 +348,9 @@ def _simulation_files(source: LogSource) -> List[str]:
     (tau2-bench's own loading order)."""
     if not os.path.isfile(os.path.join(source.path, FOLDER_RESULTS)):
         source.fail("import.format", "a folder is read as a tau2-bench results folder (%s "
-                    "beside a %s/ folder), and this one has no %s; the logs read are an "
-                    "Inspect AI .eval or .json log, a tau2-bench results.json, or a "
-                    "tau2-bench results folder" % (FOLDER_RESULTS, FOLDER_SIMULATIONS,
-                                                   FOLDER_RESULTS))
+                    "beside a %s/ folder), and this one has no %s; the logs read are %s" % (
+                        FOLDER_RESULTS, FOLDER_SIMULATIONS, FOLDER_RESULTS,
+                        expected_formats()))
     folder = os.path.join(source.path, FOLDER_SIMULATIONS)
     if not os.path.isdir(folder):
         source.fail("import.format", "a tau2-bench results folder has a %s/ folder of "

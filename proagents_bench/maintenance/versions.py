@@ -286,7 +286,7 @@ def record_status(task: Optional[TaskChange]) -> str:
     """What happens to the records of an old test task under the new cases."""
     if task is None:
         return COMPARABLE
-    if task.kind == REMOVED or task.new_split != "test":
+    if task.kind == REMOVED or task.new_split != TEST_SPLIT:
         return NO_LONGER_TEST
     codes = {change.code for change in task.changes}
     if codes & {kinds.ANSWER.code, kinds.TASK_INPUT.code}:
@@ -331,6 +331,6 @@ def comparability(diff: Diff, systems: Sequence[tuple]) -> dict:
             "comparable_records": counts[COMPARABLE] + counts[OTHER_GATE],
             "records_by_status": counts, "regraded_differently": differently})
     added = [task.case_id for task in diff.tasks if task.new_split == TEST_SPLIT
-             and task.old_split != "test"]
+             and task.old_split != TEST_SPLIT]
     return {"systems": described, "tasks": tasks, "new_test_tasks_without_records": added,
             "statuses": dict(RECORD_MEANINGS)}

@@ -18,7 +18,7 @@ from .names import name_problem
 from .phases import feedback_task_count, step_refusal
 
 DEFAULT_BUDGET = "3/24h"
-DEFAULT_LEVEL = "ladder"
+DEFAULT_LEVEL = feedback.LADDER
 
 
 class TeamError(ValueError):

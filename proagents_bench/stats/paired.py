@@ -536,23 +536,60 @@ def exact_test_summary(values: Sequence[int], confidence: object, unit: str) -> 
     values = [value for value in values if value != 0]
     gains = sum(1 for value in values if value > 0)
     losses = len(values) - gains
-    magnitudes = [abs(value) for value in values]
-    divisor = _common_size(magnitudes)
-    if all(magnitude == divisor for magnitude in magnitudes):
-        method = MCNEMAR
+    method = one_sided_method(values)
+    if method == MCNEMAR:
         p_value = sign_test_p_float(gains, losses)
         rejects = sign_test_rejects(gains, losses, level)
-    elif len(values) * (sum(magnitudes) // divisor + 1) <= EXACT_TEST_WORK:
-        method = RANDOMIZATION
+    elif method == RANDOMIZATION:
         exact_p = randomization_p(values)
         p_value, rejects = to_float(exact_p), exact_p <= level
     else:
-        method = NORMAL_LIMIT
-        spread = sqrt_float(sum(value * value for value in values))
-        p_value = 1.0 - normal_cdf((sum(values) - divisor) / spread)
+        p_value = normal_limit_p(values)
         rejects = p_value <= to_float(level)
     return {"unit": unit, "gains": gains, "losses": losses, "p_one_sided": p_value,
             "level": to_float(level), "rejects": rejects, "method": method}
+
+
+def one_sided_method(values: Sequence[int]) -> str:
+    """How the one-sided test on the units' non-zero differences ``values`` is computed:
+    McNemar's exact test when every difference has the same size (tasks' always have),
+    the randomization test counted exactly while its work is at most EXACT_TEST_WORK, else
+    its normal limit."""
+    magnitudes = [abs(value) for value in values]
+    divisor = _common_size(magnitudes)
+    if all(magnitude == divisor for magnitude in magnitudes):
+        return MCNEMAR
+    if len(values) * (sum(magnitudes) // divisor + 1) <= EXACT_TEST_WORK:
+        return RANDOMIZATION
+    return NORMAL_LIMIT
+
+
+def normal_limit_p(values: Sequence[int]) -> float:
+    """The sign-flip randomization test's one-sided p-value by its normal limit (mean 0,
+    variance sum v_u**2), with a continuity correction of half its lattice step."""
+    divisor = _common_size([abs(value) for value in values])
+    spread = sqrt_float(sum(value * value for value in values))
+    return 1.0 - normal_cdf((sum(values) - divisor) / spread)
+
+
+def one_sided_p(values: Sequence[int]) -> Tuple[Fraction, str]:
+    """(p-value, method) of the one-sided test that the units' differences ``values`` favour
+    the candidate, computed as :func:`exact_test_summary` computes it (its method by
+    :func:`one_sided_method`), the p-value exact for McNemar's and the randomization test
+    (the normal limit's double, as a Fraction, beyond): what a procedure over many such
+    tests (Holm's, :mod:`.multiplicity`) compares exactly.
+
+    >>> one_sided_p([1, 1, 1, -1]), one_sided_p([2, 1, 1])
+    ((Fraction(5, 16), 'mcnemar'), (Fraction(1, 8), 'randomization'))
+    """
+    values = [value for value in values if value != 0]
+    method = one_sided_method(values)
+    if method == MCNEMAR:
+        gains = sum(1 for value in values if value > 0)
+        return sign_test_p(gains, len(values) - gains), method
+    if method == RANDOMIZATION:
+        return randomization_p(values), method
+    return Fraction(normal_limit_p(values)), method
 
 
 def clipped_interval(interval: Optional[Tuple[float, float]], low: float = -1.0,

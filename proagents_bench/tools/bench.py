@@ -76,12 +76,14 @@ def write_package(directory: str, tasks: int, trials: int, samples: int,
 
 
 class Run:
-    """One child's wall-clock seconds, peak resident bytes (None if unknown) and status."""
+    """One child's wall-clock seconds, peak resident bytes (None if unknown), status, and
+    the CPU seconds (user and system) it and its own children used (None if unknown)."""
 
-    def __init__(self, seconds, peak, status):
+    def __init__(self, seconds, peak, status, cpu=None):
         self.seconds = seconds
         self.peak = peak
         self.status = status
+        self.cpu = cpu
 
 
 def _peak_bytes(usage):
@@ -108,7 +110,8 @@ def run_child(command: List[str], stdout_path: Optional[str] = None,
             _pid, raw_status, usage = os.wait4(child.pid, 0)
             seconds = time.perf_counter() - started
             child.returncode = _exit_status(raw_status)
-            return Run(seconds, _peak_bytes(usage), child.returncode)
+            return Run(seconds, _peak_bytes(usage), child.returncode,
+                       usage.ru_utime + usage.ru_stime)
         status = child.wait()
         return Run(time.perf_counter() - started, None, status)
     finally:
@@ -138,8 +141,10 @@ def describe_interpreter(python: str) -> str:
 
 def median_run(runs: Sequence["Run"]) -> "Run":
     peaks = [run.peak for run in runs if run.peak is not None]
+    cpus = [run.cpu for run in runs if run.cpu is not None]
     return Run(statistics.median(run.seconds for run in runs),
-               statistics.median(peaks) if peaks else None, runs[-1].status)
+               statistics.median(peaks) if peaks else None, runs[-1].status,
+               statistics.median(cpus) if cpus else None)
 
 
 def time_bootstrap(document_path: str, samples: int, seed: int, confidence: Fraction,

@@ -1,0 +1,283 @@
+"""``run_benchmark.py release [--manifest FILE] [--html P] [--markdown P] [--junit-xml P]
+[--markdown-append P] [--output P] [--summary] [--jobs N]``: one release decision across the
+benchmarks of a manifest (see :mod:`proagents_bench.release` and docs/release.md).
+
+Each benchmark is decided exactly as its gate decides it alone (an imported one on the very
+bytes ``import`` would write), on POSIX each in a forked process, as many at once as there are
+cores (``--jobs``); then the release is decided. stdout carries one ASCII JSON document: the
+release decision with every benchmark's decision document inside it, or CONTRACT_ERROR (exit
+2) when the manifest or any benchmark has a contract error: a release is never decided on part
+of its evidence. Exit statuses as the gate's: 0 PASS, 1 REVIEW, BLOCK or INCOMPARABLE, 2 a
+contract error. Without ``--manifest`` the shipped example manifest is decided.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pickle
+import struct
+from types import ModuleType
+from typing import Callable, List, Optional, Tuple
+
+from .. import release as releases
+from ..contract.vocabulary import MISSING_AS
+from ..errors import ContractError, ContractErrors
+from ..jsonio.dump import document_bytes
+from ..jsonio.gcpause import CollectorPaused
+from ..render.release import Spliced
+from ..reports import write as reports
+from ..reports.release_view import RELEASE_REPORTS, SECTION_KINDS
+from ..text import quote
+from ..version import VERSION
+from . import Outcome, Session, contract_error_outcome
+from .gate_command import (EXAMPLES_FOLDER, PROJECT_ROOT, Parser, Targets, UsageError,
+                           add_decision_options, add_output_options, deliver, guarded)
+from .parallel import can_fork, forked_map, forking_background, forking_fingerprinter, usable_cores
+from .progress import Progress
+
+DEFAULT_MANIFEST = "release_manifest.json"
+
+
+def build_parser(program: str) -> Parser:
+    parser = Parser(
+        prog=program + " release",
+        description="One release decision across several benchmarks: each decided exactly as "
+                    "its gate decides it alone, then the release by its benchmarks' tiers "
+                    "(critical, supporting, info) and, across them, Holm's step-down over "
+                    "every benchmark's exact one-sided tests of a regression and an "
+                    "improvement.",
+        epilog="Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 a contract or "
+               "command-line error in the manifest or in any benchmark (the release is not "
+               "decided); 3 internal error (a bug); 4 the document could not be written "
+               "whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with --distinct-exit-codes. "
+               "Without --manifest the shipped example manifest is decided.")
+    parser.add_argument("--manifest", metavar="FILE",
+                        help="the release manifest (proagents-bench-release-v1; default: the "
+                             "example, %s/%s)" % (EXAMPLES_FOLDER, DEFAULT_MANIFEST))
+    add_output_options(parser, RELEASE_REPORTS, "the release document")
+    add_decision_options(parser, "release decisions")
+    parser.add_argument("--jobs", metavar="N", type=int, default=0,
+                        help="benchmarks decided at once, each in its own process where the "
+                             "platform can fork (default 0: one per core this process may "
+                             "use; 1: one after the other)")
+    return parser
+
+
+class _Input:
+    """A file a release reads, for the checks of the report paths (``reports.checked_paths``
+    reads its ``kind``, ``path`` and ``shown``)."""
+
+    def __init__(self, kind: str, place: releases.Place) -> None:
+        self.kind = kind
+        self.path = place.path
+        self.shown = place.shown
+
+
+class _ReleaseInputs:
+    """The files a release reads, for the checks of the report paths (``Targets``' inputs):
+    the manifest, and once it is read every file of every benchmark."""
+
+    def __init__(self) -> None:
+        self.manifest: Optional[releases.Manifest] = None
+
+    def __call__(self, options: argparse.Namespace) -> list:
+        if self.manifest is not None:
+            return [_Input("release manifest", self.manifest.place)] + [
+                _Input("%s of benchmark %s" % (kind, quote(job.name)), place)
+                for job in self.manifest.jobs for kind, place in job.places()]
+        path, shown = _manifest_place(getattr(options, "manifest", None))
+        return [_Input("release manifest", releases.Place(path, shown))]
+
+
+def run(arguments: List[str], session: Session) -> Outcome:
+    """Decide the release. A run that ends without a decision replaces every report it names
+    and its ``--output``, as the gate's does (:func:`~.gate_command.guarded`)."""
+    inputs = _ReleaseInputs()
+    return guarded(arguments, session, Targets(session, RELEASE_REPORTS, inputs),
+                   lambda arguments, session, targets: _release(arguments, session, targets,
+                                                                inputs))
+
+
+def _release(arguments: List[str], session: Session, targets: Targets,
+             inputs: _ReleaseInputs) -> Outcome:
+    try:
+        options = build_parser(session.program).parse_args(arguments)
+    except UsageError as usage:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+    problems = [ContractError("cli.usage", "--%s was given an empty path: name a file" % option)
+                for option in ("manifest", "output") if getattr(options, option) == ""]
+    if options.manifest == "-":
+        # The gate reads "-" as standard input; a manifest's paths are relative to its folder,
+        # which standard input does not have.
+        problems.append(ContractError("cli.usage", "--manifest - : a manifest is read from a "
+                                                   "file, whose folder its paths are relative "
+                                                   "to, never from standard input"))
+    if options.jobs < 0:
+        problems.append(ContractError("cli.usage", "--jobs is 0 (one per core) or more, not "
+                                                   "%d" % options.jobs))
+    if problems:
+        return contract_error_outcome(problems)
+    problems = targets.aim(options)
+    if problems:
+        return contract_error_outcome(problems)
+    progress = Progress(session.messages.say) if session.messages.isatty() else None
+    try:
+        manifest = inputs.manifest = _load(options.manifest)
+    except ContractErrors as failure:
+        return contract_error_outcome(failure.errors, failure.omitted)
+    problems = targets.aim(options)  # now against every file of every benchmark too
+    if problems:
+        return contract_error_outcome(problems)
+    renderers = {SECTION_KINDS[report.module]: _section(SECTION_KINDS[report.module])
+                 for report, _path in targets.reports}
+    workers = options.jobs or usable_cores()
+    if progress is not None:
+        progress("deciding the benchmarks, %d at once" % min(workers, len(manifest.jobs)),
+                 len(manifest.jobs), "benchmarks")
+    kept: list = []
+    outcomes = decide_benchmarks(manifest.jobs, renderers, workers, kept)
+    if any(outcome.failed for outcome in outcomes):
+        errors, omitted = releases.release_errors(manifest, outcomes)
+        return contract_error_outcome(errors, omitted)
+    release = releases.decide(manifest, outcomes, VERSION)
+    return deliver(release, release_terminal, options, session, targets, progress,
+                   (release, kept))
+
+
+def release_terminal() -> ModuleType:
+    """The release's text renderer, imported when a person is to read the run."""
+    from ..reports import release_terminal as terminal
+    return terminal
+
+
+def _manifest_place(given: Optional[str]) -> Tuple[str, str]:
+    """(path, shown) of the manifest given, or of the shipped example's (shown as
+    ``examples/NAME`` on every machine, as the gate shows its example package)."""
+    if given is not None:
+        return given, given
+    return (os.path.join(PROJECT_ROOT, EXAMPLES_FOLDER, DEFAULT_MANIFEST),
+            EXAMPLES_FOLDER + "/" + DEFAULT_MANIFEST)
+
+
+def _load(given: Optional[str]) -> releases.Manifest:
+    """The manifest given, or the shipped example's."""
+    path, shown = _manifest_place(given)
+    if given is None and not os.path.exists(path):
+        raise ContractErrors([ContractError(
+            "cli.no_example", "no manifest given, and the shipped example %s is not here (an "
+            "installed proagents-bench has no examples; a checkout has them): pass --manifest "
+            "FILE" % quote(shown), (), shown)])
+    return releases.load_manifest(path, shown, slash=given is None)
+
+
+def _section(kind: str) -> Callable:
+    """The renderer of a benchmark's section: its gate's report of that kind."""
+    return next(report for report in reports.REPORTS if report.module == kind).render
+
+
+def import_benchmark(job: releases.BenchmarkJob,
+                     background: Optional[Callable] = None) -> Tuple[bytes, Optional[bytes]]:
+    """Import a benchmark's logs as ``import`` does (the importers' own functions, the same
+    checks and the same bytes): (the results package, the built cases file or None when
+    the benchmark names its cases file). The importers are imported here, only by a release
+    that imports (as the gate never imports them)."""
+    from ..importers.package import import_logs
+    from ..importers.settings import default_settings, load_settings
+    from ..importers.source import LogSource
+    settings = job.imported
+    mapping = settings["mapping"]
+    loaded = (load_settings(mapping.path, mapping.shown) if mapping is not None
+              else default_settings())
+    from .import_command import load_cases
+    cases = load_cases(job.cases.path, job.cases.shown) if job.cases is not None else None
+    logs = [LogSource(settings[role].path, settings[role].shown)
+            for role in ("baseline", "candidate")]
+    split_logs = [(split, LogSource(place.path, place.shown))
+                  for split, key in (("train", "train_logs"),
+                                     ("development", "development_logs"))
+                  for place in settings[key]]
+    keywords = {} if background is None else {"background": background}
+    imported = import_logs(logs, loaded, cases, cases is None,
+                           (settings["baseline_id"], settings["candidate_id"]),
+                           missing_as=settings["missing_as"] or MISSING_AS[0],
+                           split_logs=split_logs, **keywords)
+    return (document_bytes(imported.results),
+            document_bytes(imported.cases) if imported.cases is not None else None)
+
+
+def decide_benchmarks(jobs: List[releases.BenchmarkJob], renderers: dict, workers: int,
+                      kept: list, cores: int = 0) -> List[releases.BenchmarkOutcome]:
+    """Every benchmark's outcome, in order. Where the platform can fork, each benchmark is
+    decided in its own forked process, at most ``workers`` at once, exactly as its gate
+    decides it alone, and the process ends without freeing what it built, as the gate's
+    does. Its evidence fingerprint (and the import's second log) go to a forked process of
+    their own, as the gate's, only when the benchmarks running at once leave a core of the
+    ``cores`` (default: those this process may use) idle: with every core busy, such a child
+    only adds the copying of the pages it touches (five benchmarks on two cores: the median
+    of six alternating runs 7% lower without them). Any benchmark whose process failed, and every
+    one where nothing can fork, is decided here, and its evaluation appended to ``kept``
+    (freed only when the process ends). The same outcomes either way."""
+    cores = cores or usable_cores()
+
+    def outcome_of(job: releases.BenchmarkJob, spare: bool,
+                   keep: Optional[list]) -> releases.BenchmarkOutcome:
+        def importer(job: releases.BenchmarkJob) -> Tuple[bytes, Optional[bytes]]:
+            size = _size(job.imported["baseline"].path) if spare else 0
+            return import_benchmark(job, forking_background(size))
+
+        def fingerprinter(inputs: list) -> Callable:
+            return forking_fingerprinter(sum(item.size() or 0 for item in inputs)
+                                         if spare else 0)
+
+        return releases.run_benchmark(job, importer, renderers, fingerprinter, keep)
+
+    found: List[Optional[bytearray]] = [None] * len(jobs)
+    if can_fork():
+        spare = min(workers, len(jobs)) < cores
+        found = forked_map([lambda job=job: outcome_pieces(outcome_of(job, spare, None))
+                            for job in jobs], workers)
+    outcomes = []
+    for job, data in zip(jobs, found):
+        outcome = None
+        if data is not None:
+            try:
+                outcome = outcome_from(data)
+            except Exception:  # noqa: BLE001 - a child that wrote something else: decide here
+                outcome = None
+        if not isinstance(outcome, releases.BenchmarkOutcome):
+            outcome = outcome_of(job, True, kept)
+        outcomes.append(outcome)
+    return outcomes
+
+
+# The length of an outcome's pickled part, before it (see outcome_pieces).
+_HEAD = struct.Struct(">Q")
+
+
+def outcome_pieces(outcome: releases.BenchmarkOutcome) -> List[bytes]:
+    """What a forked benchmark sends back: its outcome pickled without its decision's bytes,
+    then those bytes as they are (tens of megabytes, never copied into the pickle)."""
+    decision, outcome.decision = outcome.decision, None
+    head = pickle.dumps((outcome, None if decision is None else decision.level),
+                        pickle.HIGHEST_PROTOCOL)
+    return [_HEAD.pack(len(head)), head, b"" if decision is None else decision.data]
+
+
+def outcome_from(data: bytearray) -> releases.BenchmarkOutcome:
+    """The outcome :func:`outcome_pieces` sent: its decision's bytes a view of ``data``,
+    never copied. The bytes come from this program's own child, never from outside."""
+    view = memoryview(data)
+    size = _HEAD.unpack(bytes(view[:_HEAD.size]))[0]
+    with CollectorPaused():
+        outcome, level = pickle.loads(bytes(view[_HEAD.size:_HEAD.size + size]))
+    if level is not None:
+        outcome.decision = Spliced(view[_HEAD.size + size:], level)
+    return outcome
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except (OSError, ValueError):
+        return 0
