@@ -19,9 +19,8 @@ from typing import List
 
 from ..errors import ContractError
 from ..service.phases import PhaseError, parse_share
-from ..tools import (attack_bench, bench, falsepass, health_bench, import_bench, plan_check,
-                     release_bench,
-                     service_bench)
+from ..tools import (attack_bench, bench, falsepass, harness_bench, health_bench, import_bench,
+                     plan_check, release_bench, service_bench)
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .parallel import FORK_LOG_BYTES, usable_cores
@@ -114,6 +113,12 @@ def build_parser(program: str) -> Parser:
     imports = kinds.add_parser(
         "import", help="the import of two Inspect AI .eval logs against the gate on the "
                        "package it writes")
+    imports.add_argument("--format", default=import_bench.EVAL_FORMAT,
+                         choices=(import_bench.EVAL_FORMAT,) + tuple(
+                             sorted(harness_bench.WRITERS)),
+                         help="the logs' format (default %s); harbor-job: a job folder per "
+                              "system, --epochs attempts; swebench-summary: --epochs run "
+                              "summaries per system" % import_bench.EVAL_FORMAT)
     imports.add_argument("--tasks", type=int, default=10000,
                          help="samples per epoch, each a test task (default 10000)")
     imports.add_argument("--epochs", type=int, default=5,
@@ -208,6 +213,10 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "import":
         templates = None
+        if options.template_log is not None and options.format != import_bench.EVAL_FORMAT:
+            return contract_error_outcome([ContractError(
+                "cli.usage", "--template-log: the samples of an Inspect AI .eval log are "
+                "templates of --format %s only" % import_bench.EVAL_FORMAT)])
         if options.template_log is not None:
             try:
                 templates = import_bench.read_templates(options.template_log)

@@ -172,7 +172,12 @@ def _path_problems(options: argparse.Namespace) -> List[ContractError]:
 
 
 def _size(path: str) -> int:
+    """A log's bytes: a file's, or the files' of a folder log (a tau2-bench results folder, a
+    Harbor job), which decide whether the candidate's logs are read in a forked process."""
     try:
+        if os.path.isdir(path):
+            return sum(os.path.getsize(os.path.join(root, name))
+                       for root, _folders, names in os.walk(path) for name in names)
         return os.path.getsize(path)
     except (OSError, ValueError):
         return 0

@@ -303,8 +303,7 @@ SWE_BENCH = Harness(
     "swebench", "SWE-bench",
     formats=[
         LogFormat(SWEBENCH_SUMMARY, "a SWE-bench run summary",
-                  Recognition(JSON, keys=("resolved_ids", "unresolved_ids", "error_ids",
-                                          "empty_patch_ids", "submitted_ids")),
+                  Recognition(JSON, keys=("submitted_ids", "resolved_ids")),
                   "swebench:read_summary", "run summary"),
     ],
     final_states=[Source(RESOLUTION)], costs=[Source(NOT_RECORDED)],

@@ -52,6 +52,7 @@ RESULT = "result.json"
 LOCK = "lock.json"
 TRAJECTORY = "agent/trajectory.json"
 DEFAULT_REWARD = "reward"
+DIGEST_PREFIX = "sha256:"
 # Harbor's error policy (models/trial/error_policy.py, Harbor 0.26): the exceptions after
 # which the reward is still valid are the agent's own doing; of them, the timeout.
 AGENT_TIMEOUTS = ("AgentTimeoutError",)
@@ -69,37 +70,57 @@ def read_job(source: LogSource, value: Optional[dict],
     has_lock = os.path.isfile(os.path.join(source.path, LOCK))
     entries = [CONFIG, RESULT] + ([LOCK] if has_lock else [])
     for folder in folders:
-        entries.append(folder + "/" + RESULT)
-        if os.path.isfile(os.path.join(source.path, folder, *TRAJECTORY.split("/"))):
-            entries.append(folder + "/" + TRAJECTORY)
-    measure_folder(source, [entry for entry in entries if os.path.isfile(
-        os.path.join(source.path, *entry.split("/")))])
+        entries.extend(folder.entries)
+    measure_folder(source, entries)
     config = read_entry(source, CONFIG)
     result = read_entry(source, RESULT)
     lock = read_entry(source, LOCK) if has_lock else None
     try:
-        run = _header(source, config, result, lock, folders, settings)
+        run, checksums = _header(source, config, result, lock, folders, settings)
     except LogError as failure:
         raise ContractErrors([source.placed(failure)])
     agents = config.get("agents")
     agent = agents[0] if isinstance(agents, list) and agents and isinstance(
         agents[0], dict) else {}
     reader = TrialReader(source, settings, run, _text(agent.get("name")),
-                         _text(agent.get("model_name")))
+                         _text(agent.get("model_name")), checksums)
     return run, reader.trials(folders)
 
 
-def _trial_folders(source: LogSource) -> List[str]:
+class TrialFolder:
+    """A trial folder of the job: its name, and the files of it the import reads (its
+    ``result.json``, absent when the trial never finished, and its trajectory)."""
+
+    __slots__ = ("name", "has_result", "has_trajectory")
+
+    def __init__(self, name: str, has_result: bool, has_trajectory: bool) -> None:
+        self.name = name
+        self.has_result = has_result
+        self.has_trajectory = has_trajectory
+
+    @property
+    def entries(self) -> List[str]:
+        return ([self.name + "/" + RESULT] if self.has_result else []) + (
+            [self.name + "/" + TRAJECTORY] if self.has_trajectory else [])
+
+
+def _trial_folders(source: LogSource) -> List[TrialFolder]:
     """The job's trial folders, in name order: its folders holding a trial's ``config.json``
-    or ``result.json`` (a trial that never finished has no ``result.json``)."""
+    or ``result.json`` (a trial that never finished has no ``result.json``); one listing of
+    each, so a job of many trials costs few system calls."""
     try:
-        names = sorted(os.listdir(source.path))
+        names = sorted(entry.name for entry in os.scandir(source.path) if entry.is_dir())
+        folders = []
+        for name in names:
+            inside = set(os.listdir(os.path.join(source.path, name)))
+            if RESULT not in inside and CONFIG not in inside:
+                continue
+            folders.append(TrialFolder(name, RESULT in inside, "agent" in inside and (
+                os.path.isfile(os.path.join(source.path, name, *TRAJECTORY.split("/"))))))
     except OSError as problem:
         source.fail("import.unreadable", "cannot read the job folder: %s" % (
             problem.strerror or problem))
-    return [name for name in names if os.path.isdir(os.path.join(source.path, name)) and (
-        os.path.isfile(os.path.join(source.path, name, RESULT))
-        or os.path.isfile(os.path.join(source.path, name, CONFIG)))]
+    return folders
 
 
 def _version(document: dict, entry: str) -> int:
@@ -116,7 +137,9 @@ def _text(value: object) -> Optional[str]:
 
 
 def _header(source: LogSource, config: dict, result: dict, lock: Optional[dict],
-            folders: List[str], settings: Settings) -> LogRun:
+            folders: List[TrialFolder], settings: Settings) -> Tuple[LogRun, Dict[str, str]]:
+    """The job's run, and its tasks' checksums as ``lock.json`` plans them (empty without
+    one: the trials' own are then read in a first pass)."""
     run = LogRun(HARBOR_JOB, HARBOR.name)
     run.format_version = str(_version(config, CONFIG))
     _version(result, RESULT)
@@ -141,6 +164,9 @@ def _header(source: LogSource, config: dict, result: dict, lock: Optional[dict],
     run.run_started = _text(result.get("started_at"))
     run.finished = _text(result.get("finished_at")) is not None
     run.status = "finished" if run.finished else "unfinished"
+    # Each task's checksum: lock.json's (the digest Harbor resolved before the run), else the
+    # trials' own.
+    checksums: Dict[str, str] = {}
     if lock is not None:
         harbor = lock.get("harbor")
         run.harness_version = _text(harbor.get("version")) if isinstance(harbor, dict) else None
@@ -155,6 +181,9 @@ def _header(source: LogSource, config: dict, result: dict, lock: Optional[dict],
                 raise LogError("import.missing_field", "a planned trial names no task",
                                ("trials", index, "task", "name"), LOCK)
             planned[name] = planned.get(name, 0) + 1
+            digest = _text(task.get("digest")) or "-"
+            checksums[name] = digest[len(DIGEST_PREFIX):] if digest.startswith(
+                DIGEST_PREFIX) else digest
         run.expected_ids = list(planned)
         run.expected_trials = attempts
     else:
@@ -162,7 +191,10 @@ def _header(source: LogSource, config: dict, result: dict, lock: Optional[dict],
         run.expected_count = total
     dataset = _dataset(config)
     environment = optional(config, "environment", dict, (), CONFIG) or {}
-    tasks = _task_versions(source, folders)
+    if lock is None:
+        checksums.update(_task_versions(source, folders))
+    tasks = hashlib.sha256("".join(sorted("%s %s\n" % pair for pair in checksums.items()))
+                           .encode("utf-8")).hexdigest()[:12]
     run.defaults = {
         "benchmark_id": dataset[0] or "harbor-tasks",
         "benchmark_version": dataset[1] or "unversioned",
@@ -176,7 +208,7 @@ def _header(source: LogSource, config: dict, result: dict, lock: Optional[dict],
     run.write_tools = tools if tools is not None else frozenset()
     run.side_effect_rule = ("a tool the mapping's side_effect_tools names" if tools is not None
                             else "every tool called (a call of the ATIF trajectory)")
-    return run
+    return run, checksums if lock is not None else {}
 
 
 def _dataset(config: dict) -> Tuple[Optional[str], Optional[str], str]:
@@ -208,23 +240,22 @@ def _timeout(config: dict) -> str:
     return "-timeout-x%s" % multiplier
 
 
-def _task_versions(source: LogSource, folders: List[str]) -> str:
-    """12 hex digits of the SHA-256 of every task's name and checksum (``name checksum``
-    lines, sorted), read from the trials' ``result.json``; a trial the first pass cannot read
-    is left to the second, which says why."""
-    pairs = set()
+def _task_versions(source: LogSource, folders: List[TrialFolder]) -> Dict[str, str]:
+    """Every task's checksum, read from the trials' ``result.json`` (a job without
+    ``lock.json``); a trial the first pass cannot read is left to the second, which says
+    why, and so is a second checksum of a task."""
+    checksums: Dict[str, str] = {}
     for folder in folders:
-        if not os.path.isfile(os.path.join(source.path, folder, RESULT)):
+        if not folder.has_result:
             continue
         try:
-            result = read_entry(source, folder + "/" + RESULT)
+            result = read_entry(source, folder.name + "/" + RESULT)
         except ContractErrors:
             continue
         name, checksum = _text(result.get("task_name")), _text(result.get("task_checksum"))
         if name is not None:
-            pairs.add("%s %s\n" % (name, checksum or "-"))
-    digest = hashlib.sha256("".join(sorted(pairs)).encode("utf-8"))
-    return digest.hexdigest()[:12]
+            checksums.setdefault(name, checksum or "-")
+    return checksums
 
 
 def _instant(value: object, path: tuple, entry: str) -> Optional[datetime.datetime]:
@@ -245,7 +276,8 @@ class TrialReader:
     """Turns one trial folder into a :class:`Trial`, as the mapping says."""
 
     def __init__(self, source: LogSource, settings: Settings, run: LogRun,
-                 agent_name: Optional[str], agent_model: Optional[str]) -> None:
+                 agent_name: Optional[str], agent_model: Optional[str],
+                 planned: Dict[str, str]) -> None:
         self.source = source
         self.run = run
         self.agent_name = agent_name
@@ -254,13 +286,15 @@ class TrialReader:
         self.cost_source, self.cost_scale = settings.cost(HARBOR)
         self.side_effect_tools = settings.side_effect_tools
         self.attempts: Dict[str, int] = {}
-        self.checksums: Dict[str, Tuple[str, str]] = {}
+        # The first checksum of each task met, and where: lock.json's, or a trial's.
+        self.checksums: Dict[str, Tuple[str, str]] = {
+            task: (checksum, LOCK) for task, checksum in planned.items()}
 
-    def trials(self, folders: List[str]) -> Trials:
+    def trials(self, folders: List[TrialFolder]) -> Trials:
         with CollectorPaused():
             for folder in folders:
-                entry = folder + "/" + RESULT
-                if not os.path.isfile(os.path.join(self.source.path, folder, RESULT)):
+                entry = folder.name + "/" + RESULT
+                if not folder.has_result:
                     continue  # a trial that never finished: missing, as the run's check says
                 try:
                     result = read_entry(self.source, entry)
@@ -271,18 +305,19 @@ class TrialReader:
                 except LogError as failure:
                     yield self.source.placed(failure)
 
-    def trial(self, result: dict, folder: str, entry: str) -> Trial:
+    def trial(self, result: dict, folder: TrialFolder, entry: str) -> Trial:
         _version(result, entry)
         task = require(result, "task_name", str, (), "is the case id", entry)
         if not task.strip():
             raise LogError("import.sample_id", "a trial's task_name must be a non-blank "
                            "string", ("task_name",), entry)
         checksum = optional(result, "task_checksum", str, (), entry) or "-"
-        first = self.checksums.setdefault(task, (checksum, folder))
+        first = self.checksums.setdefault(task, (checksum, folder.name))
         if first[0] != checksum:
             raise LogError("import.logs_differ", "task %s has checksum %s here and %s in "
-                           "trial %s: one job's trials of a task are of one version of it" % (
-                               quote(task), quote(checksum), quote(first[0]), first[1]),
+                           "%s: one job's trials of a task are of one version of it" % (
+                               quote(task), quote(checksum), quote(first[0]),
+                               first[1] if first[1] == LOCK else "trial " + first[1]),
                            ("task_checksum",), entry)
         self._check_agent(result, entry)
         attempt = self.attempts.get(task, 0) + 1
@@ -405,10 +440,10 @@ class TrialReader:
             total += value
         return scaled(total, self.cost_scale, ("agent_result", keys[0]), entry)
 
-    def _tools(self, folder: str) -> List[str]:
-        entry = folder + "/" + TRAJECTORY
-        if not os.path.isfile(os.path.join(self.source.path, folder, *TRAJECTORY.split("/"))):
+    def _tools(self, folder: TrialFolder) -> List[str]:
+        if not folder.has_trajectory:
             return []
+        entry = folder.name + "/" + TRAJECTORY
         trajectory = read_entry(self.source, entry)
         calls = set()
         for index, step in enumerate(items(trajectory.get("steps"))):

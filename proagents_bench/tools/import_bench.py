@@ -1,5 +1,6 @@
-"""The importer's benchmark: ``import`` of two synthetic Inspect AI ``.eval`` logs against the
-gate on the package it writes.
+"""The importer's benchmark: ``import`` of two synthetic Inspect AI ``.eval`` logs (or, with
+``--format``, the logs of another harness: :mod:`.harness_bench`) against the gate on the
+package it writes.
 
 ``python -B run_benchmark.py bench import --tasks 100000 --epochs 5`` writes, to a temporary
 folder, a baseline and a candidate ``.eval`` log (deflate; one ``samples/<id>_epoch_<n>.json``
@@ -39,7 +40,11 @@ from ..errors import ContractErrors
 from ..importers import zstd
 from ..importers.inspect_log import LOCAL_HEADER, ZSTD_METHOD, eval_samples
 from ..importers.source import LogSource
+from . import harness_bench
 from .bench import describe_interpreter, median_run, megabytes, run_child
+
+# The format of the logs written by write_logs; the others are harness_bench's rows.
+EVAL_FORMAT = "inspect-eval"
 
 # A sample of the order agent, as Inspect AI writes one (keys it does not read included, so
 # the decoding cost is a real log's); the placeholders are filled per task and epoch.
@@ -294,27 +299,43 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
     ``--template-log``), telling each result line to ``say``; return True when every child
     ran. ``fork_bytes`` is the size of a baseline log from which the import reads the
     candidate's in a forked process: the bare read does as it does."""
+    log_format = getattr(options, "format", EVAL_FORMAT)
     with tempfile.TemporaryDirectory(prefix="proagents-bench-") as scratch:
         folder = options.keep or scratch
         started = time.perf_counter()
-        paths = write_logs(folder, options.tasks, options.epochs, templates)
         samples = options.tasks * options.epochs
-        say("logs: %d tasks x %d epochs = %d samples per log, 2 logs; %.1f MB zipped, %.1f MB "
-            "of sample JSON each (written in %.1f s)" % (
-                options.tasks, options.epochs, samples,
-                os.path.getsize(paths["baseline"]) / 1e6, _json_bytes(paths["baseline"]) / 1e6,
-                time.perf_counter() - started))
+        if log_format == EVAL_FORMAT:
+            paths = write_logs(folder, options.tasks, options.epochs, templates)
+            say("logs: %d tasks x %d epochs = %d samples per log, 2 logs; %.1f MB zipped, "
+                "%.1f MB of sample JSON each (written in %.1f s)" % (
+                    options.tasks, options.epochs, samples,
+                    os.path.getsize(paths["baseline"]) / 1e6,
+                    _json_bytes(paths["baseline"]) / 1e6, time.perf_counter() - started))
+            logs = {role: [paths[role]] for role in ("baseline", "candidate")}
+            read_command = [options.python, "-B", "-c", BARE_READ_SCRIPT, paths["baseline"],
+                            paths["candidate"], str(fork_bytes)]
+        else:
+            paths = harness_bench.WRITERS[log_format](folder, options.tasks, options.epochs)
+            logs = {role: list(paths[role]) for role in ("baseline", "candidate")}
+            say("logs (%s): %d tasks x %d trials = %d trials per system in %d log%s each; "
+                "%.1f MB of JSON per system (written in %.1f s)" % (
+                    log_format, options.tasks, options.epochs, samples, len(logs["baseline"]),
+                    "" if len(logs["baseline"]) == 1 else "s",
+                    sum(map(_tree_bytes, logs["baseline"])) / 1e6,
+                    time.perf_counter() - started))
+            read_command = [options.python, "-B", "-c", harness_bench.BARE_READ_SCRIPT,
+                            str(fork_bytes)] + [os.pathsep.join(logs[role]) for role in
+                                                ("baseline", "candidate")]
         say("interpreter: %s (%s)" % (options.python, describe_interpreter(options.python)))
         results = os.path.join(folder, "results.json")
-        import_command = [options.python, "-B", "-m", "proagents_bench", "import",
-                          "--baseline", paths["baseline"], "--candidate", paths["candidate"],
+        import_command = [options.python, "-B", "-m", "proagents_bench", "import"] + [
+            argument for role in ("baseline", "candidate") for path in logs[role]
+            for argument in ("--" + role, path)] + [
                           "--mapping", paths["mapping"], "--cases", paths["cases"],
                           "--baseline-id", "baseline", "--candidate-id", "candidate",
                           "--output", results]
         gate_command = [options.python, "-B", "-m", "proagents_bench", "--spec", paths["spec"],
                         "--cases", paths["cases"], "--results", results]
-        read_command = [options.python, "-B", "-c", BARE_READ_SCRIPT, paths["baseline"],
-                        paths["candidate"], str(fork_bytes)]
         import_runs, gate_runs, read_runs = [], [], []
         for _ in range(max(options.repeat, 1)):
             # The import's summary lines on stderr are kept with its document, not shown.
@@ -336,8 +357,9 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
             imported.seconds, megabytes(imported.peak), label))
         say("gate on its output:   %7.2f s   peak %s   (exit %d; results %.1f MB)" % (
             gate.seconds, megabytes(gate.peak), gate.status, os.path.getsize(results) / 1e6))
-        say("bare read of both logs (inflate + json.loads of every entry, on the import's "
-            "cores): %7.2f s" % bare.seconds)
+        say("bare read of both logs (%s of every entry, on the import's cores): %7.2f s" % (
+            "inflate + json.loads" if log_format == EVAL_FORMAT else "json.loads",
+            bare.seconds))
         say("ratio: the import takes %.2fx the time of the gate%s" % (
             imported.seconds / gate.seconds, " and %.2fx its peak memory" % (
                 imported.peak / gate.peak) if imported.peak and gate.peak else ""))
@@ -386,6 +408,14 @@ def zstd_speeds(path: str, repeat: int) -> List[str]:
                                            speed >= ZSTD_PURE_TARGET_MB_PER_S else "NOT reached")
             if decoder is zstd.decompress_pure else "")))
     return lines
+
+
+def _tree_bytes(path: str) -> int:
+    """The bytes of a log: a file's, or every file's of a folder."""
+    if not os.path.isdir(path):
+        return os.path.getsize(path)
+    return sum(os.path.getsize(os.path.join(root, name)) for root, _folders, names in
+               os.walk(path) for name in names)
 
 
 def _json_bytes(path: str) -> int:

@@ -241,6 +241,24 @@ class IncompleteJobTests(unittest.TestCase):
         error = run.document["errors"][0]
         self.assertEqual((error["code"], error["path"]),
                          ("import.logs_differ", "$.task_checksum"))
+        self.assertIn("in lock.json", error["message"])
+
+    def test_without_a_lock_the_trials_checksums_make_the_protocol(self):
+        run, written, _results = harbor_import(self, BASELINE, CANDIDATE)
+        self.assertEqual(run.status, 0, run.stderr)
+        with_lock = written["systems"][0]["protocol"]["protocol_version"]
+        job = copied_job(self)
+        os.remove(os.path.join(job, "lock.json"))
+        run, written, _results = harbor_import(self, job, CANDIDATE)
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual(written["systems"][0]["protocol"]["protocol_version"], with_lock)
+        edit(os.path.join(trial_folder(job, "parse-logs", 2), "result.json"),
+             lambda result: result.update(task_checksum="0" * 64))
+        run, _written, _results = harbor_import(self, job, CANDIDATE)
+        self.assertEqual(run.status, 2)
+        self.assertEqual([error["code"] for error in run.document["errors"]],
+                         ["import.logs_differ"])
+        self.assertIn("in trial parse-logs__", run.document["errors"][0]["message"])
 
     def test_a_broken_trial_is_named_and_the_others_still_read(self):
         job = copied_job(self)
