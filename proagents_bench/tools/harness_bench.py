@@ -23,10 +23,12 @@ import json
 import os
 from typing import Callable, Dict, List
 
+from .bench import FORKED_READ
+
 # The floor any reader of these logs pays: every JSON file read and decoded (a folder's in
 # name order), nothing checked or kept; the candidate's logs in a forked process when the
-# import would fork too. Arguments: the fork threshold, then the baseline's and the
-# candidate's logs, each system's joined by os.pathsep.
+# import would fork too. Arguments: the baseline's and the candidate's logs, each system's
+# joined by os.pathsep, then the fork threshold.
 BARE_READ_SCRIPT = (
     "import json, os, signal, sys, traceback\n"
     "def files(path):\n"
@@ -43,31 +45,10 @@ BARE_READ_SCRIPT = (
     "        for path in files(log):\n"
     "            with open(path, 'rb') as handle:\n"
     "                json.loads(handle.read())\n"
-    "fork_bytes, baseline, candidate = int(sys.argv[1]), sys.argv[2], sys.argv[3]\n"
-    "size = sum(os.path.getsize(path) for log in baseline.split(os.pathsep)\n"
-    "           for path in files(log))\n"
-    "child = os.fork() if hasattr(os, 'fork') and size >= fork_bytes else None\n"
-    "if child == 0:\n"
-    "    status = 1\n"
-    "    try:\n"
-    "        read(candidate)\n"
-    "        status = 0\n"
-    "    except BaseException:\n"
-    "        traceback.print_exc()\n"
-    "    finally:\n"
-    "        os._exit(status)\n"
-    "try:\n"
-    "    read(baseline)\n"
-    "except BaseException:\n"
-    "    if child:\n"
-    "        os.kill(child, signal.SIGKILL)\n"
-    "        os.waitpid(child, 0)\n"
-    "    raise\n"
-    "if child is None:\n"
-    "    read(candidate)\n"
-    "elif os.waitpid(child, 0)[1]:\n"
-    "    sys.exit('the bare read of the candidate logs failed')\n"
-)
+    "baseline, candidate, fork_bytes = sys.argv[1], sys.argv[2], int(sys.argv[3])\n"
+    "log_bytes = sum(os.path.getsize(path) for log in baseline.split(os.pathsep)\n"
+    "                for path in files(log))\n"
+) + FORKED_READ
 PROTOCOL = {"protocol_version": "bench-protocol-1", "environment_id": "bench-sandbox",
             "toolset_id": "bench-tools", "reset_policy": "fresh-sandbox-per-trial",
             "max_steps": 100, "timeout_seconds": 900, "retry_limit": 0}

@@ -41,7 +41,7 @@ from ..importers import zstd
 from ..importers.inspect_log import LOCAL_HEADER, ZSTD_METHOD, eval_samples
 from ..importers.source import LogSource
 from . import harness_bench
-from .bench import describe_interpreter, median_run, megabytes, run_child
+from .bench import FORKED_READ, describe_interpreter, median_run, megabytes, run_child
 
 # The format of the logs written by write_logs; the others are harness_bench's rows.
 EVAL_FORMAT = "inspect-eval"
@@ -136,29 +136,8 @@ BARE_READ_SCRIPT = (
     "                data = zlib.decompress(data, -15)\n"
     "            json.loads(data)\n"
     "baseline, candidate, fork_bytes = sys.argv[1], sys.argv[2], int(sys.argv[3])\n"
-    "forks = hasattr(os, 'fork') and os.path.getsize(baseline) >= fork_bytes\n"
-    "child = os.fork() if forks else None\n"
-    "if child == 0:\n"
-    "    status = 1\n"
-    "    try:\n"
-    "        read(candidate)\n"
-    "        status = 0\n"
-    "    except BaseException:\n"
-    "        traceback.print_exc()\n"
-    "    finally:\n"
-    "        os._exit(status)\n"
-    "try:\n"
-    "    read(baseline)\n"
-    "except BaseException:\n"
-    "    if child:  # never left running into the next timed child\n"
-    "        os.kill(child, signal.SIGKILL)\n"
-    "        os.waitpid(child, 0)\n"
-    "    raise\n"
-    "if child is None:\n"
-    "    read(candidate)\n"
-    "elif os.waitpid(child, 0)[1]:\n"
-    "    sys.exit('the bare read of the candidate log failed')\n"
-)
+    "log_bytes = os.path.getsize(baseline)\n"
+) + FORKED_READ
 # Every entry of the logs written here bears this time, so the same arguments give the
 # same bytes.
 ENTRY_TIME = (2026, 7, 21, 9, 0, 0)
@@ -323,9 +302,9 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
                     "" if len(logs["baseline"]) == 1 else "s",
                     sum(map(_tree_bytes, logs["baseline"])) / 1e6,
                     time.perf_counter() - started))
-            read_command = [options.python, "-B", "-c", harness_bench.BARE_READ_SCRIPT,
-                            str(fork_bytes)] + [os.pathsep.join(logs[role]) for role in
-                                                ("baseline", "candidate")]
+            read_command = [options.python, "-B", "-c", harness_bench.BARE_READ_SCRIPT] + [
+                os.pathsep.join(logs[role]) for role in ("baseline", "candidate")] + [
+                    str(fork_bytes)]
         say("interpreter: %s (%s)" % (options.python, describe_interpreter(options.python)))
         results = os.path.join(folder, "results.json")
         import_command = [options.python, "-B", "-m", "proagents_bench", "import"] + [
