@@ -113,7 +113,8 @@ DEFAULT_ROWS = ("benchmark_id", "benchmark_version", "dataset_version", "result_
                 "system ids", "protocol_version", "environment_id", "toolset_id",
                 "reset_policy", "trial_count", "max_steps", "timeout_seconds", "retry_limit")
 # The one default every harness shares: the import's own, from the logs' digests.
-SHARED_DEFAULTS = {"result_set_version": "`import-` and 12 hex digits of both logs' SHA-256"}
+SHARED_DEFAULTS = {"result_set_version": "`import-` and 12 hex digits of the logs' SHA-256 "
+                                         "(both logs', or every log's in order)"}
 # The docs' table of what becomes each record field (the results' record, in order).
 RECORD_ROWS = ("case_id", "trial_id", "status", "final_state", "tools_used", "side_effects",
                "latency_ms", "cost_units")
@@ -362,7 +363,8 @@ HARBOR = Harness(
     cost_of="of the trial's agent result", case_word="task", trial_word="attempt",
     unit="trial folder",
     legend="`DATASET`: `config.json` `datasets[0]` `name`@`version`; `TASKS`: 12 hex digits "
-           "of the SHA-256 of the trials' task names and `task_checksum`s",
+           "of the SHA-256 of each task's name and checksum (`lock.json`'s digest, else its "
+           "trials' `task_checksum`)",
     defaults={
         "benchmark_id": "`datasets[0].name` of `config.json` (`harbor-tasks` without one)",
         "benchmark_version": "`datasets[0].version` (`unversioned`)",

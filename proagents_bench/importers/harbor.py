@@ -41,8 +41,8 @@ from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
-from .source import (LogError, LogSource, items, log_number, measure_folder, optional,
-                     read_entry, require, type_name)
+from .source import (LogError, LogSource, Manifest, items, log_number, optional, read_entry,
+                     require, type_name)
 from .trial import LogRun, Trial, Trials
 
 # The document versions read (Harbor's ``schema_version``; a document without one is 1).
@@ -67,14 +67,14 @@ def read_job(source: LogSource, value: Optional[dict],
     """A job folder (``value`` is None): its run from ``config.json``, ``result.json``,
     ``lock.json`` and the trials' results, and its trials, one trial folder at a time."""
     folders = _trial_folders(source)
+    # The digest is taken as the files are read, each once: the job's own files here (so
+    # that the header already tells one job given twice), its trials' as they are read.
+    manifest = Manifest()
+    config = read_entry(source, CONFIG, manifest)
+    result = read_entry(source, RESULT, manifest)
     has_lock = os.path.isfile(os.path.join(source.path, LOCK))
-    entries = [CONFIG, RESULT] + ([LOCK] if has_lock else [])
-    for folder in folders:
-        entries.extend(folder.entries)
-    measure_folder(source, entries)
-    config = read_entry(source, CONFIG)
-    result = read_entry(source, RESULT)
-    lock = read_entry(source, LOCK) if has_lock else None
+    lock = read_entry(source, LOCK, manifest) if has_lock else None
+    manifest.seal(source)
     try:
         run, checksums = _header(source, config, result, lock, folders, settings)
     except LogError as failure:
@@ -84,12 +84,12 @@ def read_job(source: LogSource, value: Optional[dict],
         agents[0], dict) else {}
     reader = TrialReader(source, settings, run, _text(agent.get("name")),
                          _text(agent.get("model_name")), checksums)
-    return run, reader.trials(folders)
+    return run, reader.trials(folders, manifest)
 
 
 class TrialFolder:
-    """A trial folder of the job: its name, and the files of it the import reads (its
-    ``result.json``, absent when the trial never finished, and its trajectory)."""
+    """A trial folder of the job: its name, and which of the files the import reads it has
+    (its ``result.json``, absent when the trial never finished, and its trajectory)."""
 
     __slots__ = ("name", "has_result", "has_trajectory")
 
@@ -97,11 +97,6 @@ class TrialFolder:
         self.name = name
         self.has_result = has_result
         self.has_trajectory = has_trajectory
-
-    @property
-    def entries(self) -> List[str]:
-        return ([self.name + "/" + RESULT] if self.has_result else []) + (
-            [self.name + "/" + TRAJECTORY] if self.has_trajectory else [])
 
 
 def _trial_folders(source: LogSource) -> List[TrialFolder]:
@@ -286,24 +281,29 @@ class TrialReader:
         self.cost_source, self.cost_scale = settings.cost(HARBOR)
         self.side_effect_tools = settings.side_effect_tools
         self.attempts: Dict[str, int] = {}
+        self.manifest = Manifest()
         # The first checksum of each task met, and where: lock.json's, or a trial's.
         self.checksums: Dict[str, Tuple[str, str]] = {
             task: (checksum, LOCK) for task, checksum in planned.items()}
 
-    def trials(self, folders: List[TrialFolder]) -> Trials:
+    def trials(self, folders: List[TrialFolder], manifest: Manifest) -> Trials:
+        """The trials, a folder at a time; the log's digest (``manifest``) is complete once
+        the last is read."""
+        self.manifest = manifest
         with CollectorPaused():
             for folder in folders:
                 entry = folder.name + "/" + RESULT
                 if not folder.has_result:
                     continue  # a trial that never finished: missing, as the run's check says
                 try:
-                    result = read_entry(self.source, entry)
+                    result = read_entry(self.source, entry, manifest)
                     yield self.trial(result, folder, entry)
                 except ContractErrors as failure:
                     for error in failure.errors:
                         yield error
                 except LogError as failure:
                     yield self.source.placed(failure)
+        manifest.seal(self.source)
 
     def trial(self, result: dict, folder: TrialFolder, entry: str) -> Trial:
         _version(result, entry)
@@ -444,7 +444,7 @@ class TrialReader:
         if not folder.has_trajectory:
             return []
         entry = folder.name + "/" + TRAJECTORY
-        trajectory = read_entry(self.source, entry)
+        trajectory = read_entry(self.source, entry, self.manifest)
         calls = set()
         for index, step in enumerate(items(trajectory.get("steps"))):
             if not isinstance(step, dict):

@@ -301,8 +301,29 @@ def open_entry(source: LogSource, entry: str) -> BinaryIO:
         raise  # not reached: fail raises
 
 
-def read_entry(source: LogSource, entry: str) -> dict:
-    """One file of a folder log, decoded whole (one trial's file at most in memory)."""
+class Manifest:
+    """A folder log's digest taken as its files are read, each once: the SHA-256 of its
+    manifest, one line per file as ``sha256sum`` writes it (``<SHA-256>  <file>``), in the
+    order read; and the files' bytes in all (as :func:`measure_folder` gives them)."""
+
+    def __init__(self) -> None:
+        self.digest = hashlib.sha256()
+        self.size = 0
+
+    def add(self, entry: str, data: bytes) -> None:
+        self.digest.update(("%s  %s\n" % (hashlib.sha256(data).hexdigest(), entry)).encode(
+            "utf-8"))
+        self.size += len(data)
+
+    def seal(self, source: LogSource) -> None:
+        """The log's digest and size, as far as its files have been read."""
+        source.sha256 = self.digest.hexdigest()
+        source.size = self.size
+
+
+def read_entry(source: LogSource, entry: str, manifest: Optional[Manifest] = None) -> dict:
+    """One file of a folder log, decoded whole (one trial's file at most in memory), and
+    added to ``manifest`` when one is given."""
     with open_entry(source, entry) as stream:
         size = os.fstat(stream.fileno()).st_size
         if size > MAX_FILE_BYTES:
@@ -313,4 +334,6 @@ def read_entry(source: LogSource, entry: str) -> dict:
         data = stream.read(size + 1)
     if len(data) > size:
         source.fail("import.unreadable", "the file changed while it was read", (), entry)
+    if manifest is not None:
+        manifest.add(entry, data)
     return decode_json(data, source, entry)

@@ -1,12 +1,13 @@
 """The Harbor importer, on job folders written with Harbor's own data model
 (``make_harbor_jobs.py``)."""
 
+import hashlib
 import json
 import os
 import shutil
 import unittest
 
-from tests.importers.support import fixture, load_json, records
+from tests.importers.support import fixture, load_json, read_bytes, records
 from tests.support import TempDir, run_cli
 
 BASELINE = fixture("harbor_baseline_job")
@@ -102,6 +103,23 @@ class RecordTests(unittest.TestCase):
                          ("harbor-job", "harbor", "0.26.0", "finished"))
         self.assertEqual(provenance["run_id"],
                          load_json(os.path.join(BASELINE, "result.json"))["id"])
+
+    def test_the_jobs_digest_is_that_of_its_manifest(self):
+        written = self.imported()
+        provenance = written["systems"][0]["provenance"]
+        entries = ["config.json", "result.json", "lock.json"]
+        for name in sorted(os.listdir(BASELINE)):
+            if os.path.isfile(os.path.join(BASELINE, name, "result.json")):
+                entries.append(name + "/result.json")
+                if os.path.isfile(os.path.join(BASELINE, name, "agent", "trajectory.json")):
+                    entries.append(name + "/agent/trajectory.json")
+        manifest = "".join("%s  %s\n" % (hashlib.sha256(read_bytes(os.path.join(
+            BASELINE, *entry.split("/")))).hexdigest(), entry) for entry in entries)
+        self.assertEqual(provenance["log_sha256"],
+                         hashlib.sha256(manifest.encode("utf-8")).hexdigest())
+        self.assertEqual(provenance["log_bytes"], sum(
+            len(read_bytes(os.path.join(BASELINE, *entry.split("/")))) for entry in entries))
+        self.assertEqual(len(entries), 3 + 12 + 11)  # the lost attempt left no trajectory
 
     def test_an_environment_failure_is_unknown_and_an_agent_timeout_a_timeout(self):
         written = self.imported()
