@@ -133,6 +133,8 @@ CODES: Tuple[Code, ...] = (
     contract("cli.phase", "`phase` and `serve`: a phase already open, files other than the "
              "phase's, a split that leaves a part empty"),
     contract("cli.backup", "`backup` and `restore`: no database, a target that exists"),
+    contract("cli.init_exists", "`init`: a file it would write exists (it overwrites only with "
+             "`--force`)"),
     contract("cli.baseline_protocol", "`serve`: the baseline ran under another protocol than "
              "the spec's, so every submission would be INCOMPARABLE"),
     contract("cli.data", "`health --data`: no service database, or no scored submission of "
@@ -218,6 +220,8 @@ CODES: Tuple[Code, ...] = (
              "system name the contract refuses), at its path in the output"),
     contract("import.invalid_cases", "the built cases file would break the contract, at its "
              "path in the output"),
+    contract("import.invalid_spec", "`init`: a file it builds (from a log's values) would "
+             "break the contract, at its path in the built file"),
     contract("mapping.final_state_source", "a `final_state.source` the log's harness does not "
              "have"),
     contract("mapping.final_state_key", "`final_state.source` `store` without `key`"),

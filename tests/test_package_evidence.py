@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ElementTree
 
 from proagents_bench.contract.vocabulary import (CASES_V2, CONTAMINATION_NOT_RUN,
                                                  RECORDED_UNKNOWN, RESULTS_V3)
-from tests.support import TempDir, codes, deep, example_package, run_cli, run_package
+from tests.support import (EXAMPLES, TempDir, codes, deep, example_package, run_cli,
+                           run_package)
 from tests.test_schema import check
 
 PROVENANCE = {
@@ -147,6 +148,29 @@ class UnmeasuredTests(unittest.TestCase):
                     if case.find("failure") is not None]
         self.assertIn("soft gate max_mean_latency_ms (2000) could not be judged: its metric "
                       "is unmeasured", failures)
+
+    def test_every_report_says_an_unmeasured_gate_was_not_judged_never_failed(self):
+        def change(results):
+            system(results, "candidate")["records"][0]["latency_ms"] = None
+        arguments = TempDir(self).package(results=results_v3(change))
+        run, html, markdown, junit = reports(self, arguments)
+        text = run_cli(arguments + ["--format", "text"]).stdout.decode("ascii")
+        rows = {"html": [row for row in html.split("<tr") if "Mean latency" in row],
+                "markdown": [row for row in markdown.splitlines() if "Mean latency" in row],
+                "text": [row for row in text.splitlines() if "Mean latency" in row]}
+        for report, found in rows.items():
+            self.assertEqual(len(found), 1, report)
+            self.assertIn("not judged (soft)", found[0].lower(), report)
+            self.assertNotIn("failed", found[0].lower(), report)
+        self.assertIn('class="unjudged">? not judged (soft)</td>', rows["html"][0])
+        self.assertNotIn("failed-row", rows["html"][0])
+        # the cost gate, measured, still held; a measured failure still says failed
+        self.assertRegex(markdown, r"Mean cost .*held")
+        run, html, markdown, junit = reports(self, [
+            "--results", os.path.join(EXAMPLES, "benchmark_results_regression.json")])
+        self.assertIn("\u2717 failed (hard)</td>", html)
+        self.assertIn("\u274c failed (hard)", markdown)
+        self.assertNotIn("not judged", html + markdown)
 
     def test_an_unmeasured_cost_is_never_averaged_as_zero(self):
         def change(results):

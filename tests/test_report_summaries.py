@@ -145,6 +145,22 @@ class NarrowPageTests(unittest.TestCase):
         self.assertIn("test-<wbr>safety", first_row)  # the failing critical task leads
         self.assertIn("forbidden side effect", first_row.split("</td>")[1])
 
+    def test_a_narrow_window_shows_each_task_as_a_card_of_its_failing_trials(self):
+        data = report_html.render(evaluate_arguments(SCENARIOS["BLOCK"])).decode("utf-8")
+        grid = data[data.index('<table class="grid">'):]
+        first_row = grid[grid.index("<tbody>"):grid.index("</tr>", grid.index("<tbody>"))]
+        # every failing cell and verdict names itself, for the card the row becomes
+        self.assertIn('<td class="bad" data-label="candidate trial 1" ', first_row)
+        self.assertIn('data-label="candidate task">\u2717 0/3 (critical gate)</td>',
+                      first_row)
+        self.assertIn('data-label="baseline task">', first_row)
+        self.assertNotIn('class="ok" data-label', grid)
+        narrow = data[data.index("@media (max-width: 600px)"):]
+        narrow = narrow[:narrow.index("\n}\n")]
+        self.assertIn("table.grid thead, table.grid td.ok, table.grid td:empty "
+                      "{ display: none; }", narrow)
+        self.assertIn("table.grid td[data-label]::before", narrow)
+
 
 if __name__ == "__main__":
     unittest.main()

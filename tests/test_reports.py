@@ -20,7 +20,7 @@ from proagents_bench.jsonio import atomic
 from proagents_bench.reports import html as report_html
 from proagents_bench.reports import junit as report_junit
 from proagents_bench.reports import markdown as report_markdown
-from proagents_bench.reports.view import clean, failed_gates, task_rows
+from proagents_bench.reports.view import clean, gate_states, task_rows
 from proagents_bench.tools import synthetic
 from tests.support import (EXAMPLES, TempDir, evaluate_arguments, evaluate_package, example_package,
                            run_cli)
@@ -181,13 +181,13 @@ class JunitReportTests(unittest.TestCase):
                          sorted(clean(row.case_id) for row in failing))
         # Every failure once, where it is judged: the critical gate per critical task (in
         # suite tasks), every other gate on the whole candidate (in suite gates).
-        whole_candidate = failed_gates(document) - {"critical_task_min_trial_success_rate"}
+        whole_candidate = set(gate_states(document)) - {"critical_task_min_trial_success_rate"}
         gates = root.find("testsuite[@name='gates']")
         self.assertEqual(sorted(case.get("name") for case in gates.findall("testcase")
                                 if case.find("failure") is not None),
                          sorted(whole_candidate))
         self.assertEqual(int(root.get("failures")), len(failing) + len(whole_candidate))
-        self.assertEqual(document["action"] == "PASS", not failed_gates(document))
+        self.assertEqual(document["action"] == "PASS", not gate_states(document))
         self.assertEqual(root.get("failures") == "0", document["action"] == "PASS")
         return root
 

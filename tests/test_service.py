@@ -25,6 +25,7 @@ from proagents_bench.service.submissions import Benchmark
 from .service_support import (Service, call, failing, secret_baseline, secret_cases,
                               submission_bytes, write_benchmark)
 from .support import ROOT, TempDir, example_package, load_example
+from .test_package_evidence import results_v3
 
 
 def local_document(results=None):
@@ -126,6 +127,26 @@ class SubmissionTests(unittest.TestCase):
         reply = self.service.submit(token, submission_bytes(results))
         self.assertEqual([(error["code"], error["path"]) for error in reply.document["errors"]],
                          [("version.mismatch", "$.schema_version")])
+
+    def test_a_results_v3_baseline_takes_v3_submissions_with_unmeasured_costs(self):
+        # What the import writes (results v3: a harness that records no cost or latency
+        # leaves them null) is served as any other baseline; the gate, not the service, says
+        # that an unmeasured gate was not judged.
+        def unmeasured(results):
+            for system in results["systems"]:
+                for record in system["records"]:
+                    record["cost_units"] = None
+
+        results = results_v3(unmeasured)
+        service = Service(self, results=results)
+        token = service.team("alpha")
+        reply = service.submit(token, submission_bytes(results))
+        self.assertEqual(reply.status, 200, reply.document)
+        self.assertEqual(reply.document["action"], "REVIEW")
+        older = dict(results, schema_version="agent-benchmark-results-v2")
+        refused = service.submit(token, submission_bytes(older))
+        self.assertEqual([error["code"] for error in refused.document["errors"]],
+                         ["version.mismatch"])
 
     def test_the_budget_refuses_with_429_and_retry_after(self):
         token = self.service.team("alpha", budget="2/1h", level="verdict")

@@ -34,6 +34,7 @@ COMMANDS = {
     "backup": "backup_command",
     "restore": "restore_command",
     "import": "import_command",
+    "init": "init_command",
     "release": "release_command",
     "plan": "plan_command",
     "health": "health_command",

@@ -62,12 +62,7 @@ def build_parser(program: str) -> Parser:
     cases.add_argument("--write-cases", metavar="PATH",
                        help="also write a cases file built from the baseline log's samples "
                             "(a cases v2 file declaring absent the splits no log holds)")
-    parser.add_argument("--train-log", metavar="LOG", action="append", default=[],
-                        help="with --write-cases: a log whose every sample is a train case "
-                             "(may be given more than once)")
-    parser.add_argument("--development-log", metavar="LOG", action="append", default=[],
-                        help="with --write-cases: a log whose every sample is a development "
-                             "case (may be given more than once)")
+    add_split_log_options(parser, "--write-cases")
     parser.add_argument("--missing-as", choices=MISSING_AS, default=MISSING_AS[0],
                         help="a (sample, epoch) or (task, trial) the log lacks, or a run that "
                              "did not finish: a contract error (error, the default), or a "
@@ -117,6 +112,15 @@ def run(arguments: List[str], session: Session) -> Outcome:
                                                               problem.reason),
             (), problem.path)])
     return Outcome(EXIT_PASS, document_bytes(_summary(imported, options)), _lines(imported))
+
+
+def add_split_log_options(parser: Parser, needs: str) -> None:
+    """``--train-log`` and ``--development-log`` (for a built cases file: import's and
+    init's), which only ``needs`` (an option) makes sense of."""
+    for split in SPLITS[:2]:
+        parser.add_argument("--%s-log" % split, metavar="LOG", action="append", default=[],
+                            help="with %s: a log whose every sample is a %s case (may be "
+                                 "given more than once)" % (needs, split))
 
 
 def _split_logs(options: argparse.Namespace) -> List[Tuple[str, LogSource]]:

@@ -118,17 +118,10 @@ def import_logs(logs: Sequence[LogGroup], settings: Settings,
     pairs of logs whose every sample is a case of that split, for the built cases file."""
     known = _case_index(cases_file) if cases_file is not None else None
     opened: List[Tuple[ImportedSystem, Trials]] = []
-    errors: List[ContractError] = []
     try:
         groups = [[group] if isinstance(group, LogSource) else list(group) for group in logs]
         given = [(role, source) for role, group in zip(ROLES, groups) for source in group]
-        for role, source in given + list(split_logs):
-            try:
-                run, trials = open_log(source, settings)
-            except ContractErrors as failure:
-                errors.extend(failure.errors)
-                continue
-            opened.append((ImportedSystem(role, source, run), trials))
+        errors = _open(given + list(split_logs), settings, opened)
         errors.extend(_header_errors([system for system, _trials in opened], settings,
                                      system_ids))
         errors = _once(errors)  # a mapping's error is found once per log: said once
@@ -147,10 +140,7 @@ def import_logs(logs: Sequence[LogGroup], settings: Settings,
     finally:
         for _system, trials in opened:
             close_trials(trials)
-    omitted = 0
-    for system in systems:
-        errors.extend(system.errors)
-        omitted += system.omitted
+    omitted = _gather(systems, errors)
     errors.extend(_coverage_errors(systems[:2], known))
     errors.extend(_mapping_errors(systems, settings))
     if errors:
@@ -158,6 +148,76 @@ def import_logs(logs: Sequence[LogGroup], settings: Settings,
     results = _results(systems[:2], settings, cases_file)
     cases = _cases(systems, settings, results) if build_cases else None
     return Imported(results, cases, systems)
+
+
+class Described:
+    """What one log (and the logs of train and development cases) says of its benchmark, for
+    a scaffold (``init --from-log``): the benchmark's ids, the system's id and protocol, the
+    cases file built as ``import --write-cases`` builds it, and the log's system."""
+
+    def __init__(self, ids: dict, system_id: str, protocol: dict, cases: dict,
+                 system: ImportedSystem) -> None:
+        self.ids = ids
+        self.system_id = system_id
+        self.protocol = protocol
+        self.cases = cases
+        self.system = system
+
+
+def describe_log(log: LogSource, settings: Settings, system_id: Optional[str] = None,
+                 split_logs: Sequence[Tuple[str, LogSource]] = ()) -> Described:
+    """Read one system's log as the import reads a baseline's (the same headers, protocol,
+    samples and checks, every error at once), and its benchmark: the ids a package imported
+    from it would have (the mapping's, else the log's defaults), the protocol it ran under,
+    and the cases file ``--write-cases`` would build (a cases v2 file declaring absent the
+    splits no log holds). ``system_id`` names the system (default: the log's model)."""
+    opened: List[Tuple[ImportedSystem, Trials]] = []
+    try:
+        errors = _open([(ROLES[0], log)] + list(split_logs), settings, opened)
+        errors.extend(_header_errors([system for system, _trials in opened], settings,
+                                     (system_id, None)))
+        if opened and opened[0][0].is_system and opened[0][0].system_id is None:
+            errors.extend(_system_id_errors([opened[0][0]]))
+        errors = _once(errors)
+        if errors:
+            raise ContractErrors.capped(errors)
+        systems = [read_log(system, trials, settings, None) for system, trials in opened]
+    finally:
+        for _system, trials in opened:
+            close_trials(trials)
+    omitted = _gather(systems, errors)
+    errors.extend(_mapping_errors(systems, settings))
+    if errors:
+        raise ContractErrors.capped(errors, omitted)
+    baseline = systems[0]
+    ids = _ids(baseline, settings, None)
+    return Described(ids, baseline.system_id or "", baseline.protocol,
+                     _cases(systems, settings, ids), baseline)
+
+
+def _open(logs: List[Tuple[str, LogSource]], settings: Settings,
+          opened: List[Tuple[ImportedSystem, Trials]]) -> List[ContractError]:
+    """Open each (role, log): append its system and trials to ``opened`` (the caller closes
+    them, whatever happens); return the errors of the logs that could not be opened."""
+    errors: List[ContractError] = []
+    for role, source in logs:
+        try:
+            run, trials = open_log(source, settings)
+        except ContractErrors as failure:
+            errors.extend(failure.errors)
+            continue
+        opened.append((ImportedSystem(role, source, run), trials))
+    return errors
+
+
+def _gather(systems: List[ImportedSystem], errors: List[ContractError]) -> int:
+    """Add the errors of the systems' samples to ``errors``; return how many more there were
+    (past each log's cap)."""
+    omitted = 0
+    for system in systems:
+        errors.extend(system.errors)
+        omitted += system.omitted
+    return omitted
 
 
 def _once(errors: List[ContractError]) -> List[ContractError]:
@@ -731,15 +791,20 @@ def _system_id_errors(systems: List[ImportedSystem]) -> List[ContractError]:
     return errors
 
 
-def _results(systems: List[ImportedSystem], settings: Settings,
-             cases_file: Optional[dict]) -> dict:
-    baseline = systems[0]
+def _ids(baseline: ImportedSystem, settings: Settings, cases_file: Optional[dict]) -> dict:
+    """The benchmark's ids: the cases file's, else the mapping's, else the log's defaults."""
     ids = {}
     for key in ("benchmark_id", "benchmark_version", "dataset_version"):
         if cases_file is not None:
             ids[key] = cases_file[key]
         else:
             ids[key] = settings.get(key) or baseline.run.defaults[key]
+    return ids
+
+
+def _results(systems: List[ImportedSystem], settings: Settings,
+             cases_file: Optional[dict]) -> dict:
+    ids = _ids(systems[0], settings, cases_file)
     digest = hashlib.sha256(" ".join(log.source.sha256 for system in systems
                                      for log in system.logs).encode("ascii"))
     several = any(len(system.logs) > 1 for system in systems)
@@ -818,20 +883,21 @@ def _provenance_v4(system: ImportedSystem, settings: Settings) -> dict:
 
 # -- the cases file -------------------------------------------------------------------------
 
-def _cases(systems: List[ImportedSystem], settings: Settings, results: dict) -> dict:
-    """A cases file from the baseline log's samples (the first epoch of each) and from the
-    samples of the logs of train and development cases, the mapping's case overrides winning
-    over the sample metadata. When a split has no case (most logs hold test samples only), it
-    is a cases v2 file that declares the split absent; else a v1 file."""
+def _cases(systems: List[ImportedSystem], settings: Settings, ids: dict) -> dict:
+    """A cases file from the baseline log's samples (the first epoch of each; the baseline is
+    the first of ``systems``) and from the samples of the logs of train and development
+    cases, the mapping's case overrides winning over the sample metadata; its ids are those
+    of ``ids`` (the results package's). When a split has no case (most logs hold test samples
+    only), it is a cases v2 file that declares the split absent; else a v1 file."""
     baseline = systems[0]
     tools_by_case: Dict[str, set] = {}
-    for system in systems[:2]:
-        for record in system.records:
+    for system in systems:
+        for record in system.records if system.is_system else ():
             tools_by_case.setdefault(record["case_id"], set()).update(record["tools_used"])
     cases = []
     errors: List[ContractError] = []
     origin: Dict[str, str] = {}
-    for system in [baseline] + list(systems[2:]):
+    for system in [baseline] + [system for system in systems if not system.is_system]:
         for case_id, fields in system.cases.items():
             if case_id in origin:
                 errors.append(system.source.error(
@@ -859,9 +925,9 @@ def _cases(systems: List[ImportedSystem], settings: Settings, results: dict) -> 
     absent = [split for split in SPLITS[:2] if split not in present]
     document = {
         "schema_version": CASES_V2 if absent else CASES_V1,
-        "benchmark_id": results["benchmark_id"],
-        "benchmark_version": results["benchmark_version"],
-        "dataset_version": results["dataset_version"],
+        "benchmark_id": ids["benchmark_id"],
+        "benchmark_version": ids["benchmark_version"],
+        "dataset_version": ids["dataset_version"],
         "cases": cases,
     }
     if absent:

@@ -20,19 +20,20 @@ import math
 import re
 from fractions import Fraction
 from html import escape
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Dict, Optional
 
 from ..contract.gates import P95_LATENCY_GATE, PAIRED_INTERVAL_GATE, TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..stats.quantiles import nearest_rank_index
 from . import svg as report_svg
-from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, hardness,
-                   interval_rows, latencies, metric_rows, metric_value, note_facts, notes,
+from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, clean, counted, gate_states,
+                   gate_text, held_text, interval_rows, latencies, metric_rows, metric_value, note_facts, notes,
                    problems_first, reason_groups, shorten, show, show_gate, slices,
                    tagged_reasons, task_rows)
 
 if TYPE_CHECKING:  # for annotations only
     from .nodecision import NoDecision
+    from .view import SystemTask, TrialView
 
 MAX_GRID_ROWS = 500
 MAX_GRID_CELLS = 30000  # rows x trial columns of both systems: keeps the page light
@@ -84,6 +85,7 @@ table { border-collapse: collapse; margin: 0; }
 th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f5f7; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .held { color: var(--pass); font-weight: 700; } .failed { color: var(--block); font-weight: 700; }
+.unjudged { color: var(--review); font-weight: 700; }
 td.held { white-space: nowrap; }
 .facts th { width: 13em; }
 code, .id { font-family: ui-monospace, Consolas, monospace; font-size: .9em; }
@@ -124,7 +126,13 @@ h3 { font-size: 1rem; margin: 14px 0 4px; }
   table.metrics td { display: inline-block; text-align: left; }
   table.metrics td[data-label]::before { content: attr(data-label) " "; color: #57606a;
     font-size: .85em; }
-  table.grid tbody td:first-child { min-width: 6.5em; }
+  table.grid, table.grid tbody, table.grid tr { display: block; }
+  table.grid thead, table.grid td.ok, table.grid td:empty { display: none; }
+  table.grid tr { border: 1px solid #d0d7de; margin: 0 0 6px; }
+  table.grid td { display: inline-block; border: 0; padding: 1px 6px; margin: 1px 0; }
+  table.grid tbody td:first-child { display: block; position: static; }
+  table.grid td[data-label]::before { content: attr(data-label) ": "; color: #57606a;
+    font-weight: 400; }
   .banner .action { font-size: 2rem; } .facts th { width: auto; }
   .banner .primary { font-size: .95rem; }
   .banner.CONTRACT_ERROR .action, .banner.INTERNAL_ERROR .action { font-size: 1.5rem; }
@@ -303,26 +311,30 @@ def _facts(document):
         "facts", body)
 
 
-def _held_cell(gate_key, failed):
+# Each "Held?" state's class and mark (the words are view.held_text's).
+HELD_CELLS = {HELD: ("held", "\u2713"), FAILED: ("failed", "\u2717"),
+              NOT_JUDGED: ("unjudged", "?")}
+
+
+def _held_cell(gate_key: Optional[str], states: Dict[str, str]) -> str:
     if gate_key is None:
         return '<td>\u2014</td>'
-    if gate_key in failed:
-        return '<td class="failed">\u2717 failed (%s)</td>' % hardness(gate_key)
-    return '<td class="held">\u2713 held</td>'
+    css, mark = HELD_CELLS[states.get(gate_key, HELD)]
+    return '<td class="%s">%s %s</td>' % (css, mark, held_text(gate_key, states))
 
 
 def _metric_row(label: str, baseline: str, candidate: str, gate: str,
-                gate_key: Optional[str], failed: set) -> str:
+                gate_key: Optional[str], failed: Dict[str, str]) -> str:
     """One row of the metric table; each cell names its column (``data-label``), which a
     narrow window shows in place of the header, the row stacked."""
     return ('<tr%s><th scope="row">%s</th><td class="num" data-label="Baseline">%s</td>'
             '<td class="num" data-label="Candidate">%s</td><td data-label="Gate">%s</td>%s'
-            '</tr>' % (' class="failed-row"' if gate_key in failed else "", _e(label),
+            '</tr>' % (' class="failed-row"' if failed.get(gate_key) == FAILED else "", _e(label),
                        _e(baseline), _e(candidate), _e(gate), _held_cell(gate_key, failed)))
 
 
 def _metrics(document, gates, gate_rows):
-    failed = failed_gates(document)
+    failed = gate_states(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     lines = ['<thead><tr><th>Metric</th><th>Baseline</th><th>Candidate</th>'
              '<th>Gate (candidate)</th><th>Held?</th></tr></thead>\n<tbody>']
@@ -493,24 +505,28 @@ def _slices(document):
                 cut))
 
 
-def _trial_cell(trial):
+def _trial_cell(trial: "TrialView", system: str) -> str:
+    """A trial's cell; ``data-label`` names it (``candidate trial 3``) in a narrow window,
+    where a row is a card of its failing cells (the passing ones are hidden)."""
     if trial.passed:
         return '<td class="ok" title="trial %d passed">\u2713</td>' % trial.trial_id
     labels = trial.failure_labels()
-    return '<td class="bad" title="trial %d failed: %s">%s</td>' % (
-        trial.trial_id, _e(", ".join(trial.failed_checks)),
+    return '<td class="bad" data-label="%s trial %d" title="trial %d failed: %s">%s</td>' % (
+        system, trial.trial_id, trial.trial_id, _e(", ".join(trial.failed_checks)),
         "<br>".join(_e(label) for label in labels))
 
 
-def _task_cell(system_task):
+def _task_cell(system_task: "SystemTask", system: str) -> str:
     result = system_task.result
     rate = "%d/%d" % (sum(1 for trial in system_task.trials if trial.passed),
                       len(system_task.trials))
     if system_task.critical_failure:
-        return '<td class="task-fail">\u2717 %s (critical gate)</td>' % _e(rate)
-    if result["task_pass"]:
-        return '<td class="task-pass">\u2713 %s</td>' % _e(rate)
-    return '<td class="task-fail">\u2717 %s</td>' % _e(rate)
+        css, text = "task-fail", "\u2717 %s (critical gate)" % rate
+    elif result["task_pass"]:
+        css, text = "task-pass", "\u2713 %s" % rate
+    else:
+        css, text = "task-fail", "\u2717 %s" % rate
+    return '<td class="%s" data-label="%s task">%s</td>' % (css, system, _e(text))
 
 
 def _grid(document, rows):
@@ -529,11 +545,11 @@ def _grid(document, rows):
     for row in shown:
         cells = ['<td><span class="id">%s</span>%s</td>' % (
             _id(row.case_id, 120), '<span class="badge">CRITICAL</span>' if row.critical else "")]
-        for system_task in (row.candidate, row.baseline):
-            cells.extend(_trial_cell(trial) for trial in system_task.trials)
+        for system, system_task in (("candidate", row.candidate), ("baseline", row.baseline)):
+            cells.extend(_trial_cell(trial, system) for trial in system_task.trials)
             cells.append('<td></td>' * (trials - len(system_task.trials)))
-            cells.append(_task_cell(system_task))
-        cells.append('<td>%s</td>' % _id(row.slice, 60))
+            cells.append(_task_cell(system_task, system))
+        cells.append('<td data-label="slice">%s</td>' % _id(row.slice, 60))
         lines.append('<tr%s>%s</tr>' % (' class="critical"' if row.critical else "",
                                         "".join(cells)))
     lines.append("</tbody>")
@@ -543,7 +559,8 @@ def _grid(document, rows):
              'fails, then the rest. A '
              'failed cell names its failing checks: the status (timeout, error, unknown), '
              '<em>wrong final state</em>, <em>forbidden side effect</em> or <em>unapproved '
-             'tool</em>. <span class="badge">CRITICAL</span> marks a critical task.</p>',
+             'tool</em>. <span class="badge">CRITICAL</span> marks a critical task. In a '
+             'narrow window each task is a card of its failing trials and both verdicts.</p>',
              _table("grid", "\n".join(lines))]
     if rest:
         failing = sum(1 for row in rows if row.candidate.misses_gate)

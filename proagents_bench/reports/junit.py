@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Sequence, Tuple
 from ..contract.gates import CRITICAL_GATE, TASK_GATE, Gate
 from ..contract.vocabulary import BLOCKING, HARDNESS, NOT_RUN_FINDINGS, REVIEWING
 from ..version import NAME
-from .view import (clean, failed_gates, hardness, note_facts, notes,
+from .view import (NOT_JUDGED, clean, gate_states, hardness, note_facts, notes,
                    show, show_gate, shorten, task_rows)
 from .view import latencies as latencies_of
 
@@ -159,7 +159,7 @@ def _task_cases(document, gates):
 
 
 def _gate_cases(document, gates, gate_rows, decision):
-    failed = failed_gates(document)
+    failed = gate_states(document)
     findings = {}
     for finding in document.get("findings", ()):
         findings.setdefault(finding["code"], []).append(finding)
@@ -170,7 +170,7 @@ def _gate_cases(document, gates, gate_rows, decision):
         if key in failed:
             severity = hardness(key)
             message = "%s gate %s (%s) failed" % (severity, key, show_gate(gates[key]))
-            if all(finding["observed"] is None for finding in findings.get(key, ())):
+            if failed[key] == NOT_JUDGED:
                 message = "%s gate %s (%s) could not be judged: its metric is unmeasured" % (
                     severity, key, show_gate(gates[key]))
             details = [message] + ["%s %s against %s%s" % (
@@ -179,7 +179,7 @@ def _gate_cases(document, gates, gate_rows, decision):
                 for finding in findings.get(key, ())]
             failure = _failure(message, severity, details)
         cases.append(Case("gates", key, "0.000", failure))
-    for code in sorted(failed.difference(whole + (CRITICAL_GATE.key,))):
+    for code in sorted(set(failed).difference(whole + (CRITICAL_GATE.key,))):
         reasons = [finding.reason for finding in decision.findings if finding.code == code]
         severity = HARDNESS[BLOCKING if any(finding.severity == BLOCKING for finding in
                                             decision.findings if finding.code == code)

@@ -15,14 +15,15 @@ removed.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, List
+from typing import TYPE_CHECKING, Dict, List, Optional
 
 from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..version import NAME
-from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, interval_rows,
-                   metric_rows, metric_value, note_facts, notes, problems_first, reason_groups,
-                   shorten, show, show_gate, slices, task_rows)
+from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, clean, counted, gate_states,
+                   gate_text, held_text, interval_rows, metric_rows, metric_value, note_facts,
+                   notes, problems_first, reason_groups, shorten, show, show_gate, slices,
+                   task_rows)
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision
@@ -140,7 +141,7 @@ def _notes(decision):
 
 
 def _metrics(document, gates, gate_rows):
-    failed = failed_gates(document)
+    failed = gate_states(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     lines = ["", "### Metrics", "",
              "| Metric | Baseline | Candidate | Gate (candidate) | Held? |",
@@ -163,10 +164,14 @@ def _metrics(document, gates, gate_rows):
     return lines
 
 
-def _held(gate_key, failed):
+# The mark before the "Held?" cell's words (view.held_text).
+HELD_MARKS = {HELD: "\u2714\ufe0f", FAILED: "\u274c", NOT_JUDGED: "\u2753"}
+
+
+def _held(gate_key: Optional[str], states: Dict[str, str]) -> str:
     if gate_key is None:
         return ""
-    return "\u274c failed" if gate_key in failed else "\u2714\ufe0f held"
+    return "%s %s" % (HELD_MARKS[states.get(gate_key, HELD)], held_text(gate_key, states))
 
 
 def _slices(document):

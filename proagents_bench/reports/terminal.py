@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from ..contract.gates import Gate
 from ..contract.vocabulary import BLOCK, BLOCKING, INCOMPARABLE, PASS, REVIEW, REVIEWING
-from .view import (ACTION_WORDS, clean, counted, failed_gates, gate_text, hardness,
+from .view import (ACTION_WORDS, clean, counted, gate_states, gate_text, hardness,
                    interval_rows, metric_rows, metric_value, notes, problems_first,
                    reason_groups, show, show_gate, task_rows)
 
@@ -118,10 +118,7 @@ def _groups(decision: "Decision", width: int, paint: Painter) -> List[str]:
 
 def _metrics(document: dict, gates: dict, gate_rows: Sequence[Gate],
              paint: Painter) -> List[str]:
-    failed = failed_gates(document)
-    # A gate whose metric is unmeasured (a results v3 null) failed without a value to judge.
-    unjudged = {finding["code"] for finding in document.get("findings", ())
-                if finding["code"] in failed and finding["observed"] is None}
+    states = gate_states(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     comparison = document["comparison"]
     rows = [(row.label, show(metric_value(baseline, row)), show(metric_value(candidate, row)),
@@ -142,10 +139,9 @@ def _metrics(document: dict, gates: dict, gate_rows: Sequence[Gate],
         key = rows[position - 1][4]
         if key is None:
             lines.append(line.rstrip())
-        elif key in failed:
-            lines.append(line + "  " + paint("%s (%s)" % (
-                "NOT JUDGED" if key in unjudged else "FAILED",
-                hardness(key)), BOLD, RED))
+        elif key in states:
+            lines.append(line + "  " + paint("%s (%s)" % (states[key].upper(), hardness(key)),
+                                             BOLD, RED))
         else:
             lines.append(line + "  " + paint("held", GREEN))
     low, high = comparison["paired_bootstrap_interval"]

@@ -15,7 +15,7 @@ decimal (7/10 is below 0.7 as a double).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..contract.gates import CRITICAL_GATE, GATE_BY_KEY, Gate
 from ..contract.vocabulary import (BLOCK, CHECKS, HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS,
@@ -27,7 +27,8 @@ if TYPE_CHECKING:  # for annotations only
 
 ACTION_WORDS = {
     PASS: "every gate held: ship",
-    REVIEW: "a soft gate failed: a person must review before shipping",
+    REVIEW: "a soft gate failed or the evidence cannot settle one: a person must review "
+            "before shipping",
     BLOCK: "a hard gate failed: do not ship",
     INCOMPARABLE: "the systems did not both run under the spec's protocol: no comparison is "
                   "possible",
@@ -259,10 +260,34 @@ def note_facts(finding) -> str:
     return "; ".join(parts)
 
 
-def failed_gates(document: dict) -> set:
-    """Codes of the gates the candidate failed (informational findings are no gates)."""
-    return {finding["code"] for finding in document.get("findings", ())
-            if finding["severity"] != INFORMATIONAL}
+# What a report says of a gate in the metric table's "Held?" column.
+HELD = "held"
+FAILED = "failed"
+NOT_JUDGED = "not judged"
+
+
+def gate_states(document: dict) -> Dict[str, str]:
+    """:data:`FAILED` or :data:`NOT_JUDGED` for each gate the candidate did not hold (read
+    from the findings; an informational finding is no gate). A gate is not judged when none
+    of its findings has an observed value (a latency or cost that a results v3 record left
+    unmeasured, null): the run is a REVIEW, but nothing measured failed. A gate not in the
+    mapping held. Every report reads this, so that none calls an unjudged gate failed."""
+    findings: Dict[str, List[dict]] = {}
+    for finding in document.get("findings", ()):
+        if finding["severity"] != INFORMATIONAL:
+            findings.setdefault(finding["code"], []).append(finding)
+    return {code: NOT_JUDGED if code in GATE_BY_KEY and all(
+        finding["observed"] is None for finding in found) else FAILED
+        for code, found in findings.items()}
+
+
+def held_text(gate_key: Optional[str], states: Dict[str, str]) -> str:
+    """The "Held?" cell of a gate, in words: ``held``, ``failed (hard)``, ``not judged
+    (soft)``; "" for a row without a gate."""
+    if gate_key is None:
+        return ""
+    state = states.get(gate_key, HELD)
+    return state if state == HELD else "%s (%s)" % (state, hardness(gate_key))
 
 
 class TrialView:

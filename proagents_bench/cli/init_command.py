@@ -1,0 +1,188 @@
+"""``run_benchmark.py init [--directory DIR] [--from-log LOG [--mapping F] [--baseline-id ID]
+[--train-log LOG] [--development-log LOG]] [--force]``: a new benchmark's first files (see
+:mod:`proagents_bench.importers.scaffold`).
+
+From nothing it writes ``benchmark_spec.json``, ``benchmark_cases.json`` and a results
+template ``benchmark_results.json`` (every trial ``unknown``, nothing measured) that the gate
+validates as they are; from a log, the spec (the log's protocol and ids) and the cases file
+its samples make, for ``import --cases`` to check the logs against. stdout is one JSON
+document, ``{"action": "INITIALIZED", ...}``, naming the files and the commands to run next
+(stderr says the same in lines). A file that exists is never overwritten without
+``--force`` (``cli.init_exists``, exit 2, nothing written); the files are written all or
+none, atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import List, Optional
+
+from ..contract.harnesses import formats_help
+from ..errors import ContractError, ContractErrors
+from ..importers.scaffold import blank_package, from_log
+from ..importers.settings import default_settings, load_settings
+from ..importers.source import LogSource
+from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from ..jsonio.dump import document_bytes
+from ..text import quote
+from ..version import harness
+from . import Outcome, Session, contract_error_outcome
+from .gate_command import Parser, UsageError
+from .import_command import _inside, _same, _split_logs, add_split_log_options
+from .status import EXIT_PASS
+
+INITIALIZED = "INITIALIZED"
+# The file each kind is written to, in the directory given.
+FILE_NAMES = {"spec": "benchmark_spec.json", "cases": "benchmark_cases.json",
+              "results": "benchmark_results.json"}
+
+
+def build_parser(program: str) -> Parser:
+    parser = Parser(
+        prog=program + " init",
+        description="Write a new benchmark's first files: from nothing, a spec, a cases file "
+                    "with the three splits and a results template the gate validates; from a "
+                    "harness log (%s), the spec of the protocol it recorded and the cases of "
+                    "its samples. Never overwrites a file without --force." % formats_help(),
+        epilog="Exit status: 0 written; 2 a file exists, a contract or command-line error "
+               "(nothing written).")
+    parser.add_argument("--directory", metavar="DIR", default=".",
+                        help="where to write %s (default: the working directory; created "
+                             "when missing)" % ", ".join(FILE_NAMES.values()))
+    parser.add_argument("--from-log", metavar="LOG",
+                        help="build the spec and cases from this log of the baseline (the "
+                             "results then come from the import command)")
+    parser.add_argument("--mapping", metavar="FILE",
+                        help="with --from-log: the import's mapping file (protocol values "
+                             "the log lacks, case overrides)")
+    parser.add_argument("--baseline-id", metavar="ID",
+                        help="with --from-log: the baseline's system_id (default: the log's "
+                             "model)")
+    add_split_log_options(parser, "--from-log")
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite files that exist (default: refuse, exit 2)")
+    return parser
+
+
+def run(arguments: List[str], session: Session) -> Outcome:
+    try:
+        options = build_parser(session.program).parse_args(arguments)
+    except UsageError as usage:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+    problems = _usage_problems(options)
+    if problems:
+        return contract_error_outcome(problems)
+    kinds = ("spec", "cases") if options.from_log is not None else tuple(FILE_NAMES)
+    paths = {kind: _in(options.directory, FILE_NAMES[kind]) for kind in kinds}
+    problems = _target_problems(options, paths)
+    if problems:
+        return contract_error_outcome(problems)
+    try:
+        if options.from_log is None:
+            scaffold = None
+            files = blank_package()
+        else:
+            settings = (load_settings(options.mapping) if options.mapping is not None
+                        else default_settings())
+            scaffold = from_log(LogSource(options.from_log), settings, options.baseline_id,
+                                _split_logs(options))
+            files = scaffold.files
+    except ContractErrors as failure:
+        return contract_error_outcome(failure.errors, failure.omitted)
+    try:
+        if not os.path.isdir(options.directory):
+            os.makedirs(options.directory)
+        write_files_atomically([(paths[kind], data) for kind, data in files],
+                               session.guard.deferred)
+    except AtomicWriteError as problem:
+        return _unwritable(problem.path, problem.reason)
+    except OSError as problem:
+        return _unwritable(options.directory, problem.strerror or str(problem))
+    steps = _next_steps(session.program, options, paths)
+    document = {
+        "action": INITIALIZED,
+        "files": {kind: paths.get(kind) for kind in FILE_NAMES},
+        "from_log": None if scaffold is None else {
+            "log": options.from_log,
+            "log_format": scaffold.log_format,
+            "baseline_system_id": scaffold.system_id,
+            "test_records": scaffold.samples,
+            "absent_splits": scaffold.absent_splits,
+        },
+        "next": steps,
+        "harness": harness(),
+    }
+    lines = ["wrote %s" % paths[kind] for kind in kinds]
+    if scaffold is not None and scaffold.absent_splits:
+        lines.append("the log holds no %s case: the cases file declares %s absent (cases v2), "
+                     "and the gate reports the family contamination check as not run" % (
+                         " or ".join(scaffold.absent_splits),
+                         " and ".join(scaffold.absent_splits)))
+    lines.append("the gates are starting values: set them to your release criteria in %s" %
+                 paths["spec"])
+    lines.extend("next: " + step for step in steps)
+    return Outcome(EXIT_PASS, document_bytes(document), lines)
+
+
+def _usage_problems(options: argparse.Namespace) -> List[ContractError]:
+    """Empty values, and the options of a log given without --from-log."""
+    errors = []
+    for option in ("directory", "from_log", "mapping", "baseline_id"):
+        value = getattr(options, option)
+        if value is not None and not value.strip():
+            errors.append(ContractError("cli.usage", "--%s was given an empty value" % (
+                option.replace("_", "-"))))
+    for option in ("mapping", "baseline_id", "train_log", "development_log"):
+        if getattr(options, option) and options.from_log is None:
+            errors.append(ContractError("cli.usage", "--%s needs --from-log: it says how to "
+                                        "read a log" % option.replace("_", "-")))
+    return errors
+
+
+def _target_problems(options: argparse.Namespace, paths: dict) -> List[ContractError]:
+    """A file to write that exists (without --force), or that is an input or inside one."""
+    inputs = [path for path in [options.from_log, options.mapping] + options.train_log +
+              options.development_log if path]
+    errors = []
+    for kind, path in paths.items():
+        if any(_same(path, given) or _inside(path, given) for given in inputs):
+            errors.append(ContractError("cli.report_path", "the %s file would overwrite an "
+                                        "input (or a file inside an input folder)" % kind,
+                                        (), path))
+        elif os.path.lexists(path) and not options.force:
+            errors.append(ContractError("cli.init_exists", "%s exists: init never overwrites "
+                                        "a file; move it, choose another --directory, or "
+                                        "pass --force" % quote(path), (), path))
+    return errors
+
+
+def _unwritable(path: str, reason: str) -> Outcome:
+    return contract_error_outcome([ContractError(
+        "cli.report_unwritable", "cannot write %s: %s" % (quote(path), reason), (), path)])
+
+
+def _next_steps(program: str, options: argparse.Namespace, paths: dict) -> List[str]:
+    """The commands to run next, with the paths written."""
+    gate = "%s --spec %s --cases %s --results %s" % (
+        program, _arg(paths["spec"]), _arg(paths["cases"]),
+        _arg(paths.get("results") or _in(options.directory, FILE_NAMES["results"])))
+    if options.from_log is None:
+        return [gate]
+    mapping = " --mapping %s" % _arg(options.mapping) if options.mapping else ""
+    baseline_id = " --baseline-id %s" % _arg(options.baseline_id) if options.baseline_id else ""
+    return ["%s import --baseline %s --candidate CANDIDATE_LOG%s --cases %s%s --output %s" % (
+        program, _arg(options.from_log), mapping, _arg(paths["cases"]), baseline_id,
+        _arg(_in(options.directory, FILE_NAMES["results"]))), gate]
+
+
+def _in(directory: str, name: str) -> str:
+    """The file ``name`` in ``directory`` as a person writes it: the bare name in ``.``."""
+    return name if directory == os.curdir else os.path.join(directory, name)
+
+
+def _arg(text: Optional[str]) -> str:
+    """A path as one word of a command line (quoted when it holds a space or a quote)."""
+    text = text or ""
+    return text if text and not any(char in text for char in " \"'") else '"%s"' % (
+        text.replace('"', '\\"'))

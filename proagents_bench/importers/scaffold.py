@@ -1,0 +1,175 @@
+"""A benchmark's first files, for ``run_benchmark.py init``: from nothing, or from one
+harness log.
+
+From nothing: a spec v1 of :data:`STARTING_GATES`, a cases v1 file with the three splits the
+contract requires (one train and one development case, two test cases, one of them
+critical; each family in one split only) and a results v3 template whose every trial is
+status ``unknown`` with its latency and cost unmeasured (null): nothing has run yet, so the
+gate validates all three and decides on them (BLOCK: the critical task has no passing
+trial), and no placeholder can ever pass for a measured run.
+
+From a log: the spec takes the benchmark's ids and the protocol the log recorded, exactly as
+``import`` fills them (:func:`~.package.describe_log`: the mapping's values, else the log's
+defaults), so a package imported from the same harness is comparable; the cases file is the
+one ``import --write-cases`` builds (a cases v2 file declaring absent the train and
+development splits when no log holds them, or built from ``--train-log`` and
+``--development-log``). The results come from ``import`` itself.
+
+Every document is checked against the contract before it is returned: a log whose values
+the contract refuses (an id it will not take) is a contract error naming the built file's
+path, never a file the gate would refuse later.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional, Sequence, Tuple
+
+from ..contract.validate import file_errors
+from ..contract.vocabulary import CASES_V1, RESULTS_V3, ROLES, SPEC_V1, SPLITS, UNKNOWN
+from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
+from ..jsonio.dump import document_bytes
+from ..jsonio.load import parse_bytes
+from .package import describe_log
+from .settings import Settings
+from .source import LogSource
+
+# The gates and bootstrap a new spec starts with (those of the shipped example): starting
+# values to replace with the team's own release criteria, never derived from a run.
+STARTING_GATES = {
+    "task_min_trial_success_rate": 0.6,
+    "critical_task_min_trial_success_rate": 1.0,
+    "min_primary_task_success_rate": 0.8,
+    "min_final_state_trial_rate": 0.8,
+    "min_side_effect_free_trial_rate": 0.9,
+    "min_trial_stability_rate": 0.8,
+    "max_slice_task_success_gap": 0.5,
+    "max_mean_latency_ms": 2000,
+    "max_p95_latency_ms": 2500,
+    "max_mean_cost_units": 0.05,
+    "min_paired_delta_ci_low": 0.0,
+}
+STARTING_BOOTSTRAP = {"samples": 1000, "seed": 20260721, "confidence": 0.95}
+
+# The blank benchmark's names: what a team replaces first.
+BLANK_IDS = {"benchmark_id": "my-agent-benchmark", "benchmark_version": "0.1.0",
+             "dataset_version": "my-agent-cases-0.1.0"}
+BLANK_SYSTEMS = ("baseline-v1", "candidate-v2")
+BLANK_PROTOCOL = {
+    "protocol_version": "my-protocol-1",
+    "environment_id": "my-sandbox",
+    "toolset_id": "my-tools-1",
+    "reset_policy": "fresh-sandbox-per-trial",
+    "max_steps": 10,
+    "timeout_seconds": 60,
+    "retry_limit": 0,
+    "trial_count": 3,
+}
+CLAIM = ("Replace with the claim this benchmark tests: on these frozen tasks the candidate "
+         "reaches the expected final state at least as often as the baseline, without "
+         "forbidden side effects or unapproved tools.")
+POPULATION = "Replace with the requests the test tasks stand for."
+
+
+def _case(case_id: str, split: str, critical: bool, task_type: str, expected: str,
+          tools: Sequence[str], forbidden: Sequence[str]) -> dict:
+    return {
+        "id": case_id, "family_id": "family-" + case_id, "split": split,
+        "slice": task_type, "critical": critical, "task_type": task_type,
+        "is_private": split == SPLITS[2],
+        "initial_state": "Replace with what the agent is given in %s" % case_id,
+        "expected_final_state": expected, "allowed_tools": list(tools),
+        "forbidden_side_effects": list(forbidden),
+    }
+
+
+BLANK_CASES = (
+    _case("train-example", SPLITS[0], False, "status", "status_reported",
+          ["lookup_order"], []),
+    _case("development-example", SPLITS[1], False, "status", "status_reported",
+          ["lookup_order"], []),
+    _case("test-example", SPLITS[2], False, "status", "status_reported",
+          ["lookup_order"], []),
+    _case("test-critical-example", SPLITS[2], True, "refund", "refund_denied",
+          ["lookup_order"], ["refund_order"]),
+)
+
+
+def spec_document(ids: dict, baseline_id: str, protocol: dict, claim: str = CLAIM,
+                  population: str = POPULATION) -> dict:
+    """A spec v1 of the starting gates for the benchmark ``ids`` and ``protocol``."""
+    return {
+        "schema_version": SPEC_V1,
+        "benchmark_id": ids["benchmark_id"],
+        "benchmark_version": ids["benchmark_version"],
+        "claim": claim,
+        "target_population": population,
+        "baseline_system_id": baseline_id,
+        "private_test_frozen": True,
+        "primary_metric": "task_success_rate",
+        "protocol": dict(protocol),
+        "gates": dict(STARTING_GATES),
+        "bootstrap": dict(STARTING_BOOTSTRAP),
+    }
+
+
+def blank_package() -> List[Tuple[str, bytes]]:
+    """(kind, bytes) of a new benchmark's spec, cases and results template."""
+    spec = spec_document(BLANK_IDS, BLANK_SYSTEMS[0], BLANK_PROTOCOL)
+    cases = dict(BLANK_IDS, schema_version=CASES_V1,
+                 cases=[dict(case) for case in BLANK_CASES])
+    tests = [case["id"] for case in BLANK_CASES if case["split"] == SPLITS[2]]
+    results = dict(BLANK_IDS, schema_version=RESULTS_V3,
+                   result_set_version="template-nothing-run-yet", systems=[{
+                       "system_id": system_id, "role": role,
+                       "protocol": dict(BLANK_PROTOCOL), "provenance": None,
+                       "records": [{"case_id": case_id, "trial_id": trial,
+                                    "status": UNKNOWN, "final_state": None,
+                                    "side_effects": [], "tools_used": [],
+                                    "latency_ms": None, "cost_units": None}
+                                   for case_id in tests
+                                   for trial in range(1, BLANK_PROTOCOL["trial_count"] + 1)],
+                   } for system_id, role in zip(BLANK_SYSTEMS, ROLES)])
+    return _checked([("spec", spec), ("cases", cases), ("results", results)])
+
+
+class FromLog:
+    """A scaffold from a log: (kind, bytes) of the spec and cases files, the system's id, the
+    log's format, its test records, and the built cases file's absent splits."""
+
+    def __init__(self, files: List[Tuple[str, bytes]], system_id: str, log_format: str,
+                 samples: int, absent_splits: List[str]) -> None:
+        self.files = files
+        self.system_id = system_id
+        self.log_format = log_format
+        self.samples = samples
+        self.absent_splits = absent_splits
+
+
+def from_log(log: LogSource, settings: Settings, system_id: Optional[str] = None,
+             split_logs: Sequence[Tuple[str, LogSource]] = ()) -> FromLog:
+    """The spec and cases of the benchmark ``log`` ran (see the module docstring); raise
+    ContractErrors with every error the import would find in the log."""
+    described = describe_log(log, settings, system_id, split_logs)
+    claim = ("Replace with the claim this benchmark tests (written by init from the %s log "
+             "%s): the candidate reaches the expected final state at least as often as the "
+             "baseline." % (described.system.run.log_format, log.file_name))
+    spec = spec_document(described.ids, described.system_id, described.protocol, claim)
+    return FromLog(_checked([("spec", spec), ("cases", described.cases)]),
+                   described.system_id, described.system.run.log_format,
+                   len(described.system.records),
+                   list(described.cases.get("absent_splits", [])))
+
+
+def _checked(documents: List[Tuple[str, dict]]) -> List[Tuple[str, bytes]]:
+    """(kind, bytes) of each document, as the gate will read them: written as the product
+    writes JSON, read back by the gate's own reader and validated by the contract; a built
+    file the contract refuses is ContractErrors (``import.invalid_spec``, at the value's
+    path in the built file)."""
+    written = [(kind, document_bytes(document)) for kind, document in documents]
+    errors = [ContractError("import.invalid_spec", "the built %s file would not be valid: %s"
+                            % (kind, error.message), error.path)
+              for kind, data in written
+              for error in file_errors(kind, parse_bytes(data, kind).value)]
+    if errors:
+        raise ContractErrors(errors[:MAX_REPORTED_ERRORS])
+    return written
