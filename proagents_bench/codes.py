@@ -222,6 +222,15 @@ CODES: Tuple[Code, ...] = (
              "path in the output"),
     contract("import.invalid_spec", "`init`: a file it builds (from a log's values) would "
              "break the contract, at its path in the built file"),
+    # -- promptfoo results and JSON-lines logs (importers/promptfoo.py, importers/jsonl.py) ---
+    contract("import.several_systems", "a promptfoo results file of more than one provider or "
+             "prompt: one system per file"),
+    contract("import.lines_mapping", "a JSON-lines log imported without the mapping's `lines` "
+             "(a v2 mapping), which says where each line gives the record's fields"),
+    contract("import.status_value", "a JSON-lines status value that the mapping's "
+             "`lines.status.values` does not name, at its line"),
+    contract("mapping.lines_success", "`lines` gives both `final_state` and `success`, or "
+             "`success` both `equals` and `at_least`"),
     contract("mapping.final_state_source", "a `final_state.source` the log's harness does not "
              "have"),
     contract("mapping.final_state_key", "`final_state.source` `store` without `key`"),

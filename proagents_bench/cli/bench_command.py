@@ -3,7 +3,8 @@
 bare ``json.load`` of the same files (see :mod:`proagents_bench.tools.bench` and
 :mod:`proagents_bench.tools.health_bench`), load the private-test service, run the boosting
 attack against it at every feedback level (:mod:`proagents_bench.tools.attack_bench`), time
-the import of two synthetic Inspect AI logs against the gate on its output
+the import of two synthetic logs (Inspect AI, promptfoo or JSON lines) against the gate on its
+output
 (:mod:`proagents_bench.tools.import_bench`), time a release of several synthetic benchmarks
 against their gates one after another (:mod:`proagents_bench.tools.release_bench`),
 enumerate the bootstrap gate's false-pass rate exactly
@@ -17,6 +18,7 @@ import sys
 from fractions import Fraction
 from typing import List
 
+from ..contract.harnesses import INSPECT_EVAL
 from ..errors import ContractError
 from ..service.phases import PhaseError, parse_share
 from ..tools import (attack_bench, bench, falsepass, harness_bench, health_bench, import_bench,
@@ -25,6 +27,10 @@ from . import Outcome, Session, contract_error_outcome
 from .gate_command import Parser, UsageError
 from .parallel import FORK_LOG_BYTES, usable_cores
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
+
+# The log formats ``bench import`` writes.
+IMPORT_BENCH_FORMATS = tuple(import_bench.import_formats.BARE_READ_KIND) + tuple(
+    sorted(harness_bench.WRITERS))
 
 
 def _package_options(parser: Parser, tasks: int, repeat: int) -> None:
@@ -111,14 +117,9 @@ def build_parser(program: str) -> Parser:
     attack.add_argument("--python", metavar="EXE", default=sys.executable,
                         help="interpreter for the servers (default: this one)")
     imports = kinds.add_parser(
-        "import", help="the import of two Inspect AI .eval logs against the gate on the "
-                       "package it writes")
-    imports.add_argument("--format", default=import_bench.EVAL_FORMAT,
-                         choices=(import_bench.EVAL_FORMAT,) + tuple(
-                             sorted(harness_bench.WRITERS)),
-                         help="the logs' format (default %s); harbor-job: a job folder per "
-                              "system, --epochs attempts; swebench-summary: --epochs run "
-                              "summaries per system" % import_bench.EVAL_FORMAT)
+        "import", help="the import of two synthetic logs (Inspect AI .eval, promptfoo "
+                       "results, JSON lines, Harbor jobs or SWE-bench run summaries: --format) "
+                       "against the gate on the package it writes")
     imports.add_argument("--tasks", type=int, default=10000,
                          help="samples per epoch, each a test task (default 10000)")
     imports.add_argument("--epochs", type=int, default=5,
@@ -130,6 +131,10 @@ def build_parser(program: str) -> Parser:
     imports.add_argument("--keep", metavar="DIR",
                          help="write the logs, the package and the documents to DIR and keep "
                               "them")
+    imports.add_argument("--format", choices=IMPORT_BENCH_FORMATS, default=INSPECT_EVAL,
+                         help="the logs' format (default %s); harbor-job: a job folder per "
+                              "system, --epochs attempts; swebench-summary: --epochs run "
+                              "summaries per system" % INSPECT_EVAL)
     imports.add_argument("--template-log", metavar="LOG",
                          help="an Inspect AI .eval log whose samples are the templates "
                               "(default: a synthetic sample of about 4 KB)")
@@ -213,10 +218,10 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "import":
         templates = None
-        if options.template_log is not None and options.format != import_bench.EVAL_FORMAT:
+        if options.template_log is not None and options.format != INSPECT_EVAL:
             return contract_error_outcome([ContractError(
-                "cli.usage", "--template-log: the samples of an Inspect AI .eval log are "
-                "templates of --format %s only" % import_bench.EVAL_FORMAT)])
+                "cli.usage", "--template-log takes the samples of an .eval log: it needs "
+                "--format %s" % INSPECT_EVAL)])
         if options.template_log is not None:
             try:
                 templates = import_bench.read_templates(options.template_log)

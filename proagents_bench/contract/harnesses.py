@@ -76,11 +76,14 @@ class LogFormat:
     (``an Inspect AI .eval log``), how it is recognised, its reader (``MODULE:FUNCTION``),
     its name in the import command's help (``.eval``) and, optionally, a near miss: a JSON
     object that is a part of such a log given on its own (``near_miss``), and what to do
-    instead (``near_miss_fix``)."""
+    instead (``near_miss_fix``). A format of JSON lines with no keys of its own (any object
+    on the first line) is read only when the mapping gives ``mapping_key``, which says where
+    its lines hold the record's fields."""
 
     def __init__(self, name: str, what: str, recognised: Recognition, reader: str,
                  help_name: str, near_miss: Optional[Recognition] = None,
-                 near_miss_fix: str = "") -> None:
+                 near_miss_fix: str = "", mapping_key: str = "") -> None:
+        self.mapping_key = mapping_key
         self.name = name
         self.what = what
         self.recognised = recognised
@@ -403,8 +406,109 @@ HARBOR = Harness(
     },
     side_effects_default="every tool called")
 
+# -- promptfoo ----------------------------------------------------------------------------
+PROMPTFOO_JSON = "promptfoo-results-json"
+# Where its trial's final state comes from: whether every assertion passed, or the
+# provider's output; its cost: the result's token usage, or its cost.
+ASSERTIONS = "assertions"
+OUTPUT = "output"
+TOKEN_USAGE = "token_usage"
+RESULT_COST = "cost"
+
+PROMPTFOO = Harness(
+    "promptfoo", "promptfoo",
+    formats=[
+        LogFormat(PROMPTFOO_JSON, "a promptfoo results.json",
+                  Recognition(JSON, keys=("evalId", "results", "config")),
+                  "promptfoo:read_results", "--output results.json"),
+    ],
+    final_states=[Source(ASSERTIONS), Source(OUTPUT)],
+    costs=[Source(TOKEN_USAGE), Source(RESULT_COST)], cost_of="of the result",
+    case_word="test", trial_word="repetition", unit="result",
+    legend="`TESTS`: 12 hex digits of the SHA-256 of the tests run",
+    defaults={
+        "benchmark_id": "`promptfoo-eval`",
+        "benchmark_version": "`TESTS`",
+        "dataset_version": "`promptfoo-TESTS`",
+        "system ids": "the provider's `label`, else its `id`",
+        "protocol_version": "`promptfoo-TESTS`",
+        "environment_id": "`promptfoo`",
+        "toolset_id": "`promptfoo-no-tools`",
+        "reset_policy": "`fresh-provider-call`",
+        "trial_count": "`runtimeOptions.repeat`, else `config.evaluateOptions.repeat` "
+                       "(absent: 1, promptfoo's default, which the contract refuses: repeat "
+                       "at least 2 times)",
+        "max_steps": "1 (a test is one provider call)",
+        "timeout_seconds": "`config.evaluateOptions.timeoutMs` / 1000 (absent: set "
+                           "`protocol.timeout_seconds`)",
+        "retry_limit": "0 (promptfoo does not record retries)",
+    },
+    records={
+        "case_id": "the test's `description` (`testCase.description`); a result without "
+                   "one is `import.sample_id`",
+        "trial_id": "the result's place among its test's results, in file order (1, 2, "
+                    "...): `repeat` writes one result per repetition, with no repetition "
+                    "index",
+        "status": "a provider error (`failureReason` 2, or `error` set without a "
+                  "`gradingResult`): `error`; else `success`",
+        "final_state": "`passed` when `success` is true (every assertion passed), else "
+                       "`failed` (or, by `output`, the provider's `response.output` when it "
+                       "is a string)",
+        "tools_used": "none (a results file records no tool calls)",
+        "side_effects": "none",
+        "latency_ms": "`latencyMs`; `null` when absent",
+        "cost_units": "`response.tokenUsage.total` (or `cost`) \u00d7 `cost.scale`; `null` "
+                      "when absent",
+    },
+    side_effects_default="none (promptfoo records no tool calls)")
+
+# -- JSON lines ---------------------------------------------------------------------------
+JSONL = "jsonl"
+# Its final state and cost come from the mapping's ``lines`` pointers.
+LINES_SOURCE = "lines"
+
+JSON_LINES = Harness(
+    "jsonl", "JSON lines",
+    formats=[
+        LogFormat(JSONL, "a JSON-lines log",
+                  Recognition(LINES, text="JSON lines: an object on each line, one line per "
+                                          "trial"),
+                  "jsonl:read_lines", ".jsonl (with a v2 mapping's `lines`)",
+                  mapping_key="lines"),
+    ],
+    final_states=[Source(LINES_SOURCE)], costs=[Source(LINES_SOURCE)],
+    cost_of="(the `lines` pointers)", case_word="case", trial_word="trial", unit="line",
+    legend="each from the mapping",
+    defaults={
+        "benchmark_id": "`jsonl`",
+        "benchmark_version": "`0`",
+        "dataset_version": "`jsonl-cases`",
+        "system ids": "`lines.system_id`, else `--baseline-id` and `--candidate-id`",
+        "protocol_version": "`protocol.protocol_version` (the log gives no protocol value)",
+        "environment_id": "`protocol.environment_id`",
+        "toolset_id": "`protocol.toolset_id`",
+        "reset_policy": "`protocol.reset_policy`",
+        "trial_count": "`protocol.trial_count`",
+        "max_steps": "`protocol.max_steps`",
+        "timeout_seconds": "`protocol.timeout_seconds`",
+        "retry_limit": "`protocol.retry_limit`",
+    },
+    records={
+        "case_id": "`lines.case_id`",
+        "trial_id": "`lines.trial_id` (plus 1 with `first_trial` 0)",
+        "status": "`lines.status` through its `values`; `success` without it",
+        "final_state": "`lines.final_state`, or by `lines.success`: `passed` or `failed`",
+        "tools_used": "`lines.tools_used` (none without it)",
+        "side_effects": "`lines.side_effects`, else the tools called that "
+                        "`side_effect_tools` names",
+        "latency_ms": "`lines.latency_ms`; `null` when absent",
+        "cost_units": "`lines.cost` \u00d7 `cost.scale`; `null` when absent",
+    },
+    side_effects_default="`lines.side_effects`, else none")
+
 # -- the table ----------------------------------------------------------------------------
-HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR)
+HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,
+                                  JSON_LINES)
 
 HARNESS_BY_NAME: Dict[str, Harness] = {harness.name: harness for harness in HARNESSES}
 # Every log format, in the order the import tries them within each container.
@@ -480,9 +584,12 @@ def formats_table() -> str:
             told = "its first bytes: %s (`%s`)" % (told, repr(log_format.recognised.magic)[2:-1])
         elif log_format.recognised.container == JSON:
             told = "a JSON object with %s" % log_format.recognised.keys_text
-        elif log_format.recognised.container == LINES:
+        elif log_format.recognised.container == LINES and log_format.recognised.keys:
             told = "its first line: a JSON object with %s (JSON lines)" % (
                 log_format.recognised.keys_text)
+        elif log_format.recognised.container == LINES:
+            told = ("its first line: a JSON object no format above claims, when the mapping "
+                    "gives `%s`" % log_format.mapping_key)
         rows.append(("`%s`" % log_format.name, "%s (`%s`)" % (harness.title, harness.name),
                      log_format.what[log_format.what.index(" ") + 1:], told))
     return _table(("`log_format`", "harness (`harness`)", "the log", "told by"), rows)

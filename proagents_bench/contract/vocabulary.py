@@ -20,7 +20,13 @@ RESULTS_V4 = "agent-benchmark-results-v4"
 # did with what its logs lacked).
 IMPORTED_RESULTS = (RESULTS_V3, RESULTS_V4)
 MAPPING_V1 = "proagents-bench-import-mapping-v1"
-MAPPING_VERSIONS = (MAPPING_V1,)
+# v2: v1 and the pointers of a JSON-lines log (``lines``).
+MAPPING_V2 = "proagents-bench-import-mapping-v2"
+MAPPING_VERSIONS = (MAPPING_V1, MAPPING_V2)
+# The final states a JSON-lines line or a promptfoo result gets when the mapping decides its
+# success (a test the gate's expected_final_state names).
+PASSED = "passed"
+FAILED = "failed"
 RELEASE_V1 = "proagents-bench-release-v1"
 RELEASE_VERSIONS = (RELEASE_V1,)
 

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import os
 from importlib import import_module
-from typing import Callable, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from ..contract.harnesses import (BYTES, FOLDER, HARNESS_OF_FORMAT, JSON, LINES,
                                   LOG_FORMATS_TABLE, LogFormat, expected_formats)
 from ..errors import ContractErrors
+from ..text import quote
 from .settings import Settings
 from .source import LogSource
 from .trial import LogRun, Trials
@@ -45,9 +46,13 @@ def _formats(container: str) -> Tuple[LogFormat, ...]:
                  if log_format.recognised.container == container)
 
 
-def recognise(source: LogSource) -> Tuple[LogFormat, Optional[dict]]:
+def recognise(source: LogSource,
+              settings: Optional[Settings] = None) -> Tuple[LogFormat, Optional[dict]]:
     """The log's format, and its decoded JSON object when the format was told by it; a
-    contract error (``import.format``) when no row reads it."""
+    contract error (``import.format``) when no row reads it. A format of JSON lines with no
+    keys of its own (any object on the first line) is told only when the mapping
+    (``settings``) gives its ``mapping_key``, after every format with keys: a file of several
+    lines at once, a file of one line once no JSON format claims its object."""
     if os.path.isdir(source.path):
         # A folder format that names its files takes a folder that has them; one that names
         # none takes any other folder.
@@ -62,11 +67,14 @@ def recognise(source: LogSource) -> Tuple[LogFormat, Optional[dict]]:
         if log_format.recognised.matches_head(head):
             return log_format, None
     lines = _formats(LINES)
+    keyless = [log_format for log_format in lines if not log_format.recognised.keys]
     if lines:
         first = source.first_line()
         for log_format in lines:
-            if log_format.recognised.matches_first_line(first):
+            if log_format.recognised.keys and log_format.recognised.matches_first_line(first):
                 return log_format, None
+        if isinstance(first, dict) and keyless and source.has_second_line():
+            return _keyless(source, keyless, settings), None
     value = source.read_json()
     for log_format in _formats(JSON):
         if log_format.recognised.matches_value(value):
@@ -74,14 +82,31 @@ def recognise(source: LogSource) -> Tuple[LogFormat, Optional[dict]]:
     for log_format in LOG_FORMATS_TABLE:
         if log_format.near_miss is not None and log_format.near_miss.matches_value(value):
             raise ContractErrors([source.error("import.format", log_format.near_miss_fix)])
+    for log_format in keyless:  # a log of one line
+        if settings is not None and settings.get(log_format.mapping_key) is not None:
+            return log_format, None
     raise ContractErrors([source.error(
         "import.format", "not a log this importer reads: expected %s" % expected_formats())])
+
+
+def _keyless(source: LogSource, formats: List[LogFormat],
+             settings: Optional[Settings]) -> LogFormat:
+    """The format of JSON lines the mapping gives the key of; a contract error
+    (``import.lines_mapping``) when it gives none."""
+    for log_format in formats:
+        if settings is not None and settings.get(log_format.mapping_key) is not None:
+            return log_format
+    raise ContractErrors([source.error("import.lines_mapping", "a log of JSON lines is read "
+                                       "with a mapping that says where each line gives the "
+                                       "record's fields: give %s with --mapping" % " or ".join(
+                                           "a v2 mapping's %s" % quote(log_format.mapping_key)
+                                           for log_format in formats))])
 
 
 def open_log(source: LogSource, settings: Settings) -> Tuple[LogRun, Trials]:
     """The log's run and trials, read by its format's reader; the mapping's sources are
     checked against the log's harness (contract errors placed in the mapping file)."""
-    log_format, value = recognise(source)
+    log_format, value = recognise(source, settings)
     run, trials = reader(log_format)(source, value, settings)
     try:
         settings.check_harness(HARNESS_OF_FORMAT[log_format.name])

@@ -442,19 +442,21 @@ def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
             continue
         key = trial.key
         if key in seen:
-            entry, path = seen[key]
+            entry, path, line = seen[key]
             errors.append(source.error(
-                "import.duplicate_sample", "sample %s epoch %d appears twice (also at %s%s)" % (
-                    quote(key[0]), key[1], entry or "", _shown_path(path)),
-                trial.path, trial.entry))
+                "import.duplicate_sample", "sample %s epoch %d appears twice (also at %s%s%s)" % (
+                    quote(key[0]), key[1], entry or "", _shown_path(path),
+                    "line %d" % line if line is not None else ""),
+                trial.path, trial.entry, trial.line))
             continue
-        seen[key] = (trial.entry, trial.path)
+        seen[key] = (trial.entry, trial.path, trial.line)
         case_id = key[0]
         if system.cases.get(case_id) is None:  # a case's fields are those of its first sample
             system.cases[case_id] = trial.case
         problem = _unreadable_by_the_gate(trial.record)
         if problem is not None:
-            errors.append(source.error(problem[0], problem[1], trial.path, trial.entry))
+            errors.append(source.error(problem[0], problem[1], trial.path, trial.entry,
+                                       trial.line))
             continue
         if not system.is_system:  # a log of train or development cases: cases only
             system.not_test += 1
@@ -463,14 +465,14 @@ def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
             errors.append(source.error(
                 "import.sample_epoch", "sample %s epoch %d is beyond the protocol's "
                 "trial_count %d" % (quote(case_id), key[1], trial_count),
-                tuple(trial.path) + ("epoch",), trial.entry))
+                tuple(trial.path) + ("epoch",), trial.entry, trial.line))
             continue
         if known is not None:
             split = known.get(case_id)
             if split is None:
                 errors.append(source.error(
                     "import.cases_mismatch", "sample %s is not a case of the cases file" % (
-                        quote(case_id)), trial.path, trial.entry))
+                        quote(case_id)), trial.path, trial.entry, trial.line))
                 continue
         else:
             try:
@@ -989,9 +991,12 @@ def _case(case_id: str, fields: dict, settings: Settings, source: LogSource,
         raise metadata_error("critical", "a Boolean", critical)
     expected = fields.get("expected_final_state")
     if expected is None:
+        # Where the log would give it: a sample's target, unless the reader names another.
+        missing, missing_path = fields.get("expected_from", (
+            "the sample has no target", tuple(path) + ("target",)))
         raise ContractErrors([source.error(
-            "import.missing_field", "the sample has no target, which the built case's "
-            "expected_final_state is made from", tuple(path) + ("target",), entry)])
+            "import.missing_field", "%s, which the built case's expected_final_state is made "
+            "from" % missing, missing_path, entry)])
     return {
         "id": case_id,
         "family_id": text("family_id", case_id),

@@ -12,7 +12,7 @@ import json
 import os
 import platform
 import stat
-from typing import BinaryIO, Callable, Iterable, List, Optional, Tuple
+from typing import BinaryIO, Callable, Iterable, List, Optional, Tuple, Union
 
 from ..contract.shapes import type_name
 from ..errors import ContractError, ContractErrors, PathStep
@@ -137,6 +137,18 @@ class LogSource:
         except (ValueError, RecursionError):  # not UTF-8 (UnicodeDecodeError), not JSON
             return None
 
+    def has_second_line(self) -> bool:
+        """Whether anything but whitespace follows the log's first line (a file of JSON lines,
+        not one JSON object on one line)."""
+        with open(self.path, "rb") as stream:
+            stream.readline(READ_CHUNK_BYTES)
+            while True:
+                chunk = stream.read(READ_CHUNK_BYTES)
+                if not chunk:
+                    return False
+                if chunk.strip():
+                    return True
+
     def read_json(self) -> dict:
         """The whole log as one JSON object (a ``.json`` log: its format has no smaller unit)."""
         if self.size > MAX_FILE_BYTES:
@@ -206,6 +218,19 @@ def log_number(value: object) -> bool:
             and 0 <= value <= MAX_LOG_NUMBER)
 
 
+def measured(holder: dict, key: str, path: tuple, what: str) -> object:
+    """``holder[key]``, a time, token count or cost of the log (``what``: ``a number of
+    seconds``): None when absent or null (not measured: null, never 0); a LogError
+    ``import.field_type`` at its path unless it is a number from 0 to MAX_LOG_NUMBER."""
+    if holder.get(key) is None:
+        return None
+    value = require(holder, key, (int, float), path, "the record needs")
+    if not log_number(value):
+        raise LogError("import.field_type", "%s must be %s from 0 to %d" % (
+            quote(key), what, MAX_LOG_NUMBER), path + (key,))
+    return value
+
+
 def items(value: object) -> list:
     """A log's array, or none: a field of another type is read as empty (the field is one the
     record does not need, so a value of a later format is not an error)."""
@@ -247,15 +272,18 @@ def _kind_name(kind: object) -> str:
     return " or ".join(names.get(item, getattr(item, "__name__", "?")) for item in kinds)
 
 
-def array_trials(values: list, key: str, noun: str, source: LogSource,
+def array_trials(values: list, key: Union[str, Tuple[str, ...]], noun: str, source: LogSource,
                  trial: Callable[[dict, Tuple[PathStep, ...]], Trial]) -> Trials:
     """The trials of a log's array ``key`` (a .json log's samples, a results.json's
-    simulations), each element read by ``trial(element, path)`` with the collector paused; an
+    simulations; a tuple of keys for an array deeper in the log: promptfoo's
+    ``results.results``), each element read by ``trial(element, path)`` with the collector
+    paused; an
     element that is not an object (a ``noun``), or one ``trial`` refuses, is yielded as a
     contract error placed at its path (and the next elements are read)."""
     with CollectorPaused():
+        prefix = key if isinstance(key, tuple) else (key,)
         for index, value in enumerate(values):
-            path = (key, index)
+            path = prefix + (index,)
             try:
                 if not isinstance(value, dict):
                     raise LogError("import.field_type", "a %s must be an object, got %s" % (

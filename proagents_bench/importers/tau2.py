@@ -39,8 +39,8 @@ from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
 from ..jsonio.load import MAX_SAFE_INTEGER
-from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, items,
-                     log_number, measure_folder, optional, read_entry, require, type_name)
+from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, items, log_number,
+                     measure_folder, measured, optional, read_entry, require, type_name)
 from .tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
 from .trial import LogRun, Trial, Trials
 
@@ -266,13 +266,8 @@ class SimulationReader:
 
     @staticmethod
     def _latency(simulation: dict, path: tuple) -> object:
-        if simulation.get("duration") is None:
-            return None  # not measured: null, never 0
-        seconds = require(simulation, "duration", (int, float), path, "latency_ms is made from")
-        if not log_number(seconds):
-            raise LogError("import.field_type", "\"duration\" must be a number of seconds "
-                           "from 0 to %d" % MAX_LOG_NUMBER, path + ("duration",))
-        return milliseconds(seconds)
+        seconds = measured(simulation, "duration", path, "a number of seconds")
+        return None if seconds is None else milliseconds(seconds)
 
     def _cost(self, simulation: dict, path: tuple) -> object:
         if simulation.get("agent_cost") is None:

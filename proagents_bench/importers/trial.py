@@ -62,16 +62,18 @@ class Trial:
     """One trial: its ``record`` (the results file's record, complete), the ``case`` fields
     the log gives for building a cases file (None for a field it does not give; the whole
     ``case`` None after a case's first trial), and where it is in the log (``entry``: the zip
-    entry, or None; ``path``: the JSON path of the sample or simulation), for errors."""
+    entry, or None; ``path``: the JSON path of the sample or simulation; ``line``: the line
+    of a log of JSON lines, or None), for errors."""
 
-    __slots__ = ("record", "case", "entry", "path")
+    __slots__ = ("record", "case", "entry", "path", "line")
 
     def __init__(self, record: dict, case: Optional[dict], entry: Optional[str],
-                 path: Tuple[PathStep, ...]) -> None:
+                 path: Tuple[PathStep, ...], line: Optional[int] = None) -> None:
         self.record = record
         self.case = case
         self.entry = entry
         self.path = path
+        self.line = line
 
     @property
     def key(self) -> tuple:

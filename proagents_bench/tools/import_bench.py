@@ -1,5 +1,5 @@
 """The importer's benchmark: ``import`` of two synthetic Inspect AI ``.eval`` logs (or, with
-``--format``, the logs of another harness: :mod:`.harness_bench`) against the gate on the
+``--format``, the logs of another harness: :mod:`.import_formats`, :mod:`.harness_bench`) against the gate on the
 package it writes.
 
 ``python -B run_benchmark.py bench import --tasks 100000 --epochs 5`` writes, to a temporary
@@ -16,7 +16,9 @@ real ``.eval`` log as the templates instead (each task is one of them in turn, b
 name, with its id and epoch replaced; both logs alike): a sample as a real harness writes
 it is often several times the synthetic one's bytes (Inspect AI 0.3.285 writes 17 to 29 KB
 for the order agent of ``tests/importers/fixtures``: every model event repeats its input),
-and the import's time follows the bytes. Nothing here is a test.
+and the import's time follows the bytes. ``--format promptfoo-results-json`` or
+``--format jsonl`` writes the same tasks and epochs as promptfoo results files or JSON-lines
+logs instead (:mod:`.import_formats`). Nothing here is a test.
 
 The bare read (every entry's bytes read where the zip's directory says, inflated by
 ``zlib`` and decoded by ``json.loads``, nothing checked or kept) is the floor of any reader
@@ -40,11 +42,9 @@ from ..errors import ContractErrors
 from ..importers import zstd
 from ..importers.inspect_log import LOCAL_HEADER, ZSTD_METHOD, eval_samples
 from ..importers.source import LogSource
-from . import harness_bench
+from ..contract.harnesses import INSPECT_EVAL, PROMPTFOO_JSON
+from . import harness_bench, import_formats
 from .bench import FORKED_READ, describe_interpreter, median_run, megabytes, run_child
-
-# The format of the logs written by write_logs; the others are harness_bench's rows.
-EVAL_FORMAT = "inspect-eval"
 
 # A sample of the order agent, as Inspect AI writes one (keys it does not read included, so
 # the decoding cost is a real log's); the placeholders are filled per task and epoch.
@@ -125,7 +125,16 @@ SAMPLE_TEMPLATE = {
 # given), as the import reads it.
 BARE_READ_SCRIPT = (
     "import json, os, signal, struct, sys, traceback, zipfile, zlib\n"
+    "KIND = sys.argv[4] if len(sys.argv) > 4 else 'zip'\n"
     "def read(path):\n"
+    "    if KIND != 'zip':  # a JSON log decoded whole, or a JSON-lines log line by line\n"
+    "        with open(path, 'rb') as log:\n"
+    "            if KIND == 'json':\n"
+    "                json.loads(log.read())\n"
+    "            for line in (log if KIND == 'lines' else ()):\n"
+    "                if line.strip():\n"
+    "                    json.loads(line)\n"
+    "        return\n"
     "    with zipfile.ZipFile(path) as log, open(path, 'rb') as raw:\n"
     "        for info in log.infolist():\n"
     "            raw.seek(info.header_offset + 26)\n"
@@ -156,6 +165,9 @@ def _pieces() -> List[bytes]:
     for part in text.split("@"):
         pieces.append(part.encode("utf-8"))
     return pieces
+
+
+_PIECES = _pieces()
 
 
 def _sample(pieces: List[bytes], values: Dict[bytes, bytes]) -> bytes:
@@ -199,7 +211,6 @@ def write_logs(folder: str, tasks: int, epochs: int,
     then counted in tokens, which every Inspect AI log records, where the synthetic samples'
     is in the cost Inspect records only for models it knows prices of)."""
     os.makedirs(folder, exist_ok=True)
-    pieces = _pieces()
     header = {"version": 2, "status": "success", "eval": {
         "eval_id": "bench", "run_id": "bench", "created": "2026-07-21T09:00:00+00:00",
         "task": "order_agent", "task_version": 1, "model": "mockllm/model",
@@ -214,7 +225,6 @@ def write_logs(folder: str, tasks: int, epochs: int,
         with zipfile.ZipFile(paths[role], "w", zipfile.ZIP_DEFLATED, compresslevel=1) as log:
             log.writestr(_entry("header.json"), json.dumps(header), compresslevel=1)
             for task in range(tasks):
-                forbidden = role == "candidate" and task % 50 == 7
                 for epoch in range(1, epochs + 1):
                     name = b"task-%06d" % task
                     if templates is not None:
@@ -222,13 +232,27 @@ def write_logs(folder: str, tasks: int, epochs: int,
                         data = b'{"id":"%s","epoch":%d%s%s' % (
                             name, epoch, b"," if rest != b"}" else b"", rest)
                     else:
-                        data = _sample(pieces, {
-                            b"ID": name, b"EPOCH": b"%d" % epoch, b"ORDER": b"%d" % task,
-                            b"TOOL": b"refund_order" if forbidden else b"issue_refund",
-                            b"ANSWER": b"refund_issued", b"VALUE": b"C", b"TIME": b"%.3f" % (
-                                0.5 + (task * 7 + epoch * 3) % 100 / 100)})
+                        data = synthetic_sample(role, task, epoch)
                     log.writestr(_entry("samples/%s_epoch_%d.json" % (name.decode(), epoch)),
                                  data, compresslevel=1)
+    paths.update(import_formats.write_documents(folder, benchmark_documents(tasks, epochs, templates)))
+    return paths
+
+
+def synthetic_sample(role: str, task: int, epoch: int) -> bytes:
+    """The synthetic sample of ``task`` and ``epoch`` (the candidate's refunds with the
+    forbidden tool on one task in 50)."""
+    forbidden = role == "candidate" and task % 50 == 7
+    return _sample(_PIECES, {
+        b"ID": b"task-%06d" % task, b"EPOCH": b"%d" % epoch, b"ORDER": b"%d" % task,
+        b"TOOL": b"refund_order" if forbidden else b"issue_refund",
+        b"ANSWER": b"refund_issued", b"VALUE": b"C", b"TIME": b"%.3f" % (
+            0.5 + (task * 7 + epoch * 3) % 100 / 100)})
+
+
+def benchmark_documents(tasks: int, epochs: int,
+                        templates: Optional[List[bytes]] = None) -> Dict[str, dict]:
+    """The cases, the spec and the mapping of the benchmark's ``.eval`` logs."""
     cases = [{"id": "task-%06d" % task, "family_id": "family-%06d" % task, "split": "test",
               "slice": "slice-%d" % (task % 5), "critical": task % 50 == 7,
               "task_type": "refund", "is_private": True, "initial_state": "order",
@@ -265,11 +289,20 @@ def write_logs(folder: str, tasks: int, epochs: int,
                         protocol=PROTOCOL, side_effect_tools=["issue_refund", "refund_order"],
                         cost={"source": "total_cost" if templates is None else "total_tokens"}),
     }
-    for kind, value in documents.items():
-        paths[kind] = os.path.join(folder, kind + ".json")
-        with open(paths[kind], "w", encoding="utf-8") as handle:
-            json.dump(value, handle)
-    return paths
+    return documents
+
+
+def write_format_logs(folder: str, log_format: str, tasks: int, epochs: int,
+                      templates: Optional[List[bytes]] = None) -> Dict[str, str]:
+    """Both logs in ``log_format`` (an ``.eval`` log, a promptfoo results file, a
+    JSON-lines log), the cases, the spec and the mapping; return the paths."""
+    if log_format == INSPECT_EVAL:
+        return write_logs(folder, tasks, epochs, templates)
+    os.makedirs(folder, exist_ok=True)
+    documents = benchmark_documents(tasks, epochs)
+    if log_format == PROMPTFOO_JSON:
+        return import_formats.write_promptfoo(folder, tasks, epochs, documents)
+    return import_formats.write_jsonl(folder, tasks, epochs, documents, synthetic_sample)
 
 
 def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
@@ -278,22 +311,12 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
     ``--template-log``), telling each result line to ``say``; return True when every child
     ran. ``fork_bytes`` is the size of a baseline log from which the import reads the
     candidate's in a forked process: the bare read does as it does."""
-    log_format = getattr(options, "format", EVAL_FORMAT)
+    log_format = getattr(options, "format", INSPECT_EVAL)
     with tempfile.TemporaryDirectory(prefix="proagents-bench-") as scratch:
         folder = options.keep or scratch
         started = time.perf_counter()
         samples = options.tasks * options.epochs
-        if log_format == EVAL_FORMAT:
-            paths = write_logs(folder, options.tasks, options.epochs, templates)
-            say("logs: %d tasks x %d epochs = %d samples per log, 2 logs; %.1f MB zipped, "
-                "%.1f MB of sample JSON each (written in %.1f s)" % (
-                    options.tasks, options.epochs, samples,
-                    os.path.getsize(paths["baseline"]) / 1e6,
-                    _json_bytes(paths["baseline"]) / 1e6, time.perf_counter() - started))
-            logs = {role: [paths[role]] for role in ("baseline", "candidate")}
-            read_command = [options.python, "-B", "-c", BARE_READ_SCRIPT, paths["baseline"],
-                            paths["candidate"], str(fork_bytes)]
-        else:
+        if log_format in harness_bench.WRITERS:
             paths = harness_bench.WRITERS[log_format](folder, options.tasks, options.epochs)
             logs = {role: list(paths[role]) for role in ("baseline", "candidate")}
             say("logs (%s): %d tasks x %d trials = %d trials per system in %d log%s each; "
@@ -305,6 +328,24 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
             read_command = [options.python, "-B", "-c", harness_bench.BARE_READ_SCRIPT] + [
                 os.pathsep.join(logs[role]) for role in ("baseline", "candidate")] + [
                     str(fork_bytes)]
+        else:
+            paths = write_format_logs(folder, log_format, options.tasks, options.epochs,
+                                      templates)
+            if log_format == INSPECT_EVAL:
+                say("logs: %d tasks x %d epochs = %d samples per log, 2 logs; %.1f MB zipped, "
+                    "%.1f MB of sample JSON each (written in %.1f s)" % (
+                        options.tasks, options.epochs, samples,
+                        os.path.getsize(paths["baseline"]) / 1e6,
+                        _json_bytes(paths["baseline"]) / 1e6, time.perf_counter() - started))
+            else:
+                say("logs: %s, %d tasks x %d epochs = %d trials per log, 2 logs; %.1f MB each "
+                    "(written in %.1f s)" % (log_format, options.tasks, options.epochs,
+                                             samples, os.path.getsize(paths["baseline"]) / 1e6,
+                                             time.perf_counter() - started))
+            logs = {role: [paths[role]] for role in ("baseline", "candidate")}
+            read_command = [options.python, "-B", "-c", BARE_READ_SCRIPT, paths["baseline"],
+                            paths["candidate"], str(fork_bytes),
+                            import_formats.BARE_READ_KIND[log_format]]
         say("interpreter: %s (%s)" % (options.python, describe_interpreter(options.python)))
         results = os.path.join(folder, "results.json")
         import_command = [options.python, "-B", "-m", "proagents_bench", "import"] + [
@@ -336,9 +377,11 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
             imported.seconds, megabytes(imported.peak), label))
         say("gate on its output:   %7.2f s   peak %s   (exit %d; results %.1f MB)" % (
             gate.seconds, megabytes(gate.peak), gate.status, os.path.getsize(results) / 1e6))
-        say("bare read of both logs (%s of every entry, on the import's cores): %7.2f s" % (
-            "inflate + json.loads" if log_format == EVAL_FORMAT else "json.loads",
-            bare.seconds))
+        say("bare read of both logs (%s, on the import's cores): %7.2f s" % (
+            "inflate + json.loads of every entry" if log_format == INSPECT_EVAL else
+            "json.loads of the whole log" if log_format == PROMPTFOO_JSON else
+            "json.loads of every file" if log_format in harness_bench.WRITERS else
+            "json.loads of every line", bare.seconds))
         say("ratio: the import takes %.2fx the time of the gate%s" % (
             imported.seconds / gate.seconds, " and %.2fx its peak memory" % (
                 imported.peak / gate.peak) if imported.peak and gate.peak else ""))

@@ -355,7 +355,12 @@ class MappingErrorTests(unittest.TestCase):
         self.assertEqual(run.status, 0)
         schema = json.loads(run.stdout.decode("ascii"))
         self.assertEqual(schema["$id"], "urn:proagents-bench:schema:mapping")
-        self.assertIn("side_effect_tools", schema["properties"])
+        for version in ("proagents-bench-import-mapping-v1", "proagents-bench-import-mapping-v2"):
+            self.assertIn("side_effect_tools", schema["$defs"][version]["properties"])
+        self.assertNotIn("lines", schema["$defs"]["proagents-bench-import-mapping-v1"][
+            "properties"])
+        self.assertIn("lines", schema["$defs"]["proagents-bench-import-mapping-v2"][
+            "properties"])
         shipped = load_json(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__)))), "proagents_bench", "contract", "schemas",
             "mapping.schema.json"))

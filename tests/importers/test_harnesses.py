@@ -11,7 +11,7 @@ from proagents_bench.contract.inputs import PROVENANCE
 from proagents_bench.contract.mapping import COST, FINAL_STATE
 from proagents_bench.contract.publish import schema
 from proagents_bench.importers import formats
-from proagents_bench.importers.settings import default_settings
+from proagents_bench.importers.settings import default_settings, load_settings
 from proagents_bench.importers.source import LogSource
 from tests.support import TempDir
 
@@ -25,7 +25,17 @@ FIXTURE_OF_FORMAT = {
     harnesses.TAU2_DIR: "tau2_candidate_dir",
     harnesses.SWEBENCH_SUMMARY: "swebench_baseline_run1.json",
     harnesses.HARBOR_JOB: "harbor_baseline_job",
+    harnesses.PROMPTFOO_JSON: "promptfoo_baseline.json",
+    harnesses.JSONL: "jsonl_baseline.jsonl",
 }
+# The mapping a format's fixture is read with (a format of JSON lines without keys of its own
+# is told only with its mapping key).
+MAPPING_OF_FORMAT = {harnesses.JSONL: "jsonl_mapping.json"}
+
+
+def settings_of(log_format):
+    mapping = MAPPING_OF_FORMAT.get(log_format)
+    return load_settings(fixture(mapping)) if mapping else default_settings()
 
 
 def _enum(shape):
@@ -40,9 +50,10 @@ class HarnessRowTests(unittest.TestCase):
         for log_format in harnesses.LOG_FORMATS_TABLE:
             with self.subTest(log_format.name):
                 source = LogSource(fixture(FIXTURE_OF_FORMAT[log_format.name]))
-                found, _value = formats.recognise(source)
+                settings = settings_of(log_format.name)
+                found, _value = formats.recognise(source, settings)
                 self.assertIs(found, log_format)
-                run, trials = formats.open_log(source, default_settings())
+                run, trials = formats.open_log(source, settings)
                 try:
                     self.assertEqual(run.log_format, log_format.name)
                     self.assertEqual(run.harness,

@@ -9,7 +9,8 @@ import zipfile
 from unittest import mock
 
 from proagents_bench.importers import zstd
-from proagents_bench.tools.import_bench import read_templates, write_logs, zstd_speeds
+from proagents_bench.tools.import_bench import (read_templates, write_format_logs, write_logs,
+                                                zstd_speeds)
 from tests.importers.support import (eval_entries, fixture, load_json, read_bytes, records,
                                      run_import, write_eval)
 from tests.support import TempDir, run_cli
@@ -53,6 +54,42 @@ class ImportBenchTests(unittest.TestCase):
         run = run_cli(["bench", "import", "--format", "harbor-job", "--template-log",
                        fixture("baseline.eval")])
         self.assertEqual(run.status, 2)
+
+    def test_every_format_runs_end_to_end_to_the_same_decision(self):
+        for log_format, told in (("promptfoo-results-json", "json.loads of the whole log"),
+                                 ("jsonl", "json.loads of every line")):
+            with self.subTest(log_format):
+                kept = os.path.join(TempDir(self).path, "kept")
+                run = run_cli(["bench", "import", "--tasks", "60", "--epochs", "2", "--format",
+                               log_format, "--keep", kept])
+                text = run.stdout.decode("ascii")
+                self.assertEqual(run.status, 0, text + run.stderr)
+                self.assertIn("logs: %s, 60 tasks x 2 epochs = 120 trials per log" % log_format,
+                              text)
+                self.assertIn("bare read of both logs (%s" % told, text)
+                imported = load_json(os.path.join(kept, "import.json"))
+                self.assertEqual([system["log_format"] for system in imported["systems"]],
+                                 [log_format] * 2)
+                decision = load_json(os.path.join(kept, "decision.json"))
+                self.assertEqual(decision["action"], "BLOCK")
+                self.assertIn("task-000007", decision["primary_reason"])
+
+    def test_the_same_arguments_write_the_same_bytes_in_every_format(self):
+        folder = TempDir(self)
+        for log_format in ("promptfoo-results-json", "jsonl"):
+            first = write_format_logs(os.path.join(folder.path, "a" + log_format), log_format,
+                                      3, 2)
+            second = write_format_logs(os.path.join(folder.path, "b" + log_format), log_format,
+                                       3, 2)
+            for kind in ("baseline", "candidate", "mapping", "cases", "spec"):
+                self.assertEqual(read_bytes(first[kind]), read_bytes(second[kind]))
+
+    def test_a_template_log_is_an_eval_logs(self):
+        run = run_cli(["bench", "import", "--tasks", "2", "--format", "jsonl",
+                       "--template-log", fixture("baseline.eval")])
+        self.assertEqual(run.status, 2)
+        self.assertIn("needs --format inspect-eval",
+                      load_json_bytes(run.stdout)["errors"][0]["message"])
 
     def test_a_template_log_gives_each_task_a_real_sample(self):
         folder = TempDir(self)

@@ -2,6 +2,7 @@
 walks (from a test-only Inspect log, from an Inspect eval, from a tau2 run, from a Harbor job,
 from SWE-bench runs) run as written."""
 
+import json
 import os
 import re
 import shlex
@@ -29,7 +30,9 @@ class ReadmeTests(unittest.TestCase):
 
     def test_every_walk_runs_as_written(self):
         blocks = re.findall(r"```sh\n(.*?)```", readme_section(), re.S)
-        self.assertGreaterEqual(len(blocks), 5)
+        # Inspect AI (a test-only log, an eval), tau2-bench, Harbor, SWE-bench, promptfoo,
+        # JSON lines.
+        self.assertEqual(len(blocks), 7)
         for block in blocks:
             folder = TempDir(self)
             lines = [line for line in block.splitlines() if line.strip()]
@@ -48,6 +51,20 @@ class ReadmeTests(unittest.TestCase):
             # Each walk says the decision it expects (``|| echo "BLOCK expected"``).
             expected = re.search(r'echo "(\w+) expected"', lines[1]).group(1)
             self.assertEqual(statuses, [(0, "IMPORTED"), (1, expected)])
+
+    def test_the_json_lines_example_is_the_fixtures_line_and_mapping(self):
+        section = readme_section().split("## The JSON-lines format")[1].split("\n## ")[0]
+        line, mapping = re.findall(r"```json\n(.*?)```", section, re.S)
+        with open(os.path.join(ROOT, "tests", "importers", "fixtures",
+                               "jsonl_baseline.jsonl"), "rb") as handle:
+            first = handle.readline().decode("utf-8")
+        self.assertEqual(json.loads(line), json.loads(first))
+        document = load.parse_bytes(mapping.encode("utf-8"), "README")
+        self.assertEqual(mapping_errors(document.value), [])
+        with open(os.path.join(ROOT, "tests", "importers", "fixtures", "jsonl_mapping.json"),
+                  "rb") as handle:
+            fixture = json.loads(handle.read().decode("utf-8"))
+        self.assertEqual(json.loads(mapping)["lines"], fixture["lines"])
 
 
 if __name__ == "__main__":
