@@ -189,6 +189,26 @@ def write_swebench(folder: str, tasks: int, runs: int) -> Dict[str, object]:
                       ids=ids)
 
 
+def synthetic_spec(benchmark: dict, protocol: dict, trials: int, mean_latency_ms: int,
+                   p95_latency_ms: int) -> dict:
+    """The spec of a benchmark's synthetic logs (this module's and ``import_bench``'s): the
+    example's gates, the latency bounds given, a 10,000-sample bootstrap."""
+    return dict(benchmark_id=benchmark["benchmark_id"],
+                benchmark_version=benchmark["benchmark_version"],
+                schema_version="agent-benchmark-spec-v1", claim="synthetic",
+                target_population="synthetic", baseline_system_id="baseline",
+                private_test_frozen=True, primary_metric="task_success_rate",
+                protocol=dict(protocol, trial_count=trials), gates={
+                    "task_min_trial_success_rate": 0.6,
+                    "critical_task_min_trial_success_rate": 1.0,
+                    "min_primary_task_success_rate": 0.8, "min_final_state_trial_rate": 0.8,
+                    "min_side_effect_free_trial_rate": 0.9, "min_trial_stability_rate": 0.8,
+                    "max_slice_task_success_gap": 0.5, "max_mean_latency_ms": mean_latency_ms,
+                    "max_p95_latency_ms": p95_latency_ms, "max_mean_cost_units": 0.05,
+                    "min_paired_delta_ci_low": 0.0},
+                bootstrap={"samples": 10000, "seed": 1, "confidence": 0.95})
+
+
 def _documents(folder: str, paths: Dict[str, object], tasks: int, trials: int,
                expected: str, allowed: List[str], forbidden: List[str],
                cost: object, ids: object = None) -> Dict[str, object]:
@@ -201,23 +221,10 @@ def _documents(folder: str, paths: Dict[str, object], tasks: int, trials: int,
     documents = {
         "cases": dict(BENCHMARK, schema_version="agent-benchmark-cases-v2",
                       absent_splits=["train", "development"], cases=cases),
-        "spec": dict(BENCHMARK, schema_version="agent-benchmark-spec-v1", claim="synthetic",
-                     target_population="synthetic", baseline_system_id="baseline",
-                     private_test_frozen=True, primary_metric="task_success_rate",
-                     protocol=dict(PROTOCOL, trial_count=trials), gates={
-                         "task_min_trial_success_rate": 0.6,
-                         "critical_task_min_trial_success_rate": 1.0,
-                         "min_primary_task_success_rate": 0.8,
-                         "min_final_state_trial_rate": 0.8,
-                         "min_side_effect_free_trial_rate": 0.9,
-                         "min_trial_stability_rate": 0.8, "max_slice_task_success_gap": 0.5,
-                         "max_mean_latency_ms": 60000, "max_p95_latency_ms": 90000,
-                         "max_mean_cost_units": 0.05, "min_paired_delta_ci_low": 0.0},
-                     bootstrap={"samples": 10000, "seed": 1, "confidence": 0.95}),
+        "spec": synthetic_spec(BENCHMARK, PROTOCOL, trials, 60000, 90000),
         "mapping": dict({"schema_version": "proagents-bench-import-mapping-v1",
                          "protocol": PROTOCOL}, **({"cost": cost} if cost else {})),
     }
-    del documents["spec"]["dataset_version"]
     for kind, value in documents.items():
         paths[kind] = os.path.join(folder, kind + ".json")
         _write(str(paths[kind]), value)
