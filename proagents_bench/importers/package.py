@@ -232,7 +232,21 @@ def _header_errors(systems: List[ImportedSystem], settings: Settings,
     named = [system for system in systems if system.is_system]
     if len(named) == 2:
         errors.extend(_system_id_errors(named))
+        errors.extend(_same_log_errors(named))
     return errors
+
+
+def _same_log_errors(systems: List[ImportedSystem]) -> List[ContractError]:
+    """One log given for both systems (the same bytes, under any name): a comparison of a run
+    with itself, which a release gate must never read as two systems that tied (a wrong path
+    in a CI script would pass any candidate)."""
+    baseline, candidate = systems
+    if baseline.source.sha256 and baseline.source.sha256 == candidate.source.sha256:
+        return [candidate.source.error(
+            "import.same_log", "the candidate's log is the baseline's (the same bytes, "
+            "SHA-256 %s...): a run compared with itself decides nothing" % (
+                baseline.source.sha256[:12]))]
+    return []
 
 
 def read_log(system: ImportedSystem, trials: Trials, settings: Settings,
