@@ -169,6 +169,8 @@ CODES: Tuple[Code, ...] = (
     # -- the import command (importers/) ------------------------------------------------------
     contract("import.unreadable", "the log cannot be read: missing, not a regular file (a "
              "FIFO), no permission"),
+    contract("import.same_log", "the baseline's and the candidate's logs are the same bytes: "
+             "a run compared with itself decides nothing"),
     contract("import.format", "not a log this importer reads; a folder without "
              "`results.json` or `simulations/`; the `results.json` of a results folder given "
              "instead of the folder; a simulation file its `simulation_index` does not list"),

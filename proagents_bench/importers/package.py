@@ -260,6 +260,9 @@ def _header_errors(systems: List[ImportedSystem], settings: Settings,
             errors.extend(_group_errors(logs, settings))
     if len(named) == 2:
         errors.extend(_system_id_errors(named))
+        errors.extend(_same_log_errors(
+            [system for system in systems if system.role == ROLES[0]],
+            [system for system in systems if system.role == ROLES[1]]))
     return errors
 
 
@@ -288,7 +291,7 @@ def _group_errors(logs: List[ImportedSystem], settings: Settings) -> List[Contra
     for number, system in enumerate(logs[1:], 2):
         for earlier in logs[:number - 1]:
             same_run = _same_run(system, earlier)
-            if same_run or _same_file(system.source, earlier.source):
+            if same_run or _same_log(system, earlier):
                 errors.append(system.source.error(
                     "import.duplicate_log", "the %s's log %d is %s its log %s (%s): "
                     "its trials would count twice" % (
@@ -322,20 +325,23 @@ def _same_run(system: ImportedSystem, earlier: ImportedSystem) -> bool:
             and system.run.log_format == earlier.run.log_format)
 
 
-def _same_file(source: LogSource, earlier: LogSource) -> bool:
-    """One log given twice: the same file, or a copy of it (the same bytes under the same file
-    name). Two runs may well write the same bytes under different names (a SWE-bench summary
-    records no run id, and two runs of the same outcomes write the same summary, named
-    ``<model>.<run_id>.json``), so bytes alone do not make two logs one."""
+def _same_log(system: ImportedSystem, earlier: ImportedSystem) -> bool:
+    """One log given twice: the same file, or a copy of it: the same bytes, under any name
+    when its bytes tell its run (an id, a model, a time in it), under the same file name when
+    they do not (a SWE-bench summary records no run id and no model, so two runs of the same
+    outcomes, named ``<model>.<run_id>.json``, write the same bytes)."""
+    source, other = system.source, earlier.source
     if os.path.normcase(os.path.abspath(source.path)) == os.path.normcase(
-            os.path.abspath(earlier.path)):
+            os.path.abspath(other.path)):
         return True
     try:
-        if os.path.samefile(source.path, earlier.path):
+        if os.path.samefile(source.path, other.path):
             return True
     except (OSError, ValueError):
         pass
-    return source.sha256 == earlier.sha256 and source.file_name == earlier.file_name
+    return bool(source.sha256) and source.sha256 == other.sha256 and (
+        (system.run.bytes_tell_run and earlier.run.bytes_tell_run)
+        or source.file_name == other.file_name)
 
 
 def read_system(logs: List[Tuple[ImportedSystem, Trials]], settings: Settings,
@@ -400,6 +406,22 @@ def _same_cases(parts: List[ImportedSystem]) -> List[ContractError]:
                         " that", parts[0].source.shown, " has" if label.startswith("has no")
                         else " lacks")))
     return errors
+def _same_log_errors(baselines: List[ImportedSystem],
+                     candidates: List[ImportedSystem]) -> List[ContractError]:
+    """One log given for both systems (the same bytes, under any name: :func:`_same_log`): a
+    comparison of a run with itself, which a release gate must never read as two systems
+    that tied (a wrong path in a CI script would pass any candidate)."""
+    for baseline in baselines:
+        for candidate in candidates:
+            if _same_log(candidate, baseline):
+                several = len(baselines) > 1 or len(candidates) > 1
+                return [candidate.source.error(
+                    "import.same_log", "the candidate's log%s is the baseline's%s (the same "
+                    "bytes, SHA-256 %s...): a run compared with itself decides nothing" % (
+                        " %d" % (candidates.index(candidate) + 1) if several else "",
+                        " log %d" % (baselines.index(baseline) + 1) if several else "",
+                        baseline.source.sha256[:12]))]
+    return []
 
 
 def read_log(system: ImportedSystem, trials: Trials, settings: Settings,

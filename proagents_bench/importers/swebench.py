@@ -82,6 +82,7 @@ def _header(log: dict) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str], tupl
                            ", ".join(map(str, SUPPORTED_VERSIONS))), ("schema_version",))
     run = LogRun(SWEBENCH_SUMMARY, SWE_BENCH.name)
     run.format_version = str(version)
+    run.bytes_tell_run = False  # no run id, model or time: two runs may write the same bytes
     outcome: Dict[str, Tuple[str, Optional[str], tuple]] = {}
     for key, status, final_state in OUTCOMES:
         for index, instance in enumerate(_ids(log, key, key != "infra_failure_ids")):

@@ -192,7 +192,10 @@ class RecordTests(unittest.TestCase):
             if os.path.isfile(path_of):
                 edit(path_of, lambda result: result["verifier_result"] and result[
                     "verifier_result"]["rewards"].setdefault("tests", 1))
-        run = run_cli(["import", "--baseline", job, "--candidate", job, "--mapping", path,
+        other = copied_job(self, job, "other")  # the same trials, another job
+        edit(os.path.join(other, "result.json"),
+             lambda result: result.update(id="00000000-0000-4000-8000-000000000003"))
+        run = run_cli(["import", "--baseline", job, "--candidate", other, "--mapping", path,
                        "--baseline-id", "a", "--candidate-id", "b", "--output", output])
         self.assertEqual(run.status, 0, run.stderr)
         record = next(record for record in records(load_json(output), "baseline")

@@ -329,3 +329,16 @@ class SeveralLogsTests(unittest.TestCase):
                           for log in written["systems"][0]["provenance"]["logs"]],
                          [("baseline.eval", 1, load_eval_id("baseline.eval")),
                           ("baseline-again.eval", 4, "another-eval")])
+
+    def test_a_summary_for_both_systems_is_one_log_but_equal_outcomes_are_not(self):
+        # The baseline's runs 2 and 3 wrote the same bytes: as baseline and candidate runs,
+        # under their own names, they are two systems' runs.
+        run, _written, _folder = run_swebench(self, BASELINE[:2], BASELINE[2:] + CANDIDATE[:1])
+        self.assertEqual(run.status, 0, run.stderr)
+        run, _written, _folder = run_swebench(self, BASELINE[:2], [CANDIDATE[0], BASELINE[1]])
+        self.assertEqual(run.status, 2)
+        self.assertEqual([(error["code"], error["message"][:55]) for error in
+                          run.document["errors"]],
+                         [("import.same_log", "the candidate's log 2 is the baseline's log 2 "
+                           "(the same")])
+
