@@ -198,6 +198,13 @@ CODES: Tuple[Code, ...] = (
              "from 1 to 2^53-1, or beyond the protocol's `trial_count`"),
     contract("import.duplicate_sample", "a (sample, epoch) or (task, trial) pair twice, naming "
              "both places"),
+    contract("import.duplicate_log", "one log (the same bytes, or the same run id) given twice "
+             "for one system: its trials would count twice"),
+    contract("import.logs_differ", "the logs of one system record different protocols (other "
+             "than their trial counts), models or task versions, or one Harbor job's trials of "
+             "a task different task checksums: they are not one system's trials"),
+    contract("import.several_agents", "a Harbor job that ran several agents, or a trial of "
+             "an agent other than its job's: a system is one agent (a job of its own each)"),
     contract("import.cases_mismatch", "a test case one log lacks, a sample of a case the "
              "cases file (or the baseline log) lacks, a case in two split logs"),
     contract("import.metadata", "a split, critical flag or tool list of the wrong kind in a "

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator, List, Optional
 
 from ..contract.metrics import COUNT, MEASURE, METRICS, RATE
-from ..contract.vocabulary import RESULTS_V3
+from ..contract.vocabulary import IMPORTED_RESULTS
 from ..jsonio import dump as jsondump
 from ..version import NAME
 from .trialrows import TrialRows, number
@@ -111,7 +111,7 @@ def finding(item) -> dict:
 def decision_document(*, decision, comparable, fingerprint, spec, cases, results, systems,
                       baseline_metrics, candidate_metrics, comparison, inputs, version):
     """The contract's decision document as a dict (see :func:`dumps`)."""
-    counts = results["schema_version"] == RESULTS_V3
+    counts = results["schema_version"] in IMPORTED_RESULTS
     return {
         "action": decision.action,
         "primary_reason": decision.reasons[0],
