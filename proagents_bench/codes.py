@@ -169,6 +169,8 @@ CODES: Tuple[Code, ...] = (
     # -- the import command (importers/) ------------------------------------------------------
     contract("import.unreadable", "the log cannot be read: missing, not a regular file (a "
              "FIFO), no permission"),
+    contract("import.same_log", "the baseline's and the candidate's logs are the same bytes: "
+             "a run compared with itself decides nothing"),
     contract("import.format", "not a log this importer reads; a folder without "
              "`results.json` or `simulations/`; the `results.json` of a results folder given "
              "instead of the folder; a simulation file its `simulation_index` does not list"),
@@ -196,6 +198,13 @@ CODES: Tuple[Code, ...] = (
              "from 1 to 2^53-1, or beyond the protocol's `trial_count`"),
     contract("import.duplicate_sample", "a (sample, epoch) or (task, trial) pair twice, naming "
              "both places"),
+    contract("import.duplicate_log", "one log (the same bytes, or the same run id) given twice "
+             "for one system: its trials would count twice"),
+    contract("import.logs_differ", "the logs of one system record different protocols (other "
+             "than their trial counts), models or task versions, or one Harbor job's trials of "
+             "a task different task checksums: they are not one system's trials"),
+    contract("import.several_agents", "a Harbor job that ran several agents, or a trial of "
+             "an agent other than its job's: a system is one agent (a job of its own each)"),
     contract("import.cases_mismatch", "a test case one log lacks, a sample of a case the "
              "cases file (or the baseline log) lacks, a case in two split logs"),
     contract("import.metadata", "a split, critical flag or tool list of the wrong kind in a "

@@ -330,6 +330,10 @@ class DiagnosticTests(unittest.TestCase):
         with self.assertRaises(ContractErrors) as caught:
             jsonload.load_file("")
         self.assertIn("the path is empty", caught.exception.errors[0].message)
+        # A report's empty path: most often a CI variable unset where the command is tried.
+        run = run_cli(["--markdown-append", ""])
+        self.assertEqual(run.status, 2)
+        self.assertIn("$GITHUB_STEP_SUMMARY", run.document["errors"][0]["message"])
 
     def fifo_package(self):
         """Gate arguments for the example package, and a FIFO to pass as its spec."""

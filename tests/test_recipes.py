@@ -94,8 +94,10 @@ HARNESS = [
      '    side_effects_default="every side effect the log lists")\n\n'
      '# -- the table ---'),
     ("contract/harnesses.py",
-     "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, PROMPTFOO, JSON_LINES)",
-     "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, PROMPTFOO, JSON_LINES, DEMO)"),
+     "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,\n"
+     "                                  JSON_LINES)",
+     "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,\n"
+     "                                  JSON_LINES, DEMO)"),
 ]
 LEVEL = [
     ("service/feedback.py", "LEVEL_TABLE: Tuple[Level, ...] = (\n",

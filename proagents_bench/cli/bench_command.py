@@ -21,7 +21,7 @@ from typing import List
 from ..contract.harnesses import INSPECT_EVAL
 from ..errors import ContractError
 from ..service.phases import PhaseError, parse_share
-from ..tools import (attack_bench, bench, falsepass, health_bench, import_bench,
+from ..tools import (attack_bench, bench, falsepass, harness_bench, health_bench, import_bench,
                      import_formats, plan_check, release_bench, service_bench)
 from . import Outcome, Session, contract_error_outcome
 from .parallel import FORK_LOG_BYTES, usable_cores
@@ -29,7 +29,8 @@ from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
 from .usage import Parser, UsageError
 
 # The log formats ``bench import`` writes.
-IMPORT_BENCH_FORMATS = tuple(import_formats.BARE_READ_KIND)
+IMPORT_BENCH_FORMATS = tuple(import_formats.BARE_READ_KIND) + tuple(
+    sorted(harness_bench.WRITERS))
 
 
 def _package_options(parser: Parser, tasks: int, repeat: int) -> None:
@@ -117,8 +118,8 @@ def build_parser(program: str) -> Parser:
                         help="interpreter for the servers (default: this one)")
     imports = kinds.add_parser(
         "import", help="the import of two synthetic logs (Inspect AI .eval, promptfoo "
-                       "results or JSON lines: --format) against the gate on the package it "
-                       "writes")
+                       "results, JSON lines, Harbor jobs or SWE-bench run summaries: --format) "
+                       "against the gate on the package it writes")
     imports.add_argument("--tasks", type=int, default=10000,
                          help="samples per epoch, each a test task (default 10000)")
     imports.add_argument("--epochs", type=int, default=5,
@@ -131,7 +132,9 @@ def build_parser(program: str) -> Parser:
                          help="write the logs, the package and the documents to DIR and keep "
                               "them")
     imports.add_argument("--format", choices=IMPORT_BENCH_FORMATS, default=INSPECT_EVAL,
-                         help="the logs' format (default %s)" % INSPECT_EVAL)
+                         help="the logs' format (default %s); harbor-job: a job folder per "
+                              "system, --epochs attempts; swebench-summary: --epochs run "
+                              "summaries per system" % INSPECT_EVAL)
     imports.add_argument("--template-log", metavar="LOG",
                          help="an Inspect AI .eval log whose samples are the templates "
                               "(default: a synthetic sample of about 4 KB)")

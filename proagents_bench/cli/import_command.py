@@ -45,9 +45,12 @@ def build_parser(program: str) -> Parser:
                     "accepts unchanged." % formats_help(),
         epilog="Exit status: 0 written; 2 a contract or command-line error (nothing written). "
                "Then run the gate: %s --spec SPEC --cases CASES --results RESULTS." % program)
-    parser.add_argument("--baseline", metavar="LOG", required=True, help="the baseline's log")
-    parser.add_argument("--candidate", metavar="LOG", required=True,
-                        help="the candidate's log")
+    parser.add_argument("--baseline", metavar="LOG", required=True, action="append",
+                        help="the baseline's log; given more than once, the logs of runs of "
+                             "one system whose trials are numbered on in the order given")
+    parser.add_argument("--candidate", metavar="LOG", required=True, action="append",
+                        help="the candidate's log (may be given more than once, as "
+                             "--baseline)")
     parser.add_argument("--output", metavar="PATH", required=True,
                         help="where to write the results package (%s)" % RESULTS_V3)
     parser.add_argument("--mapping", metavar="FILE",
@@ -84,10 +87,11 @@ def run(arguments: List[str], session: Session) -> Outcome:
         settings = (load_settings(options.mapping) if options.mapping is not None
                     else default_settings())
         cases_file = load_cases(options.cases) if options.cases is not None else None
-        imported = import_logs([LogSource(options.baseline), LogSource(options.candidate)],
+        imported = import_logs([[LogSource(path) for path in options.baseline],
+                                [LogSource(path) for path in options.candidate]],
                                settings, cases_file, options.write_cases is not None,
                                (options.baseline_id, options.candidate_id),
-                               forking_background(_size(options.baseline)),
+                               forking_background(sum(map(_size, options.baseline))),
                                options.missing_as, _split_logs(options))
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
@@ -130,12 +134,17 @@ def _path_problems(options: argparse.Namespace) -> List[ContractError]:
     """Empty paths, split logs without --write-cases, and an output that would overwrite an
     input or the other output."""
     errors = []
-    for option in ("baseline", "candidate", "output", "mapping", "cases", "write_cases",
-                   "baseline_id", "candidate_id"):
+    for option in ("output", "mapping", "cases", "write_cases", "baseline_id",
+                   "candidate_id"):
         value = getattr(options, option)
         if value is not None and not value.strip():
             errors.append(ContractError("cli.usage", "--%s was given an empty value" % (
                 option.replace("_", "-"))))
+    for option in ("baseline", "candidate"):
+        for value in getattr(options, option):
+            if not value.strip():
+                errors.append(ContractError("cli.usage", "--%s was given an empty value" % (
+                    option)))
     for option in ("train_log", "development_log"):
         for value in getattr(options, option):
             if not value.strip():
@@ -148,8 +157,8 @@ def _path_problems(options: argparse.Namespace) -> List[ContractError]:
                         option.replace("_", "-"))))
     if errors:
         return errors
-    inputs = [path for path in (options.baseline, options.candidate, options.mapping,
-                                options.cases) if path is not None]
+    inputs = options.baseline + options.candidate + [
+        path for path in (options.mapping, options.cases) if path is not None]
     inputs += options.train_log + options.development_log
     outputs = [("--output", options.output)] + (
         [("--write-cases", options.write_cases)] if options.write_cases else [])
@@ -168,7 +177,12 @@ def _path_problems(options: argparse.Namespace) -> List[ContractError]:
 
 
 def _size(path: str) -> int:
+    """A log's bytes: a file's, or the files' of a folder log (a tau2-bench results folder, a
+    Harbor job), which decide whether the candidate's logs are read in a forked process."""
     try:
+        if os.path.isdir(path):
+            return sum(os.path.getsize(os.path.join(root, name))
+                       for root, _folders, names in os.walk(path) for name in names)
         return os.path.getsize(path)
     except (OSError, ValueError):
         return 0
@@ -219,6 +233,7 @@ def _summary(imported: Imported, options: argparse.Namespace) -> JSONObject:
             "system_id": system.system_id,
             "role": system.role,
             "log": system.source.shown,
+            "logs": [log.source.shown for log in system.logs],
             "log_format": system.run.log_format,
             "run_status": system.run.status,
             "records": len(system.records),
@@ -254,6 +269,11 @@ def _lines(imported: Imported) -> List[str]:
             if system.recorded_unknown else ""))
         effects = sorted({effect for record in system.records
                           for effect in record["side_effects"]})
+        if system.parts:
+            for number, log in enumerate(system.parts, 1):
+                lines.append("  log %d %s: trials %d to %d" % (
+                    number, quote(log.source.file_name), log.first_trial_id,
+                    log.first_trial_id + log.protocol["trial_count"] - 1))
         for name in effects:
             lines.append("  side effect %s: %s" % (name, system.run.side_effect_rules[name]))
         if not effects:

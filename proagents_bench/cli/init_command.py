@@ -99,7 +99,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return _unwritable(problem.path, problem.reason)
     except OSError as problem:
         return _unwritable(options.directory, problem.strerror or str(problem))
-    steps = _next_steps(session.program, options, paths)
+    steps = _next_steps(_command(session.program), options, paths,
+                        None if scaffold is None else scaffold.system_id)
     document = {
         "action": INITIALIZED,
         "files": {kind: paths.get(kind) for kind in FILE_NAMES},
@@ -109,6 +110,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
             "baseline_system_id": scaffold.system_id,
             "test_records": scaffold.samples,
             "absent_splits": scaffold.absent_splits,
+            "unmeasured_gates": scaffold.unmeasured,
         },
         "next": steps,
         "harness": harness(),
@@ -119,6 +121,13 @@ def run(arguments: List[str], session: Session) -> Outcome:
                      "and the gate reports the family contamination check as not run" % (
                          " or ".join(scaffold.absent_splits),
                          " and ".join(scaffold.absent_splits)))
+    if scaffold is not None:
+        lines.append("the gates on latency and cost start at 1.25 times what the log "
+                     "measured, in the units the import writes")
+        if scaffold.unmeasured:
+            lines.append("the log records no value for %s: those gates cannot be judged, and "
+                         "the gate answers REVIEW, until the harness records them" % (
+                             ", ".join(scaffold.unmeasured)))
     lines.append("the gates are starting values: set them to your release criteria in %s" %
                  paths["spec"])
     lines.extend("next: " + step for step in steps)
@@ -163,18 +172,26 @@ def _unwritable(path: str, reason: str) -> Outcome:
         "cli.report_unwritable", "cannot write %s: %s" % (quote(path), reason), (), path)])
 
 
-def _next_steps(program: str, options: argparse.Namespace, paths: Dict[str, str]) -> List[str]:
-    """The commands to run next, with the paths written."""
+def _command(program: str) -> str:
+    """The program as a command a person pastes: ``python -B run_benchmark.py`` for the
+    script (which may not be executable, and is never on the PATH), else its name."""
+    return "python -B " + program if program.endswith(".py") else program
+
+
+def _next_steps(program: str, options: argparse.Namespace, paths: Dict[str, str],
+                baseline_id: Optional[str]) -> List[str]:
+    """The commands to run next, with the paths written; the import names the baseline as
+    the spec does (``baseline_id``), whatever the candidate's log calls its model."""
     gate = "%s --spec %s --cases %s --results %s" % (
         program, _arg(paths["spec"]), _arg(paths["cases"]),
         _arg(paths.get("results") or _in(options.directory, FILE_NAMES["results"])))
     if options.from_log is None:
         return [gate]
     mapping = " --mapping %s" % _arg(options.mapping) if options.mapping else ""
-    baseline_id = " --baseline-id %s" % _arg(options.baseline_id) if options.baseline_id else ""
-    return ["%s import --baseline %s --candidate CANDIDATE_LOG%s --cases %s%s --output %s" % (
-        program, _arg(options.from_log), mapping, _arg(paths["cases"]), baseline_id,
-        _arg(_in(options.directory, FILE_NAMES["results"]))), gate]
+    return ["%s import --baseline %s --candidate CANDIDATE_LOG%s --cases %s --baseline-id %s "
+            "--candidate-id CANDIDATE_ID --output %s" % (
+                program, _arg(options.from_log), mapping, _arg(paths["cases"]),
+                _arg(baseline_id), _arg(_in(options.directory, FILE_NAMES["results"]))), gate]
 
 
 def _in(directory: str, name: str) -> str:

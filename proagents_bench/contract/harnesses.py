@@ -37,9 +37,11 @@ CONTAINERS = (FOLDER, BYTES, LINES, JSON)
 
 
 class Recognition:
-    """How a log of one format is told from its bytes, never from its name: a folder, a file
-    whose first bytes are ``magic``, a file of JSON lines whose first line is an object with
-    every one of ``keys``, or a JSON object with every one of ``keys``."""
+    """How a log of one format is told from its bytes, never from its name: a folder (holding
+    a file of every one of ``keys``' names; a folder format without keys takes any folder,
+    after those with keys), a file whose first bytes are ``magic``, a file of JSON lines whose
+    first line is an object with every one of ``keys``, or a JSON object with every one of
+    ``keys``."""
 
     def __init__(self, container: str, magic: bytes = b"", keys: Sequence[str] = (),
                  text: str = "") -> None:
@@ -50,7 +52,8 @@ class Recognition:
         self.keys = tuple(keys)
         self.text = text or {JSON: "an object with %s" % self.keys_text,
                              LINES: "JSON lines, the first an object with %s" % self.keys_text,
-                             FOLDER: "a folder"}.get(container, "")
+                             FOLDER: "a folder with %s" % " and ".join(self.keys)
+                             if self.keys else "a folder"}.get(container, "")
 
     @property
     def keys_text(self) -> str:
@@ -116,7 +119,8 @@ DEFAULT_ROWS = ("benchmark_id", "benchmark_version", "dataset_version", "result_
                 "system ids", "protocol_version", "environment_id", "toolset_id",
                 "reset_policy", "trial_count", "max_steps", "timeout_seconds", "retry_limit")
 # The one default every harness shares: the import's own, from the logs' digests.
-SHARED_DEFAULTS = {"result_set_version": "`import-` and 12 hex digits of both logs' SHA-256"}
+SHARED_DEFAULTS = {"result_set_version": "`import-` and 12 hex digits of the logs' SHA-256 "
+                                         "(both logs', or every log's in order)"}
 # The docs' table of what becomes each record field (the results' record, in order).
 RECORD_ROWS = ("case_id", "trial_id", "status", "final_state", "tools_used", "side_effects",
                "latency_ms", "cost_units")
@@ -295,6 +299,116 @@ TAU2_BENCH = Harness(
     },
     side_effects_default="the write tools of the log's domain")
 
+# -- SWE-bench ----------------------------------------------------------------------------
+SWEBENCH_SUMMARY = "swebench-summary"
+# Where its trial's final state comes from: the evaluation's resolution of the instance; its
+# cost: none (the evaluation records neither a cost nor a time).
+RESOLUTION = "resolution"
+NOT_RECORDED = "not_recorded"
+
+SWE_BENCH = Harness(
+    "swebench", "SWE-bench",
+    formats=[
+        LogFormat(SWEBENCH_SUMMARY, "a SWE-bench run summary",
+                  Recognition(JSON, keys=("submitted_ids", "resolved_ids")),
+                  "swebench:read_summary", "run summary"),
+    ],
+    final_states=[Source(RESOLUTION)], costs=[Source(NOT_RECORDED)],
+    cost_of="(the evaluation records no cost: `cost_units` is null)",
+    case_word="instance", trial_word="run", unit="instance of a run summary",
+    legend="`N`: the run's instances",
+    defaults={
+        "benchmark_id": "`swe-bench`",
+        "benchmark_version": "`summary-v` and the summary's `schema_version`",
+        "dataset_version": "`swe-bench-N-` and 12 hex digits of the SHA-256 of the instance "
+                           "ids, sorted, one per line",
+        "system ids": "none recorded: `--baseline-id` and `--candidate-id`",
+        "protocol_version": "`swe-bench-run-evaluation`",
+        "environment_id": "`swe-bench-docker`",
+        "toolset_id": "`swe-bench-patch`",
+        "reset_policy": "`fresh-container-per-instance`",
+        "trial_count": "1 per summary (a run is one attempt per instance): give the runs of "
+                       "a system as several logs, their trials numbered on in the order given",
+        "max_steps": "never recorded: set `protocol.max_steps`",
+        "timeout_seconds": "never recorded (the evaluation's `--timeout`): set "
+                           "`protocol.timeout_seconds`",
+        "retry_limit": "0 (the evaluation does not retry)",
+    },
+    records={
+        "case_id": "the instance id",
+        "trial_id": "1 (the run's number among the system's logs, in the order given)",
+        "status": "in `infra_failure_ids` (an environment failure, SWE-bench's own "
+                  "classification): `unknown`; in `error_ids`: `error`; in `resolved_ids`, "
+                  "`unresolved_ids` or `empty_patch_ids`: `success`",
+        "final_state": "`resolved`, `unresolved` or `empty_patch` (a failed trial: no patch "
+                       "to evaluate); `null` for an error",
+        "tools_used": "none (a summary records no trajectory): `[]`",
+        "side_effects": "none: `[]`",
+        "latency_ms": "`null` (not recorded)",
+        "cost_units": "`null` (not recorded)",
+    },
+    side_effects_default="none (a summary records no tool call)")
+
+# -- Harbor -------------------------------------------------------------------------------
+HARBOR_JOB = "harbor-job"
+# Where its trial's final state comes from: the verifier's reward (``final_state.key``
+# names it: default ``reward``, or the only one); its cost: the agent's cost in US dollars,
+# or its tokens (input plus output).
+VERIFIER_REWARD = "verifier_reward"
+COST_USD = "cost_usd"
+AGENT_TOKENS = "agent_tokens"
+
+HARBOR = Harness(
+    "harbor", "Harbor",
+    formats=[
+        LogFormat(HARBOR_JOB, "a Harbor job folder",
+                  Recognition(FOLDER, keys=("config.json", "result.json")), "harbor:read_job",
+                  "job folder"),
+    ],
+    final_states=[Source(VERIFIER_REWARD)], costs=[Source(COST_USD), Source(AGENT_TOKENS)],
+    cost_of="of the trial's agent result", case_word="task", trial_word="attempt",
+    unit="trial folder",
+    legend="`DATASET`: `config.json` `datasets[0]` `name`@`version`; `TASKS`: 12 hex digits "
+           "of the SHA-256 of each task's name and checksum (`lock.json`'s digest, else its "
+           "trials' `task_checksum`)",
+    defaults={
+        "benchmark_id": "`datasets[0].name` of `config.json` (`harbor-tasks` without one)",
+        "benchmark_version": "`datasets[0].version` (`unversioned`)",
+        "dataset_version": "`DATASET-tasks-TASKS`",
+        "system ids": "`AGENT:MODEL`: `agents[0].name` and `model_name` of `config.json`",
+        "protocol_version": "`harbor-DATASET-tasks-TASKS` (and `-timeout-xM` for a "
+                            "`timeout_multiplier` M other than 1): a task of another "
+                            "checksum or dataset version is another protocol",
+        "environment_id": "`harbor-` and `environment.type` (`docker`, ...)",
+        "toolset_id": "`harbor-environment`",
+        "reset_policy": "`fresh-environment-per-trial`",
+        "trial_count": "`n_attempts` (`-k`)",
+        "max_steps": "never recorded: set `protocol.max_steps`",
+        "timeout_seconds": "per task, never in the job: set `protocol.timeout_seconds`",
+        "retry_limit": "`retry.max_retries`",
+    },
+    records={
+        "case_id": "`task_name`",
+        "trial_id": "the attempt: the task's trial folders numbered 1 to `n_attempts` in the "
+                    "order of their names (Harbor names no attempt)",
+        "status": "no `exception_info`: `success`; `AgentTimeoutError`: `timeout`; the "
+                  "agent's own failures (`NonZeroAgentExitCodeError`, "
+                  "`ContextWindowExceededError`, ...): `error`; every other exception "
+                  "(environment, provider, verifier, cancelled, unknown): `unknown`",
+        "final_state": "the verifier's reward as a number in text (`1`, `0`, `0.5`): "
+                       "`verifier_result.rewards[reward]` (or the one `final_state.key` "
+                       "names); `null` without a verifier result",
+        "tools_used": "the `function_name` of every tool call of the ATIF trajectory "
+                      "(`agent/trajectory.json`); none without one",
+        "side_effects": "the tools called that `side_effect_tools` names (default: every "
+                        "tool called)",
+        "latency_ms": "`agent_execution` from `started_at` to `finished_at`, in ms; `null` "
+                      "when the agent never ran (or Harbor recorded no time)",
+        "cost_units": "`agent_result.cost_usd` (or `n_input_tokens` + `n_output_tokens`) "
+                      "\u00d7 `cost.scale`; `null` when not recorded",
+    },
+    side_effects_default="every tool called")
+
 # -- promptfoo ----------------------------------------------------------------------------
 PROMPTFOO_JSON = "promptfoo-results-json"
 # Where its trial's final state comes from: whether every assertion passed, or the
@@ -396,7 +510,8 @@ JSON_LINES = Harness(
     side_effects_default="`lines.side_effects`, else none")
 
 # -- the table ----------------------------------------------------------------------------
-HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, PROMPTFOO, JSON_LINES)
+HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,
+                                  JSON_LINES)
 
 HARNESS_BY_NAME: Dict[str, Harness] = {harness.name: harness for harness in HARNESSES}
 # Every log format, in the order the import tries them within each container.

@@ -15,7 +15,7 @@ from .harnesses import HARNESSES, LOG_FORMATS
 from .shapes import (Array, Boolean, Field, Integer, Nullable, Number, Object, Rule, String,
                      StringSet)
 from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOWER_BOUND_RULES,
-                         MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, ROLES, SHA256_HEX,
+                         MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, RESULTS_V4, ROLES, SHA256_HEX,
                          SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS, SPLITS, STATUSES,
                          TEST_SPLIT)
 
@@ -225,6 +225,33 @@ SYSTEM_V3 = Object("system", SYSTEM.fields[:3] + (
 ), title="System v3")
 
 
+# Results v4 is v3 for a system whose trials came from several logs of one run each (a
+# SWE-bench run, a Harbor job, an Inspect AI eval of one epoch): its provenance keeps every
+# log's own, in the order the logs were given, each with the trial ids its trials became.
+LOG_PROVENANCE = Object("log", tuple(
+    field for field in PROVENANCE.fields if field.key != "mapping_sha256") + tuple(
+    field for field in PROVENANCE_V3.fields if field.key in ("run_status",
+                                                               "side_effect_rule")) + (
+    Field("first_trial_id", Integer(minimum=1), "the package's trial id of the log's "
+          "first trial: the log's trial t is the package's first_trial_id + t - 1"),
+    Field("trial_count", Integer(minimum=1), "how many trials of each case the log's run "
+          "holds (its own trial count)"),
+), title="Log provenance")
+
+PROVENANCE_V4 = Object("provenance", [
+    Field("logs", Array(LOG_PROVENANCE, min_items=1), "every log of the system, in the order "
+          "given; their trial counts add up to the protocol's trial_count"),
+    Field("mapping_sha256", Nullable(String(pattern=SHA256_HEX)),
+          "SHA-256 of the mapping file used; null: the defaults"),
+] + [field for field in PROVENANCE_V3.fields if field.key in ("missing_as",
+                                                              "recorded_unknown")],
+    title="Provenance v4")
+
+SYSTEM_V4 = Object("system", SYSTEM.fields[:3] + (
+    Field("provenance", Nullable(PROVENANCE_V4), "where the records came from; null: not "
+          "imported"),) + SYSTEM_V3.fields[4:], title="System v4")
+
+
 def _results_shape(version: str, system: Object, title: str) -> Object:
     return Object("results", [
         Field("schema_version", String(enum=[version])),
@@ -239,10 +266,11 @@ def _results_shape(version: str, system: Object, title: str) -> Object:
 RESULTS_V1_SHAPE = _results_shape(RESULTS_V1, SYSTEM, "Results")
 RESULTS_V2_SHAPE = _results_shape(RESULTS_V2, SYSTEM_V2, "Results v2")
 RESULTS_V3_SHAPE = _results_shape(RESULTS_V3, SYSTEM_V3, "Results v3")
+RESULTS_V4_SHAPE = _results_shape(RESULTS_V4, SYSTEM_V4, "Results v4")
 # Each file kind: the schema versions it accepts, mapped to the shape of that version.
 FILE_KINDS = {
     "spec": {version: row.shape for version, row in SPEC_VERSION_TABLE.items()},
     "cases": {CASES_V1: CASES_V1_SHAPE, CASES_V2: CASES_V2_SHAPE},
     "results": {RESULTS_V1: RESULTS_V1_SHAPE, RESULTS_V2: RESULTS_V2_SHAPE,
-                RESULTS_V3: RESULTS_V3_SHAPE},
+                RESULTS_V3: RESULTS_V3_SHAPE, RESULTS_V4: RESULTS_V4_SHAPE},
 }

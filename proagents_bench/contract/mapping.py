@@ -15,8 +15,8 @@ from .inputs import PROTOCOL
 from .shapes import (AnyOf, Boolean, Field, Integer, Mapping, Nullable, Number, Object, Rule,
                      String, StringSet)
 from .validate import version_errors
-from .harnesses import (COST_SOURCES, FINAL_STATE_SOURCES, HARNESSES, harness_defaults,
-                        mapping_key_text, sources_text)
+from .harnesses import (COST_SOURCES, FINAL_STATE_SOURCES, HARNESSES, SHARED_DEFAULTS,
+                        harness_defaults, mapping_key_text, sources_text)
 from .vocabulary import FAILED, MAPPING_V1, MAPPING_V2, PASSED, SPLITS, STATUSES
 
 if TYPE_CHECKING:  # for annotations only
@@ -61,8 +61,8 @@ MAPPING_V1_SHAPE = Object("mapping", [
           % harness_defaults("benchmark_version")),
     Field("dataset_version", String(), "the package's (default: the cases file's, else %s)"
           % harness_defaults("dataset_version")),
-    Field("result_set_version", String(), "(default: `import-` and the first 12 hex "
-          "digits of the SHA-256 of both logs)"),
+    Field("result_set_version", String(), "(default: %s)"
+          % SHARED_DEFAULTS["result_set_version"]),
     Field("protocol", MAPPING_PROTOCOL, "fills what the log does not record; a "
           "value the log records must agree with it"),
     Field("side_effect_tools", Nullable(StringSet()), "the tools whose calls are side "

@@ -4,7 +4,8 @@ of how the evidence was gathered, read from the files (the gate sees nothing els
 - ``contamination_check_not_run`` (informational): a cases v2 file declares the train or
   development split absent, so the family contamination check had nothing to compare the
   test families with there. It is reported as not run, never as passed.
-- ``missing_trials_recorded_unknown``: a results v3 system's provenance says its log lacked
+- ``missing_trials_recorded_unknown``: a results v3 or v4 system's provenance says its log
+  (or one of its logs) lacked
   (case, trial) pairs that the import recorded with status ``unknown``
   (``import --missing-as unknown``). Each is a failed trial, never dropped. In the candidate
   that can only lower it (informational); in the baseline it lowers the baseline and so
@@ -55,12 +56,21 @@ def package_findings(cases: JSONObject, baseline: JSONObject,
         case_ids = sorted({item["case_id"] for item in missing})
         findings.append(Finding(
             RECORDED_UNKNOWN, severity, "recorded_unknown", len(missing), None, case_ids,
-            "%d trial%s of the %s %s %s missing from its log %s and %s recorded as unknown "
+            "%d trial%s of the %s %s %s missing from its %s and %s recorded as unknown "
             "(failed, never dropped): %s%s%s" % (
                 len(missing), "" if len(missing) == 1 else "s", role, system["system_id"],
-                "was" if len(missing) == 1 else "were", provenance.get("log_file", ""),
+                "was" if len(missing) == 1 else "were", _logs_named(provenance),
                 "is" if len(missing) == 1 else "are", listed,
                 " and %d more" % more if more > 0 else "",
                 "; failed baseline trials favour the candidate in the paired difference"
                 if severity == REVIEWING else "")))
     return findings
+
+
+def _logs_named(provenance: JSONObject) -> str:
+    """The system's log as a finding names it: ``log baseline.eval``, or (a results v4 system
+    read from several logs) ``logs a.json, b.json``."""
+    logs = provenance.get("logs")
+    if isinstance(logs, list):
+        return "logs " + ", ".join(str(log.get("log_file", "")) for log in logs)
+    return "log %s" % provenance.get("log_file", "")

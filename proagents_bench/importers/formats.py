@@ -3,7 +3,7 @@
 names (``MODULE:FUNCTION`` of this package) called on it.
 
 The import tries the formats in the rows' order within each kind of container: a folder is
-read by the first folder format; a file is measured (hashed whole, which also refuses what is
+read by the first folder format whose files it has (a format that names no file, last); a file is measured (hashed whole, which also refuses what is
 not a regular file, or is empty), then told by its first bytes, then by its first line (a
 file of JSON lines); failing that it is decoded as one JSON object and told by its keys. A JSON object that is only a part of a log (a near
 miss, such as the ``results.json`` of a tau2-bench results folder) says what to pass
@@ -59,11 +59,14 @@ def recognise(source: LogSource,
     (``settings``) gives its ``mapping_key``, after every format with keys: a file of several
     lines at once, a file of one line once no JSON format claims its object."""
     if os.path.isdir(source.path):
-        folders = _formats(FOLDER)
-        if folders:
-            # Errors name a folder's files as paths inside it (``run/results.json``).
-            source.entry_separator = "/"
-            return folders[0], None
+        # A folder format that names its files takes a folder that has them; one that names
+        # none takes any other folder.
+        for log_format in sorted(_formats(FOLDER), key=lambda found: not found.recognised.keys):
+            if all(os.path.isfile(os.path.join(source.path, name))
+                   for name in log_format.recognised.keys):
+                # Errors name a folder's files as paths inside it (``run/results.json``).
+                source.entry_separator = "/"
+                return log_format, None
     head = source.measure()
     for log_format in _formats(BYTES):
         if log_format.recognised.matches_head(head):

@@ -1,6 +1,8 @@
-"""Two logs in, one results package out (``agent-benchmark-results-v3``), with each
-system's provenance, and on request a cases file built from the baseline log (and from logs
-of the train and development splits, when given).
+"""Two logs in (or, per system, several logs of one run each, their trials numbered on in
+the order given: :func:`_merge`), one results package out (``agent-benchmark-results-v3``;
+``-v4``, which keeps every log's provenance, when a system has several), with each system's
+provenance, and on request a cases file built from the baseline log (and from logs of the
+train and development splits, when given).
 
 The import reads in two phases. First every log's header: what the header alone decides
 (the protocol, the system ids, a tau2 domain whose write tools are unknown) is reported, all
@@ -25,14 +27,16 @@ bytes whatever order the harness wrote its samples in.
 from __future__ import annotations
 
 import hashlib
+import os
 from decimal import Decimal
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, cast
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union, cast
 
-from ..contract.inputs import CASES_V1_SHAPE, CASES_V2_SHAPE, PROTOCOL, RESULTS_V3_SHAPE
+from ..contract.inputs import (CASES_V1_SHAPE, CASES_V2_SHAPE, PROTOCOL, RESULTS_V3_SHAPE,
+                               RESULTS_V4_SHAPE)
 from ..contract.harnesses import HARNESS_BY_NAME
 from ..contract.shapes import type_name
-from ..contract.vocabulary import (CASES_V1, CASES_V2, MISSING_AS, RESULTS_V3, ROLES, SPLITS,
-                                   TEST_SPLIT, UNKNOWN)
+from ..contract.vocabulary import (CASES_V1, CASES_V2, MISSING_AS, RESULTS_V3, RESULTS_V4,
+                                   ROLES, SPLITS, TEST_SPLIT, UNKNOWN)
 from ..errors import (MAX_LISTED_IDS, MAX_REPORTED_ERRORS, ContractError, ContractErrors, Path,
                       format_path)
 from ..jsonio import JSONObject
@@ -65,6 +69,15 @@ class ImportedSystem:
         self.missing_as = MISSING_AS[0]
         # the (case, trial) pairs of the log, while it is read
         self.seen: Set[Tuple[str, int]] = set()
+        # A system read from several logs: each log as imported on its own, in the order
+        # given (its records renumbered into the system's trial ids); else empty.
+        self.parts: List[ImportedSystem] = []
+        self.first_trial_id = 1
+
+    @property
+    def logs(self) -> List[ImportedSystem]:
+        """The system's logs as imported, in the order given (itself, for one log)."""
+        return self.parts or [self]
 
     @property
     def is_system(self) -> bool:
@@ -91,13 +104,17 @@ def run_here(read: Callable[[], ImportedSystem]) -> Callable[[], ImportedSystem]
     return read
 
 
-def import_logs(logs: List[LogSource], settings: Settings,
+LogGroup = Union[LogSource, Sequence[LogSource]]
+
+
+def import_logs(logs: Sequence[LogGroup], settings: Settings,
                 cases_file: Optional[JSONObject] = None,
                 build_cases: bool = False,
                 system_ids: Tuple[Optional[str], Optional[str]] = (None, None),
                 background: Background = run_here, missing_as: str = MISSING_AS[0],
                 split_logs: Sequence[Tuple[str, LogSource]] = ()) -> Imported:
-    """Import the baseline's and the candidate's log (``logs``, in that order); raise
+    """Import the baseline's and the candidate's log (``logs``, in that order; each a log,
+    or a sequence of logs whose trials are one system's, see :func:`_merge`); raise
     ContractErrors with every error found. ``background`` starts the candidate's reading
     (see :func:`run_here`) while the baseline's is read. ``missing_as`` is what a (sample,
     epoch) the log lacks becomes (see the module docstring); ``split_logs`` are (split, log)
@@ -105,7 +122,9 @@ def import_logs(logs: List[LogSource], settings: Settings,
     known = _case_index(cases_file) if cases_file is not None else None
     opened: List[Tuple[ImportedSystem, Trials]] = []
     try:
-        errors = _open(list(zip(ROLES, logs)) + list(split_logs), settings, opened)
+        groups = [[group] if isinstance(group, LogSource) else list(group) for group in logs]
+        given = [(role, source) for role, group in zip(ROLES, groups) for source in group]
+        errors = _open(given + list(split_logs), settings, opened)
         errors.extend(_header_errors([system for system, _trials in opened], settings,
                                      system_ids))
         errors = _once(errors)  # a mapping's error is found once per log: said once
@@ -113,13 +132,14 @@ def import_logs(logs: List[LogSource], settings: Settings,
             raise ContractErrors.capped(errors)
         for system, _trials in opened:
             system.missing_as = missing_as
-        (baseline, baseline_trials), (candidate, candidate_trials) = opened[:2]
+        baseline_logs = [pair for pair in opened if pair[0].role == ROLES[0]]
+        candidate_logs = [pair for pair in opened if pair[0].role == ROLES[1]]
         # Only the baseline's cases make a cases file: the candidate's are not kept.
-        read_candidate = background(lambda: read_log(candidate, candidate_trials, settings,
-                                                     known, False))
-        systems = [read_log(baseline, baseline_trials, settings, known), read_candidate()]
+        read_candidate = background(lambda: read_system(candidate_logs, settings, known,
+                                                        False))
+        systems = [read_system(baseline_logs, settings, known), read_candidate()]
         systems.extend(read_log(system, trials, settings, known)
-                       for system, trials in opened[2:])
+                       for system, trials in opened if not system.is_system)
     finally:
         for _system, trials in opened:
             close_trials(trials)
@@ -220,6 +240,8 @@ def _header_errors(systems: List[ImportedSystem], settings: Settings,
     """What the logs' headers decide: the systems' protocols and ids, and the problems each
     header found (every one of them, for every log)."""
     errors: List[ContractError] = []
+    several = {role for role in ROLES
+               if sum(1 for system in systems if system.role == role) > 1}
     for system in systems:
         for problem in system.run.problems:
             code, message, path = problem[:3]
@@ -228,15 +250,182 @@ def _header_errors(systems: List[ImportedSystem], settings: Settings,
         if not system.is_system:
             continue
         try:
-            system.protocol = _protocol(system, settings)
+            system.protocol = _protocol(system, settings, system.role in several)
         except ContractErrors as failure:
             errors.extend(failure.errors)
         given = system_ids[ROLES.index(system.role)]
         system.system_id = given if given is not None else system.run.model
-    named = [system for system in systems if system.is_system]
+    named = []
+    for role in ROLES:
+        logs = [system for system in systems if system.role == role]
+        if logs:
+            named.append(logs[0])
+            errors.extend(_group_errors(logs, settings))
     if len(named) == 2:
         errors.extend(_system_id_errors(named))
+        errors.extend(_same_log_errors(
+            [system for system in systems if system.role == ROLES[0]],
+            [system for system in systems if system.role == ROLES[1]]))
     return errors
+
+
+def _group_errors(logs: List[ImportedSystem], settings: Settings) -> List[ContractError]:
+    """The logs of one system must be distinct runs (never one log twice: its trials would
+    count twice) of one protocol (their trial counts aside), one model and one task version,
+    as their headers say; their trial counts add up to the system's, which the contract and
+    the mapping's ``protocol.trial_count`` must take."""
+    errors: List[ContractError] = []
+    first = logs[0]
+    counts = [system.protocol.get("trial_count") for system in logs]
+    trial_counts = [count for count in counts if isinstance(count, int)]
+    if len(logs) > 1 and len(trial_counts) == len(counts):  # every log's an int
+        total = sum(trial_counts)
+        mapped = settings.protocol.get("trial_count")
+        if mapped is not None and _plain_number(mapped) != total:
+            errors.extend(settings.placed([ContractError(
+                "mapping.protocol_conflict", "protocol.trial_count is %s in the mapping, but "
+                "the %s's %d logs hold %d trials of each case (%s)" % (
+                    mapped, first.role, len(logs), total, " + ".join(map(str, counts))),
+                ("protocol", "trial_count"))]))
+        for problem in TRIAL_COUNT.shape.iter_errors(total):
+            errors.append(first.source.error(
+                "import.protocol", "the protocol's trial_count would be %d (%s, the trials of "
+                "the %s's %d logs): %s" % (total, " + ".join(map(str, counts)), first.role,
+                                           len(logs), problem.message)))
+    for number, system in enumerate(logs[1:], 2):
+        for earlier in logs[:number - 1]:
+            same_run = _same_run(system, earlier)
+            if same_run or _same_log(system, earlier):
+                errors.append(system.source.error(
+                    "import.duplicate_log", "the %s's log %d is %s its log %s (%s): "
+                    "its trials would count twice" % (
+                        system.role, number, "a log of the same run (its run id) as" if
+                        same_run else "the same log as",
+                        logs.index(earlier) + 1, earlier.source.shown)))
+                break
+        if not system.protocol or not first.protocol:
+            continue  # its protocol's own errors are said already
+        differ = [key for key in sorted(first.protocol) if key != "trial_count" and
+                  first.protocol.get(key) != system.protocol.get(key)]
+        if system.system_id != first.system_id:
+            differ.append("model")
+        for key in differ:
+            mine, theirs = ((system.system_id, first.system_id) if key == "model" else
+                            (system.protocol.get(key), first.protocol.get(key)))
+            errors.append(system.source.error(
+                "import.logs_differ", "the %s's log %d records %s %s, its log 1 (%s) %s: the "
+                "logs of one system must be runs of one protocol%s" % (
+                    system.role, number, key if key == "model" else "protocol." + key,
+                    quote(str(mine)), first.source.shown, quote(str(theirs)),
+                    " (name the system with --%s-id if only the model's name differs)"
+                    % system.role if key == "model" else "")))
+    return errors
+
+
+def _same_run(system: ImportedSystem, earlier: ImportedSystem) -> bool:
+    """Two logs of one run, by the run id their logs record (an Inspect AI eval's, a Harbor
+    job's)."""
+    return (system.run.run_id is not None and system.run.run_id == earlier.run.run_id
+            and system.run.log_format == earlier.run.log_format)
+
+
+def _same_log(system: ImportedSystem, earlier: ImportedSystem) -> bool:
+    """One log given twice: the same file, or a copy of it: the same bytes, under any name
+    when its bytes tell its run (an id, a model, a time in it), under the same file name when
+    they do not (a SWE-bench summary records no run id and no model, so two runs of the same
+    outcomes, named ``<model>.<run_id>.json``, write the same bytes)."""
+    source, other = system.source, earlier.source
+    if os.path.normcase(os.path.abspath(source.path)) == os.path.normcase(
+            os.path.abspath(other.path)):
+        return True
+    try:
+        if os.path.samefile(source.path, other.path):
+            return True
+    except (OSError, ValueError):
+        pass
+    return bool(source.sha256) and source.sha256 == other.sha256 and (
+        (system.run.bytes_tell_run and earlier.run.bytes_tell_run)
+        or source.file_name == other.file_name)
+
+
+def read_system(logs: List[Tuple[ImportedSystem, Trials]], settings: Settings,
+                known: Optional[Dict[str, str]], keep_cases: bool = True) -> ImportedSystem:
+    """The logs of one system, each read whole (:func:`read_log`), then merged
+    (:func:`_merge`) when there are several."""
+    parts = [read_log(system, trials, settings, known, keep_cases) for system, trials in logs]
+    return parts[0] if len(parts) == 1 else _merge(parts)
+
+
+def _merge(parts: List[ImportedSystem]) -> ImportedSystem:
+    """One system from several logs of runs of it, in the order given: each case's trials
+    are numbered on from log to log, so a log's trial t (its epoch, attempt or run) is the
+    system's trial ``first_trial_id + t - 1``, where ``first_trial_id`` is 1 plus the trial
+    counts of the logs before it. Two logs never hold the same (case, trial) of the system,
+    whatever trial numbers each log uses (two Inspect evals of one epoch each are trials 1
+    and 2). Every log must run the same cases (``import.cases_mismatch`` otherwise: a case
+    without the trials of one log is a smaller benchmark)."""
+    first = parts[0]
+    merged = ImportedSystem(first.role, first.source, first.run)
+    merged.parts = parts
+    merged.system_id = first.system_id
+    merged.missing_as = first.missing_as
+    offset = 0
+    for system in parts:
+        merged.errors.extend(system.errors)
+        merged.omitted += system.omitted
+        merged.not_test += system.not_test
+        system.first_trial_id = offset + 1
+        for record in system.records:
+            record["trial_id"] += offset
+            merged.records.append(record)
+        for item in system.recorded_unknown:
+            item["trial_id"] += offset
+            merged.recorded_unknown.append(item)
+        for case_id, fields in system.cases.items():
+            if merged.cases.get(case_id) is None:
+                merged.cases[case_id] = fields
+        offset += system.protocol.get("trial_count") or 0
+    merged.protocol = dict(first.protocol, trial_count=offset)
+    merged.records.sort(key=lambda record: (record["case_id"], record["trial_id"]))
+    if not merged.errors:
+        merged.errors.extend(_same_cases(parts))
+    return merged
+
+
+def _same_cases(parts: List[ImportedSystem]) -> List[ContractError]:
+    """Every log of a system holds the cases of its first log, and no other."""
+    errors = []
+    first = set(parts[0].cases)
+    for number, system in enumerate(parts[1:], 2):
+        mine = set(system.cases)
+        for label, ids in (("has no sample of case", sorted(first - mine)),
+                           ("has samples of case", sorted(mine - first))):
+            if ids:
+                errors.append(system.source.error(
+                    "import.cases_mismatch", "the %s's log %d %s%s %s%s%s its log 1 (%s)%s" % (
+                        system.role, number, label, "s" if len(ids) > 1 else "", ", ".join(
+                            quote(case_id) for case_id in ids[:MAX_LISTED_IDS]),
+                        " and %d more" % (len(ids) - MAX_LISTED_IDS)
+                        if len(ids) > MAX_LISTED_IDS else "",
+                        " that", parts[0].source.shown, " has" if label.startswith("has no")
+                        else " lacks")))
+    return errors
+def _same_log_errors(baselines: List[ImportedSystem],
+                     candidates: List[ImportedSystem]) -> List[ContractError]:
+    """One log given for both systems (the same bytes, under any name: :func:`_same_log`): a
+    comparison of a run with itself, which a release gate must never read as two systems
+    that tied (a wrong path in a CI script would pass any candidate)."""
+    for baseline in baselines:
+        for candidate in candidates:
+            if _same_log(candidate, baseline):
+                several = len(baselines) > 1 or len(candidates) > 1
+                return [candidate.source.error(
+                    "import.same_log", "the candidate's log%s is the baseline's%s (the same "
+                    "bytes, SHA-256 %s...): a run compared with itself decides nothing" % (
+                        " %d" % (candidates.index(candidate) + 1) if several else "",
+                        " log %d" % (baselines.index(baseline) + 1) if several else "",
+                        baseline.source.sha256[:12]))]
+    return []
 
 
 def read_log(system: ImportedSystem, trials: Trials, settings: Settings,
@@ -552,9 +741,17 @@ def _mapping_errors(systems: List[ImportedSystem], settings: Settings) -> List[C
             for error in settings.placed(errors)]
 
 
-def _protocol(system: ImportedSystem, settings: Settings) -> JSONObject:
-    """The system's protocol: what the log records, then the mapping, then the defaults."""
-    given = settings.protocol
+TRIAL_COUNT = next(field for field in PROTOCOL.fields if field.key == "trial_count")
+
+
+def _protocol(system: ImportedSystem, settings: Settings, several: bool = False) -> JSONObject:
+    """The system's protocol: what the log records, then the mapping, then the defaults.
+    ``several``: the log is one of several of its system, whose trial counts add up to the
+    system's (checked with the mapping's by :func:`_group_errors`): its own trial count is
+    its run's, at least 1."""
+    given = dict(settings.protocol)
+    if several:
+        given.pop("trial_count", None)
     errors = []
     protocol = {}
     for field in PROTOCOL.fields:
@@ -581,7 +778,11 @@ def _protocol(system: ImportedSystem, settings: Settings) -> JSONObject:
         # The contract's numbers are exact (int, Decimal); a float of the log is checked as
         # the decimal it prints as, and written as it is.
         entry, path = system.run.protocol_where.get(key, (None, ())) if logged else (None, ())
-        problems = [error.message for error in field.shape.iter_errors(_exact(value))]
+        if several and key == "trial_count":
+            problems = [] if isinstance(value, int) and value >= 1 else [
+                "a run holds at least one trial of each case"]
+        else:
+            problems = [error.message for error in field.shape.iter_errors(_exact(value))]
         if isinstance(value, int) and abs(value) > MAX_SAFE_INTEGER:
             problems.append("beyond +/-(2**53 - 1), which the gate does not read (I-JSON)")
         for problem in problems:
@@ -637,10 +838,11 @@ def _ids(baseline: ImportedSystem, settings: Settings,
 def _results(systems: List[ImportedSystem], settings: Settings,
              cases_file: Optional[JSONObject]) -> JSONObject:
     ids = _ids(systems[0], settings, cases_file)
-    digest = hashlib.sha256(("%s %s" % (systems[0].source.sha256,
-                                        systems[1].source.sha256)).encode("ascii"))
+    digest = hashlib.sha256(" ".join(log.source.sha256 for system in systems
+                                     for log in system.logs).encode("ascii"))
+    several = any(len(system.logs) > 1 for system in systems)
     results: JSONObject = {
-        "schema_version": RESULTS_V3,
+        "schema_version": RESULTS_V4 if several else RESULTS_V3,
         "benchmark_id": ids["benchmark_id"],
         "benchmark_version": ids["benchmark_version"],
         "dataset_version": ids["dataset_version"],
@@ -650,7 +852,7 @@ def _results(systems: List[ImportedSystem], settings: Settings,
             "system_id": system.system_id,
             "role": system.role,
             "protocol": system.protocol,
-            "provenance": _provenance(system, settings),
+            "provenance": (_provenance_v4 if several else _provenance)(system, settings),
             "records": system.records,
         } for system in systems],
     }
@@ -661,7 +863,8 @@ def _results(systems: List[ImportedSystem], settings: Settings,
         dict(system, records=[], protocol={key: _exact(value) for key, value in
                                            system["protocol"].items()})
         for system in results["systems"]])
-    errors = list(RESULTS_V3_SHAPE.iter_errors(without_records))
+    shape = RESULTS_V4_SHAPE if several else RESULTS_V3_SHAPE
+    errors = list(shape.iter_errors(without_records))
     errors.extend(_surrogate_errors(without_records))
     if errors:  # a value of the log the checks above let through: say where it went
         raise ContractErrors([ContractError(
@@ -694,6 +897,21 @@ def _provenance(system: ImportedSystem, settings: Settings) -> JSONObject:
         "recorded_unknown": system.recorded_unknown,
         "side_effect_rule": run.side_effect_rule,
     }
+
+
+def _provenance_v4(system: ImportedSystem, settings: Settings) -> JSONObject:
+    """A results v4 system's provenance: every log's own (a v3 provenance without what is
+    the system's), with the trial ids its trials became, in the order given."""
+    logs = []
+    for log in system.logs:
+        own = _provenance(log, settings)
+        for key in ("mapping_sha256", "missing_as", "recorded_unknown"):
+            del own[key]
+        own["first_trial_id"] = log.first_trial_id
+        own["trial_count"] = log.protocol["trial_count"]
+        logs.append(own)
+    return {"logs": logs, "mapping_sha256": settings.sha256, "missing_as": system.missing_as,
+            "recorded_unknown": system.recorded_unknown}
 
 
 # -- the cases file -------------------------------------------------------------------------

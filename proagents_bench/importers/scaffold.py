@@ -1,7 +1,11 @@
 """A benchmark's first files, for ``run_benchmark.py init``: from nothing, or from one
 harness log.
 
-From nothing: a spec v1 of :data:`STARTING_GATES`, a cases v1 file with the three splits the
+Every spec is a spec v3 with the ``strict`` lower bound over tasks: a new benchmark's PASS
+then needs evidence (a standard error that can be estimated and an exact one-sided test that
+rejects; docs/statistics.md), where a v1 spec passes a tie.
+
+From nothing: a spec of :data:`STARTING_GATES`, a cases v1 file with the three splits the
 contract requires (one train and one development case, two test cases, one of them
 critical; each family in one split only) and a results v3 template whose every trial is
 status ``unknown`` with its latency and cost unmeasured (null): nothing has run yet, so the
@@ -10,7 +14,13 @@ trial), and no placeholder can ever pass for a measured run.
 
 From a log: the spec takes the benchmark's ids and the protocol the log recorded, exactly as
 ``import`` fills them (:func:`~.package.describe_log`: the mapping's values, else the log's
-defaults), so a package imported from the same harness is comparable; the cases file is the
+defaults), so a package imported from the same harness is comparable; its gates on a
+measure (mean and p95 latency, mean cost) start at :data:`MEASURE_HEADROOM` times what the
+baseline's log measured, rounded up to two significant digits, in the units the import
+writes (a starting gate of 0.05 cost units against a harness that counts tokens would fail
+every run); a measure the log does not record keeps its starting value and is named
+(:attr:`FromLog.unmeasured`): its gate cannot be judged, and the gate answers REVIEW, until
+the harness records it; the cases file is the
 one ``import --write-cases`` builds (a cases v2 file declaring absent the train and
 development splits when no log holds them, or built from ``--train-log`` and
 ``--development-log``). The results come from ``import`` itself.
@@ -22,10 +32,18 @@ path, never a file the gate would refuse later.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
+import math
+from decimal import Decimal
+from fractions import Fraction
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
+from ..contract.gates import gates_of
+from ..contract.metrics import METRIC_BY_NAME
 from ..contract.validate import file_errors
-from ..contract.vocabulary import CASES_V1, RESULTS_V3, ROLES, SPEC_V1, SPLITS, UNKNOWN
+from ..contract.vocabulary import CASES_V1, RESULTS_V3, ROLES, SPEC_V3, SPLITS, UNKNOWN
+from ..evaluation.metrics import P95
+from ..stats.exact import exact_sum
+from ..stats.quantiles import nearest_rank_unsorted
 from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from ..jsonio.dump import document_bytes
 from ..jsonio.load import parse_bytes
@@ -51,7 +69,10 @@ STARTING_GATES = {
     "max_mean_cost_units": 0.05,
     "min_paired_delta_ci_low": 0.0,
 }
-STARTING_BOOTSTRAP = {"samples": 1000, "seed": 20260721, "confidence": 0.95}
+STARTING_BOOTSTRAP = {"samples": 1000, "seed": 20260721, "confidence": 0.95, "unit": "task",
+                      "lower_bound": "strict"}
+# A gate on a measure, from a log: this many times the baseline's own measured value.
+MEASURE_HEADROOM = Fraction(5, 4)
 
 # The blank benchmark's names: what a team replaces first.
 BLANK_IDS = {"benchmark_id": "my-agent-benchmark", "benchmark_version": "0.1.0",
@@ -98,10 +119,12 @@ BLANK_CASES = (
 
 
 def spec_document(ids: Dict[str, str], baseline_id: str, protocol: JSONObject,
-                  claim: str = CLAIM, population: str = POPULATION) -> JSONObject:
-    """A spec v1 of the starting gates for the benchmark ``ids`` and ``protocol``."""
+                  claim: str = CLAIM, population: str = POPULATION,
+                  gates: Optional[JSONObject] = None) -> JSONObject:
+    """A spec v3 of ``gates`` (default: the starting gates) for the benchmark ``ids`` and
+    ``protocol``."""
     return {
-        "schema_version": SPEC_V1,
+        "schema_version": SPEC_V3,
         "benchmark_id": ids["benchmark_id"],
         "benchmark_version": ids["benchmark_version"],
         "claim": claim,
@@ -110,7 +133,7 @@ def spec_document(ids: Dict[str, str], baseline_id: str, protocol: JSONObject,
         "private_test_frozen": True,
         "primary_metric": "task_success_rate",
         "protocol": dict(protocol),
-        "gates": dict(STARTING_GATES),
+        "gates": dict(STARTING_GATES if gates is None else gates),
         "bootstrap": dict(STARTING_BOOTSTRAP),
     }
 
@@ -135,17 +158,65 @@ def blank_package() -> List[Tuple[str, bytes]]:
     return _checked([("spec", spec), ("cases", cases), ("results", results)])
 
 
+def _rounded_up(value: Fraction) -> object:
+    """``value`` rounded up to two significant digits, as the number a person writes (an int
+    when whole): 4.31 is 4.4, 1234 is 1300, 0 stays 0."""
+    if value <= 0:
+        return 0
+    exponent = math.floor(math.log10(value)) - 1
+    while Fraction(10) ** (exponent + 2) <= value:  # log10 rounded down too far
+        exponent += 1
+    while Fraction(10) ** (exponent + 1) > value:  # or not far enough
+        exponent -= 1
+    step = Fraction(10) ** exponent
+    rounded = math.ceil(value / step) * step
+    return int(rounded) if rounded.denominator == 1 else float(rounded)
+
+
+def _exact(value: Union[int, float]) -> Union[int, Decimal]:
+    """A record's number as the gate reads it from the package: an int, or the decimal the
+    import writes for a float (its shortest repr), exactly."""
+    return Decimal(repr(value)) if isinstance(value, float) else value
+
+
+def measured_gates(records: Sequence[JSONObject]) -> Tuple[JSONObject, List[str]]:
+    """The starting gates with each gate on a measure set from the baseline's ``records``
+    (see the module docstring), and the names of the measures the records do not all hold."""
+    columns = {field: [None if record[field] is None else _exact(record[field])
+                       for record in records] for field in ("latency_ms", "cost_units")}
+    gates: JSONObject = dict(STARTING_GATES)
+    unmeasured = []
+    for gate in gates_of(SPEC_V3):
+        metric = METRIC_BY_NAME.get(gate.metric)
+        field = None if metric is None else metric.measured_from
+        if field is None:
+            continue
+        values = columns[field]
+        known = [value for value in values if value is not None]
+        if not values or len(known) != len(values):  # some record left it unmeasured
+            unmeasured.append(gate.key)
+            continue
+        if gate.metric.startswith("p95_"):
+            measured = Fraction(nearest_rank_unsorted(known, P95))
+        else:
+            measured = exact_sum(known) / len(known)
+        gates[gate.key] = _rounded_up(measured * MEASURE_HEADROOM)
+    return gates, unmeasured
+
+
 class FromLog:
     """A scaffold from a log: (kind, bytes) of the spec and cases files, the system's id, the
-    log's format, its test records, and the built cases file's absent splits."""
+    log's format, its test records, the built cases file's absent splits, and the gates on a
+    measure the log does not record."""
 
     def __init__(self, files: List[Tuple[str, bytes]], system_id: str, log_format: str,
-                 samples: int, absent_splits: List[str]) -> None:
+                 samples: int, absent_splits: List[str], unmeasured: List[str]) -> None:
         self.files = files
         self.system_id = system_id
         self.log_format = log_format
         self.samples = samples
         self.absent_splits = absent_splits
+        self.unmeasured = unmeasured
 
 
 def from_log(log: LogSource, settings: Settings, system_id: Optional[str] = None,
@@ -156,11 +227,13 @@ def from_log(log: LogSource, settings: Settings, system_id: Optional[str] = None
     claim = ("Replace with the claim this benchmark tests (written by init from the %s log "
              "%s): the candidate reaches the expected final state at least as often as the "
              "baseline." % (described.system.run.log_format, log.file_name))
-    spec = spec_document(described.ids, described.system_id, described.protocol, claim)
+    gates, unmeasured = measured_gates(described.system.records)
+    spec = spec_document(described.ids, described.system_id, described.protocol, claim,
+                         gates=gates)
     return FromLog(_checked([("spec", spec), ("cases", described.cases)]),
                    described.system_id, described.system.run.log_format,
                    len(described.system.records),
-                   list(described.cases.get("absent_splits", [])))
+                   list(described.cases.get("absent_splits", [])), unmeasured)
 
 
 def _checked(documents: List[Tuple[str, JSONObject]]) -> List[Tuple[str, bytes]]:

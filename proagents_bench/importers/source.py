@@ -12,7 +12,8 @@ import json
 import os
 import platform
 import stat
-from typing import Callable, Iterable, Iterator, List, Optional, Tuple, Type, TypeVar, Union
+from typing import (BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple, Type, TypeVar,
+                    Union)
 
 from ..contract.shapes import type_name
 from ..errors import ContractError, ContractErrors, Path, PathStep
@@ -295,3 +296,78 @@ def array_trials(values: List[JSON], key: Union[str, Tuple[str, ...]], noun: str
                 yield trial(value, path)
             except LogError as failure:
                 yield source.placed(failure)
+
+
+# -- folder logs (a file per trial) -------------------------------------------------------
+
+def measure_folder(source: LogSource, entries: List[str]) -> None:
+    """A folder log's digest: the SHA-256 of its manifest, one line per file of ``entries``
+    (paths inside it, in the order given) as ``sha256sum`` writes it (``<SHA-256>  <file>``);
+    its size, the files' bytes in all."""
+    manifest = hashlib.sha256()
+    size = 0
+    for entry in entries:
+        digest = hashlib.sha256()
+        with open_entry(source, entry) as stream:
+            while True:
+                chunk = stream.read(READ_CHUNK_BYTES)
+                if not chunk:
+                    break
+                digest.update(chunk)
+                size += len(chunk)
+        manifest.update(("%s  %s\n" % (digest.hexdigest(), entry)).encode("utf-8"))
+    source.sha256 = manifest.hexdigest()
+    source.size = size
+
+
+def open_entry(source: LogSource, entry: str) -> BinaryIO:
+    """The file ``entry`` of a folder log (a path inside it, ``/``-separated), open; a
+    contract error when it is not a regular file."""
+    path = os.path.join(source.path, *entry.split("/"))
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open
+            source.fail("import.unreadable", "cannot read it: not a regular file", (), entry)
+        return open(path, "rb")
+    except OSError as problem:
+        source.fail("import.unreadable", "cannot read it: %s" % (problem.strerror or problem),
+                    (), entry)
+        raise  # not reached: fail raises
+
+
+class Manifest:
+    """A folder log's digest taken as its files are read, each once: the SHA-256 of its
+    manifest, one line per file as ``sha256sum`` writes it (``<SHA-256>  <file>``), in the
+    order read; and the files' bytes in all (as :func:`measure_folder` gives them)."""
+
+    def __init__(self) -> None:
+        self.digest = hashlib.sha256()
+        self.size = 0
+
+    def add(self, entry: str, data: bytes) -> None:
+        self.digest.update(("%s  %s\n" % (hashlib.sha256(data).hexdigest(), entry)).encode(
+            "utf-8"))
+        self.size += len(data)
+
+    def seal(self, source: LogSource) -> None:
+        """The log's digest and size, as far as its files have been read."""
+        source.sha256 = self.digest.hexdigest()
+        source.size = self.size
+
+
+def read_entry(source: LogSource, entry: str,
+               manifest: Optional[Manifest] = None) -> JSONObject:
+    """One file of a folder log, decoded whole (one trial's file at most in memory), and
+    added to ``manifest`` when one is given."""
+    with open_entry(source, entry) as stream:
+        size = os.fstat(stream.fileno()).st_size
+        if size > MAX_FILE_BYTES:
+            source.fail("import.too_large", "the file is %d bytes, more than the limit of %d "
+                        "bytes for a JSON log" % (size, MAX_FILE_BYTES), (), entry)
+        # Its size as measured, plus one byte to see a file that grew: never a read of the
+        # limit, for which some interpreters allocate the whole buffer.
+        data = stream.read(size + 1)
+    if len(data) > size:
+        source.fail("import.unreadable", "the file changed while it was read", (), entry)
+    if manifest is not None:
+        manifest.add(entry, data)
+    return decode_json(data, source, entry)

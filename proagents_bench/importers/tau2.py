@@ -28,12 +28,10 @@ not read are ignored: logs grow.
 
 from __future__ import annotations
 
-import hashlib
 import os
-import stat
-from typing import BinaryIO, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from ..contract.harnesses import DB_CHECK, TAU2_BENCH, TAU2_DIR, TAU2_JSON
+from ..contract.harnesses import DB_CHECK, TAU2_BENCH, TAU2_DIR, TAU2_JSON, expected_formats
 from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
 from ..errors import ContractErrors, Path
@@ -42,9 +40,9 @@ from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
-from ..jsonio.load import MAX_FILE_BYTES, MAX_SAFE_INTEGER
-from .source import (MAX_LOG_NUMBER, READ_CHUNK_BYTES, LogError, LogSource, array_trials,
-                     decode_json, items, log_number, measured, optional, require)
+from ..jsonio.load import MAX_SAFE_INTEGER
+from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, items, log_number,
+                     measure_folder, measured, optional, read_entry, require)
 from .tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
 from .trial import LogRun, Trial, Trials
 
@@ -324,11 +322,11 @@ def _status(reason: object) -> str:
 def read_folder(source: LogSource, value: Optional[JSONObject],
                 settings: Settings) -> Tuple[LogRun, Trials]:
     """A results folder (``value`` is None): ``results.json`` (its run and tasks) and its
-    simulation files, read one at a time. Its digest (:func:`_measure_folder`) covers every
+    simulation files, read one at a time. Its digest (:func:`~.source.measure_folder`) covers every
     file read."""
     names = _simulation_files(source)
-    _measure_folder(source, names)
-    meta = _read_file(source, FOLDER_RESULTS)
+    measure_folder(source, [FOLDER_RESULTS] + names)
+    meta = read_entry(source, FOLDER_RESULTS)
     try:
         run, tasks, tool_names = _header(meta, settings, TAU2_DIR)
     except LogError as failure:
@@ -348,10 +346,9 @@ def _simulation_files(source: LogSource) -> List[str]:
     (tau2-bench's own loading order)."""
     if not os.path.isfile(os.path.join(source.path, FOLDER_RESULTS)):
         source.fail("import.format", "a folder is read as a tau2-bench results folder (%s "
-                    "beside a %s/ folder), and this one has no %s; the logs read are an "
-                    "Inspect AI .eval or .json log, a tau2-bench results.json, or a "
-                    "tau2-bench results folder" % (FOLDER_RESULTS, FOLDER_SIMULATIONS,
-                                                   FOLDER_RESULTS))
+                    "beside a %s/ folder), and this one has no %s; the logs read are %s" % (
+                        FOLDER_RESULTS, FOLDER_SIMULATIONS, FOLDER_RESULTS,
+                        expected_formats()))
     folder = os.path.join(source.path, FOLDER_SIMULATIONS)
     if not os.path.isdir(folder):
         source.fail("import.format", "a tau2-bench results folder has a %s/ folder of "
@@ -364,54 +361,6 @@ def _simulation_files(source: LogSource) -> List[str]:
             FOLDER_SIMULATIONS, problem.strerror or problem))
     return ["%s/%s" % (FOLDER_SIMULATIONS, name) for name in sorted(found)
             if name.endswith(SIMULATION_SUFFIX)]
-
-
-def _measure_folder(source: LogSource, names: List[str]) -> None:
-    """The folder's digest: the SHA-256 of its manifest, one line per file as ``sha256sum``
-    writes it (``<SHA-256>  <file>``), ``results.json`` first, then the simulation files in
-    name order; its size, the files' bytes in all."""
-    manifest = hashlib.sha256()
-    size = 0
-    for entry in [FOLDER_RESULTS] + names:
-        digest = hashlib.sha256()
-        with _open_file(source, entry) as stream:
-            while True:
-                chunk = stream.read(READ_CHUNK_BYTES)
-                if not chunk:
-                    break
-                digest.update(chunk)
-                size += len(chunk)
-        manifest.update(("%s  %s\n" % (digest.hexdigest(), entry)).encode("utf-8"))
-    source.sha256 = manifest.hexdigest()
-    source.size = size
-
-
-def _open_file(source: LogSource, entry: str) -> BinaryIO:
-    """The folder's file ``entry``, open; a contract error when it is not a regular file."""
-    path = os.path.join(source.path, *entry.split("/"))
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open
-            source.fail("import.unreadable", "cannot read it: not a regular file", (), entry)
-        return open(path, "rb")
-    except OSError as problem:
-        source.fail("import.unreadable", "cannot read it: %s" % (problem.strerror or problem),
-                    (), entry)
-        raise  # not reached: fail raises
-
-
-def _read_file(source: LogSource, entry: str) -> JSONObject:
-    """One file of the folder, decoded whole (one simulation at most in memory)."""
-    with _open_file(source, entry) as stream:
-        size = os.fstat(stream.fileno()).st_size
-        if size > MAX_FILE_BYTES:
-            source.fail("import.too_large", "the file is %d bytes, more than the limit of %d "
-                        "bytes for a JSON log" % (size, MAX_FILE_BYTES), (), entry)
-        # Its size as measured, plus one byte to see a file that grew: never a read of the
-        # limit, for which some interpreters allocate the whole buffer.
-        data = stream.read(size + 1)
-    if len(data) > size:
-        source.fail("import.unreadable", "the file changed while it was read", (), entry)
-    return decode_json(data, source, entry)
 
 
 def _check_index(source: LogSource, meta: JSONObject, names: List[str]) -> None:
@@ -448,7 +397,7 @@ def _folder_trials(source: LogSource, names: List[str],
                    reader: SimulationReader) -> Trials:
     with CollectorPaused():
         for entry in names:
-            simulation = _read_file(source, entry)
+            simulation = read_entry(source, entry)
             try:
                 yield reader.trial(simulation, (), entry)
             except LogError as failure:  # this simulation's error; the next ones are read too

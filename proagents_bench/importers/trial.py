@@ -37,6 +37,9 @@ class LogRun:
         # status itself, where the log has one.
         self.status: Optional[str] = None
         self.finished = True
+        # Whether the log's bytes tell its run (an id, a model or a time in them), so that two
+        # logs of the same bytes are one run: not a SWE-bench summary's.
+        self.bytes_tell_run = True
         # What the run was to hold, as its header says: the sample ids (or task ids) in
         # order, each run ``expected_trials`` times; or, when the header lists no ids, only
         # how many samples in all (``expected_count``); all None: the log cannot tell.

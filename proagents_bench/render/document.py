@@ -12,7 +12,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List
                     SupportsFloat)
 
 from ..contract.metrics import COUNT, MEASURE, METRICS, RATE
-from ..contract.vocabulary import RESULTS_V3
+from ..contract.vocabulary import IMPORTED_RESULTS
 from ..jsonio import JSONObject
 from ..jsonio import dump as jsondump
 from ..version import NAME
@@ -127,7 +127,7 @@ def decision_document(*, decision: Decision, comparable: bool, fingerprint: str,
                       candidate_metrics: Optional[SystemMetrics], comparison: JSONObject,
                       inputs: JSONObject, version: str) -> JSONObject:
     """The contract's decision document as a dict (see :func:`dumps`)."""
-    counts = results["schema_version"] == RESULTS_V3
+    counts = results["schema_version"] in IMPORTED_RESULTS
     return {
         "action": decision.action,
         "primary_reason": decision.reasons[0],

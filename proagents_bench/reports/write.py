@@ -163,7 +163,11 @@ def checked_paths(chosen: Sequence[Tuple[NamedT, str]], inputs: Sequence[Input]
     seen: Dict[str, str] = {}
     for report, path in chosen:
         if not path.strip():
-            errors.append(_error(path, "%s: the path is empty" % report.option))
+            # An empty path is most often a variable a CI system sets and this shell has not
+            # (GitHub Actions' GITHUB_STEP_SUMMARY, run locally).
+            errors.append(_error(path, "%s: the path is empty (a variable such as "
+                                       "$GITHUB_STEP_SUMMARY, which only a CI job sets?)" %
+                                 report.option))
             continue
         if path == STDOUT_PATH:
             errors.append(_error(path, "%s cannot write to stdout (-): stdout carries the "

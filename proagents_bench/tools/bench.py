@@ -66,6 +66,35 @@ JSON_LOAD_DROPPED_SCRIPT = (
 )
 
 
+# The end of a bare read script (``import_bench``, ``harness_bench``): the baseline's logs
+# read here and the candidate's in a forked process when the import would fork too (the
+# script defines ``read``, ``baseline``, ``candidate``, ``fork_bytes`` and ``log_bytes``, the
+# baseline's size), never a child left running into the next timed one.
+FORKED_READ = (
+    "child = os.fork() if hasattr(os, 'fork') and log_bytes >= fork_bytes else None\n"
+    "if child == 0:\n"
+    "    status = 1\n"
+    "    try:\n"
+    "        read(candidate)\n"
+    "        status = 0\n"
+    "    except BaseException:\n"
+    "        traceback.print_exc()\n"
+    "    finally:\n"
+    "        os._exit(status)\n"
+    "try:\n"
+    "    read(baseline)\n"
+    "except BaseException:\n"
+    "    if child:\n"
+    "        os.kill(child, signal.SIGKILL)\n"
+    "        os.waitpid(child, 0)\n"
+    "    raise\n"
+    "if child is None:\n"
+    "    read(candidate)\n"
+    "elif os.waitpid(child, 0)[1]:\n"
+    "    sys.exit('the bare read of the candidate log failed')\n"
+)
+
+
 def write_package(directory: str, tasks: int, trials: int, samples: int,
                   seed: int) -> Dict[str, str]:
     """Write the synthetic package's three files to ``directory``; return their paths."""

@@ -1,5 +1,6 @@
-"""The importer's benchmark: ``import`` of two synthetic Inspect AI ``.eval`` logs against the
-gate on the package it writes.
+"""The importer's benchmark: ``import`` of two synthetic Inspect AI ``.eval`` logs (or, with
+``--format``, the logs of another harness: :mod:`.import_formats`, :mod:`.harness_bench`) against the gate on the
+package it writes.
 
 ``python -B run_benchmark.py bench import --tasks 100000 --epochs 5`` writes, to a temporary
 folder, a baseline and a candidate ``.eval`` log (deflate; one ``samples/<id>_epoch_<n>.json``
@@ -42,8 +43,8 @@ from ..importers import zstd
 from ..importers.inspect_log import LOCAL_HEADER, ZSTD_METHOD, eval_samples
 from ..importers.source import LogSource
 from ..contract.harnesses import INSPECT_EVAL, PROMPTFOO_JSON
-from . import import_formats
-from .bench import describe_interpreter, median_run, megabytes, run_child
+from . import harness_bench, import_formats
+from .bench import FORKED_READ, describe_interpreter, median_run, megabytes, run_child
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -147,29 +148,8 @@ BARE_READ_SCRIPT = (
     "                data = zlib.decompress(data, -15)\n"
     "            json.loads(data)\n"
     "baseline, candidate, fork_bytes = sys.argv[1], sys.argv[2], int(sys.argv[3])\n"
-    "forks = hasattr(os, 'fork') and os.path.getsize(baseline) >= fork_bytes\n"
-    "child = os.fork() if forks else None\n"
-    "if child == 0:\n"
-    "    status = 1\n"
-    "    try:\n"
-    "        read(candidate)\n"
-    "        status = 0\n"
-    "    except BaseException:\n"
-    "        traceback.print_exc()\n"
-    "    finally:\n"
-    "        os._exit(status)\n"
-    "try:\n"
-    "    read(baseline)\n"
-    "except BaseException:\n"
-    "    if child:  # never left running into the next timed child\n"
-    "        os.kill(child, signal.SIGKILL)\n"
-    "        os.waitpid(child, 0)\n"
-    "    raise\n"
-    "if child is None:\n"
-    "    read(candidate)\n"
-    "elif os.waitpid(child, 0)[1]:\n"
-    "    sys.exit('the bare read of the candidate log failed')\n"
-)
+    "log_bytes = os.path.getsize(baseline)\n"
+) + FORKED_READ
 # Every entry of the logs written here bears this time, so the same arguments give the
 # same bytes.
 ENTRY_TIME = (2026, 7, 21, 9, 0, 0)
@@ -234,7 +214,7 @@ def write_logs(folder: str, tasks: int, epochs: int,
     then counted in tokens, which every Inspect AI log records, where the synthetic samples'
     is in the cost Inspect records only for models it knows prices of)."""
     os.makedirs(folder, exist_ok=True)
-    header = {"version": 2, "status": "success", "eval": {
+    header: JSONObject = {"version": 2, "status": "success", "eval": {
         "eval_id": "bench", "run_id": "bench", "created": "2026-07-21T09:00:00+00:00",
         "task": "order_agent", "task_version": 1, "model": "mockllm/model",
         "dataset": {"name": "bench", "samples": tasks,
@@ -246,7 +226,10 @@ def write_logs(folder: str, tasks: int, epochs: int,
     for role in ("baseline", "candidate"):
         paths[role] = os.path.join(folder, role + ".eval")
         with zipfile.ZipFile(paths[role], "w", zipfile.ZIP_DEFLATED, compresslevel=1) as log:
-            log.writestr(_entry("header.json"), json.dumps(header), compresslevel=1)
+            # Each system's own run (with templates, both logs would otherwise be the same
+            # bytes, which the import refuses as a run compared with itself).
+            own = dict(header, eval=dict(header["eval"], run_id="bench-" + role))
+            log.writestr(_entry("header.json"), json.dumps(own), compresslevel=1)
             for task in range(tasks):
                 for epoch in range(1, epochs + 1):
                     name = b"task-%06d" % task
@@ -292,22 +275,7 @@ def benchmark_documents(tasks: int, epochs: int,
                "allowed_tools": [], "forbidden_side_effects": []}]
     documents: Dict[str, JSONObject] = {
         "cases": dict(BENCHMARK, schema_version="agent-benchmark-cases-v1", cases=cases),
-        "spec": dict(benchmark_id=BENCHMARK["benchmark_id"],
-                     benchmark_version=BENCHMARK["benchmark_version"],
-                     schema_version="agent-benchmark-spec-v1",
-                     claim="synthetic", target_population="synthetic",
-                     baseline_system_id="baseline", private_test_frozen=True,
-                     primary_metric="task_success_rate",
-                     protocol=dict(PROTOCOL, trial_count=epochs), gates={
-                         "task_min_trial_success_rate": 0.6,
-                         "critical_task_min_trial_success_rate": 1.0,
-                         "min_primary_task_success_rate": 0.8,
-                         "min_final_state_trial_rate": 0.8,
-                         "min_side_effect_free_trial_rate": 0.9,
-                         "min_trial_stability_rate": 0.8, "max_slice_task_success_gap": 0.5,
-                         "max_mean_latency_ms": 2000, "max_p95_latency_ms": 2500,
-                         "max_mean_cost_units": 0.05, "min_paired_delta_ci_low": 0.0},
-                     bootstrap={"samples": 10000, "seed": 1, "confidence": 0.95}),
+        "spec": harness_bench.synthetic_spec(BENCHMARK, PROTOCOL, epochs, 2000, 2500),
         "mapping": dict(schema_version="proagents-bench-import-mapping-v1",
                         protocol=PROTOCOL, side_effect_tools=["issue_refund", "refund_order"],
                         cost={"source": "total_cost" if templates is None else "total_tokens"}),
@@ -334,35 +302,52 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
     ``--template-log``), telling each result line to ``say``; return True when every child
     ran. ``fork_bytes`` is the size of a baseline log from which the import reads the
     candidate's in a forked process: the bare read does as it does."""
+    log_format = getattr(options, "format", INSPECT_EVAL)
     with tempfile.TemporaryDirectory(prefix="proagents-bench-") as scratch:
         folder = options.keep or scratch
         started = time.perf_counter()
-        log_format = getattr(options, "format", INSPECT_EVAL)
-        paths = write_format_logs(folder, log_format, options.tasks, options.epochs, templates)
         samples = options.tasks * options.epochs
-        if log_format == INSPECT_EVAL:
-            say("logs: %d tasks x %d epochs = %d samples per log, 2 logs; %.1f MB zipped, %.1f "
-                "MB of sample JSON each (written in %.1f s)" % (
-                    options.tasks, options.epochs, samples,
-                    os.path.getsize(paths["baseline"]) / 1e6,
-                    _json_bytes(paths["baseline"]) / 1e6, time.perf_counter() - started))
+        if log_format in harness_bench.WRITERS:
+            written, paths = harness_bench.WRITERS[log_format](folder, options.tasks,
+                                                              options.epochs)
+            logs = {role: list(written[role]) for role in ("baseline", "candidate")}
+            say("logs (%s): %d tasks x %d trials = %d trials per system in %d log%s each; "
+                "%.1f MB of JSON per system (written in %.1f s)" % (
+                    log_format, options.tasks, options.epochs, samples, len(logs["baseline"]),
+                    "" if len(logs["baseline"]) == 1 else "s",
+                    sum(map(_tree_bytes, logs["baseline"])) / 1e6,
+                    time.perf_counter() - started))
+            read_command = [options.python, "-B", "-c", harness_bench.BARE_READ_SCRIPT] + [
+                os.pathsep.join(logs[role]) for role in ("baseline", "candidate")] + [
+                    str(fork_bytes)]
         else:
-            say("logs: %s, %d tasks x %d epochs = %d trials per log, 2 logs; %.1f MB each "
-                "(written in %.1f s)" % (log_format, options.tasks, options.epochs, samples,
-                                         os.path.getsize(paths["baseline"]) / 1e6,
-                                         time.perf_counter() - started))
+            paths = write_format_logs(folder, log_format, options.tasks, options.epochs,
+                                      templates)
+            if log_format == INSPECT_EVAL:
+                say("logs: %d tasks x %d epochs = %d samples per log, 2 logs; %.1f MB zipped, "
+                    "%.1f MB of sample JSON each (written in %.1f s)" % (
+                        options.tasks, options.epochs, samples,
+                        os.path.getsize(paths["baseline"]) / 1e6,
+                        _json_bytes(paths["baseline"]) / 1e6, time.perf_counter() - started))
+            else:
+                say("logs: %s, %d tasks x %d epochs = %d trials per log, 2 logs; %.1f MB each "
+                    "(written in %.1f s)" % (log_format, options.tasks, options.epochs,
+                                             samples, os.path.getsize(paths["baseline"]) / 1e6,
+                                             time.perf_counter() - started))
+            logs = {role: [paths[role]] for role in ("baseline", "candidate")}
+            read_command = [options.python, "-B", "-c", BARE_READ_SCRIPT, paths["baseline"],
+                            paths["candidate"], str(fork_bytes),
+                            import_formats.BARE_READ_KIND[log_format]]
         say("interpreter: %s (%s)" % (options.python, describe_interpreter(options.python)))
         results = os.path.join(folder, "results.json")
-        import_command = [options.python, "-B", "-m", "proagents_bench", "import",
-                          "--baseline", paths["baseline"], "--candidate", paths["candidate"],
+        import_command = [options.python, "-B", "-m", "proagents_bench", "import"] + [
+            argument for role in ("baseline", "candidate") for path in logs[role]
+            for argument in ("--" + role, path)] + [
                           "--mapping", paths["mapping"], "--cases", paths["cases"],
                           "--baseline-id", "baseline", "--candidate-id", "candidate",
                           "--output", results]
         gate_command = [options.python, "-B", "-m", "proagents_bench", "--spec", paths["spec"],
                         "--cases", paths["cases"], "--results", results]
-        read_command = [options.python, "-B", "-c", BARE_READ_SCRIPT, paths["baseline"],
-                        paths["candidate"], str(fork_bytes),
-                        import_formats.BARE_READ_KIND[log_format]]
         import_runs, gate_runs, read_runs = [], [], []
         for _ in range(max(options.repeat, 1)):
             # The import's summary lines on stderr are kept with its document, not shown.
@@ -387,6 +372,7 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
         say("bare read of both logs (%s, on the import's cores): %7.2f s" % (
             "inflate + json.loads of every entry" if log_format == INSPECT_EVAL else
             "json.loads of the whole log" if log_format == PROMPTFOO_JSON else
+            "json.loads of every file" if log_format in harness_bench.WRITERS else
             "json.loads of every line", bare.seconds))
         say("ratio: the import takes %.2fx the time of the gate%s" % (
             imported.seconds / gate.seconds, " and %.2fx its peak memory" % (
@@ -435,6 +421,14 @@ def zstd_speeds(path: str, repeat: int) -> List[str]:
                                            speed >= ZSTD_PURE_TARGET_MB_PER_S else "NOT reached")
             if decoder is zstd.decompress_pure else "")))
     return lines
+
+
+def _tree_bytes(path: str) -> int:
+    """The bytes of a log: a file's, or every file's of a folder."""
+    if not os.path.isdir(path):
+        return os.path.getsize(path)
+    return sum(os.path.getsize(os.path.join(root, name)) for root, _folders, names in
+               os.walk(path) for name in names)
 
 
 def _json_bytes(path: str) -> int:

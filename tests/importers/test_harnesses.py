@@ -23,6 +23,8 @@ FIXTURE_OF_FORMAT = {
     harnesses.INSPECT_JSON: "baseline.json",
     harnesses.TAU2_JSON: "tau2_baseline.json",
     harnesses.TAU2_DIR: "tau2_candidate_dir",
+    harnesses.SWEBENCH_SUMMARY: "swebench_baseline_run1.json",
+    harnesses.HARBOR_JOB: "harbor_baseline_job",
     harnesses.PROMPTFOO_JSON: "promptfoo_baseline.json",
     harnesses.JSONL: "jsonl_baseline.jsonl",
 }

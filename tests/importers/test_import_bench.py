@@ -34,6 +34,27 @@ class ImportBenchTests(unittest.TestCase):
         self.assertEqual(decision["action"], "BLOCK")
         self.assertIn("task-000007", decision["primary_reason"])
 
+    def test_each_harness_format_runs_end_to_end_on_tiny_logs(self):
+        for log_format, action, logs in (("harbor-job", "BLOCK", 1),
+                                         ("swebench-summary", "BLOCK", 3)):
+            with self.subTest(log_format):
+                kept = os.path.join(TempDir(self).path, "kept")
+                run = run_cli(["bench", "import", "--format", log_format, "--tasks", "60",
+                               "--epochs", "3", "--keep", kept])
+                text = run.stdout.decode("ascii")
+                self.assertEqual(run.status, 0, text + run.stderr)
+                self.assertIn("logs (%s): 60 tasks x 3 trials = 180 trials per system in %d "
+                              "log" % (log_format, logs), text)
+                for phrase in ("import (both logs):", "gate on its output:",
+                               "bare read of both logs (json.loads", "ratio: the import takes"):
+                    self.assertIn(phrase, text)
+                decision = load_json(os.path.join(kept, "decision.json"))
+                self.assertEqual(decision["action"], action)
+                self.assertEqual(decision["baseline_metrics"]["trial_count"], 180)
+        run = run_cli(["bench", "import", "--format", "harbor-job", "--template-log",
+                       fixture("baseline.eval")])
+        self.assertEqual(run.status, 2)
+
     def test_every_format_runs_end_to_end_to_the_same_decision(self):
         for log_format, told in (("promptfoo-results-json", "json.loads of the whole log"),
                                  ("jsonl", "json.loads of every line")):

@@ -1,6 +1,6 @@
-"""The import docs (docs/importing.md): its mapping example is a valid mapping, and its three
-walks (from a test-only Inspect log, from an Inspect eval, from a tau2 run) run as
-written."""
+"""The import docs (docs/importing.md): its mapping example is a valid mapping, and its
+walks (from a test-only Inspect log, from an Inspect eval, from a tau2 run, from a Harbor job,
+from SWE-bench runs) run as written."""
 
 import json
 import os
@@ -30,8 +30,9 @@ class ReadmeTests(unittest.TestCase):
 
     def test_every_walk_runs_as_written(self):
         blocks = re.findall(r"```sh\n(.*?)```", readme_section(), re.S)
-        # Inspect AI (a test-only log, an eval), tau2-bench, promptfoo, JSON lines.
-        self.assertEqual(len(blocks), 5)
+        # Inspect AI (a test-only log, an eval), tau2-bench, Harbor, SWE-bench, promptfoo,
+        # JSON lines.
+        self.assertEqual(len(blocks), 7)
         for block in blocks:
             folder = TempDir(self)
             lines = [line for line in block.splitlines() if line.strip()]
@@ -47,8 +48,9 @@ class ReadmeTests(unittest.TestCase):
                              for argument in arguments]
                 run = run_cli(arguments)
                 statuses.append((run.status, run.document["action"]))
-            self.assertEqual(statuses, [(0, "IMPORTED"), (1, "BLOCK")])
-
+            # Each walk says the decision it expects (``|| echo "BLOCK expected"``).
+            expected = re.search(r'echo "(\w+) expected"', lines[1]).group(1)
+            self.assertEqual(statuses, [(0, "IMPORTED"), (1, expected)])
 
     def test_the_json_lines_example_is_the_fixtures_line_and_mapping(self):
         section = readme_section().split("## The JSON-lines format")[1].split("\n## ")[0]

@@ -89,8 +89,10 @@ class EndToEndTests(unittest.TestCase):
         mapping["protocol"] = dict(mapping["protocol"], trial_count=2)
         path = folder.write_json("mapping.json", mapping)
         cases = os.path.join(folder.path, "cases.json")
+        # The candidate's log: the same trials in another order (the same bytes would be a
+        # run compared with itself, import.same_log).
         run, written = run_import(self, write_lines(folder, "a.jsonl", lines),
-                                  write_lines(folder, "b.jsonl", lines), "--mapping", path,
+                                  write_lines(folder, "b.jsonl", lines[::-1]), "--mapping", path,
                                   "--baseline-id", "a", "--candidate-id", "b",
                                   "--write-cases", cases)
         self.assertEqual(run.status, 0, run.stderr)
@@ -100,7 +102,7 @@ class EndToEndTests(unittest.TestCase):
                          {"passed"})
         mapping["lines"]["success"] = {"pointer": "/reward", "equals": 1}
         run, written = run_import(self, write_lines(folder, "a.jsonl", lines),
-                                  write_lines(folder, "b.jsonl", lines), "--mapping",
+                                  write_lines(folder, "b.jsonl", lines[::-1]), "--mapping",
                                   folder.write_json("mapping.json", mapping),
                                   "--baseline-id", "a", "--candidate-id", "b")
         self.assertEqual([record["final_state"] for record in records(written, "baseline")],
@@ -130,8 +132,10 @@ class EndToEndTests(unittest.TestCase):
         mapping = dict(load_json(MAPPING))
         mapping["protocol"] = dict(mapping["protocol"], trial_count=2)
         mapping["lines"] = dict(mapping["lines"], first_trial=1)
+        # The candidate's line with a trailing space: other bytes (not import.same_log).
+        other = (line if isinstance(line, str) else json.dumps(line)) + " "
         run, _written = run_import(self, write_lines(folder, "a.jsonl", [line]),
-                                   write_lines(folder, "b.jsonl", [line]), "--mapping",
+                                   write_lines(folder, "b.jsonl", [other]), "--mapping",
                                    folder.write_json("mapping.json", mapping),
                                    "--candidate-id", "other")
         # Read as JSON lines: one trial of the two the protocol asks for.

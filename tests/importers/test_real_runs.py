@@ -6,7 +6,9 @@ tau2 run."""
 
 import json
 import os
+import shutil
 import unittest
+import zipfile
 
 from proagents_bench.importers.tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
 from tests.importers.support import (EXAMPLE_CASES, changed_eval, fixture, load_json, records,
@@ -60,7 +62,13 @@ class UnfinishedRunTests(unittest.TestCase):
     def test_missing_as_unknown_records_every_missing_trial_and_the_gate_says_so(self):
         mapping = TempDir(self).write_json("mapping.json", {
             "schema_version": "proagents-bench-import-mapping-v1"})
-        run, written = run_import(self, fixture("unfinished.eval"), fixture("unfinished.eval"),
+        # The candidate: the same unfinished run in a log of other bytes (a zip comment), so
+        # that both systems lack the same samples without one log compared with itself.
+        candidate = os.path.join(TempDir(self).path, "unfinished_candidate.eval")
+        shutil.copyfile(fixture("unfinished.eval"), candidate)
+        with zipfile.ZipFile(candidate, "a") as log:
+            log.comment = b"the candidate's copy"
+        run, written = run_import(self, fixture("unfinished.eval"), candidate,
                                   *IDS, "--missing-as", "unknown", "--mapping", mapping)
         self.assertEqual(run.status, 0, run.stderr)
         baseline = written["systems"][0]
@@ -93,6 +101,19 @@ class UnfinishedRunTests(unittest.TestCase):
                                     ("missing_trials_recorded_unknown", "info")})
         self.assertTrue(any("6 trials of the baseline" in reason
                             for reason in gate.document["reasons"]))
+
+
+class SameLogTests(unittest.TestCase):
+    def test_one_log_for_both_systems_is_refused_under_any_name(self):
+        copy = os.path.join(TempDir(self).path, "copy.eval")
+        shutil.copyfile(TEST_ONLY[0], copy)
+        for candidate in (TEST_ONLY[0], copy):
+            with self.subTest(candidate=os.path.basename(candidate)):
+                run, written = run_import(self, TEST_ONLY[0], candidate, *IDS)
+                self.assertEqual(run.status, 2)
+                self.assertIsNone(written)
+                self.assertEqual(error_codes(run), [("import.same_log", os.path.basename(
+                    candidate))])
 
 
 class NoSamplesTests(unittest.TestCase):
@@ -174,8 +195,10 @@ class DefaultLimitsTests(unittest.TestCase):
                                   fixture("default_limits.eval"), *IDS)
         self.assertIsNone(written)
         messages = [error["message"] for error in run.document["errors"]]
+        # (and the one log given for both systems: import.same_log)
         self.assertEqual(sorted(error["code"] for error in run.document["errors"]), [
-            "import.missing_field", "import.missing_field", "import.protocol"])
+            "import.missing_field", "import.missing_field", "import.protocol",
+            "import.same_log"])
         self.assertIn("set protocol.max_steps in the mapping", messages[0])
         self.assertIn("set protocol.timeout_seconds in the mapping", messages[1])
         self.assertIn("trial_count would be 1", messages[2])

@@ -1,0 +1,468 @@
+"""Harbor job folders (``jobs/<job>/``, Harbor 0.26; the harness of Terminal-Bench 2.x): the
+job's ``config.json`` (``JobConfig``: ``n_attempts``, the agents, the datasets, the retry
+and environment settings), its ``result.json`` (``JobResult``: ``id``, ``started_at``,
+``finished_at``, ``n_total_trials``), its ``lock.json`` where Harbor wrote one (``JobLock``:
+one entry per trial it planned, with the task's name) and one folder per trial with its own
+``result.json`` (``TrialResult``: ``task_name``, ``task_checksum``, ``agent_info``,
+``verifier_result.rewards``, ``exception_info``, the timings and the agent's tokens and cost)
+and the agent's ATIF trajectory, ``agent/trajectory.json``.
+
+The folder is read one trial folder at a time, in name order, after a first pass over the
+trials' small ``result.json`` files for what the protocol needs: the tasks' checksums and
+the dataset. Each trial becomes one trial (none is dropped): ``task_name`` is the case id;
+Harbor names no attempt, so a task's trials are its attempts 1 to ``n_attempts`` in the
+order of their folders' names. The status comes from ``exception_info`` by its type, as
+Harbor's own error policy classes them (``models/trial/error_policy.py``): an agent timeout
+is ``timeout``; the agent's own failures (a non-zero exit, a context window exceeded, a
+refusal) are ``error``; every other exception (the environment, the model provider, the
+verifier, a cancelled trial, a type this importer does not know) is ``unknown``, a failed
+trial that says it is not the agent's failure. The final state is the verifier's reward as
+a number in text (``1``, ``0``, ``0.5``), so a case expecting ``1`` passes on a full reward;
+the tools are the ATIF trajectory's tool calls.
+
+The protocol carries what makes two runs comparable: the dataset's name and version and a
+digest of every task's ``task_checksum``, so a run on other versions of the tasks is another
+protocol (the gate says INCOMPARABLE), and so is a job of another ``timeout_multiplier``.
+The planned trials are ``lock.json``'s (each task ``n_attempts`` times); without one, only
+their number, ``n_total_trials``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
+
+from ..contract.harnesses import AGENT_TOKENS, HARBOR, HARBOR_JOB
+from ..contract.shapes import type_name
+from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
+from ..errors import ContractErrors
+from ..jsonio.gcpause import CollectorPaused
+from ..text import quote
+from .inspect_log import milliseconds, scaled
+from .settings import Settings
+from .source import (LogError, LogSource, Manifest, items, log_number, optional, read_entry,
+                     require)
+from .trial import LogRun, Trial, Trials
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import Path
+    from ..jsonio import JSONObject
+
+# The document versions read (Harbor's ``schema_version``; a document without one is 1).
+SUPPORTED_VERSIONS = (1,)
+CONFIG = "config.json"
+RESULT = "result.json"
+LOCK = "lock.json"
+TRAJECTORY = "agent/trajectory.json"
+DEFAULT_REWARD = "reward"
+DIGEST_PREFIX = "sha256:"
+# Harbor's error policy (models/trial/error_policy.py, Harbor 0.26): the exceptions after
+# which the reward is still valid are the agent's own doing; of them, the timeout.
+AGENT_TIMEOUTS = ("AgentTimeoutError",)
+AGENT_FAILURES = ("NonZeroAgentExitCodeError", "ContextWindowExceededError",
+                  "OutputTokenExceededError", "ContextLengthExceededError",
+                  "OutputLengthExceededError", "AgentSafetyRefusalError",
+                  "ContentPolicyViolationError")
+
+
+def read_job(source: LogSource, value: Optional[JSONObject],
+             settings: Settings) -> Tuple[LogRun, Trials]:
+    """A job folder (``value`` is None): its run from ``config.json``, ``result.json``,
+    ``lock.json`` and the trials' results, and its trials, one trial folder at a time."""
+    folders = _trial_folders(source)
+    # The digest is taken as the files are read, each once: the job's own files here (so
+    # that the header already tells one job given twice), its trials' as they are read.
+    manifest = Manifest()
+    config = read_entry(source, CONFIG, manifest)
+    result = read_entry(source, RESULT, manifest)
+    has_lock = os.path.isfile(os.path.join(source.path, LOCK))
+    lock = read_entry(source, LOCK, manifest) if has_lock else None
+    manifest.seal(source)
+    try:
+        run, checksums = _header(source, config, result, lock, folders, settings)
+    except LogError as failure:
+        raise ContractErrors([source.placed(failure)])
+    agents = config.get("agents")
+    agent = agents[0] if isinstance(agents, list) and agents and isinstance(
+        agents[0], dict) else {}
+    reader = TrialReader(source, settings, run, _text(agent.get("name")),
+                         _text(agent.get("model_name")), checksums)
+    return run, reader.trials(folders, manifest)
+
+
+class TrialFolder:
+    """A trial folder of the job: its name, and which of the files the import reads it has
+    (its ``result.json``, absent when the trial never finished, and its trajectory)."""
+
+    __slots__ = ("name", "has_result", "has_trajectory")
+
+    def __init__(self, name: str, has_result: bool, has_trajectory: bool) -> None:
+        self.name = name
+        self.has_result = has_result
+        self.has_trajectory = has_trajectory
+
+
+def _trial_folders(source: LogSource) -> List[TrialFolder]:
+    """The job's trial folders, in name order: its folders holding a trial's ``config.json``
+    or ``result.json`` (a trial that never finished has no ``result.json``); one listing of
+    each, so a job of many trials costs few system calls."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(source.path) if entry.is_dir())
+        folders = []
+        for name in names:
+            inside = set(os.listdir(os.path.join(source.path, name)))
+            if RESULT not in inside and CONFIG not in inside:
+                continue
+            folders.append(TrialFolder(name, RESULT in inside, "agent" in inside and (
+                os.path.isfile(os.path.join(source.path, name, *TRAJECTORY.split("/"))))))
+    except OSError as problem:
+        source.fail("import.unreadable", "cannot read the job folder: %s" % (
+            problem.strerror or problem))
+    return folders
+
+
+def _version(document: JSONObject, entry: str) -> int:
+    found = document.get("schema_version", 1)
+    if isinstance(found, bool) or found not in SUPPORTED_VERSIONS:
+        raise LogError("import.format_version", "Harbor %s schema_version %s is not one this "
+                       "importer reads (1)" % (entry, quote(str(found))),
+                       ("schema_version",), entry)
+    version: int = found  # one of SUPPORTED_VERSIONS
+    return version
+
+
+def _text(value: object) -> Optional[str]:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _header(source: LogSource, config: JSONObject, result: JSONObject,
+            lock: Optional[JSONObject],
+            folders: List[TrialFolder], settings: Settings) -> Tuple[LogRun, Dict[str, str]]:
+    """The job's run, and its tasks' checksums as ``lock.json`` plans them (empty without
+    one: the trials' own are then read in a first pass)."""
+    run = LogRun(HARBOR_JOB, HARBOR.name)
+    run.format_version = str(_version(config, CONFIG))
+    _version(result, RESULT)
+    agents = require(config, "agents", list, (), "names the agent", CONFIG)
+    if len(agents) != 1:
+        run.problems.append((
+            "import.several_agents", "the job ran %d agents: a system is one agent, so import "
+            "each agent's trials from a job of its own (harbor run with one --agent)"
+            % len(agents), ("agents",), CONFIG))
+    agent = agents[0] if agents and isinstance(agents[0], dict) else {}
+    run.model = ":".join(part for part in (_text(agent.get("name")),
+                                           _text(agent.get("model_name"))) if part) or None
+    attempts = require(config, "n_attempts", int, (), "is the protocol's trial_count", CONFIG)
+    run.protocol["trial_count"] = (attempts, "config.json n_attempts")
+    run.protocol_where["trial_count"] = (CONFIG, ("n_attempts",))
+    retry = optional(config, "retry", dict, (), CONFIG) or {}
+    retries = retry.get("max_retries", 0)
+    if isinstance(retries, int) and not isinstance(retries, bool):
+        run.protocol["retry_limit"] = (retries, "config.json retry.max_retries")
+        run.protocol_where["retry_limit"] = (CONFIG, ("retry", "max_retries"))
+    run.run_id = _text(result.get("id"))
+    run.run_started = _text(result.get("started_at"))
+    run.finished = _text(result.get("finished_at")) is not None
+    run.status = "finished" if run.finished else "unfinished"
+    # Each task's checksum: lock.json's (the digest Harbor resolved before the run), else the
+    # trials' own.
+    checksums: Dict[str, str] = {}
+    if lock is not None:
+        harbor = lock.get("harbor")
+        run.harness_version = _text(harbor.get("version")) if isinstance(harbor, dict) else None
+        run.harness_commit = (_text(harbor.get("git_commit_hash")) if isinstance(harbor, dict)
+                              else None)
+        planned: Dict[str, int] = {}
+        for index, trial in enumerate(require(lock, "trials", list, (), "lists the planned "
+                                              "trials", LOCK)):
+            task = trial.get("task") if isinstance(trial, dict) else None
+            name = _text(task.get("name")) if isinstance(task, dict) else None
+            if name is None or not isinstance(task, dict):  # (a name comes from a dict)
+                raise LogError("import.missing_field", "a planned trial names no task",
+                               ("trials", index, "task", "name"), LOCK)
+            planned[name] = planned.get(name, 0) + 1
+            digest = _text(task.get("digest")) or "-"
+            checksums[name] = digest[len(DIGEST_PREFIX):] if digest.startswith(
+                DIGEST_PREFIX) else digest
+        run.expected_ids = list(planned)
+        run.expected_trials = attempts
+    else:
+        total = optional(result, "n_total_trials", int, (), RESULT)
+        run.expected_count = total
+    dataset = _dataset(config)
+    environment = optional(config, "environment", dict, (), CONFIG) or {}
+    if lock is None:
+        checksums.update(_task_versions(source, folders))
+    tasks = hashlib.sha256("".join(sorted("%s %s\n" % pair for pair in checksums.items()))
+                           .encode("utf-8")).hexdigest()[:12]
+    run.defaults = {
+        "benchmark_id": dataset[0] or "harbor-tasks",
+        "benchmark_version": dataset[1] or "unversioned",
+        "dataset_version": "%s-tasks-%s" % (dataset[2], tasks),
+        "protocol_version": "harbor-%s-tasks-%s%s" % (dataset[2], tasks, _timeout(config)),
+        "environment_id": "harbor-%s" % (_text(environment.get("type")) or "default"),
+        "toolset_id": "harbor-environment",
+        "reset_policy": "fresh-environment-per-trial",
+    }
+    tools = settings.side_effect_tools
+    run.write_tools = tools if tools is not None else frozenset()
+    run.side_effect_rule = ("a tool the mapping's side_effect_tools names" if tools is not None
+                            else "every tool called (a call of the ATIF trajectory)")
+    return run, checksums if lock is not None else {}
+
+
+def _dataset(config: JSONObject) -> Tuple[Optional[str], Optional[str], str]:
+    """The job's dataset: its name, its version, and both as the ids show them
+    (``terminal-bench@2.0``; ``local`` for tasks given by path; several joined by ``+``)."""
+    shown = []
+    name = version = None
+    for index, dataset in enumerate(items(config.get("datasets"))):
+        if not isinstance(dataset, dict):
+            continue
+        label = _text(dataset.get("name"))
+        if index == 0:
+            name, version = label, _text(dataset.get("version"))
+        if label is None:
+            label = "local"
+        if _text(dataset.get("version")):
+            label += "@" + dataset["version"]
+        shown.append(label)
+    if items(config.get("tasks")):
+        shown.append("tasks")
+    return name, version, "+".join(shown) or "tasks"
+
+
+def _timeout(config: JSONObject) -> str:
+    multiplier = config.get("timeout_multiplier", 1)
+    if isinstance(multiplier, bool) or not isinstance(multiplier, (int, float)) or (
+            multiplier == 1):
+        return ""
+    return "-timeout-x%s" % multiplier
+
+
+def _task_versions(source: LogSource, folders: List[TrialFolder]) -> Dict[str, str]:
+    """Every task's checksum, read from the trials' ``result.json`` (a job without
+    ``lock.json``); a trial the first pass cannot read is left to the second, which says
+    why, and so is a second checksum of a task."""
+    checksums: Dict[str, str] = {}
+    for folder in folders:
+        if not folder.has_result:
+            continue
+        try:
+            result = read_entry(source, folder.name + "/" + RESULT)
+        except ContractErrors:
+            continue
+        name, checksum = _text(result.get("task_name")), _text(result.get("task_checksum"))
+        if name is not None:
+            checksums.setdefault(name, checksum or "-")
+    return checksums
+
+
+def _instant(value: object, path: Path, entry: str) -> Optional[datetime.datetime]:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise LogError("import.field_type", "a time must be a string, got %s" % type_name(
+            value), path, entry)
+    text = value[:-1] + "+00:00" if value.endswith("Z") else value
+    try:
+        return datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise LogError("import.field_type", "%s is not an ISO 8601 time" % quote(value), path,
+                       entry)
+
+
+class TrialReader:
+    """Turns one trial folder into a :class:`Trial`, as the mapping says."""
+
+    def __init__(self, source: LogSource, settings: Settings, run: LogRun,
+                 agent_name: Optional[str], agent_model: Optional[str],
+                 planned: Dict[str, str]) -> None:
+        self.source = source
+        self.run = run
+        self.agent_name = agent_name
+        self.agent_model = agent_model
+        _final, self.reward_key = settings.final_state(HARBOR)
+        self.cost_source, self.cost_scale = settings.cost(HARBOR)
+        self.side_effect_tools = settings.side_effect_tools
+        self.attempts: Dict[str, int] = {}
+        self.manifest = Manifest()
+        # The first checksum of each task met, and where: lock.json's, or a trial's.
+        self.checksums: Dict[str, Tuple[str, str]] = {
+            task: (checksum, LOCK) for task, checksum in planned.items()}
+
+    def trials(self, folders: List[TrialFolder], manifest: Manifest) -> Trials:
+        """The trials, a folder at a time; the log's digest (``manifest``) is complete once
+        the last is read."""
+        self.manifest = manifest
+        with CollectorPaused():
+            for folder in folders:
+                entry = folder.name + "/" + RESULT
+                if not folder.has_result:
+                    continue  # a trial that never finished: missing, as the run's check says
+                try:
+                    result = read_entry(self.source, entry, manifest)
+                    yield self.trial(result, folder, entry)
+                except ContractErrors as failure:
+                    for error in failure.errors:
+                        yield error
+                except LogError as failure:
+                    yield self.source.placed(failure)
+        manifest.seal(self.source)
+
+    def trial(self, result: JSONObject, folder: TrialFolder, entry: str) -> Trial:
+        _version(result, entry)
+        task = require(result, "task_name", str, (), "is the case id", entry)
+        if not task.strip():
+            raise LogError("import.sample_id", "a trial's task_name must be a non-blank "
+                           "string", ("task_name",), entry)
+        checksum = optional(result, "task_checksum", str, (), entry) or "-"
+        first = self.checksums.setdefault(task, (checksum, folder.name))
+        if first[0] != checksum:
+            raise LogError("import.logs_differ", "task %s has checksum %s here and %s in "
+                           "%s: one job's trials of a task are of one version of it" % (
+                               quote(task), quote(checksum), quote(first[0]),
+                               first[1] if first[1] == LOCK else "trial " + first[1]),
+                           ("task_checksum",), entry)
+        self._check_agent(result, entry)
+        attempt = self.attempts.get(task, 0) + 1
+        self.attempts[task] = attempt
+        tools_used = self._tools(folder)
+        self.run.tools_seen.update(tools_used)
+        side_effects = sorted(tools_used if self.side_effect_tools is None
+                              else self.side_effect_tools.intersection(tools_used))
+        for name in side_effects:
+            self.run.side_effect_rules.setdefault(name, self.run.side_effect_rule)
+        record = {
+            "case_id": task,
+            "trial_id": attempt,
+            "status": self._status(result, entry),
+            "final_state": self._reward(result, entry),
+            "side_effects": side_effects,
+            "tools_used": tools_used,
+            "latency_ms": self._latency(result, entry),
+            "cost_units": self._cost(result, entry),
+        }
+        case: JSONObject = {
+            "split": None, "family_id": None, "slice": self.run.defaults["benchmark_id"],
+            "critical": None, "task_type": self.run.defaults["benchmark_id"],
+            "allowed_tools": None, "forbidden_side_effects": [],
+            "initial_state": "%s task %s" % (self.run.defaults["benchmark_id"], task),
+            "expected_final_state": "1", "task": self.run.defaults["benchmark_id"],
+            "where": (entry, ()),
+        }
+        return Trial(record, case, entry, ())
+
+    def _check_agent(self, result: JSONObject, entry: str) -> None:
+        info = result.get("agent_info")
+        if not isinstance(info, dict):
+            return
+        model = info.get("model_info")
+        name = _text(info.get("name"))
+        model_name = _text(model.get("name")) if isinstance(model, dict) else None
+        if (self.agent_name and name and name != self.agent_name) or (
+                self.agent_model and model_name and not
+                self.agent_model.endswith(model_name)):
+            raise LogError("import.several_agents", "the trial is of agent %s (model %s), the "
+                           "job's config.json of %s (model %s)" % (
+                               quote(str(name)), quote(str(model_name)),
+                               quote(str(self.agent_name)),
+                               quote(str(self.agent_model))), ("agent_info",), entry)
+
+    @staticmethod
+    def _status(result: JSONObject, entry: str) -> str:
+        exceptions = [result.get("exception_info")] + [
+            step.get("exception_info") for step in items(result.get("step_results"))
+            if isinstance(step, dict)]
+        found = next((item for item in exceptions if item is not None), None)
+        if found is None:
+            return SUCCESS
+        kind = found.get("exception_type") if isinstance(found, dict) else None
+        if kind in AGENT_TIMEOUTS:
+            return TIMEOUT
+        if kind in AGENT_FAILURES:
+            return ERROR
+        return UNKNOWN  # the environment, the provider, the verifier, cancelled, unknown
+
+    def _reward(self, result: JSONObject, entry: str) -> Optional[str]:
+        verifier = result.get("verifier_result")
+        rewards = verifier.get("rewards") if isinstance(verifier, dict) else None
+        if not isinstance(rewards, dict) or not rewards:
+            return None  # not verified (an environment failure, say): no final state
+        key = self.reward_key
+        if key is None:
+            key = DEFAULT_REWARD if DEFAULT_REWARD in rewards or len(rewards) != 1 else next(
+                iter(rewards))
+        if key not in rewards:
+            raise LogError("import.missing_field", "the verifier's rewards have no %s (they "
+                           "have %s): name the reward in the mapping's final_state.key" % (
+                               quote(key), ", ".join(map(quote, sorted(rewards)))),
+                           ("verifier_result", "rewards"), entry)
+        value = rewards[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                -1e12 <= value <= 1e12):
+            raise LogError("import.field_type", "the reward must be a number, got %s"
+                           % type_name(value), ("verifier_result", "rewards", key), entry)
+        return str(int(value)) if value == int(value) else repr(value)
+
+    def _latency(self, result: JSONObject, entry: str) -> object:
+        """The agent's time (``agent_execution``), in ms; null when the agent never ran (an
+        environment that did not start) or Harbor recorded no time."""
+        timing = result.get("agent_execution")
+        if not isinstance(timing, dict):
+            return None  # not measured: null, never 0
+        path = ("agent_execution",)
+        started = _instant(timing.get("started_at"), path + ("started_at",), entry)
+        finished = _instant(timing.get("finished_at"), path + ("finished_at",), entry)
+        if started is None or finished is None:
+            return None
+        try:
+            seconds = (finished - started).total_seconds()
+        except TypeError:  # one with a time zone, one without
+            raise LogError("import.field_type", "started_at and finished_at must both have a "
+                           "time zone or neither", path + ("finished_at",), entry)
+        if not log_number(seconds):
+            raise LogError("import.field_type", "finished_at is before started_at",
+                           path + ("finished_at",), entry)
+        return milliseconds(seconds)
+
+    def _cost(self, result: JSONObject, entry: str) -> object:
+        agent = result.get("agent_result")
+        if not isinstance(agent, dict):
+            return None
+        keys: Tuple[str, ...]
+        if self.cost_source == AGENT_TOKENS:
+            keys = ("n_input_tokens", "n_output_tokens")
+        else:
+            keys = ("cost_usd",)
+        total: Union[int, float] = 0
+        for key in keys:
+            value = agent.get(key)
+            if value is None:
+                return None  # not recorded: null, never 0
+            if not log_number(value):
+                raise LogError("import.field_type", "%s must be a number from 0 to 10^12"
+                               % quote(key), ("agent_result", key), entry)
+            total += value
+        return scaled(total, self.cost_scale, ("agent_result", keys[0]), entry)
+
+    def _tools(self, folder: TrialFolder) -> List[str]:
+        if not folder.has_trajectory:
+            return []
+        entry = folder.name + "/" + TRAJECTORY
+        trajectory = read_entry(self.source, entry, self.manifest)
+        calls = set()
+        for index, step in enumerate(items(trajectory.get("steps"))):
+            if not isinstance(step, dict):
+                continue
+            for number, call in enumerate(items(step.get("tool_calls"))):
+                name = call.get("function_name") if isinstance(call, dict) else None
+                if not isinstance(name, str) or not name.strip():
+                    raise LogError("import.field_type", "a tool call's function_name must be "
+                                   "a non-blank string, got %s" % type_name(name),
+                                   ("steps", index, "tool_calls", number, "function_name"),
+                                   entry)
+                calls.add(name)
+        return sorted(calls)

@@ -1,0 +1,136 @@
+"""SWE-bench run summaries: the ``<model>.<run_id>.json`` file that SWE-bench's evaluation
+harness writes at the end of a run (``swebench.harness.reporting.make_run_report``,
+``schema_version`` 2 as of swebench 5.0.2): the instance ids of the run by outcome
+(``resolved_ids``, ``unresolved_ids``, ``error_ids``, ``empty_patch_ids``, and the instances
+of the dataset that had no prediction, ``incomplete_ids``), the environment failures among
+them (``infra_failure_ids``, SWE-bench's own classification of a failed instance's logs)
+and the counts (``total_instances``).
+
+A run is one attempt per instance, so a summary is one trial of each instance: a system's
+trials are several runs, given as several logs (``importers/package.py`` numbers them on in
+the order given). Each instance of the run becomes one trial (none is dropped): an
+environment failure is ``unknown`` (never the agent's failure); an error ``error`` with no
+final state; a resolved, unresolved or empty-patch instance ``success`` with final state
+``resolved``, ``unresolved`` or ``empty_patch`` (the agent produced no patch: a failed
+trial that says why). A summary records no trajectory, time or cost: no tools, no side
+effects, latency and cost null (not measured).
+
+The run's instances are every id the summary lists; ``incomplete_ids`` (dataset instances
+without a prediction) are missing trials, so a run that skipped instances is
+``import.incomplete_run`` (or, with ``--missing-as unknown``, unknown trials), and a
+summary whose ``total_instances`` exceeds the ids it lists cannot name what it lacks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+from ..contract.harnesses import SWE_BENCH, SWEBENCH_SUMMARY
+from ..contract.shapes import type_name
+from ..contract.vocabulary import ERROR, SUCCESS, UNKNOWN
+from ..errors import ContractErrors
+from ..jsonio.gcpause import CollectorPaused
+from ..text import quote
+from .settings import Settings
+from .source import LogError, LogSource, optional, require
+from .trial import LogRun, Trial, Trials
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import Path
+    from ..jsonio import JSONObject
+
+# The summary versions read (its ``schema_version``).
+SUPPORTED_VERSIONS = (2,)
+RESOLVED = "resolved"
+UNRESOLVED = "unresolved"
+EMPTY_PATCH = "empty_patch"
+# Each outcome list, in the order an instance's outcome is decided (an environment failure
+# first: it is also in unresolved_ids or error_ids), with its status and final state.
+OUTCOMES: Tuple[Tuple[str, str, Optional[str]], ...] = (
+    ("infra_failure_ids", UNKNOWN, None),
+    ("error_ids", ERROR, None),
+    ("resolved_ids", SUCCESS, RESOLVED),
+    ("unresolved_ids", SUCCESS, UNRESOLVED),
+    ("empty_patch_ids", SUCCESS, EMPTY_PATCH),
+)
+INCOMPLETE = "incomplete_ids"
+
+
+def read_summary(source: LogSource, log: JSONObject,
+                 settings: Settings) -> Tuple[LogRun, Trials]:
+    """A run summary, decoded whole (its format has no smaller unit): its run, and a trial
+    per instance it ran."""
+    try:
+        run, outcome = _header(log)
+    except LogError as failure:
+        raise ContractErrors([source.placed(failure)])
+    return run, _trials(source, outcome)
+
+
+def _ids(log: JSONObject, key: str, required: bool = True) -> List[str]:
+    values = (require(log, key, list, (), "lists the run's instances by outcome") if required
+              else optional(log, key, list, ()) or [])
+    for index, value in enumerate(values):
+        if not isinstance(value, str) or not value.strip():
+            raise LogError("import.sample_id", "an instance id must be a non-blank string, got "
+                           "%s" % (quote(value) if isinstance(value, str) else type_name(value)),
+                           (key, index))
+    return values
+
+
+def _header(log: JSONObject) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str], Path]]]:
+    version = log.get("schema_version")
+    if isinstance(version, bool) or version not in SUPPORTED_VERSIONS:
+        raise LogError("import.format_version", "SWE-bench summary schema_version %s is not one "
+                       "this importer reads (%s)" % (
+                           quote(str(version)) if version is not None else "missing",
+                           ", ".join(map(str, SUPPORTED_VERSIONS))), ("schema_version",))
+    run = LogRun(SWEBENCH_SUMMARY, SWE_BENCH.name)
+    run.format_version = str(version)
+    run.bytes_tell_run = False  # no run id, model or time: two runs may write the same bytes
+    outcome: Dict[str, Tuple[str, Optional[str], Path]] = {}
+    for key, status, final_state in OUTCOMES:
+        for index, instance in enumerate(_ids(log, key, key != "infra_failure_ids")):
+            outcome.setdefault(instance, (status, final_state, (key, index)))
+    incomplete = _ids(log, INCOMPLETE, False)
+    ids = sorted(set(outcome).union(incomplete))
+    total = optional(log, "total_instances", int, ())
+    run.expected_trials = 1
+    if total is not None and total > len(ids):
+        run.expected_count = total  # more instances than it names: the gaps cannot be named
+    else:
+        run.expected_ids = ids
+    run.protocol["trial_count"] = (1, "a SWE-bench run is one attempt per instance")
+    run.protocol["retry_limit"] = (0, "SWE-bench's evaluation does not retry")
+    digest = hashlib.sha256("".join(instance + "\n" for instance in ids).encode("utf-8"))
+    run.defaults = {
+        "benchmark_id": "swe-bench",
+        "benchmark_version": "summary-v%s" % version,
+        "dataset_version": "swe-bench-%d-%s" % (len(ids), digest.hexdigest()[:12]),
+        "protocol_version": "swe-bench-run-evaluation",
+        "environment_id": "swe-bench-docker",
+        "toolset_id": "swe-bench-patch",
+        "reset_policy": "fresh-container-per-instance",
+    }
+    run.side_effect_rule = SWE_BENCH.side_effects_default
+    return run, outcome
+
+
+def _trials(source: LogSource, outcome: Dict[str, Tuple[str, Optional[str], Path]]) -> Trials:
+    with CollectorPaused():
+        for instance in sorted(outcome):
+            status, final_state, path = outcome[instance]
+            record = {"case_id": instance, "trial_id": 1, "status": status,
+                      "final_state": final_state, "side_effects": [], "tools_used": [],
+                      "latency_ms": None, "cost_units": None}
+            yield Trial(record, _case(instance, path), None, path)
+
+
+def _case(instance: str, path: Path) -> JSONObject:
+    return {
+        "split": None, "family_id": None, "slice": "swe-bench", "critical": None,
+        "task_type": "swe-bench", "allowed_tools": None, "forbidden_side_effects": [],
+        "initial_state": "SWE-bench instance %s" % instance,
+        "expected_final_state": RESOLVED, "task": "swe-bench", "where": (None, path),
+    }

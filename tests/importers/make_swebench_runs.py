@@ -1,0 +1,112 @@
+"""Write the SWE-bench fixtures with SWE-bench's own report code: each run summary is written
+by ``swebench.harness.reporting.make_run_report`` (swebench 5.0.2), from the run's
+predictions and the per-instance ``report.json`` files its evaluation leaves under
+``logs/run_evaluation/<run_id>/<model>/<instance>/`` (the map ``get_eval_report`` returns:
+``{instance: {"patch_is_None": ..., "patch_exists": ..., "patch_successfully_applied": ...,
+"resolved": ...}}``), and the instance's ``test_output.txt``, from which SWE-bench itself
+classifies an environment failure (``infra_failure_ids``).
+
+Not part of the suite and not a dependency of the product: evaluating patches needs Docker
+and the repositories, so the outcomes are scripted; run this by hand in a virtual
+environment where swebench is installed (``python -m pip install swebench==5.0.2``)::
+
+    python make_swebench_runs.py [OUTPUT_FOLDER]
+
+Five instances of a made-up repository (``acme__widgets-101`` to ``-105``), three runs per
+system (a run is one attempt per instance):
+
+- ``swebench_baseline_run1.json`` .. ``run3.json`` (model ``acme/agent-v1``): resolves 101
+  and 102 in every run, 103 in one, never 104 (its patch fails the tests) nor 105 (no
+  patch in run 1: ``empty_patch_ids``);
+- ``swebench_candidate_run1.json`` .. ``run3.json`` (model ``acme/agent-v2``): resolves
+  101, 102, 103 and 104 in every run and 105 in two; in run 2 instance 105's container
+  could not start (``Cannot connect to the Docker daemon``): an error that SWE-bench
+  classifies as an environment failure (``infra_failure_ids``);
+- ``swebench_incomplete.json``: a baseline run whose predictions lack instance 104
+  (``incomplete_ids``).
+"""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from swebench.harness.constants import (LOG_REPORT, LOG_TEST_OUTPUT,
+                                        RUN_EVALUATION_LOG_DIR)
+from swebench.harness.reporting import make_run_report
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INSTANCES = ["acme__widgets-%d" % number for number in range(101, 106)]
+# Per run, per instance: "resolved", "unresolved", "empty" (no patch), "infra" (the
+# container never started: no report, an environment failure in its log), or None (no
+# prediction at all).
+BASELINE = [
+    {"101": "resolved", "102": "resolved", "103": "resolved", "104": "unresolved",
+     "105": "empty"},
+    {"101": "resolved", "102": "resolved", "103": "unresolved", "104": "unresolved",
+     "105": "unresolved"},
+    {"101": "resolved", "102": "resolved", "103": "unresolved", "104": "unresolved",
+     "105": "unresolved"},
+]
+CANDIDATE = [
+    {"101": "resolved", "102": "resolved", "103": "resolved", "104": "resolved",
+     "105": "resolved"},
+    {"101": "resolved", "102": "resolved", "103": "resolved", "104": "resolved",
+     "105": "infra"},
+    {"101": "resolved", "102": "resolved", "103": "resolved", "104": "resolved",
+     "105": "resolved"},
+]
+INCOMPLETE = {"101": "resolved", "102": "resolved", "103": "resolved", "104": None,
+              "105": "unresolved"}
+
+
+def write_run(work, model, run_id, outcomes, name, output):
+    """One run: its predictions, the evaluation's per-instance files, then SWE-bench's
+    summary, copied to ``output/name``."""
+    os.chdir(work)
+    predictions = {}
+    for instance in INSTANCES:
+        outcome = outcomes[instance.rsplit("-", 1)[1]]
+        if outcome is None:
+            continue
+        patch = "" if outcome == "empty" else "diff --git a/widgets.py b/widgets.py\n"
+        predictions[instance] = {"instance_id": instance, "model_name_or_path": model,
+                                 "model_patch": patch}
+        if outcome == "empty":
+            continue  # no patch: the evaluation never runs it
+        folder = Path(RUN_EVALUATION_LOG_DIR, run_id, model.replace("/", "__"), instance)
+        folder.mkdir(parents=True, exist_ok=True)
+        if outcome == "infra":
+            (folder / LOG_TEST_OUTPUT).write_text(
+                "docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock.\n")
+            continue
+        report = {instance: {"patch_is_None": False, "patch_exists": True,
+                             "patch_successfully_applied": True,
+                             "resolved": outcome == "resolved"}}
+        (folder / LOG_REPORT).write_text(json.dumps(report, indent=4))
+    dataset = [{"instance_id": instance} for instance in INSTANCES]
+    written = make_run_report(predictions, dataset, run_id, None, str(work))
+    shutil.copyfile(written, os.path.join(output, name))
+
+
+def main():
+    output = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                             os.path.join(HERE, "fixtures"))
+    start = os.getcwd()
+    with tempfile.TemporaryDirectory() as work:
+        try:
+            for role, model, runs in (("baseline", "acme/agent-v1", BASELINE),
+                                      ("candidate", "acme/agent-v2", CANDIDATE)):
+                for number, outcomes in enumerate(runs, 1):
+                    write_run(work, model, "%s-run%d" % (role, number), outcomes,
+                              "swebench_%s_run%d.json" % (role, number), output)
+            write_run(work, "acme/agent-v1", "baseline-short", INCOMPLETE,
+                      "swebench_incomplete.json", output)
+        finally:
+            os.chdir(start)
+
+
+if __name__ == "__main__":
+    main()
