@@ -1,12 +1,19 @@
 """The release gate's command line: ``python -B run_benchmark.py [--spec F] [--cases F]
 [--results F] [--candidate ID]``. Everything else lives in the ``proagents_bench`` package."""
 
+from __future__ import annotations
+
 import os
 import signal
 import sys
 
+TYPE_CHECKING = False  # True for the type checker only: nothing else loads before the signals
+if TYPE_CHECKING:
+    from types import FrameType
+    from typing import NoReturn, Optional
 
-def _stop(number, frame):
+
+def _stop(number: int, frame: Optional[FrameType]) -> NoReturn:
     os._exit(128 + number)  # nothing is written yet: no output, no traceback
 
 

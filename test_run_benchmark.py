@@ -6,10 +6,16 @@ modes (plain, ``-O``, ``-W error``, ``-O -W error``), then compiles every source
 memory, and exits non-zero on any failure.
 """
 
+from __future__ import annotations
+
 import os
 import re
 import subprocess
 import sys
+from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence, Tuple
+
+if TYPE_CHECKING:  # for annotations only
+    import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
@@ -18,13 +24,14 @@ if HERE not in sys.path:
 MODES = ((), ("-O",), ("-W", "error"), ("-O", "-W", "error"))
 
 
-def load_tests(loader, standard_tests, pattern):
+def load_tests(loader: unittest.TestLoader, standard_tests: unittest.TestSuite,
+               pattern: Optional[str]) -> unittest.TestSuite:
     """unittest's hook: the suite is every ``tests/test_*.py`` module."""
     standard_tests.addTests(loader.discover(os.path.join(HERE, "tests"), top_level_dir=HERE))
     return standard_tests
 
 
-def source_files():
+def source_files() -> Iterator[str]:
     for folder, subfolders, files in os.walk(HERE):
         subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
         for name in sorted(files):
@@ -32,9 +39,9 @@ def source_files():
                 yield os.path.join(folder, name)
 
 
-def compile_check():
+def compile_check() -> List[str]:
     """Compile every source file in memory (no .pyc written); return the failures."""
-    failures = []
+    failures: List[str] = []
     for path in source_files():
         with open(path, "rb") as handle:
             source = handle.read()
@@ -45,7 +52,7 @@ def compile_check():
     return failures
 
 
-def run_mode(flags):
+def run_mode(flags: Sequence[str]) -> Tuple[int, int, int, int]:
     """Run the suite once under ``flags``; return (tests run but not skipped, failed or
     erred, skipped, exit status)."""
     command = [sys.executable, "-B"] + list(flags) + ["-m", "unittest", "test_run_benchmark"]
@@ -61,7 +68,7 @@ def run_mode(flags):
     return (int(ran.group(1)) if ran else 0) - skipped, bad, skipped, completed.returncode
 
 
-def main():
+def main() -> int:
     total_passed = total_failed = total_skipped = 0
     status = 0
     for flags in MODES:

@@ -4,7 +4,13 @@
 returns the decision; it raises :class:`ContractErrors` (a ``ValueError``) for bad input.
 """
 
+from typing import TYPE_CHECKING
+
 from .version import VERSION
+
+if TYPE_CHECKING:  # what __getattr__ loads, for the type checker
+    from .errors import ContractError, ContractErrors, format_path
+    from .pipeline import InputFile, evaluate
 
 __version__ = VERSION
 __all__ = ["ContractError", "ContractErrors", "InputFile", "VERSION", "evaluate",
@@ -14,7 +20,7 @@ _HOMES = {"InputFile": "pipeline", "evaluate": "pipeline", "ContractError": "err
           "ContractErrors": "errors", "format_path": "errors"}
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     # Loaded on first use (PEP 562): importing the package stays light, so the command line
     # can take its signals over before the pipeline's modules load.
     if name in _HOMES:

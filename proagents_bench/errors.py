@@ -11,7 +11,7 @@ output, as a JSON path that starts at ``$`` (``$.cases[6].family_id``).
 from __future__ import annotations
 
 import re
-from typing import Iterable, Optional, Sequence, Tuple, Union
+from typing import Iterable, Optional, Sequence, Tuple, TypedDict, Union
 
 from .text import display_name, quote
 
@@ -48,6 +48,16 @@ def format_path(path: Sequence[PathStep]) -> str:
     return "".join(parts)
 
 
+class ErrorEntry(TypedDict):
+    """A contract error as the output documents write it."""
+    file: Optional[str]
+    path: str
+    line: Optional[int]
+    column: Optional[int]
+    code: str
+    message: str
+
+
 class ContractError:
     """One contract error. ``path`` is a tuple; ``line``/``column`` are 1-based or None; the
     file is shown as valid Unicode (see :func:`~proagents_bench.text.display_name`)."""
@@ -74,7 +84,7 @@ class ContractError:
         return ContractError(self.code, self.message, tuple(prefix) + self.path,
                              self.file, self.line, self.column)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> ErrorEntry:
         return {
             "file": self.file,
             "path": format_path(self.path),
@@ -95,7 +105,7 @@ class ContractError:
         """``ERROR: FILE:LINE:COLUMN: PATH: MESSAGE`` (an unknown line or column is ``?``)."""
         return "ERROR: %s: %s" % (self.location(), self.message)
 
-    def _key(self) -> tuple:
+    def _key(self) -> Tuple[Optional[str], Path, Optional[int], Optional[int], str, str]:
         return (self.file, self.path, self.line, self.column, self.code, self.message)
 
     def __eq__(self, other: object) -> bool:

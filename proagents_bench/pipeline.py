@@ -22,7 +22,10 @@ million records within a few times the time and well within twice the memory of 
 from __future__ import annotations
 
 import os
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from decimal import Decimal
+from fractions import Fraction
+from typing import (TYPE_CHECKING, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple,
+                    TypedDict)
 
 from .contract.gates import deciding_gates
 from .contract.rules import Context, cross_file_errors
@@ -34,18 +37,23 @@ from .evaluation.decision import Decision, decide, incomparable
 from .evaluation.evidence import package_findings
 from .evaluation.grading import grade_system
 from .evaluation.metrics import SystemMetrics
-from .jsonio import load
+from .jsonio import JSONObject, load
 from .jsonio.canonical import evidence_fingerprint
 from .jsonio.gcpause import CollectorPaused
 from .render import document as render
 from .text import display_name
 from .version import VERSION
 
+if TYPE_CHECKING:  # for annotations only
+    from .contract.rules import Systems
+
 KINDS = ("spec", "cases", "results")
 
 # progress(stage, count, unit): a stage starts, with how much it works on (``count`` of
 # ``unit``: bytes, records, trials, samples), or None.
 Progress = Callable[..., None]
+# A contract error and the kind of file it is in.
+KindError = Tuple[str, ContractError]
 
 
 class InputFile:
@@ -55,15 +63,20 @@ class InputFile:
 
     def __init__(self, kind: str, path: Optional[str] = None, shown: Optional[str] = None,
                  data: Optional[bytes] = None) -> None:
+        shown = shown if shown is not None else path
+        if shown is None:  # the document names every input
+            raise TypeError("an input file needs a path, or a name to show for its bytes")
         self.kind = kind
         self.path = path
-        self.shown = shown if shown is not None else path
+        self.shown = shown
         self.data = data
 
     def size(self) -> Optional[int]:
         """The file's size in bytes (None when it cannot be measured)."""
         if self.data is not None:
             return len(self.data)
+        if self.path is None:
+            return None
         try:
             return os.path.getsize(self.path)
         except (OSError, TypeError, ValueError):
@@ -72,6 +85,8 @@ class InputFile:
     def load(self) -> load.Document:
         if self.data is not None:
             return load.parse_bytes(self.data, self.shown)
+        if self.path is None:
+            raise TypeError("an input file needs a path or its bytes")
         return load.load_file(self.path, source=self.shown)
 
 
@@ -87,8 +102,8 @@ class Evaluation:
     straight from the graded records, so printing a decision never builds a dict per trial.
     """
 
-    def __init__(self, decision: Decision, document: dict, spec: dict,
-                 bootstrap_distribution: Optional[list] = None) -> None:
+    def __init__(self, decision: Decision, document: JSONObject, spec: JSONObject,
+                 bootstrap_distribution: Optional[List[Tuple[Fraction, int]]] = None) -> None:
         self.decision = decision
         self._document = document
         self.spec = spec
@@ -105,11 +120,11 @@ class Evaluation:
         return self.decision.action == PASS
 
     @property
-    def document(self) -> dict:
+    def document(self) -> JSONObject:
         return render.materialize(self._document)
 
     @property
-    def lazy_document(self) -> dict:
+    def lazy_document(self) -> JSONObject:
         """The document with each system's ``trial_results`` still kept as the graded
         records (a :class:`~proagents_bench.render.trialrows.TrialRows`, which gives single
         entries and all latencies on demand): what the reports read, so that a report of a
@@ -140,7 +155,8 @@ class PendingFingerprint:
 
 
 class _FingerprintHere(PendingFingerprint):
-    def __init__(self, arguments: tuple, decimals: Optional[list]) -> None:
+    def __init__(self, arguments: Tuple[JSONObject, JSONObject, JSONObject, str],
+                 decimals: Optional[List[Decimal]]) -> None:
         self.arguments = arguments
         self.decimals = decimals
         self.value: Optional[str] = None
@@ -152,8 +168,8 @@ class _FingerprintHere(PendingFingerprint):
         return self.value
 
 
-def fingerprint_here(spec: dict, cases: dict, results: dict, candidate_id: str,
-                     decimals: Optional[list]) -> PendingFingerprint:
+def fingerprint_here(spec: JSONObject, cases: JSONObject, results: JSONObject,
+                     candidate_id: str, decimals: Optional[List[Decimal]]) -> PendingFingerprint:
     """The default way to compute the evidence fingerprint: in this process, when it is first
     asked for (once every contract check has passed).
 
@@ -162,6 +178,12 @@ def fingerprint_here(spec: dict, cases: dict, results: dict, candidate_id: str,
     ``cli/parallel.py``) overlaps with validation too; this one waits to be asked, so that an
     invalid package never costs a fingerprint."""
     return _FingerprintHere((spec, cases, results, candidate_id), decimals)
+
+
+# fingerprinter(spec, cases, results, candidate id, the files' Decimals or None): starts
+# the evidence fingerprint (see fingerprint_here).
+Fingerprinter = Callable[[JSONObject, JSONObject, JSONObject, str, Optional[List[Decimal]]],
+                         PendingFingerprint]
 
 
 def presumed_candidate_id(results: object, candidate_id: Optional[str]) -> Optional[str]:
@@ -180,7 +202,7 @@ def presumed_candidate_id(results: object, candidate_id: Optional[str]) -> Optio
 
 def evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str] = None,
              progress: Optional[Progress] = None,
-             fingerprinter: Callable = fingerprint_here) -> Evaluation:
+             fingerprinter: Fingerprinter = fingerprint_here) -> Evaluation:
     """Evaluate the three :class:`InputFile` objects ``inputs`` (spec, cases, results);
     ``progress(stage, count, unit)``, when given, is called as each stage starts;
     ``fingerprinter`` starts the evidence fingerprint (see :func:`fingerprint_here`)."""
@@ -193,7 +215,7 @@ def _quiet(stage: str, count: Optional[int] = None, unit: str = "") -> None:
 
 
 def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress: Progress,
-              fingerprinter: Callable) -> Evaluation:
+              fingerprinter: Fingerprinter) -> Evaluation:
     documents, load_errors = _load(inputs, progress)
     if "results" in documents:
         progress("validating", _record_count(documents["results"].value), "records")
@@ -202,7 +224,8 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
     if not load_errors:
         presumed = presumed_candidate_id(documents["results"].value, candidate_id)
         if presumed is not None:
-            fingerprint = fingerprinter(*[documents[kind].value for kind in KINDS], presumed,
+            fingerprint = fingerprinter(documents["spec"].value, documents["cases"].value,
+                                        documents["results"].value, presumed,
                                         _recorded_decimals(documents))
     try:
         values = _validate(documents, load_errors)
@@ -215,7 +238,7 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
         if fingerprint is not None:
             fingerprint.abandon()
         raise
-    systems = context.systems
+    systems = context.checked()
     if fingerprint is None or systems.candidate["system_id"] != presumed:
         # Never for valid files (the presumed id is the one the rules find); kept so that
         # the fingerprint can never name another candidate.
@@ -226,8 +249,9 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
     _release_texts(documents)
 
     mismatches = protocol_mismatches(spec, [systems.baseline, systems.candidate])
-    shared = dict(comparable=not mismatches, spec=spec, cases=cases, results=results,
-                  systems=systems, inputs=_describe_inputs(inputs, documents), version=VERSION)
+    shared: _Shared = {"comparable": not mismatches, "spec": spec, "cases": cases,
+                       "results": results, "systems": systems,
+                       "inputs": _describe_inputs(inputs, documents), "version": VERSION}
     if mismatches:
         decision = incomparable(mismatches)
         document = render.decision_document(
@@ -236,14 +260,12 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
             **shared)
         return Evaluation(decision, document, spec)
 
-    progress("grading", len(systems.baseline_records) + len(systems.candidate_records),
-             "trials")
+    baseline_records, candidate_records = systems.in_order()
+    progress("grading", len(baseline_records) + len(candidate_records), "trials")
     tasks = [case for case in cases["cases"] if case["split"] == TEST_SPLIT]
     gates = spec["gates"]
-    baseline = SystemMetrics(grade_system(systems.baseline, tasks, systems.baseline_records),
-                             gates)
-    candidate = SystemMetrics(grade_system(systems.candidate, tasks,
-                                           systems.candidate_records), gates)
+    baseline = SystemMetrics(grade_system(systems.baseline, tasks, baseline_records), gates)
+    candidate = SystemMetrics(grade_system(systems.candidate, tasks, candidate_records), gates)
     samples = spec["bootstrap"]["samples"]
     comparison = compare(spec, baseline, candidate,
                          lambda stage: progress(stage, samples, "samples"))
@@ -255,6 +277,17 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
         comparison=render.comparison_document(spec, [], comparison), fingerprint=fingerprint(),
         **shared)
     return Evaluation(decision, document, spec, comparison.interval.distribution())
+
+
+class _Shared(TypedDict):
+    """What the decision document is made of whether or not the systems compare."""
+    comparable: bool
+    spec: JSONObject
+    cases: JSONObject
+    results: JSONObject
+    systems: Systems
+    inputs: JSONObject
+    version: str
 
 
 def load_benchmark(spec: InputFile, cases: InputFile,
@@ -288,10 +321,11 @@ def check_results(spec: load.Document, cases: load.Document, results: load.Docum
     return context
 
 
-def _load(inputs: Sequence[InputFile], progress: Progress):
+def _load(inputs: Sequence[InputFile],
+          progress: Progress) -> Tuple[Dict[str, load.Document], List[KindError]]:
     """Load every file; return the loaded documents and the load errors of the others."""
     documents: Dict[str, load.Document] = {}
-    errors = []
+    errors: List[KindError] = []
     for item in inputs:
         progress("loading " + item.kind, item.size(), "bytes")
         try:
@@ -310,9 +344,10 @@ def _record_count(results: object) -> int:
                if isinstance(system, dict) and isinstance(system.get("records"), list))
 
 
-def _validate(documents: Dict[str, load.Document], errors: List[tuple]) -> Dict[str, dict]:
+def _validate(documents: Dict[str, load.Document],
+              errors: List[KindError]) -> Dict[str, JSONObject]:
     """Validate every loaded file; raise with the errors of all three (load errors first)."""
-    values: Dict[str, dict] = {}
+    values: Dict[str, JSONObject] = {}
     for kind in KINDS:
         if kind not in documents:
             continue
@@ -326,25 +361,26 @@ def _validate(documents: Dict[str, load.Document], errors: List[tuple]) -> Dict[
     return values
 
 
-def _recorded_decimals(documents: Dict[str, load.Document]) -> Optional[list]:
+def _recorded_decimals(documents: Dict[str, load.Document]) -> Optional[List[Decimal]]:
     """The three files' Decimals as the loader recorded them, for the fingerprint (None when a
     file did not record them: the fingerprint then finds them itself)."""
-    decimals: list = []
+    decimals: List[Decimal] = []
     for kind in KINDS:
-        if documents[kind].decimals is None:
+        recorded = documents[kind].decimals
+        if recorded is None:
             return None
-        decimals.extend(documents[kind].decimals)
+        decimals.extend(recorded)
     return decimals
 
 
 def _release_texts(documents: Dict[str, load.Document]) -> None:
     """Every check passed: drop the decoded texts and the Decimal lists (memory)."""
     for kind in KINDS:
-        documents[kind].text = None
+        documents[kind].text = ""
         documents[kind].decimals = None
 
 
-def _raise_located(errors: List[tuple], documents: Dict[str, load.Document]) -> None:
+def _raise_located(errors: List[KindError], documents: Dict[str, load.Document]) -> NoReturn:
     """Raise ContractErrors with the first errors placed at their line and column."""
     shown = errors[:MAX_REPORTED_ERRORS]
     located: List[ContractError] = []
@@ -359,6 +395,7 @@ def _raise_located(errors: List[tuple], documents: Dict[str, load.Document]) -> 
     raise ContractErrors(located, omitted=len(errors) - len(shown))
 
 
-def _describe_inputs(inputs: Sequence[InputFile], documents: Dict[str, load.Document]):
+def _describe_inputs(inputs: Sequence[InputFile],
+                     documents: Dict[str, load.Document]) -> JSONObject:
     return {item.kind: {"file": display_name(item.shown), "sha256": documents[item.kind].sha256,
                         "bytes": documents[item.kind].size} for item in inputs}

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import sqrt
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, SupportsFloat, Tuple
 
 from .contract.gates import GATE_BY_KEY
 from .contract.inputs import small_sample_rules
 from .contract.vocabulary import INCLUSIVE, STRICT
 from .evaluation.decision import claims_improvement
+from .jsonio import JSONObject
 from .pipeline import Evaluation
 from .stats.exact import normal_quantile, to_float
 from .stats.power import (Differences, Rule, TaskPrior, difference_distribution, gate_power,
@@ -174,7 +175,7 @@ def _posterior(prior: Tuple[Optional[Fraction], Fraction], passed: int,
                      to_float(concentration * (1 - mean) + trials - passed))
 
 
-def _show(value: object) -> str:
+def _show(value: SupportsFloat) -> str:
     return "%.6g" % float(value)
 
 
@@ -216,7 +217,7 @@ class Settings:
         self.z_power = normal_quantile(power)
 
 
-def settings_from_spec(spec: dict, measured: Measured, effect: Fraction,
+def settings_from_spec(spec: JSONObject, measured: Measured, effect: Fraction,
                        power: Fraction = Fraction(4, 5), confidence: Optional[Fraction] = None,
                        gate: Optional[Fraction] = None, lower_bound: Optional[str] = None,
                        max_tasks: Optional[int] = None, max_trials: int = MAX_TRIALS,
@@ -246,8 +247,9 @@ class Planner:
         self.model = Model(measured, settings.like)
         # No cost recorded (every cost_units 0), or left unmeasured (null in results v3):
         # count trials instead.
-        self.counted_in_trials = None in measured.costs or sum(measured.costs) <= 0
-        self.per_trial = 2.0 if self.counted_in_trials else sum(measured.costs)
+        known = [cost for cost in measured.costs if cost is not None]
+        self.counted_in_trials = len(known) < len(measured.costs) or sum(known) <= 0
+        self.per_trial = 2.0 if self.counted_in_trials else sum(known)
 
     def cost(self, tasks: int, trials: int) -> float:
         return tasks * (float(self.settings.cost_per_task) + trials * self.per_trial)
@@ -309,7 +311,7 @@ class Planner:
                 low = middle
         return high
 
-    def design(self, tasks: int, trials: int) -> dict:
+    def design(self, tasks: int, trials: int) -> JSONObject:
         miller_power_value, _ = self.miller(tasks, trials)
         return {"tasks": tasks, "trials": trials, "cost": self.cost(tasks, trials),
                 "power": self.power(tasks, trials), "miller_power": miller_power_value,
@@ -330,7 +332,7 @@ class Planner:
             found.append((self.cost(tasks, trials), trials, tasks))
         return sorted(found)
 
-    def recommended(self, tried: int = 2) -> Optional[dict]:
+    def recommended(self, tried: int = 2) -> Optional[JSONObject]:
         """The least-cost design that reaches the power: Miller's cheapest trial counts,
         each refined to the fewest tasks by the gate's own power."""
         best = None
@@ -345,7 +347,7 @@ class Planner:
             return None
         return self.design(best[2], best[1])
 
-    def best_within_limits(self) -> dict:
+    def best_within_limits(self) -> JSONObject:
         """When nothing reaches the power: the most powerful design the limits allow (the
         most tasks the budget pays for at each trial count, judged by Miller's power; the
         best two, and the benchmark as it is, by the gate's)."""
@@ -368,7 +370,7 @@ class Planner:
         return max(designs, key=lambda design: (design["power"], -design["cost"]))
 
 
-def notes(spec: dict, settings: Settings) -> List[str]:
+def notes(spec: JSONObject, settings: Settings) -> List[str]:
     """What the reader of a plan must know about the spec it was made for."""
     found = []
     if TRIAL_GATE.key not in spec["gates"]:
@@ -384,7 +386,7 @@ def notes(spec: dict, settings: Settings) -> List[str]:
     return found
 
 
-def plan(measured: Measured, settings: Settings) -> dict:
+def plan(measured: Measured, settings: Settings) -> JSONObject:
     """The plan as JSON-ready values (see the module docstring and the docs)."""
     planner = Planner(measured, settings)
     tasks, trials = measured.tasks, measured.trials

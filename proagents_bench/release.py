@@ -18,12 +18,13 @@ from __future__ import annotations
 import hashlib
 import os
 import posixpath
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from decimal import Decimal
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple, TypedDict
 
 from . import pipeline
 from .contract.release import manifest_errors
 from .contract.vocabulary import INFORMATIONAL, PASS
-from .errors import ContractError, ContractErrors
+from .errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from .evaluation.release import BenchmarkVerdict, ReleaseDecision, decide_release
 from .jsonio import load
 from .jsonio.canonical import canonical_json
@@ -31,15 +32,16 @@ from .stats.paired import unit_differences
 from .render import release as render
 from .text import display_name, quote
 
+if TYPE_CHECKING:  # for annotations only
+    from .jsonio import BytesLike, JSONObject
+    from .pipeline import Fingerprinter
+
 # How an imported benchmark's files are named in its decision's ``inputs``: the names that
 # ``import --output NAME.results.json --write-cases NAME.cases.json`` gives them.
 IMPORTED_RESULTS = "%s.results.json"
 IMPORTED_CASES = "%s.cases.json"
 FILES_EVIDENCE = "files"
 IMPORT_EVIDENCE = "import"
-
-# The most errors one release reports (the gate's own limit, over all benchmarks).
-MAX_REPORTED_ERRORS = pipeline.MAX_REPORTED_ERRORS
 
 
 class Place:
@@ -52,12 +54,27 @@ class Place:
         self.shown = shown
 
 
+class ImportJob(TypedDict):
+    """An imported benchmark's import: the places of its logs and mapping (None: the
+    defaults) and the import's options, as the manifest's ``import`` gives them."""
+
+    baseline: Place
+    candidate: Place
+    mapping: Optional[Place]
+    train_logs: List[Place]
+    development_logs: List[Place]
+    baseline_id: Optional[str]
+    candidate_id: Optional[str]
+    missing_as: str
+
+
 class BenchmarkJob:
     """One benchmark of a manifest: its position, name, tier, its paths resolved (``spec``,
     ``cases`` and ``results`` a :class:`Place` or None; ``imported`` the import's places
     and settings, or None) and the candidate's id to check (or None)."""
 
-    def __init__(self, position: int, entry: dict, resolve: Callable[[str], Place]) -> None:
+    def __init__(self, position: int, entry: JSONObject,
+                 resolve: Callable[[str], Place]) -> None:
         self.position = position
         self.name = entry["name"]
         self.tier = entry["tier"]
@@ -65,14 +82,14 @@ class BenchmarkJob:
         self.spec = resolve(entry["spec"])
         self.cases = resolve(entry["cases"]) if "cases" in entry else None
         self.results = resolve(entry["results"]) if "results" in entry else None
-        self.imported: Optional[dict] = None
+        self.imported: Optional[ImportJob] = None
         if "import" in entry:
             settings = entry["import"]
-            self.imported = {key: resolve(settings[key]) if key in settings else None
-                             for key in ("baseline", "candidate", "mapping")}
-            self.imported.update(
-                {key: [resolve(path) for path in settings.get(key, [])]
-                 for key in ("train_logs", "development_logs")},
+            self.imported = ImportJob(
+                baseline=resolve(settings["baseline"]), candidate=resolve(settings["candidate"]),
+                mapping=resolve(settings["mapping"]) if "mapping" in settings else None,
+                train_logs=[resolve(path) for path in settings.get("train_logs", [])],
+                development_logs=[resolve(path) for path in settings.get("development_logs", [])],
                 baseline_id=settings.get("baseline_id"),
                 candidate_id=settings.get("candidate_id"),
                 missing_as=settings.get("missing_as", "error"))
@@ -87,14 +104,14 @@ class BenchmarkJob:
         found = [("spec", self.spec)]
         found += [(kind, place) for kind, place in (("cases", self.cases),
                                                     ("results", self.results)) if place]
-        if self.imported is not None:
-            for key in ("baseline", "candidate", "mapping"):
-                if self.imported[key] is not None:
-                    found.append(("%s log" % key if key != "mapping" else "mapping",
-                                  self.imported[key]))
-            for key in ("train_logs", "development_logs"):
-                found.extend(("%s log" % key.split("_")[0], place)
-                             for place in self.imported[key])
+        imported = self.imported
+        if imported is not None:
+            found += [(kind, place) for kind, place in (("baseline log", imported["baseline"]),
+                                                        ("candidate log", imported["candidate"]),
+                                                        ("mapping", imported["mapping"]))
+                      if place is not None]
+            found += [("train log", place) for place in imported["train_logs"]]
+            found += [("development log", place) for place in imported["development_logs"]]
         return found
 
 
@@ -111,10 +128,11 @@ class Manifest:
         self.jobs = jobs
 
     @property
-    def level(self) -> object:
-        return self.value["family_wise_level"]
+    def level(self) -> Decimal:
+        level: Decimal = self.value["family_wise_level"]  # a number in (0, 0.5]: a Decimal
+        return level
 
-    def describe(self) -> dict:
+    def describe(self) -> JSONObject:
         return {"file": display_name(self.place.shown), "sha256": self.sha256,
                 "bytes": self.size}
 
@@ -160,17 +178,24 @@ Renderer = Callable[[pipeline.Evaluation], bytes]
 def benchmark_inputs(job: BenchmarkJob, importer: Importer) -> List[pipeline.InputFile]:
     """The three inputs of a benchmark's gate: its files, or the imported package's bytes
     (shown by the names ``import`` would write them under, :data:`IMPORTED_RESULTS`)."""
-    spec = pipeline.InputFile("spec", job.spec.path, job.spec.shown)
+    spec = _named("spec", job.spec)
     if job.imported is None:
-        return [spec, pipeline.InputFile("cases", job.cases.path, job.cases.shown),
-                pipeline.InputFile("results", job.results.path, job.results.shown)]
+        return [spec, _named("cases", job.cases), _named("results", job.results)]
     results, cases = importer(job)
     if cases is None:
-        cases_input = pipeline.InputFile("cases", job.cases.path, job.cases.shown)
+        cases_input = _named("cases", job.cases)
     else:
         cases_input = pipeline.InputFile("cases", None, IMPORTED_CASES % job.name, data=cases)
     return [spec, cases_input,
             pipeline.InputFile("results", None, IMPORTED_RESULTS % job.name, data=results)]
+
+
+def _named(kind: str, place: Optional[Place]) -> pipeline.InputFile:
+    """The input of ``kind`` at ``place``, which the manifest's rules make sure it names
+    (``release.evidence``, ``release.cases``)."""
+    if place is None:
+        raise ValueError("the manifest names no %s file" % kind)
+    return pipeline.InputFile(kind, place.path, place.shown)
 
 
 class BenchmarkOutcome:
@@ -188,12 +213,18 @@ class BenchmarkOutcome:
         self.errors: List[ContractError] = []
         self.omitted = 0
         self.decision: Optional[render.Spliced] = None
-        self.summary: dict = {}
+        self.summary: JSONObject = {}
         self.sections: Dict[str, bytes] = {}
 
     @property
     def failed(self) -> bool:
         return bool(self.errors)
+
+    def spliced(self) -> render.Spliced:
+        """The decision's bytes, of a benchmark that was decided."""
+        if self.decision is None:
+            raise ValueError("benchmark %s was not decided" % quote(self.name))
+        return self.decision
 
     def verdict(self) -> BenchmarkVerdict:
         summary = self.summary
@@ -207,7 +238,7 @@ SUMMARY_KEYS = ("action", "primary_reason", "comparable", "evidence_fingerprint"
                 "candidate_system")
 
 
-def summarize(evaluation: pipeline.Evaluation) -> dict:
+def summarize(evaluation: pipeline.Evaluation) -> JSONObject:
     """The release's summary of one decision: its top-level values, both systems' task
     success rates and task count, the paired difference and interval, and, for the
     multiplicity account, the resampling unit (``task``, or ``family`` when the spec
@@ -237,14 +268,14 @@ def summarize(evaluation: pipeline.Evaluation) -> dict:
     return summary
 
 
-def here(inputs: List[pipeline.InputFile]) -> Callable:
+def here(inputs: List[pipeline.InputFile]) -> Fingerprinter:
     """The default fingerprinter of every benchmark: the pipeline's own, in this process."""
     return pipeline.fingerprint_here
 
 
 def run_benchmark(job: BenchmarkJob, importer: Importer, renderers: Dict[str, Renderer],
-                  fingerprinters: Callable[[List[pipeline.InputFile]], Callable] = here,
-                  keep: Optional[list] = None) -> BenchmarkOutcome:
+                  fingerprinters: Callable[[List[pipeline.InputFile]], Fingerprinter] = here,
+                  keep: Optional[List[pipeline.Evaluation]] = None) -> BenchmarkOutcome:
     """Decide one benchmark as its gate alone decides it, and render the report sections
     asked for (``renderers``, by name); its contract errors, if any, in the outcome
     instead. ``fingerprinters(inputs)`` gives the ``fingerprinter`` of
@@ -301,7 +332,7 @@ def _placed(manifest: Manifest, errors: List[ContractError]) -> List[ContractErr
             for error in errors]
 
 
-def release_fingerprint(manifest_value: dict, fingerprints: Sequence[str]) -> str:
+def release_fingerprint(manifest_value: JSONObject, fingerprints: Sequence[str]) -> str:
     """``sha256:`` + the hex SHA-256 of the RFC 8785 (JCS) form of the array ``[manifest,
     [each benchmark's evidence fingerprint, in the manifest's order]]``: each benchmark's
     fingerprint covers its spec, cases, results and candidate (imported results name their
@@ -335,9 +366,9 @@ class Release:
     def passed(self) -> bool:
         return self.decision.action == PASS
 
-    def chunks(self) -> List[bytes]:
+    def chunks(self) -> List[BytesLike]:
         """The document's bytes, in pieces (each benchmark's decision one of them)."""
-        return render.chunks(self.document, [outcome.decision for outcome in self.outcomes])
+        return render.chunks(self.document, [outcome.spliced() for outcome in self.outcomes])
 
     def dumps(self) -> bytes:
         return b"".join(self.chunks())

@@ -10,7 +10,7 @@ JSON document); numbers in reasons through :func:`show_number`.
 from __future__ import annotations
 
 import json
-from typing import Union
+from typing import SupportsFloat, Union
 
 # A value quoted into a message shows at most this many characters; the message then says
 # how long the value is.
@@ -54,7 +54,7 @@ def display_name(path: Union[str, bytes]) -> str:
     return data.decode("utf-8", "backslashreplace")
 
 
-def show_number(value: object) -> str:
+def show_number(value: SupportsFloat) -> str:
     """A rate or measure for a reason: up to six significant digits, the same everywhere.
 
     >>> show_number(0.8), show_number(2500), show_number(1 / 3)

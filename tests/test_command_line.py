@@ -207,6 +207,17 @@ class GateImportsTests(unittest.TestCase):
                                               "proagents_bench.reports.markdown")), name)
 
 
+class InputFileTests(unittest.TestCase):
+    def test_an_input_given_as_bytes_needs_a_name(self):
+        # The decision document names every input file (a string): bytes without a name
+        # are refused at once, not at the end of a run.
+        from proagents_bench import pipeline
+        with self.assertRaises(TypeError):
+            pipeline.InputFile("results", data=b"{}")
+        self.assertEqual(pipeline.InputFile("results", None, "r.json", data=b"{}").shown,
+                         "r.json")
+
+
 class FingerprintTimingTests(unittest.TestCase):
     """The in-process fingerprint is computed only when asked for, after every check."""
 

@@ -207,6 +207,9 @@ class PassKTests(unittest.TestCase):
                 pass_hat_k(*args)
         with self.assertRaises(ValueError):
             mean_pass_hat_k([], 1)
+        for mean in (mean_pass_hat_k, mean_pass_at_k):  # pairs given as a generator too
+            with self.assertRaises(TypeError):
+                mean((pair for pair in [(1, 5), (True, 5)]), 1)
 
     def test_means_and_table(self):
         pairs = [(3, 5), (5, 5), (0, 5)]

@@ -595,7 +595,7 @@ class ForkedMapTests(unittest.TestCase):
         read_end, write_end = os.pipe()
         os.write(write_end, written)
         os.close(write_end)
-        state = [0, None, bytearray(), None, 0]
+        state = parallel._Framed(0, None)
         try:
             while parallel._read_framed(read_end, state):
                 pass
@@ -605,10 +605,10 @@ class ForkedMapTests(unittest.TestCase):
 
     def test_a_child_that_writes_other_than_it_announced_is_not_used(self):
         state = self.read_all(parallel._LENGTH.pack(5) + b"hello")
-        self.assertEqual((bytes(state[3]), state[4]), (b"hello", 5))
+        self.assertEqual((bytes(state.buffer), state.filled), (b"hello", 5))
         state = self.read_all(parallel._LENGTH.pack(10) + b"hello")  # fewer
-        self.assertNotEqual(state[4], len(state[3]))
+        self.assertNotEqual(state.filled, len(state.buffer))
         state = self.read_all(parallel._LENGTH.pack(3) + b"hello")  # more
-        self.assertIsNone(state[3])
+        self.assertIsNone(state.buffer)
         state = self.read_all(b"\x00\x00")  # not even its length
-        self.assertIsNone(state[3])
+        self.assertIsNone(state.buffer)

@@ -12,7 +12,8 @@ from fractions import Fraction
 from proagents_bench.contract.gates import (deciding_gates, gates_object, gates_of,
                                             interval_gates)
 from proagents_bench.contract.inputs import FILE_KINDS
-from proagents_bench.contract.vocabulary import SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS
+from proagents_bench.contract.vocabulary import (BLOCKING, REVIEWING, SPEC_V1, SPEC_V2, SPEC_V3,
+                                                 SPEC_V4, SPEC_VERSIONS)
 from proagents_bench.evaluation.decision import claims_improvement
 from proagents_bench.stats.paired import MIN_FAMILIES, randomization_p
 from proagents_bench.stats.student import two_sided_t
@@ -256,6 +257,9 @@ class GateRowTests(unittest.TestCase):
             self.assertEqual([field.key for field in gates.fields], keys[version])
             self.assertEqual([gate.key for gate in deciding_gates(version)],
                              keys[version][1:])
+            # A deciding gate's failure is a finding of its severity (decision.severity_of).
+            for gate in deciding_gates(version):
+                self.assertIn(gate.severity, (BLOCKING, REVIEWING))
         self.assertEqual([gate.interval for gate in interval_gates(SPEC_V4)], ["task", "trial"])
         self.assertIs(gates_object(SPEC_V1), gates_object(SPEC_V3))
         self.assertEqual(gates_object(SPEC_V4).title, "Gates v4")

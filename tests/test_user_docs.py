@@ -2,6 +2,7 @@
 (by a small reader of the YAML they use) and their commands run as written against the
 shipped examples, and the README's and the guide's statements of fact are checked."""
 
+import ast
 import io
 import json
 import os
@@ -304,6 +305,55 @@ class StatedFactTests(unittest.TestCase):
 
     def test_the_readme_says_how_long_the_test_command_takes(self):
         self.assertRegex(self.read("README.md"), r"it takes about \d+ minutes")
+
+    def test_the_type_checker_is_the_one_ci_runs_as_the_docs_say(self):
+        # The pin is in one file; the docs name its version, and CI installs that file and
+        # runs the docs' command (strict, for Python 3.9) on the package and both scripts.
+        pinned = re.findall(r"^mypy==(\S+)$", self.read(".ci", "type-check-requirements.txt"),
+                            re.MULTILINE)
+        self.assertEqual(len(pinned), 1)
+        development = self.read("docs", "development.md")
+        self.assertIn("runs mypy %s in strict mode" % pinned[0], development)
+        command = "mypy --strict --python-version 3.9"
+        targets = "proagents_bench run_benchmark.py test_run_benchmark.py"
+        self.assertIn("%s %s" % (command, targets), development)
+        ci = self.read(".ci", "run").replace("\\\n", " ")
+        self.assertIn("-r .ci/type-check-requirements.txt", ci)
+        self.assertRegex(ci, r"-m %s\s+--cache-dir \S+ %s" % (re.escape(command),
+                                                                re.escape(targets)))
+
+    def test_ci_fails_clearly_when_the_type_checker_cannot_be_installed(self):
+        # Never a silent skip: a failed install (or venv) says so and exits 1 before the
+        # tests, and the docs say how CI gets mypy without the package index.
+        ci = self.read(".ci", "run").replace("\\\n", " ")
+        self.assertRegex(ci, r"-m venv \S+ \|\| no_type_checker ")
+        self.assertRegex(ci, r"-m pip install [^\n]*-r \.ci/type-check-requirements\.txt\s+"
+                             r"\|\| no_type_checker ")
+        body = re.search(r"^no_type_checker\(\) \{\n(.*?)^\}", ci, re.M | re.S)
+        self.assertIsNotNone(body)
+        self.assertIn("cannot be installed", body.group(1))
+        self.assertIn(">&2\n  exit 1\n", body.group(1))
+        self.assertLess(ci.index("no_type_checker()"), ci.index("test_run_benchmark.py\n"))
+        development = self.read("docs", "development.md")
+        self.assertIn("pip download -r .ci/type-check-requirements.txt -d WHEELS", development)
+        self.assertIn("PIP_NO_INDEX=1 PIP_FIND_LINKS=WHEELS bash .ci/run", development)
+
+    def test_the_package_never_imports_the_type_checker(self):
+        # Only the standard library: not mypy, nor the packages that come with it (and
+        # typing_extensions would not be there without it), not even for annotations.
+        dev_only = ("mypy", "mypy_extensions", "typing_extensions")
+        found = []
+        for folder, _subfolders, files in os.walk(os.path.join(ROOT, "proagents_bench")):
+            for name in files:
+                if name.endswith(".py"):
+                    tree = ast.parse(self.read(folder, name))
+                    for node in ast.walk(tree):
+                        names = ([alias.name for alias in node.names]
+                                 if isinstance(node, ast.Import) else
+                                 [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                        found += [(name, module) for module in names
+                                  if module.split(".")[0] in dev_only]
+        self.assertEqual(found, [])
 
 
 if __name__ == "__main__":

@@ -16,12 +16,16 @@ from __future__ import annotations
 import os
 import sys
 from importlib import import_module
-from typing import Callable, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, BinaryIO, Callable, List, Optional, Sequence, TextIO, Union
 
 from ..version import VERSION
 from .status import EXIT_CONTRACT_ERROR, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OUTPUT_FAILURE
 from .streams import (DocumentWriter, Interrupted, MessageWriter, OutputError, SignalGuard,
                       reserve_standard_descriptors)
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import ContractError
+    from ..jsonio import BytesLike
 
 # The commands besides the gate: the first argument names one; anything else is the gate's.
 COMMANDS = {
@@ -49,9 +53,9 @@ class Outcome:
     alive until the process ends (see :func:`run`), a CONTRACT_ERROR's ``errors`` (and how
     many more were ``omitted``), and what to do ``after`` stdout is written whole."""
 
-    def __init__(self, status: int, output: Union[bytes, List[bytes]] = b"",
+    def __init__(self, status: int, output: Union[bytes, Sequence[BytesLike]] = b"",
                  lines: Sequence[str] = (), kept: object = None,
-                 errors: Sequence = (), omitted: int = 0,
+                 errors: Sequence[ContractError] = (), omitted: int = 0,
                  after: Optional[Callable[[], None]] = None) -> None:
         self.status = status
         self.output = output
@@ -99,7 +103,7 @@ def run() -> None:
     them one by one only to end the process costs a tenth of a second per 100,000 records.
     stdout is written and checked through its descriptor before (streams.py); stderr's
     buffer is flushed here, and a failure to flush it never changes the status."""
-    kept: list = []
+    kept: List[object] = []
     status = main(restore_signals=False, kept=kept)
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -109,9 +113,9 @@ def run() -> None:
     os._exit(status)
 
 
-def main(argv: Optional[Sequence[str]] = None, stdout=None, stderr=None,
-         restore_signals: bool = True, program: Optional[str] = None,
-         kept: Optional[list] = None) -> int:
+def main(argv: Optional[Sequence[str]] = None, stdout: Optional[BinaryIO] = None,
+         stderr: Optional[TextIO] = None, restore_signals: bool = True,
+         program: Optional[str] = None, kept: Optional[List[object]] = None) -> int:
     """Run a command; return the exit status. ``stdout`` takes bytes and ``stderr`` text; by
     default the process's own (stdout written through its descriptor, see streams.py).
     ``kept``, when given, receives what the command's work is made of (see :func:`run`)."""
@@ -128,8 +132,8 @@ def main(argv: Optional[Sequence[str]] = None, stdout=None, stderr=None,
             guard.restore()
 
 
-def _main(argv: List[str], stdout, stderr, guard: SignalGuard, program: str,
-          kept: Optional[list]) -> int:
+def _main(argv: List[str], stdout: Optional[BinaryIO], stderr: Optional[TextIO],
+          guard: SignalGuard, program: str, kept: Optional[List[object]]) -> int:
     messages = MessageWriter(stderr if stderr is not None else sys.stderr)
     if stdout is None:
         if reserve_standard_descriptors():
@@ -144,7 +148,7 @@ def _main(argv: List[str], stdout, stderr, guard: SignalGuard, program: str,
         else:
             command, arguments = DEFAULT_COMMAND, argv
         module = import_module("." + command, __name__)
-        outcome = module.run(arguments, Session(messages, writer, guard, program))
+        outcome: Outcome = module.run(arguments, Session(messages, writer, guard, program))
         if kept is not None:
             kept.append(outcome.kept)
         messages.say(outcome.lines)
@@ -173,7 +177,7 @@ def internal_error_line(bug: BaseException) -> str:
             "with the command and input files)" % (type(bug).__name__, bug, VERSION))
 
 
-def contract_error_outcome(errors: Sequence, omitted: int = 0) -> Outcome:
+def contract_error_outcome(errors: Sequence[ContractError], omitted: int = 0) -> Outcome:
     """Exit 2: the CONTRACT_ERROR document on stdout, an ``ERROR:`` line per error on stderr
     (and one for the errors left out of a capped list)."""
     from ..render.document import contract_error_document, dumps

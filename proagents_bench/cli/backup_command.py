@@ -12,8 +12,8 @@ from ..errors import ContractError
 from ..jsonio.dump import document_bytes
 from ..service import backup
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Parser, UsageError
 from .status import EXIT_PASS
+from .usage import Parser, UsageError
 
 BACKUP_ERROR_CODE = "cli.backup"
 

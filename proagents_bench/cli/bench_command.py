@@ -22,14 +22,14 @@ from ..contract.harnesses import INSPECT_EVAL
 from ..errors import ContractError
 from ..service.phases import PhaseError, parse_share
 from ..tools import (attack_bench, bench, falsepass, harness_bench, health_bench, import_bench,
-                     plan_check, release_bench, service_bench)
+                     import_formats, plan_check, release_bench, service_bench)
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Parser, UsageError
 from .parallel import FORK_LOG_BYTES, usable_cores
 from .status import EXIT_INTERNAL_ERROR, EXIT_PASS
+from .usage import Parser, UsageError
 
 # The log formats ``bench import`` writes.
-IMPORT_BENCH_FORMATS = tuple(import_bench.import_formats.BARE_READ_KIND) + tuple(
+IMPORT_BENCH_FORMATS = tuple(import_formats.BARE_READ_KIND) + tuple(
     sorted(harness_bench.WRITERS))
 
 

@@ -22,16 +22,17 @@ from ..contract.inputs import FILE_KINDS
 from ..contract.validate import file_errors
 from ..contract.vocabulary import ROLES
 from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
-from ..jsonio import load
+from ..jsonio import JSONObject, load
 from ..jsonio.dump import document_bytes
 from ..maintenance.versions import DIFF, comparability, diff_cases, diff_specs, refusals
 from ..reports import write as reports
 from ..text import display_name
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import (Parser, Targets, UsageError, add_output_options, colour_wanted,
-                           guarded, text_width)
+from .gate_command import Targets, add_output_options, guarded, text_width
 from .status import EXIT_PASS
+from .streams import colour_wanted
+from .usage import Parser, UsageError
 
 KINDS = ("cases", "spec")
 
@@ -125,7 +126,7 @@ def _checked(path: str, kind: str = "") -> Tuple[load.Document, str]:
     return document, kind
 
 
-def _compare(options: argparse.Namespace) -> dict:
+def _compare(options: argparse.Namespace) -> JSONObject:
     errors: List[ContractError] = []
     loaded = []
     for path in (options.old, options.new):
@@ -156,20 +157,21 @@ def _compare(options: argparse.Namespace) -> dict:
         for path in options.results:
             try:
                 results = pipeline.InputFile("results", path).load()
-                found = pipeline.check_results(spec, old, results).systems
+                found = pipeline.check_results(spec, old, results).checked()
             except ContractErrors as failure:
                 errors.extend(failure.errors)
                 continue
+            baseline_records, candidate_records = found.in_order()
             document["packages"].append(dict(comparability(diff, [
-                (ROLES[0], found.baseline, found.baseline_records),
-                (ROLES[1], found.candidate, found.candidate_records)]),
+                (ROLES[0], found.baseline, baseline_records),
+                (ROLES[1], found.candidate, candidate_records)]),
                 file=_describe(path, results)["file"]))
     if errors:
         raise ContractErrors.capped(errors)
     return document
 
 
-def _describe(path: str, document: load.Document) -> dict:
+def _describe(path: str, document: load.Document) -> JSONObject:
     value = document.value
     return {"file": display_name(path), "sha256": document.sha256, "bytes": document.size,
             "schema_version": value.get("schema_version"),

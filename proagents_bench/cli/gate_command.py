@@ -13,7 +13,7 @@ import os
 import sys
 import shutil
 from types import ModuleType
-from typing import Callable, List, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, List, Optional, Protocol, Sequence, Tuple, Union
 
 from .. import pipeline
 from ..contract import publish
@@ -32,7 +32,11 @@ from .status import (EXIT_BLOCK, EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_INCOMP
                      EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_PASS, EXIT_REVIEW,
                      EXIT_TERMINATED)
 from .streams import Interrupted, colour_wanted
-from .usage import Parser, UsageError, choice_list  # noqa: F401 - the other commands' too
+from .usage import Parser, UsageError, choice_list
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import BytesLike
+    from ..reports.write import Input
 
 # The shipped example package, evaluated when no file is given; shown relative to the
 # project (``examples/benchmark_spec.json``) so the document is the same on every machine.
@@ -92,7 +96,7 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
     return parser
 
 
-def add_output_options(parser: Parser, kinds: Sequence, document: str) -> None:
+def add_output_options(parser: Parser, kinds: Sequence[reports.Report], document: str) -> None:
     """The options of what a command writes: its reports (``kinds``), ``--output`` and
     ``--format`` (``document``: what its JSON document is)."""
     for report in kinds:
@@ -226,7 +230,17 @@ def _gate(arguments: List[str], session: Session, targets: "Targets") -> Outcome
     return deliver(evaluation, _terminal, options, session, targets, progress, evaluation)
 
 
-def deliver(decided: object, terminal: Callable[[], ModuleType], options: argparse.Namespace,
+class Decided(Protocol):
+    """What :func:`deliver` delivers: a decision (the gate's Evaluation, a release) with
+    its action and its document's bytes."""
+
+    @property
+    def action(self) -> str: ...
+
+    def chunks(self) -> Sequence[BytesLike]: ...
+
+
+def deliver(decided: Decided, terminal: Callable[[], ModuleType], options: argparse.Namespace,
             session: Session, targets: "Targets", progress: Optional[Progress],
             kept: object) -> Outcome:
     """The outcome of a decision (the gate's Evaluation, or a release): its exit status by
@@ -237,7 +251,7 @@ def deliver(decided: object, terminal: Callable[[], ModuleType], options: argpar
     status, lines = decision_status(decided.action, options.fail_on,
                                     options.distinct_exit_codes)
     output = targets.output
-    chunks = None
+    chunks: Sequence[BytesLike] = []
     if output or not targets.text:
         if progress is not None:
             progress("rendering the decision document")
@@ -263,7 +277,7 @@ def deliver(decided: object, terminal: Callable[[], ModuleType], options: argpar
                        "done: %s, exit %d" % (decided.action, status)))
 
 
-def decision_status(action: str, fail_on: List[str], distinct: bool) -> tuple:
+def decision_status(action: str, fail_on: List[str], distinct: bool) -> Tuple[int, List[str]]:
     """(exit status, stderr lines) of a decision: 0 for PASS and for a decision ``fail_on``
     does not name (one line says so), else 1 (or the decision's own status when
     ``distinct``)."""
@@ -327,12 +341,13 @@ class Targets:
     the command's reports (:data:`~proagents_bench.reports.write.REPORTS` for the gate) and
     ``inputs(options)`` its input files."""
 
-    def __init__(self, session: Session, kinds: Sequence = reports.REPORTS,
-                 inputs: Callable[[argparse.Namespace], List] = _gate_inputs) -> None:
+    def __init__(self, session: Session, kinds: Sequence[reports.Report] = reports.REPORTS,
+                 inputs: Callable[[argparse.Namespace], Sequence[Input]]
+                 = _gate_inputs) -> None:
         self.session = session
         self.kinds = kinds
         self.inputs = inputs
-        self.reports: List[tuple] = []
+        self.reports: List[reports.Chosen] = []
         self.output: Optional[str] = None
         self.text = False  # stdout carries the text mode, not JSON
         self.summary = False  # --summary: say the outcome on stderr too
@@ -343,11 +358,13 @@ class Targets:
         if options is None:
             return []
         output = options.output if options.output not in (None, STDIN_PATH) else None
-        chosen = reports.requested(options, self.kinds) + (
-            [(OUTPUT_OPTION, output)] if output else [])
+        chosen: List[Tuple[Union[reports.Report, _OutputOption], str]] = []
+        chosen += reports.requested(options, self.kinds)
+        chosen += [(OUTPUT_OPTION, output)] if output else []
         problems, usable = reports.checked_paths(chosen, [item for item in self.inputs(options)
                                                           if item.path])
-        self.reports = [(report, path) for report, path in usable if report is not OUTPUT_OPTION]
+        self.reports = [(report, path) for report, path in usable
+                        if isinstance(report, reports.Report)]  # all but OUTPUT_OPTION
         self.output = next((path for report, path in usable if report is OUTPUT_OPTION), None)
         self.text = options.format == "text" or (
             options.format in (None, "auto") and self.session.stdout.isatty())
@@ -378,7 +395,9 @@ class Targets:
         written = False
         if self.output is not None:
             try:
-                write_files_atomically([(self.output, outcome.output)],
+                document = outcome.output
+                write_files_atomically([(self.output, document if isinstance(document, bytes)
+                                         else b"".join(document))],
                                        self.session.guard.deferred)
                 written = True
             except AtomicWriteError as problem:
@@ -412,7 +431,8 @@ class Targets:
                 pass
 
 
-def missing_examples(inputs, options) -> List[ContractError]:
+def missing_examples(inputs: Sequence[pipeline.InputFile],
+                     options: argparse.Namespace) -> List[ContractError]:
     """An installed package has no examples/ (only a checkout has): say so, not just "no such
     file", for every input left to its default whose example is missing."""
     errors = []

@@ -26,11 +26,12 @@ from ..maintenance.health import Health, Package, health_document, measure
 from ..reports import write as reports
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import (Parser, Targets, UsageError, add_output_options, colour_wanted,
-                           guarded, text_width)
+from .gate_command import Targets, add_output_options, guarded, text_width
 from .parallel import in_background
 from .progress import EAGER_BYTES, Progress
 from .status import EXIT_PASS
+from .streams import colour_wanted
+from .usage import Parser, UsageError
 
 if TYPE_CHECKING:  # for annotations only
     from ..service.maintainer import ScoredSubmission

@@ -24,15 +24,16 @@ from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs
 from ..importers.settings import default_settings, load_settings
 from ..importers.source import LogSource
+from ..jsonio import JSONObject
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.dump import document_bytes
 from ..jsonio.load import MAX_FILE_BYTES
 from ..text import quote
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Parser, UsageError
 from .parallel import forking_background
 from .status import EXIT_PASS
+from .usage import Parser, UsageError
 
 IMPORTED = "IMPORTED"
 
@@ -208,7 +209,7 @@ def _inside(path: str, folder: str) -> bool:
         return False
 
 
-def load_cases(path: str, shown: Optional[str] = None) -> dict:
+def load_cases(path: str, shown: Optional[str] = None) -> JSONObject:
     """The cases file at ``path`` (shown as ``shown``), loaded and validated alone (the
     import checks the logs against it); ContractErrors otherwise."""
     document = pipeline.InputFile("cases", path, shown).load()
@@ -218,7 +219,7 @@ def load_cases(path: str, shown: Optional[str] = None) -> dict:
     return document.value
 
 
-def _summary(imported: Imported, options: argparse.Namespace) -> dict:
+def _summary(imported: Imported, options: argparse.Namespace) -> JSONObject:
     systems = [system for system in imported.systems if system.is_system]
     return {
         "action": IMPORTED,

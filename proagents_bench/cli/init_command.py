@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 from ..contract.harnesses import formats_help
 from ..errors import ContractError, ContractErrors
@@ -28,9 +28,9 @@ from ..jsonio.dump import document_bytes
 from ..text import quote
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Parser, UsageError
 from .import_command import _inside, _same, _split_logs, add_split_log_options
 from .status import EXIT_PASS
+from .usage import Parser, UsageError
 
 INITIALIZED = "INITIALIZED"
 # The file each kind is written to, in the directory given.
@@ -149,7 +149,8 @@ def _usage_problems(options: argparse.Namespace) -> List[ContractError]:
     return errors
 
 
-def _target_problems(options: argparse.Namespace, paths: dict) -> List[ContractError]:
+def _target_problems(options: argparse.Namespace,
+                     paths: Dict[str, str]) -> List[ContractError]:
     """A file to write that exists (without --force), or that is an input or inside one."""
     inputs = [path for path in [options.from_log, options.mapping] + options.train_log +
               options.development_log if path]
@@ -177,7 +178,7 @@ def _command(program: str) -> str:
     return "python -B " + program if program.endswith(".py") else program
 
 
-def _next_steps(program: str, options: argparse.Namespace, paths: dict,
+def _next_steps(program: str, options: argparse.Namespace, paths: Dict[str, str],
                 baseline_id: Optional[str]) -> List[str]:
     """The commands to run next, with the paths written; the import names the baseline as
     the spec does (``baseline_id``), whatever the candidate's log calls its model."""

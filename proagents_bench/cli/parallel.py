@@ -26,16 +26,39 @@ import signal
 import struct
 import sys
 import threading
-from typing import Callable, Dict, List, Optional, Sequence
+from typing import (TYPE_CHECKING, Callable, Dict, Generic, List, Optional, Sequence, Tuple,
+                    TypeVar, Union)
 
 try:
     import fcntl
 except ImportError:  # Windows: no fork either
-    fcntl = None
+    _F_SETPIPE_SZ: Optional[int] = None
+else:  # Linux's F_SETPIPE_SZ (named by the module since Python 3.10; 1031 before)
+    _F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
 
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..pipeline import PendingFingerprint, fingerprint_here
+
+if TYPE_CHECKING:  # for annotations only
+    from decimal import Decimal
+
+    from ..importers.package import ImportedSystem
+    from ..jsonio import BytesLike, JSONObject
+    from ..pipeline import Fingerprinter
+
+    # What a fingerprint is made of: spec, cases, results, the candidate's id, the Decimals.
+    FingerprintArguments = Tuple[JSONObject, JSONObject, JSONObject, str,
+                                 Optional[List[Decimal]]]
+    from ..maintenance.health import Reading
+
+    # Reads a log: what the import's background runs.
+    Read = Callable[[], ImportedSystem]
+    # Reads the second half of health's packages.
+    ReadPackages = Callable[[], List[Reading]]
+
+# What a read in a child gives back (a log's system, health's readings).
+_Outcome = TypeVar("_Outcome")
 
 # Inputs smaller than this (the three files' bytes together) are fingerprinted in process.
 FORK_INPUT_BYTES = 8 << 20
@@ -44,7 +67,7 @@ FORK_INPUT_BYTES = 8 << 20
 _FINGERPRINT_CHARS = 71
 
 
-def forking_fingerprinter(input_bytes: int) -> Callable:
+def forking_fingerprinter(input_bytes: int) -> Fingerprinter:
     """A ``fingerprinter`` for :func:`proagents_bench.pipeline.evaluate`: forked when the
     inputs are large enough and the platform allows, else the pipeline's own."""
     if (input_bytes < FORK_INPUT_BYTES or not hasattr(os, "fork")
@@ -53,7 +76,8 @@ def forking_fingerprinter(input_bytes: int) -> Callable:
     return _start_in_child
 
 
-def _forked(produce: Callable[[], object], wide: bool = False) -> Optional["_Child"]:
+def _forked(produce: Callable[[], Union[BytesLike, List[BytesLike]]],
+            wide: bool = False) -> Optional[_Child]:
     """Run ``produce`` in a forked child, which writes the bytes it returns (one bytes-like
     object, or a list of them, written one after the other) to a pipe and ends (it takes no
     signal handler of the parent's: a Ctrl-C ends it at once); return the parent's side of
@@ -101,7 +125,8 @@ class _Child:
     def collect(self, limit: Optional[int] = None) -> Optional[bytes]:
         """What the child wrote (read until it ends, or until more than ``limit`` bytes came),
         when it ended with status 0; else None."""
-        chunks: Optional[List[bytes]] = []
+        chunks: List[bytes] = []
+        failed = False
         received = 0
         try:
             while limit is None or received <= limit:
@@ -111,10 +136,10 @@ class _Child:
                 chunks.append(chunk)
                 received += len(chunk)
         except OSError:
-            chunks = None
+            failed = True
         finally:
             succeeded = self.reap()
-        return b"".join(chunks) if chunks is not None and succeeded else None
+        return b"".join(chunks) if not failed and succeeded else None
 
     def reap(self) -> bool:
         """Close the pipe and wait for the child (once): whether it ended with status 0."""
@@ -140,11 +165,13 @@ class _Child:
             except OSError:
                 pass
 
-    def __del__(self):  # the last resort, for a run stopped in between (a signal)
+    def __del__(self) -> None:  # the last resort, for a run stopped in between (a signal)
         self.end()
 
 
-def _start_in_child(*arguments) -> PendingFingerprint:
+def _start_in_child(spec: JSONObject, cases: JSONObject, results: JSONObject,
+                    candidate_id: str, decimals: Optional[List[Decimal]]) -> PendingFingerprint:
+    arguments: FingerprintArguments = (spec, cases, results, candidate_id, decimals)
     child = _forked(lambda: fingerprint_here(*arguments)().encode("ascii"))
     if child is None:
         return fingerprint_here(*arguments)
@@ -155,7 +182,7 @@ class _Result(PendingFingerprint):
     """The parent's side: the fingerprint, once the child has written it (or computed here
     if the child failed); the child is ended at once when the run abandons it."""
 
-    def __init__(self, child: _Child, arguments: tuple) -> None:
+    def __init__(self, child: _Child, arguments: FingerprintArguments) -> None:
         self.child = child
         self.arguments = arguments
         self.value: Optional[str] = None
@@ -177,7 +204,8 @@ class _Result(PendingFingerprint):
 # -- health's second half of the packages -----------------------------------------------------
 
 
-def in_background(input_bytes: int, threshold: int = FORK_INPUT_BYTES) -> Callable:
+def in_background(input_bytes: int, threshold: int = FORK_INPUT_BYTES
+                  ) -> Callable[[ReadPackages], ReadPackages]:
     """A ``background`` for :func:`proagents_bench.maintenance.health.measure`: the second
     half of the packages read in a forked process while this one reads the first (reading is
     bound by decoding and checking JSON, one core per process), when the packages are large
@@ -188,7 +216,7 @@ def in_background(input_bytes: int, threshold: int = FORK_INPUT_BYTES) -> Callab
     return _read_in_child
 
 
-def _here(read: Callable) -> Callable:
+def _here(read: ReadPackages) -> ReadPackages:
     return read
 
 
@@ -198,7 +226,8 @@ def _here(read: Callable) -> Callable:
 FORK_LOG_BYTES = 16 << 20
 
 
-def forking_background(log_bytes: int, threshold: int = FORK_LOG_BYTES) -> Callable:
+def forking_background(log_bytes: int,
+                       threshold: int = FORK_LOG_BYTES) -> Callable[[Read], Read]:
     """A ``background`` for :func:`proagents_bench.importers.package.import_logs`: the
     candidate's log read in a forked process while this one reads the baseline's (the
     import is bound by decoding JSON, one core per log), when the logs are large enough and
@@ -211,8 +240,9 @@ def forking_background(log_bytes: int, threshold: int = FORK_LOG_BYTES) -> Calla
     return _read_in_child
 
 
-def _read_in_child(read: Callable) -> Callable:
+def _read_in_child(read: Callable[[], _Outcome]) -> Callable[[], _Outcome]:
     def produce() -> bytes:
+        outcome: Tuple[object, ...]
         try:
             outcome = ("read", read())
         except ContractErrors as failure:
@@ -225,15 +255,15 @@ def _read_in_child(read: Callable) -> Callable:
     return _Reading(child, read)
 
 
-class _Reading:
+class _Reading(Generic[_Outcome]):
     """The parent's side: the child's outcome (the log read, or its contract errors); read
     here instead if the child failed. Either way the same result."""
 
-    def __init__(self, child: _Child, read: Callable) -> None:
+    def __init__(self, child: _Child, read: Callable[[], _Outcome]) -> None:
         self.child = child
         self.read = read
 
-    def __call__(self):
+    def __call__(self) -> _Outcome:
         received = self.child.collect()
         try:
             # The bytes come from this program's own child, never from outside.
@@ -245,7 +275,8 @@ class _Reading:
             return self.read()
         if outcome[0] == "errors":
             raise ContractErrors(outcome[1], outcome[2])
-        return outcome[1]
+        read: _Outcome = outcome[1]  # what the child's read() returned
+        return read
 
 
 # -- a release's benchmarks ---------------------------------------------------------------------
@@ -270,10 +301,9 @@ def can_fork() -> bool:
 # the platform lets a process do so (Linux's F_SETPIPE_SZ, up to its pipe-max-size, 1 MiB by
 # default): a sixteenth of the reads and wake-ups of the default 64 KiB.
 WIDE_PIPE_BYTES = 1 << 20
-_F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031) if fcntl is not None else None
 # A child of forked_map first writes how many bytes follow.
 _LENGTH = struct.Struct(">Q")
-_READV = getattr(os, "readv", None)
+_READV: Optional[Callable[[int, Sequence[memoryview]], int]] = getattr(os, "readv", None)
 
 
 def _widen(descriptor: int) -> None:
@@ -286,7 +316,7 @@ def _widen(descriptor: int) -> None:
         pass
 
 
-def forked_map(tasks: Sequence[Callable[[], List[bytes]]],
+def forked_map(tasks: Sequence[Callable[[], List[BytesLike]]],
                workers: int) -> List[Optional[bytearray]]:
     """Run each task in a forked child, at most ``workers`` at once, and return what each
     returned (a list of bytes-like pieces), joined, in the tasks' order: None for a task
@@ -298,13 +328,14 @@ def forked_map(tasks: Sequence[Callable[[], List[bytes]]],
     returns or raises (a signal) is ended."""
     results: List[Optional[bytearray]] = [None] * len(tasks)
     pending = list(range(len(tasks)))
-    running: Dict[int, list] = {}  # read end -> [index, child, length, buffer, filled]
+    running: Dict[int, _Framed] = {}  # by the child's read end
     selector = selectors.DefaultSelector()
 
-    def framed(task: Callable[[], List[bytes]]) -> Callable[[], List[bytes]]:
-        def produce() -> List[bytes]:
+    def framed(task: Callable[[], List[BytesLike]]) -> Callable[[], List[BytesLike]]:
+        def produce() -> List[BytesLike]:
             pieces = task()
-            return [_LENGTH.pack(sum(len(piece) for piece in pieces))] + pieces
+            head: List[BytesLike] = [_LENGTH.pack(sum(len(piece) for piece in pieces))]
+            return head + pieces
         return produce
 
     try:
@@ -314,7 +345,7 @@ def forked_map(tasks: Sequence[Callable[[], List[bytes]]],
                 child = _forked(framed(tasks[index]), wide=True)
                 if child is not None:
                     selector.register(child.read_end, selectors.EVENT_READ)
-                    running[child.read_end] = [index, child, bytearray(), None, 0]
+                    running[child.read_end] = _Framed(index, child)
             if not running:
                 continue
             for key, _events in selector.select():
@@ -322,39 +353,55 @@ def forked_map(tasks: Sequence[Callable[[], List[bytes]]],
                 try:
                     more = _read_framed(key.fd, state)
                 except OSError:  # a broken pipe: its task is done by the caller
-                    more, state[3] = False, None
+                    more, state.buffer = False, None
                 if more:
                     continue
                 selector.unregister(key.fd)
                 del running[key.fd]
-                index, child, _head, buffer, filled = state
-                if buffer is None or filled != len(buffer):
+                buffer, child = state.buffer, state.child
+                if buffer is None or state.filled != len(buffer):
                     child.end()
                 elif child.reap():
-                    results[index] = buffer
+                    results[state.index] = buffer
     finally:
         for state in running.values():
-            state[1].end()
+            state.child.end()
         selector.close()
     return results
 
 
-def _read_framed(descriptor: int, state: list) -> bool:
-    """Read what is ready of a framed child's pipe into ``state`` ([index, child, the length
-    prefix read so far, the buffer or None, bytes filled]); False at the end of the pipe."""
-    if state[3] is None:
-        chunk = os.read(descriptor, _LENGTH.size - len(state[2]))
+class _Framed:
+    """A running child of :func:`forked_map`: its task's ``index``, the ``child``, the
+    length prefix read so far (``head``), the ``buffer`` of the announced length (None until
+    the prefix is read, or after the child wrote too much) and the bytes ``filled`` in it."""
+
+    __slots__ = ("index", "child", "head", "buffer", "filled")
+
+    def __init__(self, index: int, child: _Child) -> None:
+        self.index = index
+        self.child = child
+        self.head = bytearray()
+        self.buffer: Optional[bytearray] = None
+        self.filled = 0
+
+
+def _read_framed(descriptor: int, state: _Framed) -> bool:
+    """Read what is ready of a framed child's pipe into ``state``; False at the end of the
+    pipe."""
+    if state.buffer is None:
+        chunk = os.read(descriptor, _LENGTH.size - len(state.head))
         if not chunk:
             return False
-        state[2] += chunk
-        if len(state[2]) == _LENGTH.size:
-            state[3] = bytearray(_LENGTH.unpack(bytes(state[2]))[0])
+        state.head += chunk
+        if len(state.head) == _LENGTH.size:
+            length: int = _LENGTH.unpack(bytes(state.head))[0]
+            state.buffer = bytearray(length)
         return True
-    view = memoryview(state[3])[state[4]:]
+    view = memoryview(state.buffer)[state.filled:]
     if not view:  # everything announced is here: the end should follow
         return bool(os.read(descriptor, 1)) and _overflow(state)
     count = _read_into(descriptor, view)
-    state[4] += count
+    state.filled += count
     return count > 0
 
 
@@ -368,7 +415,7 @@ def _read_into(descriptor: int, view: memoryview) -> int:
     return len(chunk)
 
 
-def _overflow(state: list) -> bool:
+def _overflow(state: _Framed) -> bool:
     """A child wrote more than it announced: what it wrote is not used."""
-    state[3] = None
+    state.buffer = None
     return False

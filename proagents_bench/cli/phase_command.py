@@ -17,9 +17,9 @@ from ..errors import ContractError, ContractErrors
 from ..jsonio.dump import document_bytes
 from ..service import database, leaderboard, phases
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Parser, UsageError
 from .serve_command import PHASE_ERROR_CODE, add_benchmark_arguments, load_benchmark, open_data
 from .status import EXIT_PASS
+from .usage import Parser, UsageError
 
 
 def build_parser(program: str) -> Parser:
@@ -87,5 +87,6 @@ def run(arguments: List[str], session: Session) -> Outcome:
             PHASE_ERROR_CODE, "a part of this split cannot be scored; choose another seed or "
             "share: %s" % "; ".join(error.message for error in failure.errors))])
     final = [board.as_dict() for board in leaderboard.boards(path, benchmark.versions)
-             if board.kind == leaderboard.FINAL and board.phase.id == phase.id]
+             if board.kind == leaderboard.FINAL and board.phase is not None
+             and board.phase.id == phase.id]
     return Outcome(EXIT_PASS, document_bytes(final[0]))

@@ -16,12 +16,14 @@ from typing import List, Optional
 
 from .. import pipeline, planning
 from ..errors import ContractError, ContractErrors
+from ..jsonio import JSONObject
 from ..jsonio.dump import document_bytes
 from ..text import show_number
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Parser, UsageError, default_inputs, missing_examples
+from .gate_command import default_inputs, missing_examples
 from .status import EXIT_PASS
+from .usage import Parser, UsageError
 
 
 def _fraction(text: str) -> Fraction:
@@ -108,7 +110,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     return Outcome(EXIT_PASS, document_bytes(answer), lines)
 
 
-def _design(label: str, design: Optional[dict]) -> str:
+def _design(label: str, design: Optional[JSONObject]) -> str:
     if design is None:
         return "%-12s none within the limits" % label
     return ("%-12s %5d tasks x %3d trials  cost %-10s power %-8s (Miller %s)%s" % (
@@ -121,7 +123,7 @@ def _cost(value: Optional[float]) -> str:
     return "unmeasured" if value is None else show_number(value)
 
 
-def summary(answer: dict) -> List[str]:
+def summary(answer: JSONObject) -> List[str]:
     """A few lines for a person: the settings, what was measured, now and recommended."""
     settings, measured, now = answer["settings"], answer["measured"], answer["now"]
     rates, within = measured["success_rate"], measured["within_task_variance"]

@@ -13,7 +13,7 @@ the middle of it). Each stage is one line, ``proagents-bench: grading: 1,000,000
 from __future__ import annotations
 
 import time
-from typing import Callable, Optional
+from typing import Callable, List, Optional
 
 # Progress speaks once the run has taken this long, ...
 AFTER_SECONDS = 2.0
@@ -43,7 +43,7 @@ class Progress:
     (the stderr writer's, one line per call) when the run has become long (see the module
     docstring). ``eager``: speak from the start."""
 
-    def __init__(self, say: Callable, eager: bool = False,
+    def __init__(self, say: Callable[[List[str]], object], eager: bool = False,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.say = say
         self.eager = eager

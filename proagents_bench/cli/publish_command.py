@@ -9,6 +9,7 @@ fail, naming this command, when one is stale.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Callable, List, Tuple
 
@@ -20,8 +21,9 @@ from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..service import feedback
 from ..tools.release_bench import false_alarm_tables
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import PROJECT_ROOT, Parser, UsageError
+from .gate_command import PROJECT_ROOT
 from .status import EXIT_PASS, exit_status_table
+from .usage import Parser, UsageError
 
 DOCS = os.path.join(PROJECT_ROOT, "docs")
 CONTRACT_DOC = os.path.join(DOCS, "contract.md")
@@ -71,7 +73,7 @@ GENERATED = [
     Generated("service.md", "what each level leaks", feedback.leaks_table),
     Generated("maintaining.md", "kinds of change", changes_table),
     Generated("release.md", "false-alarm tables", false_alarm_tables),
-] + [Generated(page, "codes", lambda families=families: code_table(families))
+] + [Generated(page, "codes", functools.partial(code_table, families))
      for page, families in CODE_PAGES]
 
 

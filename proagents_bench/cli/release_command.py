@@ -18,7 +18,7 @@ import os
 import pickle
 import struct
 from types import ModuleType
-from typing import Callable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from .. import release as releases
 from ..contract.vocabulary import MISSING_AS
@@ -31,10 +31,16 @@ from ..reports.release_view import RELEASE_REPORTS, SECTION_KINDS
 from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import (EXAMPLES_FOLDER, PROJECT_ROOT, Parser, Targets, UsageError,
-                           add_decision_options, add_output_options, deliver, guarded)
+from .gate_command import (EXAMPLES_FOLDER, PROJECT_ROOT, Targets, add_decision_options,
+                           add_output_options, deliver, guarded)
 from .parallel import can_fork, forked_map, forking_background, forking_fingerprinter, usable_cores
 from .progress import Progress
+from .usage import Parser, UsageError
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import BytesLike
+    from ..importers.package import Background
+    from ..pipeline import Evaluation, Fingerprinter, InputFile
 
 DEFAULT_MANIFEST = "release_manifest.json"
 
@@ -81,7 +87,7 @@ class _ReleaseInputs:
     def __init__(self) -> None:
         self.manifest: Optional[releases.Manifest] = None
 
-    def __call__(self, options: argparse.Namespace) -> list:
+    def __call__(self, options: argparse.Namespace) -> List[_Input]:
         if self.manifest is not None:
             return [_Input("release manifest", self.manifest.place)] + [
                 _Input("%s of benchmark %s" % (kind, quote(job.name)), place)
@@ -135,7 +141,7 @@ def _release(arguments: List[str], session: Session, targets: Targets,
     if progress is not None:
         progress("deciding the benchmarks, %d at once" % min(workers, len(manifest.jobs)),
                  len(manifest.jobs), "benchmarks")
-    kept: list = []
+    kept: List[Evaluation] = []
     outcomes = decide_benchmarks(manifest.jobs, renderers, workers, kept)
     if any(outcome.failed for outcome in outcomes):
         errors, omitted = releases.release_errors(manifest, outcomes)
@@ -171,13 +177,13 @@ def _load(given: Optional[str]) -> releases.Manifest:
     return releases.load_manifest(path, shown, slash=given is None)
 
 
-def _section(kind: str) -> Callable:
+def _section(kind: str) -> releases.Renderer:
     """The renderer of a benchmark's section: its gate's report of that kind."""
     return next(report for report in reports.REPORTS if report.module == kind).render
 
 
-def import_benchmark(job: releases.BenchmarkJob,
-                     background: Optional[Callable] = None) -> Tuple[bytes, Optional[bytes]]:
+def import_benchmark(job: releases.BenchmarkJob, background: Optional[Background] = None
+                     ) -> Tuple[bytes, Optional[bytes]]:
     """Import a benchmark's logs as ``import`` does (the importers' own functions, the same
     checks and the same bytes): (the results package, the built cases file or None when
     the benchmark names its cases file). The importers are imported here, only by a release
@@ -186,17 +192,19 @@ def import_benchmark(job: releases.BenchmarkJob,
     from ..importers.settings import default_settings, load_settings
     from ..importers.source import LogSource
     settings = job.imported
+    if settings is None:
+        raise ValueError("benchmark %s imports no logs" % quote(job.name))
     mapping = settings["mapping"]
     loaded = (load_settings(mapping.path, mapping.shown) if mapping is not None
               else default_settings())
     from .import_command import load_cases
     cases = load_cases(job.cases.path, job.cases.shown) if job.cases is not None else None
-    logs = [LogSource(settings[role].path, settings[role].shown)
-            for role in ("baseline", "candidate")]
+    logs = [LogSource(place.path, place.shown)
+            for place in (settings["baseline"], settings["candidate"])]
     split_logs = [(split, LogSource(place.path, place.shown))
-                  for split, key in (("train", "train_logs"),
-                                     ("development", "development_logs"))
-                  for place in settings[key]]
+                  for split, places in (("train", settings["train_logs"]),
+                                        ("development", settings["development_logs"]))
+                  for place in places]
     keywords = {} if background is None else {"background": background}
     imported = import_logs(logs, loaded, cases, cases is None,
                            (settings["baseline_id"], settings["candidate_id"]),
@@ -206,8 +214,9 @@ def import_benchmark(job: releases.BenchmarkJob,
             document_bytes(imported.cases) if imported.cases is not None else None)
 
 
-def decide_benchmarks(jobs: List[releases.BenchmarkJob], renderers: dict, workers: int,
-                      kept: list, cores: int = 0) -> List[releases.BenchmarkOutcome]:
+def decide_benchmarks(jobs: List[releases.BenchmarkJob], renderers: Dict[str, releases.Renderer],
+                      workers: int, kept: List[Evaluation],
+                      cores: int = 0) -> List[releases.BenchmarkOutcome]:
     """Every benchmark's outcome, in order. Where the platform can fork, each benchmark is
     decided in its own forked process, at most ``workers`` at once, exactly as its gate
     decides it alone, and the process ends without freeing what it built, as the gate's
@@ -221,25 +230,28 @@ def decide_benchmarks(jobs: List[releases.BenchmarkJob], renderers: dict, worker
     cores = cores or usable_cores()
 
     def outcome_of(job: releases.BenchmarkJob, spare: bool,
-                   keep: Optional[list]) -> releases.BenchmarkOutcome:
+                   keep: Optional[List[Evaluation]]) -> releases.BenchmarkOutcome:
         def importer(job: releases.BenchmarkJob) -> Tuple[bytes, Optional[bytes]]:
-            size = _size(job.imported["baseline"].path) if spare else 0
+            imported = job.imported
+            size = _size(imported["baseline"].path) if spare and imported is not None else 0
             return import_benchmark(job, forking_background(size))
 
-        def fingerprinter(inputs: list) -> Callable:
+        def fingerprinter(inputs: List[InputFile]) -> Fingerprinter:
             return forking_fingerprinter(sum(item.size() or 0 for item in inputs)
                                          if spare else 0)
 
         return releases.run_benchmark(job, importer, renderers, fingerprinter, keep)
 
+    def pieces(job: releases.BenchmarkJob, spare: bool) -> Callable[[], List[BytesLike]]:
+        return lambda: outcome_pieces(outcome_of(job, spare, None))
+
     found: List[Optional[bytearray]] = [None] * len(jobs)
     if can_fork():
         spare = min(workers, len(jobs)) < cores
-        found = forked_map([lambda job=job: outcome_pieces(outcome_of(job, spare, None))
-                            for job in jobs], workers)
-    outcomes = []
+        found = forked_map([pieces(job, spare) for job in jobs], workers)
+    outcomes: List[releases.BenchmarkOutcome] = []
     for job, data in zip(jobs, found):
-        outcome = None
+        outcome: object = None
         if data is not None:
             try:
                 outcome = outcome_from(data)
@@ -255,7 +267,7 @@ def decide_benchmarks(jobs: List[releases.BenchmarkJob], renderers: dict, worker
 _HEAD = struct.Struct(">Q")
 
 
-def outcome_pieces(outcome: releases.BenchmarkOutcome) -> List[bytes]:
+def outcome_pieces(outcome: releases.BenchmarkOutcome) -> List[BytesLike]:
     """What a forked benchmark sends back: its outcome pickled without its decision's bytes,
     then those bytes as they are (tens of megabytes, never copied into the pickle)."""
     decision, outcome.decision = outcome.decision, None
@@ -268,9 +280,12 @@ def outcome_from(data: bytearray) -> releases.BenchmarkOutcome:
     """The outcome :func:`outcome_pieces` sent: its decision's bytes a view of ``data``,
     never copied. The bytes come from this program's own child, never from outside."""
     view = memoryview(data)
-    size = _HEAD.unpack(bytes(view[:_HEAD.size]))[0]
+    size: int = _HEAD.unpack(bytes(view[:_HEAD.size]))[0]
     with CollectorPaused():
-        outcome, level = pickle.loads(bytes(view[_HEAD.size:_HEAD.size + size]))
+        # What outcome_pieces pickled: the outcome and its decision's indentation level.
+        loaded: Tuple[releases.BenchmarkOutcome, Optional[int]] = pickle.loads(
+            bytes(view[_HEAD.size:_HEAD.size + size]))
+    outcome, level = loaded
     if level is not None:
         outcome.decision = Spliced(view[_HEAD.size + size:], level)
     return outcome

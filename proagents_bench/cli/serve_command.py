@@ -22,8 +22,8 @@ from ..service.server import (DEFAULT_HOST, REQUEST_DEADLINE_SECONDS, SOCKET_TIM
                               make_server)
 from ..service.submissions import Benchmark
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Parser, UsageError
 from .streams import Interrupted
+from .usage import Parser, UsageError
 
 # A test hook, never set in production: with the value "after-store" the process ends at once
 # (os._exit: no cleanup, as kill -9 would) after a scored submission is committed and before

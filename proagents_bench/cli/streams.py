@@ -23,13 +23,22 @@ PASS is worse than no gate. So:
   (the renames that publish reports are all done or none).
 """
 
+from __future__ import annotations
+
 import errno
 import os
 import select
 import signal
 import time
 from contextlib import contextmanager
-from typing import Mapping, Optional
+from typing import (TYPE_CHECKING, BinaryIO, Dict, Iterator, List, Mapping, Optional, Sequence,
+                    TextIO)
+
+if TYPE_CHECKING:  # for annotations only
+    from signal import _HANDLER
+    from types import FrameType
+
+    from ..jsonio import BytesLike
 
 from .status import EXIT_INTERRUPTED, EXIT_TERMINATED
 
@@ -38,7 +47,7 @@ from .status import EXIT_INTERRUPTED, EXIT_TERMINATED
 # not an error; a signal still ends it).
 _WRITABLE_POLL_SECONDS = 1.0
 
-_REASONS = {
+_REASONS: Dict[Optional[int], str] = {  # by errno, which an OSError may lack
     errno.ENOSPC: "no space left on the device",
     errno.EFBIG: "the file size limit was reached",
     errno.EPIPE: "the reader closed the pipe",
@@ -51,17 +60,17 @@ _REASONS = {
 class OutputError(Exception):
     """The document could not be written completely; ``reason`` says why in plain words."""
 
-    def __init__(self, reason):
+    def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
 
 
-def _reason(problem):
+def _reason(problem: BaseException) -> str:
     return _REASONS.get(getattr(problem, "errno", None)) or getattr(
         problem, "strerror", None) or str(problem) or type(problem).__name__
 
 
-def _wait_writable(descriptor):
+def _wait_writable(descriptor: int) -> None:
     try:
         select.select([], [descriptor], [], _WRITABLE_POLL_SECONDS)
     except (OSError, ValueError):
@@ -72,14 +81,14 @@ class DocumentWriter:
     """Writes bytes completely to a file descriptor (or a binary stream) or raises
     :class:`OutputError`; counts what was written."""
 
-    def __init__(self, descriptor=None, stream=None):
+    def __init__(self, descriptor: int = 1, stream: Optional[BinaryIO] = None) -> None:
         self.descriptor = descriptor
         self.stream = stream
         self.written = 0
 
-    def write(self, data):
+    def write(self, data: BytesLike) -> None:
         if self.stream is not None:
-            self._write_stream(data)
+            self._write_stream(self.stream, data)
             return
         view = memoryview(data)
         while view:
@@ -95,11 +104,11 @@ class DocumentWriter:
             self.written += count
             view = view[count:]
 
-    def _write_stream(self, data):
+    def _write_stream(self, stream: BinaryIO, data: BytesLike) -> None:
         view = memoryview(data)
         while view:
             try:
-                count = self.stream.write(view)
+                count: Optional[int] = stream.write(view)
             except BlockingIOError as problem:
                 count = problem.characters_written
                 if not count:
@@ -121,7 +130,7 @@ class DocumentWriter:
         except (OSError, ValueError, AttributeError):
             return False
 
-    def finish(self):
+    def finish(self) -> None:
         """Flush what a stream buffers; a failed flush is a failed write."""
         if self.stream is not None:
             try:
@@ -130,7 +139,7 @@ class DocumentWriter:
                 raise OutputError(_reason(problem))
 
 
-def terminal_line(text):
+def terminal_line(text: str) -> str:
     r"""``text`` as one line that is safe on any terminal: every character that is not
     printable (line breaks, escape sequences, bidirectional controls, lone surrogates) is
     written as a backslash escape.
@@ -140,7 +149,7 @@ def terminal_line(text):
     """
     if text.isprintable():
         return text
-    out = []
+    out: List[str] = []
     for char in text:
         if char.isprintable():
             out.append(char)
@@ -159,16 +168,16 @@ class MessageWriter:
     """stderr lines that never fail the run (see the module docstring). ``stream`` is a text
     stream, or None when there is no stderr."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: Optional[TextIO]) -> None:
         self.stream = stream
 
-    def isatty(self):
+    def isatty(self) -> bool:
         try:
             return bool(self.stream is not None and self.stream.isatty())
         except (OSError, ValueError, AttributeError):
             return False
 
-    def say(self, lines):
+    def say(self, lines: Sequence[str]) -> None:
         """Write ``lines``, each made one terminal-safe line, in the stream's encoding."""
         if not lines or self.stream is None:
             return
@@ -199,7 +208,7 @@ def _windows_console_takes_ansi() -> bool:
     """Turn on the console's ANSI processing (Windows 10 and later); False when it cannot."""
     try:
         import ctypes
-        kernel32 = ctypes.windll.kernel32
+        kernel32 = getattr(ctypes, "windll").kernel32  # Windows only (and its stubs)
         handle = kernel32.GetStdHandle(-11)  # STD_OUTPUT_HANDLE
         mode = ctypes.c_uint32()
         if not kernel32.GetConsoleMode(handle, ctypes.byref(mode)):
@@ -211,7 +220,7 @@ def _windows_console_takes_ansi() -> bool:
         return False
 
 
-def reserve_standard_descriptors():
+def reserve_standard_descriptors() -> bool:
     """Open the null device on every closed one of descriptors 0, 1, 2 (see the module
     docstring); return True when descriptor 1, stdout, was closed."""
     stdout_closed = False
@@ -237,14 +246,14 @@ class Interrupted(BaseException):
     """SIGINT or SIGTERM arrived; ``status`` is the exit status the run ends with. A
     BaseException, like KeyboardInterrupt, so that no ``except Exception`` swallows it."""
 
-    def __init__(self, signal_number):
+    def __init__(self, signal_number: int) -> None:
         self.signal_number = signal_number
         self.status = EXIT_TERMINATED if signal_number == getattr(
             signal, "SIGTERM", None) else EXIT_INTERRUPTED
         super().__init__(signal_number)
 
 
-def _handled_signals():
+def _handled_signals() -> List[int]:
     return [number for number in (getattr(signal, "SIGINT", None),
                                   getattr(signal, "SIGTERM", None)) if number is not None]
 
@@ -252,13 +261,13 @@ def _handled_signals():
 class SignalGuard:
     """SIGINT and SIGTERM as :class:`Interrupted`, once (see the module docstring)."""
 
-    def __init__(self):
-        self.received = None
+    def __init__(self) -> None:
+        self.received: Optional[int] = None
         self.raised = False
         self._deferring = 0
-        self._previous = {}
+        self._previous: Dict[int, _HANDLER] = {}
 
-    def install(self):
+    def install(self) -> SignalGuard:
         """Take over SIGINT and SIGTERM (only possible in the main thread; elsewhere the
         guard stays passive). Returns self."""
         for number in _handled_signals():
@@ -268,7 +277,7 @@ class SignalGuard:
                 pass
         return self
 
-    def _handle(self, number, frame):
+    def _handle(self, number: int, frame: Optional[FrameType]) -> None:
         if self.received is not None:
             return  # the first signal decides; cleanup runs undisturbed
         self.received = number
@@ -277,7 +286,7 @@ class SignalGuard:
             raise Interrupted(number)
 
     @contextmanager
-    def deferred(self):
+    def deferred(self) -> Iterator[None]:
         """A section that a signal does not cut short: it is raised when the section ends."""
         self._deferring += 1
         try:
@@ -288,12 +297,12 @@ class SignalGuard:
             self.raised = True
             raise Interrupted(self.received)
 
-    def quiet(self):
+    def quiet(self) -> None:
         """From now on a signal is only recorded (the run is finishing: nothing it could stop
         is left, and a traceback would be the only effect)."""
         self._deferring += 1
 
-    def restore(self):
+    def restore(self) -> None:
         """Give the signals back to the handlers they had before :meth:`install`."""
         for number, previous in self._previous.items():
             try:

@@ -18,9 +18,9 @@ from ..errors import ContractError
 from ..jsonio.dump import document_bytes
 from ..service import client
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Parser, UsageError
 from .status import (EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_OVER_BUDGET, EXIT_PASS,
                      EXIT_UNREACHABLE)
+from .usage import Parser, UsageError
 
 
 def build_parser(program: str) -> Parser:

@@ -11,8 +11,8 @@ from ..jsonio.dump import document_bytes
 from ..service import database, teams
 from ..service.feedback import AUTOMATIC_STEPS, LEVELS, step_text
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Parser, UsageError
 from .status import EXIT_PASS
+from .usage import Parser, UsageError
 
 TEAM_ERROR_CODE = "cli.team"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
-from typing import Iterable, List, NoReturn, Optional, Sequence
+from typing import Any, Iterable, List, NoReturn, Optional, Sequence
 
 # How close a word must be to a known one to be suggested (difflib's ratio, 0..1).
 SUGGESTION_CUTOFF = 0.6
@@ -40,8 +40,8 @@ class Parser(argparse.ArgumentParser):
     """See the module docstring. ``commands`` are the words a first argument may be instead
     of an option (the gate's parser: the other commands), suggested for a mistyped one."""
 
-    def __init__(self, *arguments: object, commands: Sequence[str] = (),
-                 **keywords: object) -> None:
+    def __init__(self, *arguments: Any, commands: Sequence[str] = (),
+                 **keywords: Any) -> None:  # argparse.ArgumentParser's own arguments
         keywords.setdefault("allow_abbrev", False)
         super().__init__(*arguments, **keywords)
         self.commands = list(commands)

@@ -24,10 +24,14 @@ one): the decision reads their observed value from the comparison, applies the s
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, Optional, Sequence, Tuple
 
 from .shapes import Field, Number, Object, Rule
 from .vocabulary import BLOCKING, HARDNESS, REVIEWING, SPEC_V4, SPEC_VERSIONS
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import ContractError
+    from ..jsonio import JSONObject
 
 AT_LEAST = ">="
 AT_MOST = "<="
@@ -170,7 +174,7 @@ def version_span(versions: Sequence[str]) -> str:
     return ", ".join("v%d" % number for number in numbers)
 
 
-def _critical_gate_not_below_task_gate(gates: dict):
+def _critical_gate_not_below_task_gate(gates: JSONObject) -> Iterator[ContractError]:
     critical, task = gates[CRITICAL_GATE.key], gates[TASK_GATE.key]
     if critical < task:
         yield CRITICAL_NOT_BELOW_TASK.error("%s (%s) must be >= %s (%s)" % (

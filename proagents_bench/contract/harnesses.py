@@ -21,7 +21,10 @@ JSON object (a format told by its JSON; else None) and the mapping's
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 # How a log format is told (:class:`Recognition`), in the order the import tries them: a
 # folder by being one; a file first by its first bytes, then by its first line (JSON lines,
@@ -61,7 +64,7 @@ class Recognition:
         """A file's first bytes are this format's (a :data:`BYTES` recognition)."""
         return self.container == BYTES and head.startswith(self.magic)
 
-    def matches_value(self, value: dict) -> bool:
+    def matches_value(self, value: JSONObject) -> bool:
         """A decoded JSON object is this format's (a :data:`JSON` recognition)."""
         return self.container == JSON and all(key in value for key in self.keys)
 

@@ -7,9 +7,8 @@ derived from the gate rows).
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
-from ..errors import ContractError
 from ..jsonio.load import MAX_SAFE_INTEGER
 from .gates import gates_object
 from .harnesses import HARNESSES, LOG_FORMATS
@@ -19,6 +18,10 @@ from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOW
                          MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, RESULTS_V4, ROLES, SHA256_HEX,
                          SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS, SPLITS, STATUSES,
                          TEST_SPLIT)
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import ContractError
+    from ..jsonio import JSONObject
 
 PROTOCOL = Object("protocol", [
     Field("protocol_version", String(), "version of the run protocol"),
@@ -102,12 +105,12 @@ SPEC_V3_SHAPE = SPEC_VERSION_TABLE[SPEC_V3].shape
 SPEC_V4_SHAPE = SPEC_VERSION_TABLE[SPEC_V4].shape
 
 
-def small_sample_rules(spec: dict) -> bool:
+def small_sample_rules(spec: JSONObject) -> bool:
     """Whether ``spec``'s version follows the small-sample rules (v3 on)."""
     return SPEC_VERSION_TABLE[spec["schema_version"]].small_sample_rules
 
 
-def _private_exactly_when_test(case: dict) -> Iterator[ContractError]:
+def _private_exactly_when_test(case: JSONObject) -> Iterator[ContractError]:
     if case["is_private"] != (case["split"] == TEST_SPLIT):
         yield PRIVATE_FLAG.error("is_private must be %s for a %s case" % (
             "true" if case["split"] == TEST_SPLIT else "false", case["split"]), ("is_private",))

@@ -8,7 +8,7 @@ importer's default for the log's harness (see docs/importing.md).
 
 from __future__ import annotations
 
-from typing import Iterator, List
+from typing import TYPE_CHECKING, Iterator, List
 
 from ..errors import ContractError
 from .inputs import PROTOCOL
@@ -18,6 +18,9 @@ from .validate import version_errors
 from .harnesses import (COST_SOURCES, FINAL_STATE_SOURCES, HARNESSES, SHARED_DEFAULTS,
                         harness_defaults, mapping_key_text, sources_text)
 from .vocabulary import FAILED, MAPPING_V1, MAPPING_V2, PASSED, SPLITS, STATUSES
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 MAPPING_PROTOCOL = Object("protocol", [], optional=PROTOCOL.fields, title="Mapping protocol")
 
@@ -80,7 +83,7 @@ MAPPING_V1_SHAPE = Object("mapping", [
 POINTER = String(pattern="^(/[^~/]*(~[01][^~/]*)*)+$")
 
 
-def _one_success_rule(lines: dict) -> Iterator:
+def _one_success_rule(lines: JSONObject) -> Iterator[ContractError]:
     success = lines.get("success", {})
     if "final_state" in lines and "success" in lines:
         yield LINES_SUCCESS.error("lines gives both final_state and success: the final state "
@@ -148,6 +151,6 @@ MAPPING_V2_SHAPE = Object("mapping", [
 MAPPING_KINDS = {MAPPING_V1: MAPPING_V1_SHAPE, MAPPING_V2: MAPPING_V2_SHAPE}
 
 
-def mapping_errors(value: dict) -> List[ContractError]:
+def mapping_errors(value: JSONObject) -> List[ContractError]:
     """The contract errors of ``value``, a loaded mapping file."""
     return version_errors("mapping", MAPPING_KINDS, value)

@@ -12,26 +12,30 @@ emits no key this module does not declare. Numbers in the output are JSON number
 
 from __future__ import annotations
 
+from typing import Callable, Dict, List, Union
+
 from ..stats.paired import EXACT_TEST_METHODS
 from .metrics import COUNT, MEASURE, METRICS, RATE
-from .shapes import AnyOf, Array, Boolean, Field, Integer, Mapping, Nullable, Number, Object, String
+from .shapes import (AnyOf, Array, Boolean, Field, Integer, Mapping, Nullable, Number, Object,
+                     Shape, String)
 from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CHECKS, CONTRACT_ERROR, SEVERITIES,
                          SHA256_HEX, STATUSES)
 
 
-def _rate():
+def _rate() -> Number:
     return Number(minimum=0, maximum=1, floats=True)
 
 
-def _measure(minimum=None, maximum=None):
+def _measure(minimum: Union[int, str, None] = None,
+             maximum: Union[int, str, None] = None) -> Number:
     return Number(minimum, maximum, floats=True)
 
 
-def _pair(items):
+def _pair(items: Shape) -> Array:
     return Array(items, min_items=2, max_items=2, summary="[low, high]")
 
 
-def _count():
+def _count() -> Integer:
     return Integer(minimum=0)
 
 
@@ -71,10 +75,11 @@ TRIAL_RESULT = Object("trial result", closed=False, fields=[
     Field("cost_units", Nullable(_measure(minimum=0)), "null: not measured (results v3)"),
 ])
 
-_METRIC_SHAPES = {COUNT: _count, RATE: _rate, MEASURE: lambda: Nullable(_measure(minimum=0))}
+_METRIC_SHAPES: Dict[str, Callable[[], Shape]] = {
+    COUNT: _count, RATE: _rate, MEASURE: lambda: Nullable(_measure(minimum=0))}
 
 
-def _metric_fields(optional: bool) -> list:
+def _metric_fields(optional: bool) -> List[Field]:
     """The fields of the scalar metrics (contract/metrics.py), the required or the optional."""
     return [Field(metric.name, _METRIC_SHAPES[metric.kind](), metric.meaning)
             for metric in METRICS if metric.optional == optional]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Dict, Iterator, List, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Tuple
 
 from .gates import CASE_FINDERS, GATES, version_span
 from .inputs import FILE_KINDS
@@ -29,6 +29,10 @@ from .release import RELEASE_KINDS, RELEASE_OUTPUT
 from .rules import CROSS_FILE_RULES
 from .shapes import SCHEMA_KEY, Object, Rule, object_shapes
 from .vocabulary import BLOCK, BLOCKING, HARDNESS, REVIEW, REVIEWING
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import ContractError
+    from ..jsonio import JSONObject
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # Every file kind the contract publishes: the gate's three, the importer's mapping and the
@@ -62,9 +66,9 @@ def contract_objects() -> Iterator[Tuple[str, str, Object, List[Object]]]:
             yield kind, version, root, list(object_shapes(root, set()))
 
 
-def object_rules(kind: str) -> List[Rule]:
+def object_rules(kind: str) -> List[Rule[ContractError]]:
     """The rules of ``kind``'s objects (beyond what a schema can say), each once."""
-    rules: Dict[str, Rule] = {}
+    rules: Dict[str, Rule[ContractError]] = {}
     for found_kind, _version, _root, objects in contract_objects():
         if found_kind == kind:
             for shape in objects:
@@ -114,7 +118,7 @@ def _description(kind: str) -> str:
             % (kind, "; ".join(also)))
 
 
-def schema(kind: str) -> dict:
+def schema(kind: str) -> JSONObject:
     """The JSON Schema of ``kind`` (one of :data:`KINDS`) as a dict."""
     if kind not in KINDS:
         raise ValueError("unknown schema kind %r (expected one of %s)" % (kind,
@@ -204,8 +208,8 @@ def contract_tables() -> str:
     for kind in DOCUMENT_KINDS:
         for rule in object_rules(kind):
             out.append("| `%s` | %s |" % (rule.code, rule.text))
-    for rule in CROSS_FILE_RULES:
-        out.append("| `%s` | %s |" % (rule.code, rule.text))
+    for cross_file_rule in CROSS_FILE_RULES:
+        out.append("| `%s` | %s |" % (cross_file_rule.code, cross_file_rule.text))
     out.append("")
     out.append(_gates_table())
     return "\n".join(out)

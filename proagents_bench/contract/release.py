@@ -16,7 +16,7 @@ POSIX: an absolute path, a drive letter or a backslash is ``release.path``.
 from __future__ import annotations
 
 import re
-from typing import Iterator, List, Sequence
+from typing import TYPE_CHECKING, Iterator, List, Sequence, Set
 
 from ..errors import ContractError
 from ..stats.paired import EXACT_TEST_METHODS
@@ -27,6 +27,9 @@ from .shapes import (AnyOf, Array, Boolean, Field, Integer, Nullable, Number, Ob
 from .validate import version_errors
 from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CRITICAL_TIER, MISSING_AS, RELEASE_V1,
                          SUPPORTING_TIER, TIERS)
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 # A benchmark's name: it names the benchmark in reasons and reports (an HTML anchor, a JUnit
 # suite) and its imported files, so it is a short word of safe characters.
@@ -42,14 +45,15 @@ MAX_BENCHMARKS = 100
 _UNPORTABLE = re.compile(r"\A/|[:\\\x00-\x1f\x7f]|/\Z")
 
 
-def _portable_paths(keys: Sequence[str]) -> Rule:
+def _portable_paths(keys: Sequence[str]) -> Rule[ContractError]:
     """The rule ``release.path`` on the path fields ``keys`` of one object (a path, or an
     array of paths)."""
-    def check(value: dict) -> Iterator:
+    def check(value: JSONObject) -> Iterator[ContractError]:
         for key in keys:
             found = value.get(key)
             many = isinstance(found, list)
-            for index, path in enumerate(found if many else [found] if found else []):
+            for index, path in enumerate(found if isinstance(found, list)
+                                         else [found] if found else []):
                 if _UNPORTABLE.search(path):
                     yield rule.error(
                         "a manifest's paths are relative to its folder, with / between "
@@ -93,7 +97,7 @@ IMPORT = Object("import", [
                            "development_logs"))], title="Import")
 
 
-def _one_evidence(benchmark: dict) -> Iterator:
+def _one_evidence(benchmark: JSONObject) -> Iterator[ContractError]:
     given = [key for key in ("results", "import") if key in benchmark]
     if len(given) != 1:
         yield EVIDENCE.error("a benchmark gives either \"results\" (a results package) or "
@@ -105,7 +109,7 @@ def _one_evidence(benchmark: dict) -> Iterator:
 EVIDENCE = Rule("release.evidence", _one_evidence)
 
 
-def _cases_where_needed(benchmark: dict) -> Iterator:
+def _cases_where_needed(benchmark: JSONObject) -> Iterator[ContractError]:
     if "results" in benchmark and "cases" not in benchmark:
         yield CASES.error("a benchmark that gives \"results\" gives its \"cases\" too (only an "
                           "import can build a cases file from its logs)", ("cases",))
@@ -137,10 +141,10 @@ BENCHMARK = Object("benchmark", [
 ], rules=[_portable_paths(("spec", "cases", "results")), EVIDENCE, CASES], title="Benchmark")
 
 
-def _unique_names(manifest: dict) -> Iterator:
+def _unique_names(manifest: JSONObject) -> Iterator[ContractError]:
     # Compared without case: a name also names the benchmark's imported files, and two
     # names differing only in case name one file on Windows and macOS.
-    seen = set()
+    seen: Set[str] = set()
     for index, benchmark in enumerate(manifest["benchmarks"]):
         if benchmark["name"].lower() in seen:
             yield UNIQUE_NAMES.error("benchmark name %s appears twice (names are compared "
@@ -152,7 +156,7 @@ def _unique_names(manifest: dict) -> Iterator:
 UNIQUE_NAMES = Rule("release.duplicate_name", _unique_names)
 
 
-def _deciding_benchmark(manifest: dict) -> Iterator:
+def _deciding_benchmark(manifest: JSONObject) -> Iterator[ContractError]:
     if not any(benchmark["tier"] in (CRITICAL_TIER, SUPPORTING_TIER)
                for benchmark in manifest["benchmarks"]):
         yield DECIDING.error("every benchmark is `info`: a release needs at least one "
@@ -174,7 +178,7 @@ RELEASE_V1_SHAPE = Object("release", [
 RELEASE_KINDS = {RELEASE_V1: RELEASE_V1_SHAPE}
 
 
-def manifest_errors(value: dict) -> List[ContractError]:
+def manifest_errors(value: JSONObject) -> List[ContractError]:
     """The contract errors of ``value``, a loaded release manifest."""
     return version_errors("release", RELEASE_KINDS, value)
 

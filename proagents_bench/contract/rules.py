@@ -17,28 +17,40 @@ pass and no quadratic look-up; the same pass puts each system's records in a can
 from __future__ import annotations
 
 from array import array
-from typing import Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple, cast
 
 from ..errors import MAX_LISTED_IDS, ContractError
+from ..jsonio import JSONObject
 from ..text import quote
 from .shapes import Rule
 from .vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, ROLES, SPLITS, TEST_SPLIT
 
 
 Found = Iterator[Tuple[str, ContractError]]
+# A rule across files: its check yields (file kind, error) pairs.
+CrossFileRule = Rule[Tuple[str, ContractError]]
 
 
 class Systems:
     """The baseline and candidate of a valid results file, with their indexes in it, and
     (once coverage holds) their records in canonical order."""
 
-    def __init__(self, baseline_index: int, candidate_index: int, results: dict) -> None:
+    def __init__(self, baseline_index: int, candidate_index: int,
+                 results: JSONObject) -> None:
         self.baseline_index = baseline_index
         self.candidate_index = candidate_index
         self.baseline = results["systems"][baseline_index]
         self.candidate = results["systems"][candidate_index]
-        self.baseline_records: Optional[list] = None
-        self.candidate_records: Optional[list] = None
+        self.baseline_records: Optional[List[JSONObject]] = None
+        self.candidate_records: Optional[List[JSONObject]] = None
+
+    def in_order(self) -> Tuple[List[JSONObject], List[JSONObject]]:
+        """The baseline's and the candidate's records in canonical order, once every rule
+        held (:func:`cross_file_errors` found nothing: coverage put them in order)."""
+        baseline, candidate = self.baseline_records, self.candidate_records
+        if baseline is None or candidate is None:
+            raise ValueError("the records are in order only once the coverage rule held")
+        return baseline, candidate
 
 
 class Context:
@@ -46,17 +58,32 @@ class Context:
     ``--candidate`` argument, the test cases' positions, and (from the roles check) the
     :class:`Systems`."""
 
-    def __init__(self, spec: dict, cases: dict, results: Optional[dict] = None,
+    def __init__(self, spec: JSONObject, cases: JSONObject,
+                 results: Optional[JSONObject] = None,
                  candidate_id: Optional[str] = None) -> None:
         self.spec = spec
         self.cases = cases
         self.results = results
         self.candidate_id = candidate_id
         self.systems: Optional[Systems] = None
-        self.test_index = {}
+        self.test_index: Dict[str, int] = {}
         for case in cases["cases"]:
             if case["split"] == TEST_SPLIT:
                 self.test_index.setdefault(case["id"], len(self.test_index))
+
+    def checked(self) -> Systems:
+        """The baseline and the candidate, once every rule held (:func:`cross_file_errors`
+        found nothing: the roles rule found them)."""
+        if self.systems is None:
+            raise ValueError("the systems are known only once the roles rule held")
+        return self.systems
+
+    def loaded_results(self) -> JSONObject:
+        """The results file, for the results' rules, which run only when it is in
+        (:func:`cross_file_errors`)."""
+        if self.results is None:
+            raise ValueError("the results' rules run only once the results are in")
+        return self.results
 
 
 def _versions(context: Context) -> Found:
@@ -76,7 +103,7 @@ def _versions(context: Context) -> Found:
 
 
 def _duplicate_case_ids(context: Context) -> Found:
-    first_index = {}
+    first_index: Dict[str, int] = {}
     for index, case in enumerate(context.cases["cases"]):
         if case["id"] in first_index:
             yield "cases", DUPLICATE_CASE_ID.error("duplicate case id %s (first at cases[%d])" % (
@@ -89,7 +116,7 @@ def _missing_splits(context: Context) -> Found:
     """All three splits, but those a cases v2 file declares absent; and none of those may
     hold a case (the declaration would hide a contamination check that can run)."""
     absent = context.cases.get("absent_splits", [])
-    present = {}
+    present: Dict[str, int] = {}
     for index, case in enumerate(context.cases["cases"]):
         present.setdefault(case["split"], index)
     missing = [split for split in SPLITS if split not in present and split not in absent]
@@ -110,7 +137,7 @@ def _missing_splits(context: Context) -> Found:
 
 
 def _split_contamination(context: Context) -> Found:
-    family_splits = {}
+    family_splits: Dict[str, Dict[str, int]] = {}
     for index, case in enumerate(context.cases["cases"]):
         splits = family_splits.setdefault(case["family_id"], {})
         if case["split"] not in splits:
@@ -125,8 +152,8 @@ def _split_contamination(context: Context) -> Found:
 
 
 def _duplicate_system_ids(context: Context) -> Found:
-    seen = {}
-    for index, system in enumerate(context.results["systems"]):
+    seen: Dict[str, int] = {}
+    for index, system in enumerate(context.loaded_results()["systems"]):
         if system["system_id"] in seen:
             yield "results", DUPLICATE_SYSTEM_ID.error(
                 "duplicate system_id %s (first at systems[%d])" % (
@@ -139,8 +166,8 @@ def _duplicate_system_ids(context: Context) -> Found:
 def _roles(context: Context) -> Found:
     """One baseline (the spec's) and one candidate (``--candidate``'s, when given); finds
     :attr:`Context.systems`."""
-    results = context.results
-    by_role = {role: [] for role in ROLES}
+    results = context.loaded_results()
+    by_role: Dict[str, List[int]] = {role: [] for role in ROLES}
     for index, system in enumerate(results["systems"]):
         by_role[system["role"]].append(index)
     wrong = [role for role in ROLES if len(by_role[role]) != 1]
@@ -172,8 +199,8 @@ def _coverage(context: Context) -> Found:
     """Every system's records against the test cases, in one pass each (the five coverage
     rules); the records in canonical order go to :attr:`Context.systems`."""
     all_case_ids = {case["id"] for case in context.cases["cases"]}
-    in_order = {}
-    for index, system in enumerate(context.results["systems"]):
+    in_order: Dict[int, Optional[List[JSONObject]]] = {}
+    for index, system in enumerate(context.loaded_results()["systems"]):
         errors, in_order[index] = _system_coverage(system, context.test_index, all_case_ids)
         for error in errors:
             yield "results", error.prefixed(("systems", index))
@@ -183,11 +210,12 @@ def _coverage(context: Context) -> Found:
         found.candidate_records = in_order[found.candidate_index]
 
 
-def _system_coverage(system: dict, test_index: dict, all_case_ids: set):
+def _system_coverage(system: JSONObject, test_index: Dict[str, int], all_case_ids: Set[str]
+                     ) -> Tuple[List[ContractError], Optional[List[JSONObject]]]:
     """(errors, the records in canonical order: None unless coverage holds)."""
     trials = system["protocol"]["trial_count"]
     slots = bytearray(len(test_index) * trials)
-    ordered = [None] * len(slots)
+    ordered: List[Optional[JSONObject]] = [None] * len(slots)
     first_at = array("q", bytes(8 * len(slots)))  # a slot's first record, for duplicates
     errors: List[ContractError] = []
     for position, record in enumerate(system["records"]):
@@ -220,7 +248,7 @@ def _system_coverage(system: dict, test_index: dict, all_case_ids: set):
     missing_count = slots.count(0)
     if missing_count:
         case_ids = list(test_index)
-        listed = []
+        listed: List[str] = []
         slot = slots.find(0)
         while slot != -1 and len(listed) < MAX_LISTED_IDS:
             listed.append("%s trial %d" % (quote(case_ids[slot // trials]), slot % trials + 1))
@@ -231,7 +259,8 @@ def _system_coverage(system: dict, test_index: dict, all_case_ids: set):
             "make a denominator smaller" % (
                 missing_count, "" if missing_count == 1 else "s", quote(system["system_id"]),
                 ", ".join(listed), " and %d more" % more if more else ""), ("records",)))
-    return errors, (None if errors else ordered)
+    # Without errors every slot holds its record.
+    return errors, (None if errors else cast("List[JSONObject]", ordered))
 
 
 VERSIONS = Rule("version.mismatch", _versions)
@@ -256,8 +285,9 @@ RESULTS_RULES = (VERSIONS, DUPLICATE_SYSTEM_ID, ROLES_RULE, UNKNOWN_CANDIDATE, M
 CROSS_FILE_RULES = CASES_RULES + RESULTS_RULES[1:]
 
 
-def _run(rules, context: Context) -> List[Tuple[str, ContractError]]:
-    found, done = [], set()
+def _run(rules: Sequence[CrossFileRule], context: Context) -> List[Tuple[str, ContractError]]:
+    found: List[Tuple[str, ContractError]] = []
+    done: Set[Callable[..., object]] = set()
     for rule in rules:
         if rule.check not in done:
             done.add(rule.check)
@@ -265,7 +295,7 @@ def _run(rules, context: Context) -> List[Tuple[str, ContractError]]:
     return found
 
 
-def cases_errors(cases: dict) -> List[ContractError]:
+def cases_errors(cases: JSONObject) -> List[ContractError]:
     """The cases' own rules across their cases (ids, splits, contamination), without a spec:
     for a cases file read on its own (``diff``)."""
     context = Context({}, cases)

@@ -27,11 +27,19 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
+from typing import (Callable, Dict, Generic, Iterable, Iterator, List, Optional, Sequence, Set,
+                    Tuple, TypeVar, Union, cast)
 
 from ..codes import meaning
-from ..errors import ContractError
+from ..errors import ContractError, PathStep
+from ..jsonio import JSON, JSONObject
 from ..text import quote
+
+# A generated validity function: True only for a valid value.
+Validator = Callable[[JSON], bool]
+# What a rule's check yields: an object's rules, errors; the rules across files (see
+# rules.py), (file kind, error) pairs.
+Finding = TypeVar("Finding")
 
 SCHEMA_KEY = "$schema"
 SCHEMA_KEY_MEANING = ("a JSON Schema reference for editors (a URL or a relative path to a copy "
@@ -76,7 +84,7 @@ class Source:
 
     def __init__(self) -> None:
         self.lines: List[str] = []
-        self.constants = {"Decimal": Decimal}
+        self.constants: Dict[str, object] = {"Decimal": Decimal}
         self.names = 0
 
     def name(self, prefix: str) -> str:
@@ -99,29 +107,31 @@ class Source:
 class Shape:
     """Base of all shapes."""
 
-    def iter_errors(self, value: object) -> Iterator[ContractError]:
+    _compiled: Optional[Validator]  # set by validator() on first use
+
+    def iter_errors(self, value: JSON) -> Iterator[ContractError]:
         raise NotImplementedError
 
     def describe(self) -> str:
         raise NotImplementedError
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> JSONObject:
         raise NotImplementedError
 
     def emit(self, source: Source, var: str, depth: int) -> None:
         """Write code that returns False unless ``var`` holds a valid value."""
         raise NotCompiled(type(self).__name__)
 
-    def is_valid(self, value: object) -> bool:
+    def is_valid(self, value: JSON) -> bool:
         """True only when ``value`` is valid (False may also mean "not sure")."""
         valid = self.validator()
         if valid is None:
             return next(iter(self.iter_errors(value)), None) is None
         return valid(value)
 
-    def validator(self) -> Optional[Callable[[object], bool]]:
+    def validator(self) -> Optional[Validator]:
         """The generated validity function, or None when the shape cannot be compiled."""
-        found = self.__dict__.get("_compiled", _NOT_COMPILED)
+        found: Optional[Validator] = self.__dict__.get("_compiled", _NOT_COMPILED)
         if found is _NOT_COMPILED:
             try:
                 found = _compile(self)
@@ -137,7 +147,7 @@ class Shape:
         return "\n".join(source.lines)
 
 
-def _compile(shape: Shape) -> Callable[[object], bool]:
+def _compile(shape: Shape) -> Validator:
     source = Source()
     source.emit(0, "def valid(value):")
     source.emit(1, "try:")
@@ -148,7 +158,7 @@ def _compile(shape: Shape) -> Callable[[object], bool]:
     namespace = dict(source.constants)
     exec(compile("\n".join(source.lines) + "\n", "<shape %s>" % shape.describe(), "exec"),
          namespace)
-    return namespace["valid"]
+    return cast("Validator", namespace["valid"])  # the function the code above defines
 
 
 class String(Shape):
@@ -162,7 +172,7 @@ class String(Shape):
         self.pattern = pattern
         self._pattern = re.compile(pattern) if pattern else None
 
-    def iter_errors(self, value: object) -> Iterator[ContractError]:
+    def iter_errors(self, value: JSON) -> Iterator[ContractError]:
         if type(value) is not str:
             yield _type_error("a string", value)
         elif self.enum is not None:
@@ -183,13 +193,13 @@ class String(Shape):
             return "string matching `%s`" % self.pattern
         return "string"
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> JSONObject:
         if self.enum is not None:
             if len(self.enum) == 1:
                 return {"type": "string", "const": self.enum[0]}
             return {"type": "string", "enum": list(self.enum)}
-        schema = {"type": "string"} if self.blank else {"type": "string", "minLength": 1,
-                                                        "pattern": "\\S"}
+        schema: JSONObject = {"type": "string"} if self.blank else {
+            "type": "string", "minLength": 1, "pattern": "\\S"}
         if self.pattern:
             schema["pattern"] = self.pattern
         return schema
@@ -216,7 +226,7 @@ class Boolean(Shape):
     def __init__(self, const: Optional[bool] = None) -> None:
         self.const = const
 
-    def iter_errors(self, value: object) -> Iterator[ContractError]:
+    def iter_errors(self, value: JSON) -> Iterator[ContractError]:
         if type(value) is not bool:
             yield _type_error("a Boolean", value)
         elif self.const is not None and value is not self.const:
@@ -227,7 +237,7 @@ class Boolean(Shape):
             return "Boolean"
         return "Boolean, must be `%s`" % _json_literal(self.const)
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> JSONObject:
         if self.const is None:
             return {"type": "boolean"}
         return {"type": "boolean", "const": self.const}
@@ -248,7 +258,7 @@ class Integer(Shape):
         self.maximum = maximum
         self.maximum_text = maximum_text
 
-    def iter_errors(self, value: object) -> Iterator[ContractError]:
+    def iter_errors(self, value: JSON) -> Iterator[ContractError]:
         if type(value) is not int:
             yield _type_error("an integer", value)
         elif ((self.minimum is not None and value < self.minimum)
@@ -259,8 +269,8 @@ class Integer(Shape):
     def describe(self) -> str:
         return "integer " + _range_text(self.minimum, self.maximum_text or self.maximum)
 
-    def json_schema(self) -> dict:
-        schema = {"type": "integer"}
+    def json_schema(self) -> JSONObject:
+        schema: JSONObject = {"type": "integer"}
         if self.minimum is not None:
             schema["minimum"] = self.minimum
         if self.maximum is not None:
@@ -276,8 +286,8 @@ class Number(Shape):
     """A finite JSON number within ``minimum..maximum`` (bounds are exact decimals); with
     ``floats``, a Python float is accepted too (the output documents' numbers)."""
 
-    def __init__(self, minimum: object = None, maximum: object = None,
-                 floats: bool = False) -> None:
+    def __init__(self, minimum: Union[int, str, None] = None,
+                 maximum: Union[int, str, None] = None, floats: bool = False) -> None:
         self.minimum = Decimal(minimum) if minimum is not None else None
         self.maximum = Decimal(maximum) if maximum is not None else None
         self.floats = floats
@@ -285,7 +295,7 @@ class Number(Shape):
     def _types(self) -> Tuple[type, ...]:
         return (int, Decimal, float) if self.floats else (int, Decimal)
 
-    def iter_errors(self, value: object) -> Iterator[ContractError]:
+    def iter_errors(self, value: JSON) -> Iterator[ContractError]:
         if type(value) not in self._types():
             yield _type_error("a number", value)
         elif ((self.minimum is not None and value < self.minimum)
@@ -296,8 +306,8 @@ class Number(Shape):
     def describe(self) -> str:
         return ("number " + _range_text(self.minimum, self.maximum)).rstrip()
 
-    def json_schema(self) -> dict:
-        schema = {"type": "number"}
+    def json_schema(self) -> JSONObject:
+        schema: JSONObject = {"type": "number"}
         if self.minimum is not None:
             schema["minimum"] = _schema_number(self.minimum)
         if self.maximum is not None:
@@ -322,11 +332,11 @@ class StringSet(Shape):
     def __init__(self, enum: Optional[Iterable[str]] = None) -> None:
         self.item = String(enum=enum) if enum is not None else _STRING
 
-    def iter_errors(self, value: object) -> Iterator[ContractError]:
+    def iter_errors(self, value: JSON) -> Iterator[ContractError]:
         if type(value) is not list:
             yield _type_error("an array of strings", value)
             return
-        seen = set()
+        seen: Set[str] = set()
         for index, item in enumerate(value):
             problems = list(self.item.iter_errors(item))
             if problems:
@@ -343,7 +353,7 @@ class StringSet(Shape):
             return "string set"
         return "set of %s" % self.item.describe()
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> JSONObject:
         return {"type": "array", "items": self.item.json_schema(), "uniqueItems": True}
 
     def emit(self, source: Source, var: str, depth: int) -> None:
@@ -365,7 +375,7 @@ class Array(Shape):
         self.max_items = max_items
         self.summary = summary
 
-    def iter_errors(self, value: object) -> Iterator[ContractError]:
+    def iter_errors(self, value: JSON) -> Iterator[ContractError]:
         if type(value) is not list:
             yield _type_error("an array", value)
             return
@@ -381,7 +391,7 @@ class Array(Shape):
             for error in self.items.iter_errors(item):
                 yield error.prefixed((index,))
 
-    def _all_valid(self, value: list) -> bool:
+    def _all_valid(self, value: List[JSON]) -> bool:
         valid = self.items.validator()
         return valid is not None and all(map(valid, value))
 
@@ -391,8 +401,8 @@ class Array(Shape):
         return ("non-empty array" if self.min_items else "array") + " of " + (
             self.items.describe())
 
-    def json_schema(self) -> dict:
-        schema = {"type": "array", "items": self.items.json_schema()}
+    def json_schema(self) -> JSONObject:
+        schema: JSONObject = {"type": "array", "items": self.items.json_schema()}
         if self.min_items:
             schema["minItems"] = self.min_items
         if self.max_items is not None:
@@ -417,14 +427,14 @@ class Nullable(Shape):
     def __init__(self, shape: Shape) -> None:
         self.shape = shape
 
-    def iter_errors(self, value: object) -> Iterator[ContractError]:
+    def iter_errors(self, value: JSON) -> Iterator[ContractError]:
         if value is not None:
             yield from self.shape.iter_errors(value)
 
     def describe(self) -> str:
         return self.shape.describe() + " or `null`"
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> JSONObject:
         return {"anyOf": [self.shape.json_schema(), {"type": "null"}]}
 
     def emit(self, source: Source, var: str, depth: int) -> None:
@@ -439,7 +449,7 @@ class Mapping(Shape):
     def __init__(self, values: Shape) -> None:
         self.values = values
 
-    def iter_errors(self, value: object) -> Iterator[ContractError]:
+    def iter_errors(self, value: JSON) -> Iterator[ContractError]:
         if type(value) is not dict:
             yield _type_error("an object", value)
             return
@@ -450,26 +460,26 @@ class Mapping(Shape):
     def describe(self) -> str:
         return "object of " + self.values.describe()
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> JSONObject:
         return {"type": "object", "additionalProperties": self.values.json_schema()}
 
 
-class Rule:
+class Rule(Generic[Finding]):
     """A rule of the contract beyond what a shape says: its stable ``code`` and its
     ``check``; its ``text`` (the docs' statement of it) is the code's meaning in
     :mod:`proagents_bench.codes`. The check yields the rule's errors, each made by
     :meth:`error` (so the code is written only here). An object's rules get the object; the
     rules across files (:mod:`.rules`) a context."""
 
-    def __init__(self, code: str, check: Callable[..., Iterable]) -> None:
+    def __init__(self, code: str, check: Callable[..., Iterable[Finding]]) -> None:
         self.code = code
         self.text = meaning(code)
         self.check = check
 
-    def error(self, message: str, path: Iterable = ()) -> ContractError:
+    def error(self, message: str, path: Iterable[PathStep] = ()) -> ContractError:
         return ContractError(self.code, message, path)
 
-    def iter_errors(self, *arguments: object) -> Iterator:
+    def iter_errors(self, *arguments: object) -> Iterator[Finding]:
         return iter(self.check(*arguments))
 
     def violated(self, *arguments: object) -> bool:
@@ -493,7 +503,8 @@ class Object(Shape):
     (a string) for editors. Open (outputs): the required keys, the ``optional`` ones, and
     maybe more. ``rules`` run once every field is valid."""
 
-    def __init__(self, name: str, fields: Sequence[Field], rules: Sequence[Rule] = (),
+    def __init__(self, name: str, fields: Sequence[Field],
+                 rules: Sequence[Rule[ContractError]] = (),
                  root: bool = False, title: Optional[str] = None, closed: bool = True,
                  optional: Sequence[Field] = ()) -> None:
         self.name = name
@@ -506,7 +517,7 @@ class Object(Shape):
         self._keys = frozenset(field.key for field in self.fields)
         self._required = tuple(field for field in self.fields if field.required)
 
-    def iter_errors(self, value: object) -> Iterator[ContractError]:
+    def iter_errors(self, value: JSON) -> Iterator[ContractError]:
         if type(value) is not dict:
             yield _type_error("an object (%s)" % self.name, value)
             return
@@ -523,7 +534,7 @@ class Object(Shape):
             for rule in self.rules:
                 yield from rule.iter_errors(value)
 
-    def _key_errors(self, value: dict) -> Iterator[ContractError]:
+    def _key_errors(self, value: JSONObject) -> Iterator[ContractError]:
         for field in self._required:
             if field.key not in value:
                 yield ContractError("schema.missing_key", "missing required key %s in %s" % (
@@ -543,8 +554,8 @@ class Object(Shape):
     def describe(self) -> str:
         return "%s object" % self.title
 
-    def json_schema(self) -> dict:
-        properties = {}
+    def json_schema(self) -> JSONObject:
+        properties: Dict[str, JSONObject] = {}
         for field in self.fields:
             properties[field.key] = field.shape.json_schema()
             if field.meaning:
@@ -552,7 +563,7 @@ class Object(Shape):
         if self.root:
             properties[SCHEMA_KEY] = dict(_STRING.json_schema(),
                                           description=SCHEMA_KEY_MEANING)
-        schema = {
+        schema: JSONObject = {
             "type": "object",
             "title": self.title,
             "properties": properties,
@@ -584,8 +595,8 @@ class AnyOf(Shape):
     def __init__(self, shapes: Sequence[Shape]) -> None:
         self.shapes = tuple(shapes)
 
-    def iter_errors(self, value: object) -> Iterator[ContractError]:
-        best = None
+    def iter_errors(self, value: JSON) -> Iterator[ContractError]:
+        best: Optional[List[ContractError]] = None
         for shape in self.shapes:
             errors = list(shape.iter_errors(value))
             if not errors:
@@ -597,11 +608,11 @@ class AnyOf(Shape):
     def describe(self) -> str:
         return " or ".join(shape.describe() for shape in self.shapes)
 
-    def json_schema(self) -> dict:
+    def json_schema(self) -> JSONObject:
         return {"anyOf": [shape.json_schema() for shape in self.shapes]}
 
 
-def object_shapes(shape: Shape, seen: set) -> Iterator[Object]:
+def object_shapes(shape: Shape, seen: Set[Object]) -> Iterator[Object]:
     """Every object shape reachable from ``shape``, parents first, each once (``seen`` holds
     the shapes already given, shared between calls to list each shape once overall)."""
     if isinstance(shape, (Array, Mapping)):
@@ -619,7 +630,7 @@ def object_shapes(shape: Shape, seen: set) -> Iterator[Object]:
             yield from object_shapes(field.shape, seen)
 
 
-def _bound_tests(source: Source, shape: Shape, var: str) -> List[str]:
+def _bound_tests(source: Source, shape: Union[Integer, Number], var: str) -> List[str]:
     tests = []
     if shape.minimum is not None:
         tests.append("%s < %s" % (var, source.constant(shape.minimum)))
@@ -638,7 +649,7 @@ def _range_text(minimum: object, maximum: object) -> str:
     return ""
 
 
-def _schema_number(value: Decimal) -> object:
+def _schema_number(value: Decimal) -> Union[int, float]:
     integral = value.to_integral_value()
     return int(integral) if integral == value else float(value)
 

@@ -7,7 +7,7 @@ with the JSON path of the offending element (the loader later places it at a lin
 
 from __future__ import annotations
 
-from typing import Dict, List
+from typing import TYPE_CHECKING, List, Mapping
 
 from ..errors import ContractError
 from ..text import quote
@@ -26,13 +26,18 @@ VERSIONS_OF_KIND = dict({kind: tuple(shapes) for kind, shapes in FILE_KINDS.item
 _OPTIONS = {"release": "manifest"}
 _COMMANDS = {"mapping": " to the import command", "release": " to the release command"}
 
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+    from .shapes import Shape
 
-def file_errors(kind: str, value: dict) -> List[ContractError]:
+
+def file_errors(kind: str, value: JSONObject) -> List[ContractError]:
     """The contract errors of ``value``, a loaded file of ``kind`` (spec, cases, results)."""
     return version_errors(kind, FILE_KINDS[kind], value)
 
 
-def version_errors(kind: str, shapes: Dict[str, Object], value: dict) -> List[ContractError]:
+def version_errors(kind: str, shapes: Mapping[str, Shape],
+                   value: JSONObject) -> List[ContractError]:
     """The contract errors of ``value``, a loaded file of ``kind`` whose versions are
     ``shapes`` (schema version -> shape)."""
     version = value.get("schema_version")
@@ -41,7 +46,7 @@ def version_errors(kind: str, shapes: Dict[str, Object], value: dict) -> List[Co
     return [_version_error(kind, shapes, value, version)]
 
 
-def _version_error(kind: str, shapes: Dict[str, Object], value: dict,
+def _version_error(kind: str, shapes: Mapping[str, Shape], value: JSONObject,
                    version: object) -> ContractError:
     accepted = " or ".join(sorted(shapes))
     if "schema_version" not in value:

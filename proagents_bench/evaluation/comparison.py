@@ -12,7 +12,7 @@ for each level an :class:`Evidence`, what the decision judges the interval gates
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..contract.inputs import PROTOCOL, small_sample_rules
 from ..contract.vocabulary import INCLUSIVE
@@ -22,6 +22,11 @@ from ..stats.paired import (MIN_FAMILIES, exact_test_summary, paired_summary,
 from ..text import quote
 from .metrics import SystemMetrics
 
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+    from ..stats.exact import Exact
+    from ..stats.paired import ExactTest, PairedStatistics
+
 
 def show_value(value: object) -> str:
     """A protocol value as written: strings JSON-quoted, numbers as their literal."""
@@ -30,7 +35,7 @@ def show_value(value: object) -> str:
     return str(value)
 
 
-def protocol_mismatches(spec: dict, systems: Sequence[dict]) -> List[str]:
+def protocol_mismatches(spec: JSONObject, systems: Sequence[JSONObject]) -> List[str]:
     """``SYSTEM.KEY: expected=X, actual=Y`` for every key where a system differs from the spec.
 
     ``systems`` are compared in the order given (baseline, then candidate), keys in the
@@ -55,7 +60,7 @@ def protocol_mismatches(spec: dict, systems: Sequence[dict]) -> List[str]:
 MIN_TAIL_RESAMPLES = 10
 
 
-def minimum_samples(confidence: object) -> int:
+def minimum_samples(confidence: Exact) -> int:
     """The fewest bootstrap samples B with at least MIN_TAIL_RESAMPLES beyond each bound of
     the ``confidence`` interval: the smallest B with B (1 - c) / 2 >= MIN_TAIL_RESAMPLES.
 
@@ -74,7 +79,7 @@ class Evidence:
     :func:`proagents_bench.stats.paired.exact_test_summary`; None under v1 and v2)."""
 
     def __init__(self, low: Fraction, not_estimable: Optional[str],
-                 exact_test: Optional[dict]) -> None:
+                 exact_test: Optional[ExactTest]) -> None:
         self.low = low
         self.not_estimable = not_estimable
         self.exact_test = exact_test
@@ -89,8 +94,9 @@ class TrialLevel:
     on) the one-sided sign-flip randomization test on the units' trial-level differences."""
 
     def __init__(self, mean: Fraction, se: Optional[float], reason: Optional[str],
-                 interval: Tuple[Fraction, Fraction], pass_hat_k_difference: dict,
-                 flaky_tasks: List[str], exact_test: Optional[dict] = None) -> None:
+                 interval: Tuple[Fraction, Fraction],
+                 pass_hat_k_difference: Dict[str, Fraction], flaky_tasks: List[str],
+                 exact_test: Optional[ExactTest] = None) -> None:
         self.mean = mean
         self.standard_error = se
         self.not_estimable = reason
@@ -106,16 +112,17 @@ class Comparison:
     trial-level comparison, and the bootstrap's settings as the spec gives them."""
 
     def __init__(self, delta: Fraction, interval: PairedInterval, unit: str,
-                 statistics: dict, trial_level: TrialLevel, bootstrap: dict,
-                 small_sample: bool = False) -> None:
+                 statistics: PairedStatistics, trial_level: TrialLevel,
+                 bootstrap: JSONObject, small_sample: bool = False) -> None:
         self.delta = delta
         self.interval = interval
         self.unit = unit
         self.statistics = statistics
         self.trial_level = trial_level
-        self.samples = bootstrap["samples"]
-        self.confidence = bootstrap["confidence"]
-        self.lower_bound = bootstrap.get("lower_bound", INCLUSIVE)  # v1, v2: inclusive
+        self.samples: int = bootstrap["samples"]
+        self.confidence: Exact = bootstrap["confidence"]
+        # v1, v2: inclusive
+        self.lower_bound: str = bootstrap.get("lower_bound", INCLUSIVE)
         self.small_sample_rules = small_sample
         # The evidence behind each level's interval (contract/gates.py: ``Gate.interval``).
         self.evidence = {
@@ -130,8 +137,8 @@ class Comparison:
         return self.samples < minimum_samples(self.confidence)
 
 
-def compare(spec: dict, baseline: SystemMetrics, candidate: SystemMetrics,
-            progress=None) -> Comparison:
+def compare(spec: JSONObject, baseline: SystemMetrics, candidate: SystemMetrics,
+            progress: Optional[Callable[[str], object]] = None) -> Comparison:
     """Pair ``baseline`` and ``candidate`` over the test tasks (both hold them in file order).
     ``progress(stage)``, when given, hears when the bootstrap starts."""
     baseline_passes, candidate_passes = baseline.task_passes(), candidate.task_passes()
@@ -152,7 +159,7 @@ def compare(spec: dict, baseline: SystemMetrics, candidate: SystemMetrics,
 
 
 def _interval(differences: Sequence[int], families: Sequence[str], unit: str,
-              bootstrap: dict) -> PairedInterval:
+              bootstrap: JSONObject) -> PairedInterval:
     clusters = (family_clusters(differences, families) if unit == "family"
                 else task_clusters(differences))
     return paired_interval(clusters, bootstrap["samples"], bootstrap["seed"],
@@ -165,7 +172,7 @@ class LevelStatistics:
     error or why it is not estimable, and (small-sample rules) the one-sided test."""
 
     def __init__(self, counts: Sequence[int], scale: int, families: Sequence[str], unit: str,
-                 bootstrap: dict, small_sample: bool) -> None:
+                 bootstrap: JSONObject, small_sample: bool) -> None:
         rates = [Fraction(count, scale) for count in counts]
         self.standard_error, self.not_estimable = unit_standard_error(
             rates, families, unit, MIN_FAMILIES if small_sample else 0)
@@ -181,14 +188,15 @@ class LevelStatistics:
 
 
 def trial_level_statistics(counts: Sequence[int], trials: int, families: Sequence[str],
-                           unit: str, bootstrap: dict, small_sample: bool) -> LevelStatistics:
+                           unit: str, bootstrap: JSONObject,
+                           small_sample: bool) -> LevelStatistics:
     """The trial-level statistics from each task's difference of passing trials out of
     ``trials``: what the gate computes, and what a simulation of it calls."""
     return LevelStatistics(counts, trials, families, unit, bootstrap, small_sample)
 
 
 def _trial_level(baseline: SystemMetrics, candidate: SystemMetrics, families: List[str],
-                 unit: str, bootstrap: dict, small_sample: bool = False) -> TrialLevel:
+                 unit: str, bootstrap: JSONObject, small_sample: bool = False) -> TrialLevel:
     # Both systems ran the spec's protocol (they are comparable), so K trials per task each;
     # the differences of passing trials are integers, resampled exactly, and divided by K.
     trials = candidate.grades.trial_count

@@ -18,7 +18,7 @@ reasons.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Callable, Dict, List, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, List, Sequence, cast
 
 from ..contract.gates import AT_LEAST, CRITICAL_GATE, Gate, deciding_gates
 from ..contract.vocabulary import (BLOCK, BLOCKING, HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS,
@@ -28,6 +28,11 @@ from ..text import show_number
 from .comparison import MIN_TAIL_RESAMPLES, Comparison, Evidence, minimum_samples
 from .grading import CHECK_BITS
 from .metrics import MEASURED_FIELD, SystemMetrics
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+    from ..stats.exact import Exact
+    from ..stats.paired import ExactTest
 
 
 class Finding:
@@ -87,7 +92,7 @@ def _lowest_slice(metrics: SystemMetrics, gate_value: object, check: str) -> Lis
 
 
 def _slow_trials(metrics: SystemMetrics, gate_value: object, check: str) -> List[str]:
-    found = []
+    found: List[str] = []
     grades = metrics.grades
     trials = grades.trial_count
     for position, task in enumerate(metrics.tasks):
@@ -113,13 +118,13 @@ FINDERS: Dict[str, Callable[[SystemMetrics, object, str], List[str]]] = {
 }
 
 
-def _critical_findings(gates: dict, candidate: SystemMetrics) -> List[Finding]:
+def _critical_findings(gates: JSONObject, candidate: SystemMetrics) -> List[Finding]:
     threshold = gates[CRITICAL_GATE.key]
-    findings = []
+    findings: List[Finding] = []
     for position, task in enumerate(candidate.tasks):
         if task.case["critical"] and task.trial_success_rate < Fraction(threshold):
             findings.append(Finding(
-                CRITICAL_GATE.key, CRITICAL_GATE.severity, CRITICAL_GATE.metric,
+                CRITICAL_GATE.key, severity_of(CRITICAL_GATE), CRITICAL_GATE.metric,
                 task.trial_success_rate, threshold, [task.case["id"]],
                 "critical task %s failed: %s; trial success rate %s (%d of %d trials) is "
                 "below the critical gate %s" % (
@@ -179,7 +184,13 @@ def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
-def _unjudged(gate, candidate: SystemMetrics, threshold: object) -> Finding:
+def severity_of(gate: Gate) -> str:
+    """A deciding gate's severity: deciding_gates() leaves out the task gate, the one gate
+    without one (a test holds every deciding gate to having one)."""
+    return cast(str, gate.severity)
+
+
+def _unjudged(gate: Gate, candidate: SystemMetrics, threshold: Exact) -> Finding:
     """A latency or cost gate whose metric is unmeasured (results v3): not judged, REVIEW."""
     missing = candidate.unmeasured(gate.metric)
     field = MEASURED_FIELD[gate.metric]
@@ -191,7 +202,7 @@ def _unjudged(gate, candidate: SystemMetrics, threshold: object) -> Finding:
             candidate.grades.system["system_id"], gate.metric))
 
 
-def decide(gates: dict, candidate: SystemMetrics, comparison: Comparison, version: str,
+def decide(gates: JSONObject, candidate: SystemMetrics, comparison: Comparison, version: str,
            evidence: Sequence[Finding] = ()) -> Decision:
     """Decide on ``candidate`` and the paired ``comparison``
     (:class:`~.comparison.Comparison`) under the gates of spec ``version``; ``evidence`` are
@@ -211,7 +222,7 @@ def decide(gates: dict, candidate: SystemMetrics, comparison: Comparison, versio
     flip between passing and failing across trials.
     """
     strict = comparison.lower_bound == STRICT
-    findings = []
+    findings: List[Finding] = []
     for gate in deciding_gates(version):
         if gate is CRITICAL_GATE:
             findings.extend(_critical_findings(gates, candidate))
@@ -232,7 +243,7 @@ def decide(gates: dict, candidate: SystemMetrics, comparison: Comparison, versio
             continue
         finder, _, check = gate.cases.partition(":")
         findings.append(Finding(
-            gate.key, gate.severity, gate.metric, observed, threshold,
+            gate.key, severity_of(gate), gate.metric, observed, threshold,
             FINDERS[finder](candidate, threshold, check),
             "%s gate %s failed: %s %s is %s %s" % (
                 gate.hardness, gate.key, gate.subject, show_number(observed),
@@ -264,14 +275,14 @@ TEST_WORDS = {
 }
 
 
-def claims_improvement(threshold: object, strictly: bool) -> bool:
+def claims_improvement(threshold: Exact, strictly: bool) -> bool:
     """Whether a pass of an interval gate says the candidate is better than the baseline:
     every low end that passes lies above 0 (a strict gate at or above 0, or an inclusive one
     above 0)."""
     return Fraction(threshold) > 0 or (strictly and Fraction(threshold) == 0)
 
 
-def interval_holds(gate: Gate, threshold: object, evidence: Evidence, strict: bool,
+def interval_holds(gate: Gate, threshold: Exact, evidence: Evidence, strict: bool,
                    small_sample: bool) -> bool:
     """Whether an interval gate holds on ``evidence`` (:class:`~.comparison.Evidence`), as
     :func:`decide` judges it: the low end against the gate by the lower-bound rule, then,
@@ -281,14 +292,14 @@ def interval_holds(gate: Gate, threshold: object, evidence: Evidence, strict: bo
         small_sample and _without_evidence(gate, threshold, observed, strict, evidence))
 
 
-def _bound_held(bound: str, observed: object, threshold: object, strictly: bool) -> bool:
+def _bound_held(bound: str, observed: Fraction, threshold: Exact, strictly: bool) -> bool:
     """observed >= threshold (> when ``strictly``), or observed <= threshold, exactly."""
     if bound == AT_LEAST:
         return observed > Fraction(threshold) if strictly else observed >= Fraction(threshold)
     return observed <= Fraction(threshold)
 
 
-def _without_evidence(gate: Gate, threshold: object, observed: Fraction, strictly: bool,
+def _without_evidence(gate: Gate, threshold: Exact, observed: Fraction, strictly: bool,
                       evidence: Evidence) -> List[Finding]:
     """The small-sample rules (spec v3 on) for an interval gate whose low end held: it still
     fails (1) when the resampling unit's standard error is not estimable (one unit, every
@@ -300,21 +311,23 @@ def _without_evidence(gate: Gate, threshold: object, observed: Fraction, strictl
     gate's false-pass rate by (1 - confidence) / 2 given the units' differences up to sign
     (so given the number of discordant units), for every number of units, whenever each
     unit's difference is as likely to favour either system (the docs' false-pass table)."""
-    words = LEVEL_WORDS[gate.interval]
+    level = cast(str, gate.interval)  # an interval gate's: "task" or "trial"
+    words = LEVEL_WORDS[level]
     met = "%s %s %s %s" % (gate.subject, show_number(observed),
                            "is above" if strictly else "meets", show_number(threshold))
     if evidence.not_estimable is not None:
         return [Finding(
-            gate.key, gate.severity, gate.metric, observed, threshold, [],
+            gate.key, severity_of(gate), gate.metric, observed, threshold, [],
             "%s gate %s failed: %s, but the standard error of the %s difference is not "
             "estimable (%s), so the interval is no evidence" % (
                 gate.hardness, gate.key, met, words,
                 evidence.not_estimable))]
-    test = evidence.exact_test
+    # The small-sample rules, under which alone this runs, always run the one-sided test.
+    test = cast("ExactTest", evidence.exact_test)
     if claims_improvement(threshold, strictly) and not test["rejects"]:
         nonzero = test["gains"] + test["losses"]
         return [Finding(
-            gate.key, gate.severity, EXACT_TEST_METRIC % gate.interval, test["p_one_sided"],
+            gate.key, severity_of(gate), EXACT_TEST_METRIC % level, test["p_one_sided"],
             test["level"], [],
             "%s gate %s failed: %s, but %s on the %d %s whose %s difference is not 0 (%d "
             "better, %d worse) gives p = %s, above %s: too little to show the candidate is "
@@ -325,11 +338,11 @@ def _without_evidence(gate: Gate, threshold: object, observed: Fraction, strictl
     return []
 
 
-def _notes(comparison) -> List[Finding]:
+def _notes(comparison: Comparison) -> List[Finding]:
     """The informational findings of the comparison (see :func:`decide`)."""
     statistics = comparison.statistics
     mean = Fraction(statistics["mean_difference"])
-    notes = []
+    notes: List[Finding] = []
     if statistics["not_estimable"]:
         notes.append(Finding(
             "not_estimable", INFORMATIONAL, "paired_task_success_delta", mean, None, [],

@@ -16,19 +16,23 @@ Files of earlier versions carry neither, and their decisions are unchanged.
 
 from __future__ import annotations
 
-from typing import List
+from typing import TYPE_CHECKING, List
 
 from ..contract.vocabulary import (BASELINE_ROLE, CANDIDATE_ROLE, CONTAMINATION_NOT_RUN,
                                    INFORMATIONAL, RECORDED_UNKNOWN, REVIEWING, SPLITS)
 from .decision import Finding
 
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+
 # The (case, trial) pairs a finding's reason names before it says "and N more".
 LISTED_TRIALS = 5
 
 
-def package_findings(cases: dict, baseline: dict, candidate: dict) -> List[Finding]:
+def package_findings(cases: JSONObject, baseline: JSONObject,
+                     candidate: JSONObject) -> List[Finding]:
     """The findings of the validated ``cases`` file and the two systems of the results."""
-    findings = []
+    findings: List[Finding] = []
     absent = [split for split in SPLITS if split in cases.get("absent_splits", ())]
     if absent:
         checked = [split for split in SPLITS[:2] if split not in absent]
@@ -63,7 +67,7 @@ def package_findings(cases: dict, baseline: dict, candidate: dict) -> List[Findi
     return findings
 
 
-def _logs_named(provenance: dict) -> str:
+def _logs_named(provenance: JSONObject) -> str:
     """The system's log as a finding names it: ``log baseline.eval``, or (a results v4 system
     read from several logs) ``logs a.json, b.json``."""
     logs = provenance.get("logs")

@@ -20,9 +20,16 @@ as written matches without normalising either (normalising is a function of the 
 
 from __future__ import annotations
 
-from typing import List
+from decimal import Decimal
+from typing import TYPE_CHECKING, List, Optional, Union
 
 from ..contract.vocabulary import CHECKS, SUCCESS, UNKNOWN
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+
+# A trial's latency or cost as written (an integer, or an exact decimal); None: not measured.
+Measure = Union[int, Decimal]
 
 # A bit per check, in the contract's order of CHECKS.
 STATUS_SUCCESS, FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE, TOOLS_ALLOWED = 1, 2, 4, 8
@@ -45,14 +52,14 @@ class SystemGrades:
     ``unknown_trial_count`` counts the trials whose status is ``unknown``.
     """
 
-    def __init__(self, system: dict, tasks: List[dict], records: List[dict],
-                 outcomes: bytearray, latencies: list, costs: list,
-                 unknown_trial_count: int) -> None:
+    def __init__(self, system: JSONObject, tasks: List[JSONObject], records: List[JSONObject],
+                 outcomes: bytearray, latencies: List[Optional[Measure]],
+                 costs: List[Optional[Measure]], unknown_trial_count: int) -> None:
         self.system = system
         self.tasks = tasks
         self.records = records
         self.outcomes = outcomes
-        self.trial_count = system["protocol"]["trial_count"]
+        self.trial_count: int = system["protocol"]["trial_count"]
         self.latencies = latencies
         self.costs = costs
         self.unknown_trial_count = unknown_trial_count
@@ -62,13 +69,14 @@ class SystemGrades:
         return self.outcomes[start:start + self.trial_count]
 
 
-def grade_system(system: dict, tasks: List[dict], ordered_records: List[dict]) -> SystemGrades:
+def grade_system(system: JSONObject, tasks: List[JSONObject],
+                 ordered_records: List[JSONObject]) -> SystemGrades:
     """Grade ``ordered_records`` of ``system``: its records in canonical order (the test
     ``tasks`` in file order, then trial id), as the coverage rules leave them."""
     trials = system["protocol"]["trial_count"]
     outcomes = bytearray(len(ordered_records))
-    latencies = []
-    costs = []
+    latencies: List[Optional[Measure]] = []
+    costs: List[Optional[Measure]] = []
     add_latency, add_cost = latencies.append, costs.append
     unknown = 0
     position = 0

@@ -25,6 +25,7 @@ possible count (0..trial_count), not once per task; trials are counted per check
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple, cast
 
 from ..contract.gates import CRITICAL_GATE, TASK_GATE
 from ..contract.metrics import METRICS
@@ -32,6 +33,10 @@ from ..stats.exact import exact_sum
 from ..stats.passk import pass_k_table
 from ..stats.quantiles import nearest_rank_unsorted
 from .grading import ALL_CHECKS, FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE, SystemGrades
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+    from .grading import Measure, SystemGrades
 
 P95 = Fraction(95, 100)
 
@@ -46,8 +51,8 @@ class TaskResult:
     __slots__ = ("case", "passing_trials", "trial_count", "trial_success_rate", "task_pass",
                  "stable")
 
-    def __init__(self, case, passing_trials, trial_count, trial_success_rate, task_pass,
-                 stable):
+    def __init__(self, case: JSONObject, passing_trials: int, trial_count: int,
+                 trial_success_rate: Fraction, task_pass: bool, stable: bool) -> None:
         self.case = case
         self.passing_trials = passing_trials
         self.trial_count = trial_count
@@ -56,10 +61,10 @@ class TaskResult:
         self.stable = stable
 
 
-def _task_results(grades, task_gate):
+def _task_results(grades: SystemGrades, task_gate: Fraction) -> List[TaskResult]:
     """The TaskResult of every test task (see the module docstring)."""
     trials = grades.trial_count
-    per_count = []
+    per_count: List[Tuple[Fraction, bool, bool]] = []
     for passing in range(trials + 1):
         rate = Fraction(passing, trials)
         per_count.append((rate, rate >= task_gate, passing in (0, trials)))
@@ -70,7 +75,7 @@ def _task_results(grades, task_gate):
     return results
 
 
-def passing_trials(grades) -> list:
+def passing_trials(grades: SystemGrades) -> List[int]:
     """The number of passing trials of every test task, in file order (a trial passes when
     all four checks hold)."""
     trials = grades.trial_count
@@ -79,7 +84,7 @@ def passing_trials(grades) -> list:
             for start in range(0, len(passed), trials)]
 
 
-def _bit_table(predicate):
+def _bit_table(predicate: Callable[[int], int]) -> bytes:
     """A bytes.translate table: 1 for the outcome bytes that satisfy ``predicate``, else 0."""
     return bytes(1 if predicate(bits) else 0 for bits in range(256))
 
@@ -92,16 +97,17 @@ class Group:
 
     __slots__ = ("task_count", "passing_tasks", "trials")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.task_count = 0
         self.passing_tasks = 0
-        self.trials = []  # (passing trials, trial count) per task, for pass^k
+        # (passing trials, trial count) per task, for pass^k
+        self.trials: List[Tuple[int, int]] = []
 
-    def pass_k(self):
+    def pass_k(self) -> Dict[str, Dict[str, Fraction]]:
         return pass_k_table(self.trials, self.trials[0][1])
 
     @property
-    def task_success_rate(self):
+    def task_success_rate(self) -> Fraction:
         return Fraction(self.passing_tasks, self.task_count)
 
 
@@ -110,7 +116,7 @@ class SystemMetrics:
     :data:`~proagents_bench.contract.metrics.METRICS`; ``grades`` keeps the per-trial
     evidence."""
 
-    def __init__(self, grades: SystemGrades, gates: dict) -> None:
+    def __init__(self, grades: SystemGrades, gates: JSONObject) -> None:
         task_gate = Fraction(gates[TASK_GATE.key])
         critical_gate = Fraction(gates[CRITICAL_GATE.key])
         self.grades = grades
@@ -131,12 +137,16 @@ class SystemMetrics:
         self.unknown_trial_count = grades.unknown_trial_count
         self.unmeasured_latency_trial_count = grades.latencies.count(None)
         self.unmeasured_cost_trial_count = grades.costs.count(None)
-        self.mean_latency_ms = self.p95_latency_ms = self.mean_cost_units = None
+        self.mean_latency_ms: Optional[Fraction] = None
+        self.p95_latency_ms: Optional[Fraction] = None
+        self.mean_cost_units: Optional[Fraction] = None
+        # Where none is unmeasured, every trial's measure is a number.
         if not self.unmeasured_latency_trial_count:
-            self.mean_latency_ms = exact_sum(grades.latencies) / trials
-            self.p95_latency_ms = Fraction(nearest_rank_unsorted(grades.latencies, P95))
+            latencies = cast("List[Measure]", grades.latencies)
+            self.mean_latency_ms = exact_sum(latencies) / trials
+            self.p95_latency_ms = Fraction(nearest_rank_unsorted(latencies, P95))
         if not self.unmeasured_cost_trial_count:
-            self.mean_cost_units = exact_sum(grades.costs) / trials
+            self.mean_cost_units = exact_sum(cast("List[Measure]", grades.costs)) / trials
         self.by_slice = _groups(self.tasks, "slice")
         self.by_family = _groups(self.tasks, "family_id")
         slice_rates = [group.task_success_rate for group in self.by_slice.values()]
@@ -147,7 +157,7 @@ class SystemMetrics:
                                   if task.case["critical"]
                                   and task.trial_success_rate < critical_gate]
 
-    def unmeasured(self, metric):
+    def unmeasured(self, metric: str) -> int:
         """How many trials left the record field behind ``metric`` (a latency or cost
         metric) unmeasured; 0 for any other metric."""
         field = MEASURED_FIELD.get(metric)
@@ -156,21 +166,21 @@ class SystemMetrics:
         return (self.unmeasured_latency_trial_count if field == "latency_ms"
                 else self.unmeasured_cost_trial_count)
 
-    def task_passes(self):
+    def task_passes(self) -> List[int]:
         """1 or 0 per test task, in file order (the paired comparison's input)."""
         return [1 if task.task_pass else 0 for task in self.tasks]
 
 
-def _count_with(outcomes, bit):
+def _count_with(outcomes: bytearray, bit: int) -> int:
     return outcomes.translate(_HAS_BIT[bit]).count(1)
 
 
-_HAS_BIT = {bit: _bit_table(lambda bits, bit=bit: bits & bit)
+_HAS_BIT = {bit: _bit_table(bit.__and__)  # bits & bit
             for bit in (FINAL_STATE_CORRECT, SIDE_EFFECTS_SAFE)}
 
 
-def _groups(tasks, key):
-    groups = {}
+def _groups(tasks: List[TaskResult], key: str) -> Dict[str, Group]:
+    groups: Dict[str, Group] = {}
     for task in tasks:
         group = groups.get(task.case[key])
         if group is None:

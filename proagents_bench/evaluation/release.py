@@ -24,7 +24,7 @@ in the manifest's order; notes are never reasons.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from ..contract.vocabulary import (BLOCK, CRITICAL_TIER, INCOMPARABLE, INFO_TIER, PASS,
                                    REVIEW, SUPPORTING_TIER)
@@ -32,6 +32,9 @@ from ..stats.exact import to_float
 from ..stats.multiplicity import holm
 from ..stats.paired import MCNEMAR, NORMAL_LIMIT, RANDOMIZATION, one_sided_p
 from ..text import quote, show_number
+
+if TYPE_CHECKING:  # for annotations only
+    from ..stats.exact import Exact
 
 # The release's actions, strongest first (the priority above).
 PRIORITY = (INCOMPARABLE, BLOCK, REVIEW, PASS)
@@ -128,15 +131,23 @@ class MultiplicityRow:
                 return name
         return NO_DIFFERENCE
 
+    def hypothesis(self, direction: str) -> Hypothesis:
+        """The hypothesis of ``direction`` (regression or improvement) of a tested
+        benchmark."""
+        hypothesis = self.regression if direction == REGRESSION else self.improvement
+        if hypothesis is None:
+            raise ValueError("benchmark %s was not tested" % quote(self.verdict.name))
+        return hypothesis
 
-def alone_level(level: object) -> Fraction:
+
+def alone_level(level: Exact) -> Fraction:
     """The level at which a benchmark alone calls a one-sided p-value a difference: half the
     family-wise level, so that its two directions together hold the level, as one benchmark's
     two-sided claim does."""
     return Fraction(level) / 2
 
 
-def multiplicity(verdicts: Sequence[BenchmarkVerdict], level: object) -> List[MultiplicityRow]:
+def multiplicity(verdicts: Sequence[BenchmarkVerdict], level: Exact) -> List[MultiplicityRow]:
     """Holm's step-down over the regression and the improvement hypothesis of every tested
     benchmark, at family-wise ``level``; one row per benchmark, in order. Each is the
     one-sided test the gate computes on the benchmark's resampling units
@@ -146,12 +157,13 @@ def multiplicity(verdicts: Sequence[BenchmarkVerdict], level: object) -> List[Mu
     work)."""
     level = Fraction(level)
     tested = [verdict for verdict in verdicts if verdict.tested]
-    found: List[tuple] = []
+    found: List[Tuple[Fraction, str]] = []
     for verdict in tested:
-        found.append(one_sided_p([-value for value in verdict.values]))
-        found.append(one_sided_p(verdict.values))
+        values = verdict.values or []  # a tested verdict's differences (never None here)
+        found.append(one_sided_p([-value for value in values]))
+        found.append(one_sided_p(values))
     adjusted, rejected = holm([p_value for p_value, _method in found], level)
-    hypotheses = {}
+    hypotheses: Dict[int, List[Optional[Hypothesis]]] = {}
     for position, verdict in enumerate(tested):
         hypotheses[id(verdict)] = [
             Hypothesis(found[index][0], found[index][1], adjusted[index], rejected[index],
@@ -170,7 +182,7 @@ class ReleaseDecision:
     def __init__(self, action: str, reasons: List[str], notes: List[str],
                  effects: List[str], tier_reasons: List[Optional[str]],
                  regression_reasons: List[Optional[str]], rows: List[MultiplicityRow],
-                 level: object, hypothesis_count: int) -> None:
+                 level: Exact, hypothesis_count: int) -> None:
         self.action = action
         self.reasons = reasons
         self.notes = notes
@@ -196,11 +208,13 @@ METHOD_WORDS = {
 UNIT_WORDS = {"task": "test tasks", "family": "test families"}
 
 
-def _evidence(row: MultiplicityRow, direction: str, level: object, count: int) -> str:
+def _evidence(row: MultiplicityRow, direction: str, level: Exact, count: int) -> str:
     verdict = row.verdict
-    hypothesis = row.regression if direction == REGRESSION else row.improvement
+    hypothesis = row.hypothesis(direction)
     favoured, against = ((verdict.losses, "baseline") if direction == REGRESSION
                          else (verdict.gains, "candidate"))
+    if verdict.values is None or favoured is None:  # a tested benchmark has them
+        raise ValueError("benchmark %s was not tested" % quote(verdict.name))
     return ("%d of %d discordant %s favour the %s (%s p = %s; Holm-adjusted over %d "
             "hypotheses p = %s %s family-wise level %s)" % (
                 favoured, len(verdict.values), UNIT_WORDS.get(verdict.unit, verdict.unit),
@@ -220,7 +234,7 @@ def _tier_reason(verdict: BenchmarkVerdict, effect: str) -> Optional[str]:
             "review): %s" % (quote(verdict.name), verdict.action, verdict.primary_reason))
 
 
-def decide_release(verdicts: Sequence[BenchmarkVerdict], level: object) -> ReleaseDecision:
+def decide_release(verdicts: Sequence[BenchmarkVerdict], level: Exact) -> ReleaseDecision:
     """The release decision for the benchmarks' ``verdicts`` (in the manifest's order) at
     family-wise ``level`` (exact: the manifest's Decimal, shown as written)."""
     rows = multiplicity(verdicts, level)
@@ -254,8 +268,7 @@ def decide_release(verdicts: Sequence[BenchmarkVerdict], level: object) -> Relea
                          "for either direction), but not beyond chance among %d hypotheses: "
                          "%s" % (name, "a regression" if alone == REGRESSION
                                  else "an improvement",
-                                 show_probability((row.regression if alone == REGRESSION
-                                                   else row.improvement).p_value),
+                                 show_probability(row.hypothesis(alone).p_value),
                                  show_number(alone_level(level)), count,
                                  _evidence(row, alone, level, count)))
         if result == NOT_TESTED:

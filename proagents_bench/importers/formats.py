@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from importlib import import_module
-from typing import Callable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from ..contract.harnesses import (BYTES, FOLDER, HARNESS_OF_FORMAT, JSON, LINES,
                                   LOG_FORMATS_TABLE, LogFormat, expected_formats)
@@ -24,7 +24,12 @@ from .settings import Settings
 from .source import LogSource
 from .trial import LogRun, Trials
 
-Reader = Callable[[LogSource, Optional[dict], Settings], Tuple[LogRun, Trials]]
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+
+    # A format's reader: the log, its decoded object (None when the format was told by its
+    # bytes or is a folder) and the mapping's settings in; the run and its trials out.
+    Reader = Callable[[LogSource, Optional[JSONObject], Settings], Tuple[LogRun, Trials]]
 
 
 def close_trials(trials: Trials) -> None:
@@ -47,7 +52,7 @@ def _formats(container: str) -> Tuple[LogFormat, ...]:
 
 
 def recognise(source: LogSource,
-              settings: Optional[Settings] = None) -> Tuple[LogFormat, Optional[dict]]:
+              settings: Optional[Settings] = None) -> Tuple[LogFormat, Optional[JSONObject]]:
     """The log's format, and its decoded JSON object when the format was told by it; a
     contract error (``import.format``) when no row reads it. A format of JSON lines with no
     keys of its own (any object on the first line) is told only when the mapping

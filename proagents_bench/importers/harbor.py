@@ -32,9 +32,10 @@ from __future__ import annotations
 import datetime
 import hashlib
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
 
 from ..contract.harnesses import AGENT_TOKENS, HARBOR, HARBOR_JOB
+from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
@@ -42,8 +43,12 @@ from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
 from .source import (LogError, LogSource, Manifest, items, log_number, optional, read_entry,
-                     require, type_name)
+                     require)
 from .trial import LogRun, Trial, Trials
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import Path
+    from ..jsonio import JSONObject
 
 # The document versions read (Harbor's ``schema_version``; a document without one is 1).
 SUPPORTED_VERSIONS = (1,)
@@ -62,7 +67,7 @@ AGENT_FAILURES = ("NonZeroAgentExitCodeError", "ContextWindowExceededError",
                   "ContentPolicyViolationError")
 
 
-def read_job(source: LogSource, value: Optional[dict],
+def read_job(source: LogSource, value: Optional[JSONObject],
              settings: Settings) -> Tuple[LogRun, Trials]:
     """A job folder (``value`` is None): its run from ``config.json``, ``result.json``,
     ``lock.json`` and the trials' results, and its trials, one trial folder at a time."""
@@ -118,12 +123,13 @@ def _trial_folders(source: LogSource) -> List[TrialFolder]:
     return folders
 
 
-def _version(document: dict, entry: str) -> int:
-    version = document.get("schema_version", 1)
-    if isinstance(version, bool) or version not in SUPPORTED_VERSIONS:
+def _version(document: JSONObject, entry: str) -> int:
+    found = document.get("schema_version", 1)
+    if isinstance(found, bool) or found not in SUPPORTED_VERSIONS:
         raise LogError("import.format_version", "Harbor %s schema_version %s is not one this "
-                       "importer reads (1)" % (entry, quote(str(version))),
+                       "importer reads (1)" % (entry, quote(str(found))),
                        ("schema_version",), entry)
+    version: int = found  # one of SUPPORTED_VERSIONS
     return version
 
 
@@ -131,7 +137,8 @@ def _text(value: object) -> Optional[str]:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def _header(source: LogSource, config: dict, result: dict, lock: Optional[dict],
+def _header(source: LogSource, config: JSONObject, result: JSONObject,
+            lock: Optional[JSONObject],
             folders: List[TrialFolder], settings: Settings) -> Tuple[LogRun, Dict[str, str]]:
     """The job's run, and its tasks' checksums as ``lock.json`` plans them (empty without
     one: the trials' own are then read in a first pass)."""
@@ -172,7 +179,7 @@ def _header(source: LogSource, config: dict, result: dict, lock: Optional[dict],
                                               "trials", LOCK)):
             task = trial.get("task") if isinstance(trial, dict) else None
             name = _text(task.get("name")) if isinstance(task, dict) else None
-            if name is None:
+            if name is None or not isinstance(task, dict):  # (a name comes from a dict)
                 raise LogError("import.missing_field", "a planned trial names no task",
                                ("trials", index, "task", "name"), LOCK)
             planned[name] = planned.get(name, 0) + 1
@@ -206,7 +213,7 @@ def _header(source: LogSource, config: dict, result: dict, lock: Optional[dict],
     return run, checksums if lock is not None else {}
 
 
-def _dataset(config: dict) -> Tuple[Optional[str], Optional[str], str]:
+def _dataset(config: JSONObject) -> Tuple[Optional[str], Optional[str], str]:
     """The job's dataset: its name, its version, and both as the ids show them
     (``terminal-bench@2.0``; ``local`` for tasks given by path; several joined by ``+``)."""
     shown = []
@@ -227,7 +234,7 @@ def _dataset(config: dict) -> Tuple[Optional[str], Optional[str], str]:
     return name, version, "+".join(shown) or "tasks"
 
 
-def _timeout(config: dict) -> str:
+def _timeout(config: JSONObject) -> str:
     multiplier = config.get("timeout_multiplier", 1)
     if isinstance(multiplier, bool) or not isinstance(multiplier, (int, float)) or (
             multiplier == 1):
@@ -253,7 +260,7 @@ def _task_versions(source: LogSource, folders: List[TrialFolder]) -> Dict[str, s
     return checksums
 
 
-def _instant(value: object, path: tuple, entry: str) -> Optional[datetime.datetime]:
+def _instant(value: object, path: Path, entry: str) -> Optional[datetime.datetime]:
     if value is None:
         return None
     if not isinstance(value, str):
@@ -305,7 +312,7 @@ class TrialReader:
                     yield self.source.placed(failure)
         manifest.seal(self.source)
 
-    def trial(self, result: dict, folder: TrialFolder, entry: str) -> Trial:
+    def trial(self, result: JSONObject, folder: TrialFolder, entry: str) -> Trial:
         _version(result, entry)
         task = require(result, "task_name", str, (), "is the case id", entry)
         if not task.strip():
@@ -338,7 +345,7 @@ class TrialReader:
             "latency_ms": self._latency(result, entry),
             "cost_units": self._cost(result, entry),
         }
-        case = {
+        case: JSONObject = {
             "split": None, "family_id": None, "slice": self.run.defaults["benchmark_id"],
             "critical": None, "task_type": self.run.defaults["benchmark_id"],
             "allowed_tools": None, "forbidden_side_effects": [],
@@ -348,7 +355,7 @@ class TrialReader:
         }
         return Trial(record, case, entry, ())
 
-    def _check_agent(self, result: dict, entry: str) -> None:
+    def _check_agent(self, result: JSONObject, entry: str) -> None:
         info = result.get("agent_info")
         if not isinstance(info, dict):
             return
@@ -365,7 +372,7 @@ class TrialReader:
                                quote(str(self.agent_model))), ("agent_info",), entry)
 
     @staticmethod
-    def _status(result: dict, entry: str) -> str:
+    def _status(result: JSONObject, entry: str) -> str:
         exceptions = [result.get("exception_info")] + [
             step.get("exception_info") for step in items(result.get("step_results"))
             if isinstance(step, dict)]
@@ -379,7 +386,7 @@ class TrialReader:
             return ERROR
         return UNKNOWN  # the environment, the provider, the verifier, cancelled, unknown
 
-    def _reward(self, result: dict, entry: str) -> Optional[str]:
+    def _reward(self, result: JSONObject, entry: str) -> Optional[str]:
         verifier = result.get("verifier_result")
         rewards = verifier.get("rewards") if isinstance(verifier, dict) else None
         if not isinstance(rewards, dict) or not rewards:
@@ -400,7 +407,7 @@ class TrialReader:
                            % type_name(value), ("verifier_result", "rewards", key), entry)
         return str(int(value)) if value == int(value) else repr(value)
 
-    def _latency(self, result: dict, entry: str) -> object:
+    def _latency(self, result: JSONObject, entry: str) -> object:
         """The agent's time (``agent_execution``), in ms; null when the agent never ran (an
         environment that did not start) or Harbor recorded no time."""
         timing = result.get("agent_execution")
@@ -421,15 +428,16 @@ class TrialReader:
                            path + ("finished_at",), entry)
         return milliseconds(seconds)
 
-    def _cost(self, result: dict, entry: str) -> object:
+    def _cost(self, result: JSONObject, entry: str) -> object:
         agent = result.get("agent_result")
         if not isinstance(agent, dict):
             return None
+        keys: Tuple[str, ...]
         if self.cost_source == AGENT_TOKENS:
             keys = ("n_input_tokens", "n_output_tokens")
         else:
             keys = ("cost_usd",)
-        total: object = 0
+        total: Union[int, float] = 0
         for key in keys:
             value = agent.get(key)
             if value is None:

@@ -29,20 +29,21 @@ import math
 import struct
 import zipfile
 import zlib
-from typing import BinaryIO, Generator, List, Optional, Tuple
+from typing import BinaryIO, Generator, Iterator, List, Optional, Set, Tuple, Union, cast
 
 from ..contract.harnesses import (INSPECT_AI, INSPECT_EVAL, INSPECT_JSON, SCORE_ANSWER,
                                   SCORE_VALUE, TOTAL_TOKENS, ZIP_MAGIC)
+from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
-from ..errors import ContractErrors
+from ..errors import ContractErrors, Path
+from ..jsonio import JSON, JSONObject
 from ..jsonio.gcpause import CollectorPaused
 from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import zstd
 from .settings import Settings
 from .source import (MAX_LOG_DEPTH, MAX_LOG_NUMBER, LogError, LogSource, array_trials,
-                     decode_json, items, log_number, nested_deeper_than, optional, require,
-                     type_name)
+                     decode_json, items, log_number, nested_deeper_than, optional, require)
 from .trial import LogRun, Trial, Trials
 
 # The log format versions read (Inspect's ``version``; 2 since 2024). A newer major version
@@ -72,7 +73,7 @@ MAPPED_TOOL_RULE = "a tool the mapping's side_effect_tools names"
 STORE_KEY_RULE = "a store key the mapping's side_effect_store_keys names, changed by a store event"
 
 
-def read_header(header: dict, log_format: str, entry: Optional[str]) -> LogRun:
+def read_header(header: JSONObject, log_format: str, entry: Optional[str]) -> LogRun:
     """The run from a log's header (an .eval's ``header.json``, a .json log's root; the
     ``_journal/start.json`` of an .eval whose run never wrote its header: a run that did not
     finish)."""
@@ -141,7 +142,8 @@ def read_header(header: dict, log_format: str, entry: Optional[str]) -> LogRun:
     return run
 
 
-def _expected(run: LogRun, evaluation: dict, header: dict, config: dict) -> None:
+def _expected(run: LogRun, evaluation: JSONObject, header: JSONObject,
+              config: JSONObject) -> None:
     """What the run was to hold: ``eval.dataset.sample_ids`` (the samples run, after any
     ``limit`` or ``sample_id``) times the epochs; without ids, ``results.total_samples``."""
     dataset = evaluation.get("dataset")
@@ -181,7 +183,7 @@ class SampleReader:
             "forbidden_side_effects")]
         self.task = run.defaults["benchmark_id"]
         # A case's fields are read from its first sample only (a log has one per epoch).
-        self.cases_read: set = set()
+        self.cases_read: Set[str] = set()
         self.run = run
         run.side_effect_rule = (EVERY_TOOL_RULE if self.side_effect_tools is None
                                 else MAPPED_TOOL_RULE)
@@ -192,7 +194,7 @@ class SampleReader:
         self.watch_metadata = bool(settings.get("metadata_keys"))
         self.watch_store = bool(self.store_keys)
 
-    def trial(self, sample: dict, entry: Optional[str], path: tuple) -> Trial:
+    def trial(self, sample: JSONObject, entry: Optional[str], path: Path) -> Trial:
         sample_id = sample.get("id")
         if isinstance(sample_id, bool) or not isinstance(sample_id, (str, int)) or (
                 isinstance(sample_id, str) and not sample_id.strip()):
@@ -228,7 +230,7 @@ class SampleReader:
             self.run.store_keys_seen.update(store_changes)
             if isinstance(sample.get("store"), dict):
                 self.run.store_keys_seen.update(sample["store"])
-        record = {
+        record: JSONObject = {
             "case_id": str(sample_id),
             "trial_id": epoch,
             "status": self._status(sample),
@@ -245,7 +247,7 @@ class SampleReader:
         return Trial(record, case, entry, path)
 
     @staticmethod
-    def _status(sample: dict) -> str:
+    def _status(sample: JSONObject) -> str:
         if sample.get("error"):
             return ERROR
         limit = sample.get("limit")
@@ -256,7 +258,8 @@ class SampleReader:
             return UNKNOWN
         return SUCCESS
 
-    def _events(self, sample: dict, entry: Optional[str], path: tuple) -> Tuple[list, set]:
+    def _events(self, sample: JSONObject, entry: Optional[str],
+                path: Path) -> Tuple[List[str], Set[str]]:
         """The functions the sample's tools were called with, and the store keys it changed."""
         calls: List[str] = []
         changed = set()
@@ -287,7 +290,8 @@ class SampleReader:
                             "messages", index, "tool_calls", number, "function")))
         return calls, changed
 
-    def _final_state(self, sample: dict, entry: Optional[str], path: tuple) -> Optional[str]:
+    def _final_state(self, sample: JSONObject, entry: Optional[str],
+                     path: Path) -> Optional[str]:
         if self.final_source in (SCORE_ANSWER, SCORE_VALUE):
             scores = sample.get("scores")
             if not scores or not isinstance(scores, dict):
@@ -312,10 +316,12 @@ class SampleReader:
         if not isinstance(store, dict):
             raise LogError("import.missing_field", "missing \"store\", which the mapping's "
                            "final_state.source \"store\" needs", path + ("store",), entry)
-        return state_text(store.get(self.final_key), path + ("store", self.final_key), entry)
+        key = cast(str, self.final_key)  # a store source has its key (Settings.check_harness)
+        return state_text(store.get(key), path + ("store", key), entry)
 
     @staticmethod
-    def _latency(sample: dict, entry: Optional[str], path: tuple) -> object:
+    def _latency(sample: JSONObject, entry: Optional[str],
+                 path: Path) -> Optional[Union[int, float]]:
         for key in ("working_time", "total_time"):
             seconds = sample.get(key)
             if seconds is not None:
@@ -326,15 +332,16 @@ class SampleReader:
                 return milliseconds(seconds)
         return None  # neither time recorded: unmeasured (null), never 0
 
-    def _cost(self, sample: dict, entry: Optional[str], path: tuple) -> object:
+    def _cost(self, sample: JSONObject, entry: Optional[str],
+              path: Path) -> Optional[Union[int, float]]:
         usage = sample.get("model_usage") or {}
         if not isinstance(usage, dict):
             raise LogError("import.field_type", "\"model_usage\" must be an object",
                            path + ("model_usage",), entry)
-        total = 0
+        total: Union[int, float] = 0
         field = "total_tokens" if self.cost_source == TOTAL_TOKENS else "total_cost"
         for model, counts in usage.items():
-            value = counts.get(field) if isinstance(counts, dict) else None
+            value: JSON = counts.get(field) if isinstance(counts, dict) else None
             if log_number(value):  # the common case, without making the error's message
                 total += value
                 continue
@@ -349,7 +356,7 @@ class SampleReader:
             total += value
         return scaled(total, self.cost_scale, path + ("model_usage",), entry)
 
-    def _case(self, sample: dict, entry: Optional[str], path: tuple) -> dict:
+    def _case(self, sample: JSONObject, entry: Optional[str], path: Path) -> JSONObject:
         metadata = sample.get("metadata")
         metadata = metadata if isinstance(metadata, dict) else {}
         case = {field: metadata.get(key) for field, key in self.metadata_keys}
@@ -366,7 +373,7 @@ class SampleReader:
         return case
 
 
-def _tool_name(name: object, entry: Optional[str], path: tuple) -> str:
+def _tool_name(name: object, entry: Optional[str], path: Path) -> str:
     if not isinstance(name, str) or not name.strip():
         raise LogError("import.field_type", "a tool call's function must be a non-blank "
                        "string, got %s" % type_name(name), path, entry)
@@ -377,7 +384,8 @@ def _store_key(change: object) -> Optional[str]:
     """The top-level store key a JSON Patch operation changes (``/key/...``)."""
     if not isinstance(change, dict) or not isinstance(change.get("path"), str):
         return None
-    parts = change["path"].split("/")
+    pointer: str = change["path"]
+    parts = pointer.split("/")
     if len(parts) < 2:
         return None
     return parts[1].replace("~1", "/").replace("~0", "~")
@@ -395,7 +403,7 @@ def _input_text(value: object) -> Optional[str]:
     return None
 
 
-def state_text(value: object, path: tuple, entry: Optional[str]) -> Optional[str]:
+def state_text(value: object, path: Path, entry: Optional[str]) -> Optional[str]:
     """A final state as text: a string as it is (blank: none), a number or a Boolean as JSON
     writes it, any other value as canonical JSON (sorted keys). A value nested more than
     MAX_LOG_DEPTH deep is ``import.field_type`` at ``path``."""
@@ -413,14 +421,15 @@ def state_text(value: object, path: tuple, entry: Optional[str]) -> Optional[str
         raise too_deep from None
 
 
-def milliseconds(seconds: float) -> object:
+def milliseconds(seconds: float) -> Union[int, float]:
     """Seconds as milliseconds, to the microsecond (``0.0123`` s: ``12.3``, not
     ``12.299999999999999``)."""
     value = round(seconds * 1000, 3)
     return int(value) if value == int(value) else value
 
 
-def scaled(value: object, scale: object, path: tuple, entry: Optional[str] = None) -> object:
+def scaled(value: Union[int, float], scale: Union[int, float], path: Path,
+           entry: Optional[str] = None) -> Union[int, float]:
     """A cost times the mapping's scale; an integer stays one, a float has 12 decimals at most
     (sums of floats carry noise the results file should not). A product beyond a float (a
     scale of ``1e400``) is ``import.field_type`` at the cost's ``path``."""
@@ -440,7 +449,7 @@ def scaled(value: object, scale: object, path: tuple, entry: Optional[str] = Non
 
 # -- the two formats ---------------------------------------------------------------------
 
-def read_eval(source: LogSource, value: Optional[dict],
+def read_eval(source: LogSource, value: Optional[JSONObject],
               settings: Settings) -> Tuple[LogRun, Trials]:
     """An ``.eval`` log (a zip: ``value`` is None): its run, and its trials one zip entry at a
     time (the generator holds the log open until it is exhausted or closed)."""
@@ -454,7 +463,7 @@ def read_eval(source: LogSource, value: Optional[dict],
                              SampleReader(settings, run))
 
 
-def eval_samples(source: LogSource) -> Generator[Tuple[str, dict], None, None]:
+def eval_samples(source: LogSource) -> Generator[Tuple[str, JSONObject], None, None]:
     """Each sample of an ``.eval`` log, decoded, with its entry's name, in the order of their
     bytes in the file, read as the import reads them (``bench import --template-log``);
     ContractErrors for a log or an entry that cannot be read."""
@@ -462,7 +471,7 @@ def eval_samples(source: LogSource) -> Generator[Tuple[str, dict], None, None]:
     return _decoded_samples(archive, samples, source)
 
 
-def _open_eval(source: LogSource) -> Tuple[zipfile.ZipFile, dict, str, list]:
+def _open_eval(source: LogSource) -> Tuple[zipfile.ZipFile, JSONObject, str, List[JSON]]:
     """The open zip, its header, the header's entry name, and its sample entries in the order
     of their bytes in the file (one pass from start to end)."""
     archive = _open_zip(source)
@@ -485,8 +494,8 @@ def _open_eval(source: LogSource) -> Tuple[zipfile.ZipFile, dict, str, list]:
     return archive, header, header_entry, samples
 
 
-def _decoded_samples(archive: zipfile.ZipFile, samples: list,
-                     source: LogSource) -> Generator[Tuple[str, dict], None, None]:
+def _decoded_samples(archive: zipfile.ZipFile, samples: List[JSON],
+                     source: LogSource) -> Generator[Tuple[str, JSONObject], None, None]:
     with archive, open(source.path, "rb") as stream, CollectorPaused():
         for info in samples:
             data = _read_raw(stream, info, source)
@@ -495,7 +504,7 @@ def _decoded_samples(archive: zipfile.ZipFile, samples: list,
             yield info.filename, decode_json(data, source, info.filename)
 
 
-def _eval_trials(samples: Generator[Tuple[str, dict], None, None], source: LogSource,
+def _eval_trials(samples: Generator[Tuple[str, JSONObject], None, None], source: LogSource,
                  reader: SampleReader) -> Trials:
     try:
         for entry, sample in samples:
@@ -596,7 +605,7 @@ def _read_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: LogSour
     return data
 
 
-def read_json_log(source: LogSource, log: dict,
+def read_json_log(source: LogSource, log: JSONObject,
                   settings: Settings) -> Tuple[LogRun, Trials]:
     """A ``.json`` log, decoded whole: its run, and its trials."""
     try:

@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import BinaryIO, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, BinaryIO, Dict, Iterator, List, Optional, Tuple, Union
 
 from ..contract.harnesses import JSON_LINES, JSONL
+from ..contract.shapes import type_name
 from ..contract.vocabulary import FAILED, PASSED, SUCCESS
 from ..errors import ContractErrors, PathStep
 from ..jsonio.gcpause import CollectorPaused
@@ -30,8 +31,12 @@ from ..text import quote
 from .inspect_log import scaled
 from .settings import Settings
 from .source import (MAX_LOG_DEPTH, MAX_LOG_NUMBER, ON_PYPY, LogError, LogSource,
-                     _bounded_int, log_number, type_name)
+                     _bounded_int, log_number)
 from .trial import LogRun, Trial, Trials
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import Path
+    from ..jsonio import JSONObject
 
 # The longest line read (one trial), as an .eval log's largest sample entry.
 MAX_LINE_BYTES = 512 * 1024 * 1024
@@ -41,7 +46,7 @@ TASK = "jsonl"
 MISSING = object()
 
 
-def read_lines(source: LogSource, value: Optional[dict],
+def read_lines(source: LogSource, value: Optional[JSONObject],
                settings: Settings) -> Tuple[LogRun, Trials]:
     """A JSON-lines log (``value`` is None): its run, and its trials one line at a time."""
     lines = settings.get("lines")
@@ -83,7 +88,7 @@ def _lines(stream: BinaryIO) -> Iterator[Tuple[int, bytes]]:
             data = stream.readline(MAX_LINE_BYTES + 1)  # the rest of a line too long
 
 
-def _first_object(source: LogSource) -> Optional[Tuple[int, dict]]:
+def _first_object(source: LogSource) -> Optional[Tuple[int, JSONObject]]:
     """The first line that holds something, decoded, when it is an object."""
     with open(source.path, "rb") as stream:
         for number, data in _lines(stream):
@@ -95,7 +100,7 @@ def _first_object(source: LogSource) -> Optional[Tuple[int, dict]]:
     return None
 
 
-def _decode(data: bytes, number: int) -> dict:
+def _decode(data: bytes, number: int) -> JSONObject:
     """One line's object; a LogError at the line otherwise."""
     if len(data) > MAX_LINE_BYTES:
         raise LogError("import.too_large", "the line is more than %d bytes, the limit for "
@@ -182,17 +187,17 @@ def _same(value: object, wanted: object) -> bool:
     return value == wanted
 
 
-def _exact(number: object) -> Decimal:
+def _exact(number: Union[int, float, Decimal]) -> Decimal:
     return Decimal(repr(number)) if isinstance(number, float) else Decimal(number)
 
 
 class LineReader:
     """Turns one line's object into a :class:`Trial`, as the mapping's ``lines`` says."""
 
-    def __init__(self, lines: dict, settings: Settings, run: LogRun) -> None:
+    def __init__(self, lines: JSONObject, settings: Settings, run: LogRun) -> None:
         self.lines = lines
         self.run = run
-        self.first_trial = lines.get("first_trial", 1)
+        self.first_trial: int = lines.get("first_trial", 1)
         self.system: Optional[str] = None
         self.side_effect_tools = settings.side_effect_tools
         self.cost_scale = settings.cost(JSON_LINES)[1]
@@ -202,7 +207,7 @@ class LineReader:
             dict(status["values"]) if isinstance(status, dict) else None)
         self.cases: Dict[str, None] = {}
 
-    def field(self, line: dict, key: str) -> Tuple[object, Tuple[PathStep, ...]]:
+    def field(self, line: JSONObject, key: str) -> Tuple[object, Path]:
         """The value the mapping's ``lines.KEY`` points at (MISSING when the line lacks it)
         and its JSON path in the line."""
         pointer = self.lines[key] if key in self.lines else None
@@ -212,14 +217,16 @@ class LineReader:
             return MISSING, ()
         return resolve(line, pointer), _path(pointer, line)
 
-    def trial(self, line: dict, number: int) -> Trial:
+    def trial(self, line: JSONObject, number: int) -> Trial:
         """The trial of the log's line ``number``."""
         case_id = self._case_id(line)
         trial_id = self._trial_id(line)
         self._check_system(line)
         if case_id not in self.cases:
             self.cases[case_id] = None
-            self.run.expected_ids.append(case_id)
+            expected_ids = self.run.expected_ids
+            if expected_ids is not None:  # read_lines gives the run its list
+                expected_ids.append(case_id)
         tools = self._names(line, "tools_used")
         self.run.tools_seen.update(tools)
         if "side_effects" in self.lines:
@@ -242,7 +249,7 @@ class LineReader:
         }
         return Trial(record, self._case(line), None, (), number)
 
-    def _case_id(self, line: dict) -> str:
+    def _case_id(self, line: JSONObject) -> str:
         value, path = self.field(line, "case_id")
         if value is MISSING or value is None:
             raise LogError("import.missing_field", "the line has no case id at %s (the "
@@ -254,7 +261,7 @@ class LineReader:
                                                 else type_name(value)), path)
         return str(value)
 
-    def _trial_id(self, line: dict) -> int:
+    def _trial_id(self, line: JSONObject) -> int:
         value, path = self.field(line, "trial_id")
         if value is MISSING or value is None:
             raise LogError("import.missing_field", "the line has no trial number at %s (the "
@@ -269,7 +276,7 @@ class LineReader:
                                                       value), path)
         return trial_id
 
-    def _check_system(self, line: dict) -> None:
+    def _check_system(self, line: JSONObject) -> None:
         if "system_id" not in self.lines:
             return
         value, path = self.field(line, "system_id")
@@ -282,7 +289,7 @@ class LineReader:
                            "line of %s: a log is one system" % (quote(value),
                                                                  quote(self.system)), path)
 
-    def _status(self, line: dict) -> str:
+    def _status(self, line: JSONObject) -> str:
         if self.status_values is None:
             return SUCCESS
         value, path = self.field(line, "status")
@@ -296,7 +303,7 @@ class LineReader:
                            path)
         return status
 
-    def _final_state(self, line: dict) -> Optional[str]:
+    def _final_state(self, line: JSONObject) -> Optional[str]:
         if "success" in self.lines:
             test = self.lines["success"]
             value, path = self.field(line, "success")
@@ -317,7 +324,7 @@ class LineReader:
                            "got %s" % type_name(value), path)
         return value
 
-    def _names(self, line: dict, key: str) -> List[str]:
+    def _names(self, line: JSONObject, key: str) -> List[str]:
         value, path = self.field(line, key)
         if value is MISSING or value is None:
             return []
@@ -330,11 +337,11 @@ class LineReader:
                                % (key, type_name(name)), path + (index,))
         return sorted(set(value))
 
-    def _number(self, line: dict, key: str) -> object:
+    def _number(self, line: JSONObject, key: str) -> Optional[Union[int, float]]:
         value, path = self.field(line, key)
         if value is MISSING or value is None:
             return None  # not measured: null, never 0
-        if not log_number(value):
+        if not log_number(value) or not isinstance(value, (int, float)):  # the one means both
             raise LogError("import.field_type", "%s must be a number from 0 to %d, got %s" % (
                 key, MAX_LOG_NUMBER, value if isinstance(value, (int, float)) and not (
                     isinstance(value, bool)) else type_name(value)), path)
@@ -342,7 +349,7 @@ class LineReader:
             return scaled(value, self.cost_scale, path)
         return value if isinstance(value, int) else round(value, 3)
 
-    def _case(self, line: dict) -> dict:
+    def _case(self, line: JSONObject) -> JSONObject:
         metadata, _path_of = self.field(line, "metadata")
         fields = metadata if isinstance(metadata, dict) else {}
         if isinstance(metadata, dict):

@@ -29,21 +29,23 @@ from __future__ import annotations
 import hashlib
 import os
 from decimal import Decimal
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union, cast
 
 from ..contract.inputs import (CASES_V1_SHAPE, CASES_V2_SHAPE, PROTOCOL, RESULTS_V3_SHAPE,
                                RESULTS_V4_SHAPE)
 from ..contract.harnesses import HARNESS_BY_NAME
+from ..contract.shapes import type_name
 from ..contract.vocabulary import (CASES_V1, CASES_V2, MISSING_AS, RESULTS_V3, RESULTS_V4,
                                    ROLES, SPLITS, TEST_SPLIT, UNKNOWN)
-from ..errors import (MAX_LISTED_IDS, MAX_REPORTED_ERRORS, ContractError, ContractErrors,
+from ..errors import (MAX_LISTED_IDS, MAX_REPORTED_ERRORS, ContractError, ContractErrors, Path,
                       format_path)
+from ..jsonio import JSONObject
 from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from .formats import close_trials, open_log
 from .settings import Settings
-from .source import LogSource, type_name
-from .trial import LogRun, Trials
+from .source import LogSource
+from .trial import LogRun, Trial, Trials
 
 
 class ImportedSystem:
@@ -56,23 +58,24 @@ class ImportedSystem:
         self.role = role
         self.source = source
         self.run = run
-        self.records: List[dict] = []
-        self.cases: Dict[str, Optional[dict]] = {}
+        self.records: List[JSONObject] = []
+        self.cases: Dict[str, Optional[JSONObject]] = {}
         self.not_test = 0
         self.system_id: Optional[str] = None
-        self.protocol: dict = {}
+        self.protocol: JSONObject = {}
         self.errors: List[ContractError] = []
         self.omitted = 0
-        self.recorded_unknown: List[dict] = []
+        self.recorded_unknown: List[JSONObject] = []
         self.missing_as = MISSING_AS[0]
-        self.seen: set = set()  # the (case, trial) pairs of the log, while it is read
+        # the (case, trial) pairs of the log, while it is read
+        self.seen: Set[Tuple[str, int]] = set()
         # A system read from several logs: each log as imported on its own, in the order
         # given (its records renumbered into the system's trial ids); else empty.
-        self.parts: List["ImportedSystem"] = []
+        self.parts: List[ImportedSystem] = []
         self.first_trial_id = 1
 
     @property
-    def logs(self) -> List["ImportedSystem"]:
+    def logs(self) -> List[ImportedSystem]:
         """The system's logs as imported, in the order given (itself, for one log)."""
         return self.parts or [self]
 
@@ -85,7 +88,7 @@ class Imported:
     """The outcome: the results package, the cases file (None unless asked for) and the
     systems (for the command's summary), then the logs of train and development cases."""
 
-    def __init__(self, results: dict, cases: Optional[dict],
+    def __init__(self, results: JSONObject, cases: Optional[JSONObject],
                  systems: List[ImportedSystem]) -> None:
         self.results = results
         self.cases = cases
@@ -105,7 +108,7 @@ LogGroup = Union[LogSource, Sequence[LogSource]]
 
 
 def import_logs(logs: Sequence[LogGroup], settings: Settings,
-                cases_file: Optional[dict] = None,
+                cases_file: Optional[JSONObject] = None,
                 build_cases: bool = False,
                 system_ids: Tuple[Optional[str], Optional[str]] = (None, None),
                 background: Background = run_here, missing_as: str = MISSING_AS[0],
@@ -155,8 +158,8 @@ class Described:
     a scaffold (``init --from-log``): the benchmark's ids, the system's id and protocol, the
     cases file built as ``import --write-cases`` builds it, and the log's system."""
 
-    def __init__(self, ids: dict, system_id: str, protocol: dict, cases: dict,
-                 system: ImportedSystem) -> None:
+    def __init__(self, ids: Dict[str, str], system_id: str, protocol: JSONObject,
+                 cases: JSONObject, system: ImportedSystem) -> None:
         self.ids = ids
         self.system_id = system_id
         self.protocol = protocol
@@ -274,8 +277,9 @@ def _group_errors(logs: List[ImportedSystem], settings: Settings) -> List[Contra
     errors: List[ContractError] = []
     first = logs[0]
     counts = [system.protocol.get("trial_count") for system in logs]
-    if len(logs) > 1 and all(isinstance(count, int) for count in counts):
-        total = sum(counts)
+    trial_counts = [count for count in counts if isinstance(count, int)]
+    if len(logs) > 1 and len(trial_counts) == len(counts):  # every log's an int
+        total = sum(trial_counts)
         mapped = settings.protocol.get("trial_count")
         if mapped is not None and _plain_number(mapped) != total:
             errors.extend(settings.placed([ContractError(
@@ -445,7 +449,7 @@ def read_log(system: ImportedSystem, trials: Trials, settings: Settings,
     return system
 
 
-def _case_index(cases_file: dict) -> Dict[str, str]:
+def _case_index(cases_file: JSONObject) -> Dict[str, str]:
     return {case["id"]: case["split"] for case in cases_file["cases"]}
 
 
@@ -456,7 +460,8 @@ def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
     lacks, trials beyond the trial count)."""
     source = system.source
     errors: List[ContractError] = []
-    seen: Dict[tuple, tuple] = {}  # (case, trial) -> where it was read: entry, path
+    # (case, trial) -> where it was read: entry, path, line
+    seen: Dict[Tuple[str, int], Tuple[Optional[str], Path, Optional[int]]] = {}
     trial_count = system.protocol.get("trial_count")
     for trial in trials:
         if isinstance(trial, ContractError):
@@ -498,7 +503,8 @@ def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
                 continue
         else:
             try:
-                split = _split(case_id, system.cases[case_id], settings, source)
+                fields = cast("JSONObject", system.cases[case_id])  # its first sample's
+                split = _split(case_id, fields, settings, source)
             except ContractErrors as failure:
                 errors.extend(failure.errors)
                 continue
@@ -533,7 +539,6 @@ def _completeness(system: ImportedSystem, settings: Settings,
         missing = [(case_id, number) for case_id in run.expected_ids
                    for number in range(1, trials + 1) if (case_id, number) not in seen]
     elif run.expected_count is not None:
-        missing = None
         if len(seen) >= run.expected_count and run.finished:
             return []
         short = max(run.expected_count - len(seen), 0)
@@ -590,7 +595,7 @@ def _record_unknown(system: ImportedSystem, case_id: str, trial_id: int, setting
     system.recorded_unknown.append({"case_id": case_id, "trial_id": trial_id})
 
 
-def _unreadable_by_the_gate(record: dict) -> Optional[Tuple[str, str]]:
+def _unreadable_by_the_gate(record: JSONObject) -> Optional[Tuple[str, str]]:
     """(code, message) when the record holds what the gate's reader refuses though the log's
     JSON reader took it: a trial id beyond 2**53 - 1 (I-JSON), or a string with a lone
     surrogate (``"\\ud800"``, no Unicode character); None for a record the gate reads."""
@@ -618,7 +623,7 @@ def _lone_surrogate(text: str) -> bool:
         return True
 
 
-def _surrogate_errors(value: object, path: tuple = ()) -> List[ContractError]:
+def _surrogate_errors(value: object, path: Path = ()) -> List[ContractError]:
     """A lone surrogate in any string (or key) of ``value`` (the small parts of the output:
     ids, provenance, built cases), at its path in the output."""
     if isinstance(value, str):
@@ -637,11 +642,11 @@ def _surrogate_errors(value: object, path: tuple = ()) -> List[ContractError]:
     return found
 
 
-def _shown_path(path: tuple) -> str:
+def _shown_path(path: Path) -> str:
     return (" " + format_path(path)) if path else ""
 
 
-def _split(case_id: str, case: dict, settings: Settings, source: LogSource) -> str:
+def _split(case_id: str, case: JSONObject, settings: Settings, source: LogSource) -> str:
     override = settings.case_override(case_id).get("split")
     if override is not None:
         return str(override)
@@ -655,7 +660,7 @@ def _split(case_id: str, case: dict, settings: Settings, source: LogSource) -> s
                 quote(settings.metadata_key("split")), ", ".join(SPLITS),
                 quote(split) if isinstance(split, str) else type_name(split)),
             tuple(path) + ("metadata", settings.metadata_key("split")), entry)])
-    return split
+    return str(split)  # one of SPLITS
 
 
 def _coverage_errors(systems: List[ImportedSystem],
@@ -699,7 +704,10 @@ def _mapping_errors(systems: List[ImportedSystem], settings: Settings) -> List[C
     value = settings.value
     if not value:
         return []
-    case_ids, metadata, tools, store = set(), set(), set(), set()
+    case_ids: Set[str] = set()
+    metadata: Set[str] = set()
+    tools: Set[str] = set()
+    store: Set[str] = set()
     for system in systems:
         case_ids.update(system.cases)
         case_ids.update(system.run.expected_ids or ())
@@ -736,7 +744,7 @@ def _mapping_errors(systems: List[ImportedSystem], settings: Settings) -> List[C
 TRIAL_COUNT = next(field for field in PROTOCOL.fields if field.key == "trial_count")
 
 
-def _protocol(system: ImportedSystem, settings: Settings, several: bool = False) -> dict:
+def _protocol(system: ImportedSystem, settings: Settings, several: bool = False) -> JSONObject:
     """The system's protocol: what the log records, then the mapping, then the defaults.
     ``several``: the log is one of several of its system, whose trial counts add up to the
     system's (checked with the mapping's by :func:`_group_errors`): its own trial count is
@@ -815,9 +823,10 @@ def _system_id_errors(systems: List[ImportedSystem]) -> List[ContractError]:
     return errors
 
 
-def _ids(baseline: ImportedSystem, settings: Settings, cases_file: Optional[dict]) -> dict:
+def _ids(baseline: ImportedSystem, settings: Settings,
+         cases_file: Optional[JSONObject]) -> Dict[str, str]:
     """The benchmark's ids: the cases file's, else the mapping's, else the log's defaults."""
-    ids = {}
+    ids: Dict[str, str] = {}
     for key in ("benchmark_id", "benchmark_version", "dataset_version"):
         if cases_file is not None:
             ids[key] = cases_file[key]
@@ -827,12 +836,12 @@ def _ids(baseline: ImportedSystem, settings: Settings, cases_file: Optional[dict
 
 
 def _results(systems: List[ImportedSystem], settings: Settings,
-             cases_file: Optional[dict]) -> dict:
+             cases_file: Optional[JSONObject]) -> JSONObject:
     ids = _ids(systems[0], settings, cases_file)
     digest = hashlib.sha256(" ".join(log.source.sha256 for system in systems
                                      for log in system.logs).encode("ascii"))
     several = any(len(system.logs) > 1 for system in systems)
-    results = {
+    results: JSONObject = {
         "schema_version": RESULTS_V4 if several else RESULTS_V3,
         "benchmark_id": ids["benchmark_id"],
         "benchmark_version": ids["benchmark_version"],
@@ -865,11 +874,11 @@ def _results(systems: List[ImportedSystem], settings: Settings,
     return results
 
 
-def _system_index(path: tuple) -> int:
+def _system_index(path: Path) -> int:
     return path[1] if len(path) > 1 and path[0] == "systems" and path[1] in (0, 1) else 0
 
 
-def _provenance(system: ImportedSystem, settings: Settings) -> dict:
+def _provenance(system: ImportedSystem, settings: Settings) -> JSONObject:
     run = system.run
     return {
         "log_file": system.source.file_name,
@@ -890,7 +899,7 @@ def _provenance(system: ImportedSystem, settings: Settings) -> dict:
     }
 
 
-def _provenance_v4(system: ImportedSystem, settings: Settings) -> dict:
+def _provenance_v4(system: ImportedSystem, settings: Settings) -> JSONObject:
     """A results v4 system's provenance: every log's own (a v3 provenance without what is
     the system's), with the trial ids its trials became, in the order given."""
     logs = []
@@ -907,14 +916,15 @@ def _provenance_v4(system: ImportedSystem, settings: Settings) -> dict:
 
 # -- the cases file -------------------------------------------------------------------------
 
-def _cases(systems: List[ImportedSystem], settings: Settings, ids: dict) -> dict:
+def _cases(systems: List[ImportedSystem], settings: Settings,
+           ids: Dict[str, str]) -> JSONObject:
     """A cases file from the baseline log's samples (the first epoch of each; the baseline is
     the first of ``systems``) and from the samples of the logs of train and development
     cases, the mapping's case overrides winning over the sample metadata; its ids are those
     of ``ids`` (the results package's). When a split has no case (most logs hold test samples
     only), it is a cases v2 file that declares the split absent; else a v1 file."""
     baseline = systems[0]
-    tools_by_case: Dict[str, set] = {}
+    tools_by_case: Dict[str, Set[str]] = {}
     for system in systems:
         for record in system.records if system.is_system else ():
             tools_by_case.setdefault(record["case_id"], set()).update(record["tools_used"])
@@ -965,8 +975,8 @@ def _cases(systems: List[ImportedSystem], settings: Settings, ids: dict) -> dict
     return document
 
 
-def _case(case_id: str, fields: dict, settings: Settings, source: LogSource,
-          tools_used: List[str], log_split: Optional[str] = None) -> dict:
+def _case(case_id: str, fields: JSONObject, settings: Settings, source: LogSource,
+          tools_used: List[str], log_split: Optional[str] = None) -> JSONObject:
     """One built case; ``log_split``: the split of the log the sample is in (a log of train
     or development cases), which its metadata and the mapping may only repeat."""
     override = settings.case_override(case_id)

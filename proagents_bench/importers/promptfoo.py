@@ -29,17 +29,24 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, TypeVar, Union
 
 from ..contract.harnesses import ASSERTIONS, PROMPTFOO, PROMPTFOO_JSON, RESULT_COST
+from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, FAILED, PASSED, SUCCESS
 from ..errors import ContractErrors, format_path
 from ..text import quote
 from .inspect_log import scaled
 from .settings import Settings
 from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, items, log_number,
-                     measured, optional, require, type_name)
+                     measured, optional, require)
 from .trial import LogRun, Trial, Trials
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import Path
+    from ..jsonio import JSON, JSONObject
+
+_Name = TypeVar("_Name")
 
 # The results format versions read (promptfoo's ``results.version``).
 SUPPORTED_VERSIONS = (3,)
@@ -50,7 +57,8 @@ CASE_FIELDS = ("split", "family_id", "slice", "critical", "task_type", "allowed_
 TASK = "promptfoo"
 
 
-def read_results(source: LogSource, log: dict, settings: Settings) -> Tuple[LogRun, Trials]:
+def read_results(source: LogSource, log: JSONObject,
+                 settings: Settings) -> Tuple[LogRun, Trials]:
     """A promptfoo ``results.json``, decoded whole: its run, and its trials."""
     try:
         run, results = _header(log)
@@ -61,7 +69,7 @@ def read_results(source: LogSource, log: dict, settings: Settings) -> Tuple[LogR
                              reader.trial)
 
 
-def _header(log: dict) -> Tuple[LogRun, list]:
+def _header(log: JSONObject) -> Tuple[LogRun, List[JSON]]:
     summary = require(log, "results", dict, (), "holds the results")
     version = summary.get("version")
     if isinstance(version, bool) or version not in SUPPORTED_VERSIONS:
@@ -81,7 +89,7 @@ def _header(log: dict) -> Tuple[LogRun, list]:
     config = optional(log, "config", dict, ()) or {}
     options = optional(config, "evaluateOptions", dict, ("config",)) or {}
     runtime = optional(log, "runtimeOptions", dict, ()) or {}
-    repeat_path = ("runtimeOptions", "repeat")
+    repeat_path: Tuple[str, ...] = ("runtimeOptions", "repeat")
     repeat = optional(runtime, "repeat", int, ("runtimeOptions",))
     if repeat is None:
         repeat_path = ("config", "evaluateOptions", "repeat")
@@ -115,23 +123,24 @@ def _header(log: dict) -> Tuple[LogRun, list]:
         "toolset_id": "promptfoo-no-tools",
         "reset_policy": "fresh-provider-call",
     }
-    listed = [test.get("description") for test in items(config.get("tests"))
-              if isinstance(test, dict)]
-    if listed and len(listed) == len(items(config.get("tests"))) and all(
-            isinstance(name, str) and name.strip() for name in listed):
-        run.expected_ids = list(dict.fromkeys(listed))
+    config_tests = items(config.get("tests"))
+    listed = [test.get("description") for test in config_tests if isinstance(test, dict)]
+    names = [name for name in listed if isinstance(name, str) and name.strip()]
+    if listed and len(names) == len(config_tests):  # every test named by its description
+        run.expected_ids = list(dict.fromkeys(names))
     else:
         # The tests come from a file or a generator: the ones the results hold.
-        run.expected_ids = list(dict.fromkeys(
-            _description(result) for result in results if _description(result)))
+        described = [_description(result) for result in results]
+        run.expected_ids = list(dict.fromkeys(name for name in described if name))
     run.expected_trials = repeat if repeat is not None and repeat >= 1 else 1
     stats = summary.get("stats")
     counted = [stats.get(key) for key in ("successes", "failures", "errors")] if isinstance(
         stats, dict) else []
-    if counted and all(isinstance(count, int) and not isinstance(count, bool)
-                       for count in counted) and sum(counted) > len(results):
+    counts = [count for count in counted
+              if isinstance(count, int) and not isinstance(count, bool)]
+    if counted and len(counts) == len(counted) and sum(counts) > len(results):
         run.finished = False
-        run.status = "%d of the %d results its stats count" % (len(results), sum(counted))
+        run.status = "%d of the %d results its stats count" % (len(results), sum(counts))
     run.side_effect_rule = "none: a promptfoo results file records no tool calls"
     return run, results
 
@@ -146,7 +155,7 @@ def _description(result: object) -> Optional[str]:
     return description if isinstance(description, str) and description.strip() else None
 
 
-def _system(results: list) -> Optional[str]:
+def _system(results: List[JSON]) -> Optional[str]:
     """The provider's label (else its id) and prompt of the results: one system per file
     (``import.several_systems`` otherwise); None for a file without results."""
     systems: Dict[str, int] = {}
@@ -165,28 +174,33 @@ def _system(results: list) -> Optional[str]:
         prompt = result.get("promptId", result.get("promptIdx"))
         if isinstance(prompt, (str, int)) and not isinstance(prompt, bool):
             prompts.setdefault(prompt, index)
-    for found, what, key in ((systems, "providers", "provider"), (prompts, "prompts",
-                                                                   "promptId")):
-        if len(found) > 1:
-            names = sorted(found, key=lambda name: found[name])
-            raise LogError("import.several_systems", "the results are of %d %s (%s): a "
-                           "results file is one system; run each provider and prompt to a "
-                           "file of its own (or filter them with promptfoo's --filter-"
-                           "providers and --filter-prompts)" % (
-                               len(found), what, ", ".join(quote(str(name))
-                                                           for name in names[:5])),
-                           ("results", "results", found[names[1]], key))
+    _one(systems, "providers", "provider")
+    _one(prompts, "prompts", "promptId")
     return next(iter(systems), None)
 
 
-def _test_key(test: dict) -> str:
+def _one(found: Dict[_Name, int], what: str, key: str) -> None:
+    """``import.several_systems`` when the results name more than one of ``found`` (each
+    name mapped to the first result that names it)."""
+    if len(found) > 1:
+        names = sorted(found, key=lambda name: found[name])
+        raise LogError("import.several_systems", "the results are of %d %s (%s): a "
+                       "results file is one system; run each provider and prompt to a "
+                       "file of its own (or filter them with promptfoo's --filter-"
+                       "providers and --filter-prompts)" % (
+                           len(found), what, ", ".join(quote(str(name))
+                                                       for name in names[:5])),
+                       ("results", "results", found[names[1]], key))
+
+
+def _test_key(test: JSONObject) -> str:
     """A test as its description, ``vars`` and ``assert`` (canonical JSON), which its
     repetitions share."""
     return json.dumps([test.get("description"), test.get("vars"), test.get("assert")],
                       sort_keys=True, separators=(",", ":"), default=str)
 
 
-def _tests_digest(results: list) -> str:
+def _tests_digest(results: List[JSON]) -> str:
     """12 hex digits of the SHA-256 of the tests the results ran, whatever their order."""
     keys = sorted({_test_key(result["testCase"]) for result in results
                    if isinstance(result, dict) and isinstance(result.get("testCase"), dict)})
@@ -203,9 +217,9 @@ class ResultReader:
         self.metadata_keys = [settings.metadata_key(field) for field in CASE_FIELDS]
         self.run = run
         self.counts: Dict[str, int] = {}
-        self.tests: Dict[str, Tuple[str, tuple]] = {}
+        self.tests: Dict[str, Tuple[str, Path]] = {}
 
-    def trial(self, result: dict, path: tuple) -> Trial:
+    def trial(self, result: JSONObject, path: Path) -> Trial:
         test = require(result, "testCase", dict, path, "names the test")
         description = test.get("description")
         if not isinstance(description, str) or not description.strip():
@@ -238,7 +252,7 @@ class ResultReader:
         # Every result gives its test's fields (the first readable one makes the case).
         return Trial(record, self._case(metadata, path), None, path)
 
-    def _final_state(self, result: dict, path: tuple, error: bool) -> Optional[str]:
+    def _final_state(self, result: JSONObject, path: Path, error: bool) -> Optional[str]:
         if error:
             return None  # the provider answered nothing
         if self.final_source == ASSERTIONS:
@@ -252,11 +266,12 @@ class ResultReader:
         return json.dumps(output, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     @staticmethod
-    def _latency(result: dict, path: tuple) -> object:
+    def _latency(result: JSONObject, path: Path) -> Optional[Union[int, float]]:
         latency = measured(result, "latencyMs", path, "a number of milliseconds")
         return latency if latency is None or isinstance(latency, int) else round(latency, 3)
 
-    def _cost(self, result: dict, path: tuple) -> object:
+    def _cost(self, result: JSONObject, path: Path) -> Optional[Union[int, float]]:
+        holder: object
         if self.cost_source == RESULT_COST:
             holder, where = result, path
             key = "cost"
@@ -277,7 +292,7 @@ class ResultReader:
                 where + (key,))
         return scaled(value, self.cost_scale, where + (key,))
 
-    def _case(self, metadata: object, path: tuple) -> dict:
+    def _case(self, metadata: object, path: Path) -> JSONObject:
         fields = metadata if isinstance(metadata, dict) else {}
         case = {field: fields.get(key) for field, key in zip(CASE_FIELDS, self.metadata_keys)}
         case.update({
@@ -289,16 +304,17 @@ class ResultReader:
         return case
 
 
-def _is_provider_error(result: dict, path: tuple) -> bool:
+def _is_provider_error(result: JSONObject, path: Path) -> bool:
     reason = result.get("failureReason")
     if reason is not None:
-        if isinstance(reason, bool) or not isinstance(reason, int):
+        if not isinstance(reason, int) or isinstance(reason, bool):
             raise LogError("import.field_type", "\"failureReason\" must be an integer, got %s"
                            % type_name(reason), path + ("failureReason",))
         return reason == PROVIDER_ERROR
     error = result.get("error")
-    return isinstance(error, str) and bool(error.strip()) and result.get(
-        "gradingResult") is None
+    if not isinstance(error, str):
+        return False
+    return bool(error.strip()) and result.get("gradingResult") is None
 
 
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 from fractions import Fraction
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..contract.gates import gates_of
 from ..contract.metrics import METRIC_BY_NAME
@@ -50,6 +50,9 @@ from ..jsonio.load import parse_bytes
 from .package import describe_log
 from .settings import Settings
 from .source import LogSource
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 # The gates and bootstrap a new spec starts with (those of the shipped example): starting
 # values to replace with the team's own release criteria, never derived from a run.
@@ -75,7 +78,7 @@ MEASURE_HEADROOM = Fraction(5, 4)
 BLANK_IDS = {"benchmark_id": "my-agent-benchmark", "benchmark_version": "0.1.0",
              "dataset_version": "my-agent-cases-0.1.0"}
 BLANK_SYSTEMS = ("baseline-v1", "candidate-v2")
-BLANK_PROTOCOL = {
+BLANK_PROTOCOL: JSONObject = {  # a protocol object, as a file holds it
     "protocol_version": "my-protocol-1",
     "environment_id": "my-sandbox",
     "toolset_id": "my-tools-1",
@@ -92,7 +95,7 @@ POPULATION = "Replace with the requests the test tasks stand for."
 
 
 def _case(case_id: str, split: str, critical: bool, task_type: str, expected: str,
-          tools: Sequence[str], forbidden: Sequence[str]) -> dict:
+          tools: Sequence[str], forbidden: Sequence[str]) -> JSONObject:
     return {
         "id": case_id, "family_id": "family-" + case_id, "split": split,
         "slice": task_type, "critical": critical, "task_type": task_type,
@@ -115,8 +118,9 @@ BLANK_CASES = (
 )
 
 
-def spec_document(ids: dict, baseline_id: str, protocol: dict, claim: str = CLAIM,
-                  population: str = POPULATION, gates: Optional[dict] = None) -> dict:
+def spec_document(ids: Dict[str, str], baseline_id: str, protocol: JSONObject,
+                  claim: str = CLAIM, population: str = POPULATION,
+                  gates: Optional[JSONObject] = None) -> JSONObject:
     """A spec v3 of ``gates`` (default: the starting gates) for the benchmark ``ids`` and
     ``protocol``."""
     return {
@@ -175,12 +179,12 @@ def _exact(value: Union[int, float]) -> Union[int, Decimal]:
     return Decimal(repr(value)) if isinstance(value, float) else value
 
 
-def measured_gates(records: Sequence[dict]) -> Tuple[Dict[str, object], List[str]]:
+def measured_gates(records: Sequence[JSONObject]) -> Tuple[JSONObject, List[str]]:
     """The starting gates with each gate on a measure set from the baseline's ``records``
     (see the module docstring), and the names of the measures the records do not all hold."""
     columns = {field: [None if record[field] is None else _exact(record[field])
                        for record in records] for field in ("latency_ms", "cost_units")}
-    gates = dict(STARTING_GATES)
+    gates: JSONObject = dict(STARTING_GATES)
     unmeasured = []
     for gate in gates_of(SPEC_V3):
         metric = METRIC_BY_NAME.get(gate.metric)
@@ -188,13 +192,14 @@ def measured_gates(records: Sequence[dict]) -> Tuple[Dict[str, object], List[str
         if field is None:
             continue
         values = columns[field]
-        if not values or None in values:
+        known = [value for value in values if value is not None]
+        if not values or len(known) != len(values):  # some record left it unmeasured
             unmeasured.append(gate.key)
             continue
         if gate.metric.startswith("p95_"):
-            measured = Fraction(nearest_rank_unsorted(values, P95))
+            measured = Fraction(nearest_rank_unsorted(known, P95))
         else:
-            measured = exact_sum(values) / len(values)
+            measured = exact_sum(known) / len(known)
         gates[gate.key] = _rounded_up(measured * MEASURE_HEADROOM)
     return gates, unmeasured
 
@@ -231,7 +236,7 @@ def from_log(log: LogSource, settings: Settings, system_id: Optional[str] = None
                    list(described.cases.get("absent_splits", [])), unmeasured)
 
 
-def _checked(documents: List[Tuple[str, dict]]) -> List[Tuple[str, bytes]]:
+def _checked(documents: List[Tuple[str, JSONObject]]) -> List[Tuple[str, bytes]]:
     """(kind, bytes) of each document, as the gate will read them: written as the product
     writes JSON, read back by the gate's own reader and validated by the contract; a built
     file the contract refuses is ContractErrors (``import.invalid_spec``, at the value's

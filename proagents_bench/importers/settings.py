@@ -9,12 +9,12 @@ once the log's harness is known (:meth:`Settings.check_harness`).
 
 from __future__ import annotations
 
-from typing import Dict, List, Optional
+from typing import Dict, FrozenSet, List, Optional, Tuple, Union
 
 from ..contract.harnesses import KEYED_SOURCES, Harness
 from ..contract.mapping import mapping_errors
 from ..errors import ContractError, ContractErrors
-from ..jsonio import load
+from ..jsonio import JSON, JSONObject, load
 from ..text import quote
 
 
@@ -23,35 +23,35 @@ class Settings:
     file as loaded; empty for the defaults), its SHA-256 (None without a file) and its name
     for messages."""
 
-    def __init__(self, value: dict, sha256: Optional[str] = None,
+    def __init__(self, value: JSONObject, sha256: Optional[str] = None,
                  shown: Optional[str] = None, document: Optional[load.Document] = None) -> None:
         self.value = value
         self.sha256 = sha256
         self.shown = shown
         self._document = document
 
-    def get(self, key: str, default: object = None) -> object:
+    def get(self, key: str, default: JSON = None) -> JSON:
         return self.value.get(key, default)
 
     @property
-    def protocol(self) -> dict:
+    def protocol(self) -> JSONObject:
         return dict(self.value.get("protocol", {}))
 
     @property
-    def side_effect_tools(self) -> Optional[frozenset]:
+    def side_effect_tools(self) -> Optional[FrozenSet[str]]:
         tools = self.value.get("side_effect_tools")
         return None if tools is None else frozenset(tools)
 
     @property
-    def side_effect_store_keys(self) -> frozenset:
+    def side_effect_store_keys(self) -> FrozenSet[str]:
         return frozenset(self.value.get("side_effect_store_keys", ()))
 
-    def final_state(self, harness: Harness) -> tuple:
+    def final_state(self, harness: Harness) -> Tuple[str, Optional[str]]:
         """(source, key or None) for ``harness`` (its first source by default)."""
         chosen = self.value.get("final_state", {})
         return chosen.get("source", harness.final_state_names[0]), chosen.get("key")
 
-    def cost(self, harness: Harness) -> tuple:
+    def cost(self, harness: Harness) -> Tuple[str, Union[int, float]]:
         """(source, scale) for ``harness`` (its first source by default); the scale an int or
         a float."""
         chosen = self.value.get("cost", {})
@@ -60,7 +60,8 @@ class Settings:
             scale, int) else float(scale)
 
     def metadata_key(self, field: str) -> str:
-        return self.value.get("metadata_keys", {}).get(field, field)
+        key: str = self.value.get("metadata_keys", {}).get(field, field)
+        return key
 
     def case_override(self, case_id: str) -> Dict[str, object]:
         return dict(self.value.get("cases", {}).get(case_id, {}))

@@ -12,14 +12,18 @@ import json
 import os
 import platform
 import stat
-from typing import BinaryIO, Callable, Iterable, List, Optional, Tuple, Union
+from typing import (BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple, Type, TypeVar,
+                    Union)
 
 from ..contract.shapes import type_name
-from ..errors import ContractError, ContractErrors, PathStep
+from ..errors import ContractError, ContractErrors, Path, PathStep
+from ..jsonio import JSON, JSONObject
 from ..jsonio.gcpause import CollectorPaused
 from ..jsonio.load import MAX_FILE_BYTES, MAX_NUMBER_LITERAL_CHARS, nesting_ok
 from ..text import quote
 from .trial import Trial, Trials
+
+_Kind = TypeVar("_Kind")
 
 READ_CHUNK_BYTES = 1 << 20
 # The largest time (seconds), token count or cost a log may give: far above any real run
@@ -149,7 +153,7 @@ class LogSource:
                 if chunk.strip():
                     return True
 
-    def read_json(self) -> dict:
+    def read_json(self) -> JSONObject:
         """The whole log as one JSON object (a ``.json`` log: its format has no smaller unit)."""
         if self.size > MAX_FILE_BYTES:
             self.fail("import.too_large", "the log is %d bytes, more than the limit of %d "
@@ -159,7 +163,7 @@ class LogSource:
         return decode_json(data, self, None)
 
 
-def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> dict:
+def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> JSONObject:
     """Bytes of a log (or of an entry of one) as a JSON object; a contract error otherwise.
     Standard JSON as the harnesses write it (Python's ``json``; their logs may hold NaN)."""
     try:
@@ -186,7 +190,7 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> dict:
     return value
 
 
-def _bounded_int(literal: str) -> object:
+def _bounded_int(literal: str) -> Union[int, float]:
     """An integer literal of the log; one longer than the gate's literals (which could take
     minutes to convert) is read as the float it approximates, infinite or huge, which the
     fields the importer reads refuse at their JSON path (:func:`log_number`)."""
@@ -204,7 +208,7 @@ def nested_deeper_than(value: object, limit: int) -> bool:
         depth += 1
         if depth > limit:
             return True
-        inner: list = []
+        inner: List[JSON] = []
         for item in level:
             inner.extend(item.values() if isinstance(item, dict) else item)
         level = [item for item in inner if isinstance(item, (dict, list))]
@@ -218,7 +222,8 @@ def log_number(value: object) -> bool:
             and 0 <= value <= MAX_LOG_NUMBER)
 
 
-def measured(holder: dict, key: str, path: tuple, what: str) -> object:
+def measured(holder: JSONObject, key: str, path: Path,
+             what: str) -> Optional[Union[int, float]]:
     """``holder[key]``, a time, token count or cost of the log (``what``: ``a number of
     seconds``): None when absent or null (not measured: null, never 0); a LogError
     ``import.field_type`` at its path unless it is a number from 0 to MAX_LOG_NUMBER."""
@@ -231,14 +236,14 @@ def measured(holder: dict, key: str, path: tuple, what: str) -> object:
     return value
 
 
-def items(value: object) -> list:
+def items(value: object) -> List[JSON]:
     """A log's array, or none: a field of another type is read as empty (the field is one the
     record does not need, so a value of a later format is not an error)."""
     return value if isinstance(value, list) else []
 
 
-def require(value: dict, key: str, kind: type, path: tuple, what: str,
-            entry: Optional[str] = None) -> object:
+def require(value: JSONObject, key: str, kind: Union[Type[_Kind], Tuple[Type[_Kind], ...]],
+            path: Path, what: str, entry: Optional[str] = None) -> _Kind:
     """``value[key]``, which must be a ``kind`` (bool is never int); a LogError
     ``import.missing_field`` otherwise, naming what needs it."""
     if not isinstance(value, dict) or key not in value or value[key] is None:
@@ -251,8 +256,8 @@ def require(value: dict, key: str, kind: type, path: tuple, what: str,
     return found
 
 
-def optional(value: object, key: str, kind: type, path: tuple,
-             entry: Optional[str] = None) -> object:
+def optional(value: object, key: str, kind: Union[Type[_Kind], Tuple[Type[_Kind], ...]],
+             path: Path, entry: Optional[str] = None) -> Optional[_Kind]:
     """``value[key]`` when present and not null (then it must be a ``kind``), else None."""
     if not isinstance(value, dict) or value.get(key) is None:
         return None
@@ -272,8 +277,8 @@ def _kind_name(kind: object) -> str:
     return " or ".join(names.get(item, getattr(item, "__name__", "?")) for item in kinds)
 
 
-def array_trials(values: list, key: Union[str, Tuple[str, ...]], noun: str, source: LogSource,
-                 trial: Callable[[dict, Tuple[PathStep, ...]], Trial]) -> Trials:
+def array_trials(values: List[JSON], key: Union[str, Tuple[str, ...]], noun: str,
+                 source: LogSource, trial: Callable[[JSONObject, Path], Trial]) -> Trials:
     """The trials of a log's array ``key`` (a .json log's samples, a results.json's
     simulations; a tuple of keys for an array deeper in the log: promptfoo's
     ``results.results``), each element read by ``trial(element, path)`` with the collector
@@ -349,7 +354,8 @@ class Manifest:
         source.size = self.size
 
 
-def read_entry(source: LogSource, entry: str, manifest: Optional[Manifest] = None) -> dict:
+def read_entry(source: LogSource, entry: str,
+               manifest: Optional[Manifest] = None) -> JSONObject:
     """One file of a folder log, decoded whole (one trial's file at most in memory), and
     added to ``manifest`` when one is given."""
     with open_entry(source, entry) as stream:

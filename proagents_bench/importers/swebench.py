@@ -24,16 +24,21 @@ summary whose ``total_instances`` exceeds the ids it lists cannot name what it l
 from __future__ import annotations
 
 import hashlib
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ..contract.harnesses import SWE_BENCH, SWEBENCH_SUMMARY
+from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, SUCCESS, UNKNOWN
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .settings import Settings
-from .source import LogError, LogSource, optional, require, type_name
+from .source import LogError, LogSource, optional, require
 from .trial import LogRun, Trial, Trials
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import Path
+    from ..jsonio import JSONObject
 
 # The summary versions read (its ``schema_version``).
 SUPPORTED_VERSIONS = (2,)
@@ -52,7 +57,8 @@ OUTCOMES: Tuple[Tuple[str, str, Optional[str]], ...] = (
 INCOMPLETE = "incomplete_ids"
 
 
-def read_summary(source: LogSource, log: dict, settings: Settings) -> Tuple[LogRun, Trials]:
+def read_summary(source: LogSource, log: JSONObject,
+                 settings: Settings) -> Tuple[LogRun, Trials]:
     """A run summary, decoded whole (its format has no smaller unit): its run, and a trial
     per instance it ran."""
     try:
@@ -62,7 +68,7 @@ def read_summary(source: LogSource, log: dict, settings: Settings) -> Tuple[LogR
     return run, _trials(source, outcome)
 
 
-def _ids(log: dict, key: str, required: bool = True) -> List[str]:
+def _ids(log: JSONObject, key: str, required: bool = True) -> List[str]:
     values = (require(log, key, list, (), "lists the run's instances by outcome") if required
               else optional(log, key, list, ()) or [])
     for index, value in enumerate(values):
@@ -73,7 +79,7 @@ def _ids(log: dict, key: str, required: bool = True) -> List[str]:
     return values
 
 
-def _header(log: dict) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str], tuple]]]:
+def _header(log: JSONObject) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str], Path]]]:
     version = log.get("schema_version")
     if isinstance(version, bool) or version not in SUPPORTED_VERSIONS:
         raise LogError("import.format_version", "SWE-bench summary schema_version %s is not one "
@@ -83,7 +89,7 @@ def _header(log: dict) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str], tupl
     run = LogRun(SWEBENCH_SUMMARY, SWE_BENCH.name)
     run.format_version = str(version)
     run.bytes_tell_run = False  # no run id, model or time: two runs may write the same bytes
-    outcome: Dict[str, Tuple[str, Optional[str], tuple]] = {}
+    outcome: Dict[str, Tuple[str, Optional[str], Path]] = {}
     for key, status, final_state in OUTCOMES:
         for index, instance in enumerate(_ids(log, key, key != "infra_failure_ids")):
             outcome.setdefault(instance, (status, final_state, (key, index)))
@@ -111,7 +117,7 @@ def _header(log: dict) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str], tupl
     return run, outcome
 
 
-def _trials(source: LogSource, outcome: Dict[str, Tuple[str, Optional[str], tuple]]) -> Trials:
+def _trials(source: LogSource, outcome: Dict[str, Tuple[str, Optional[str], Path]]) -> Trials:
     with CollectorPaused():
         for instance in sorted(outcome):
             status, final_state, path = outcome[instance]
@@ -121,7 +127,7 @@ def _trials(source: LogSource, outcome: Dict[str, Tuple[str, Optional[str], tupl
             yield Trial(record, _case(instance, path), None, path)
 
 
-def _case(instance: str, path: tuple) -> dict:
+def _case(instance: str, path: Path) -> JSONObject:
     return {
         "split": None, "family_id": None, "slice": "swe-bench", "critical": None,
         "task_type": "swe-bench", "allowed_tools": None, "forbidden_side_effects": [],

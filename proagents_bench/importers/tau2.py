@@ -32,15 +32,17 @@ import os
 from typing import Dict, List, Optional, Tuple
 
 from ..contract.harnesses import DB_CHECK, TAU2_BENCH, TAU2_DIR, TAU2_JSON, expected_formats
+from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
-from ..errors import ContractErrors
+from ..errors import ContractErrors, Path
+from ..jsonio import JSONObject
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .inspect_log import milliseconds, scaled
 from .settings import Settings
 from ..jsonio.load import MAX_SAFE_INTEGER
 from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, items, log_number,
-                     measure_folder, measured, optional, read_entry, require, type_name)
+                     measure_folder, measured, optional, read_entry, require)
 from .tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
 from .trial import LogRun, Trial, Trials
 
@@ -64,7 +66,7 @@ FOLDER_SIMULATIONS = "simulations"
 SIMULATION_SUFFIX = ".json"
 
 
-def read_results(source: LogSource, log: dict,
+def read_results(source: LogSource, log: JSONObject,
                  settings: Settings) -> Tuple[LogRun, Trials]:
     """A ``results.json``, decoded whole: its run, and its trials."""
     try:
@@ -76,8 +78,8 @@ def read_results(source: LogSource, log: dict,
     return run, array_trials(simulations, "simulations", "simulation", source, reader.trial)
 
 
-def _header(log: dict, settings: Settings,
-            log_format: str = TAU2_JSON) -> Tuple[LogRun, Dict[str, dict], List[str]]:
+def _header(log: JSONObject, settings: Settings,
+            log_format: str = TAU2_JSON) -> Tuple[LogRun, Dict[str, JSONObject], List[str]]:
     version = log.get("format_version")
     if version not in SUPPORTED_FORMAT_VERSIONS:
         raise LogError("import.format_version", "tau2-bench results format_version %s is not "
@@ -115,7 +117,7 @@ def _header(log: dict, settings: Settings,
         "toolset_id": "%s-tools" % domain,
         "reset_policy": "fresh-environment-per-simulation",
     }
-    tasks: Dict[str, dict] = {}
+    tasks: Dict[str, JSONObject] = {}
     for index, task in enumerate(items(optional(log, "tasks", list, ()))):
         if isinstance(task, dict) and isinstance(task.get("id"), (str, int)) and not (
                 isinstance(task.get("id"), bool)):
@@ -149,7 +151,7 @@ def _side_effect_rule(run: LogRun, domain: str, tool_names: List[str],
             "import.side_effect_tools", "the tau2-bench domain %s is not one whose write "
             "tools this importer ships (%s, from tau2-bench commit %s): name its write tools "
             "in the mapping's side_effect_tools, or every side effect would go unrecorded" % (
-                quote(domain), ", ".join(sorted(DOMAIN_TOOLS)), TAU2_COMMIT[:7]), path))
+                quote(domain), ", ".join(sorted(DOMAIN_TOOLS)), TAU2_COMMIT[:7]), path, None))
         return
     run.write_tools = frozenset(known.get(WRITE_TOOL, ()))
     run.side_effect_rule = ("a write tool of tau2-bench's %s domain (@is_tool(ToolType.WRITE) "
@@ -162,13 +164,13 @@ def _side_effect_rule(run: LogRun, domain: str, tool_names: List[str],
             "domain's tools of tau2-bench commit %s do not include (a newer tau2-bench?): name "
             "the domain's write tools in the mapping's side_effect_tools" % (
                 domain, "s" if len(unknown) > 1 else "", ", ".join(map(quote, unknown)),
-                TAU2_COMMIT[:7]), ("info", "environment_info", "tool_defs")))
+                TAU2_COMMIT[:7]), ("info", "environment_info", "tool_defs"), None))
 
 
 class SimulationReader:
     """Turns one simulation into a :class:`Trial`, as the mapping says."""
 
-    def __init__(self, settings: Settings, run: LogRun, tasks: Dict[str, dict],
+    def __init__(self, settings: Settings, run: LogRun, tasks: Dict[str, JSONObject],
                  tool_names: List[str]) -> None:
         self.final_source, _key = settings.final_state(TAU2_BENCH)
         self.cost_source, self.cost_scale = settings.cost(TAU2_BENCH)
@@ -179,7 +181,7 @@ class SimulationReader:
         self.run = run
         self.domain = run.defaults["environment_id"]
 
-    def trial(self, simulation: dict, path: tuple, entry: Optional[str] = None) -> Trial:
+    def trial(self, simulation: JSONObject, path: Path, entry: Optional[str] = None) -> Trial:
         task_id = simulation.get("task_id")
         if isinstance(task_id, bool) or not isinstance(task_id, (str, int)) or (
                 isinstance(task_id, str) and not task_id.strip()):
@@ -197,7 +199,7 @@ class SimulationReader:
         if self.check_types:
             self._check_tool_types(simulation, path)
         status = _status(simulation.get("termination_reason"))
-        record = {
+        record: JSONObject = {
             "case_id": str(task_id),
             "trial_id": trial + 1,
             "status": status,
@@ -211,7 +213,7 @@ class SimulationReader:
             self.run.side_effect_rules.setdefault(name, self.run.side_effect_rule)
         return Trial(record, self._case(str(task_id)), entry, path)
 
-    def _check_tool_types(self, simulation: dict, path: tuple) -> None:
+    def _check_tool_types(self, simulation: JSONObject, path: Path) -> None:
         """The log's own action checks (tau2-bench writes a ``tool_type`` since it has one)
         must not mark ``write`` a tool the shipped list does not: a newer tau2 then knows a
         write tool this importer would not record."""
@@ -231,7 +233,7 @@ class SimulationReader:
                                path + ("reward_info", "action_checks", index, "tool_type"))
 
     @staticmethod
-    def _calls(simulation: dict, path: tuple) -> List[str]:
+    def _calls(simulation: JSONObject, path: Path) -> List[str]:
         calls = []
         for index, message in enumerate(items(simulation.get("messages"))):
             if not isinstance(message, dict) or message.get("role") != "assistant":
@@ -245,7 +247,7 @@ class SimulationReader:
                 calls.append(name)
         return calls
 
-    def _final_state(self, simulation: dict, path: tuple) -> Optional[str]:
+    def _final_state(self, simulation: JSONObject, path: Path) -> Optional[str]:
         reward = simulation.get("reward_info")
         if not isinstance(reward, dict):
             return None  # not evaluated (an infrastructure error, say): no final state
@@ -265,11 +267,11 @@ class SimulationReader:
         return FULL_REWARD if value >= 1 else PARTIAL_REWARD if value > 0 else NO_REWARD
 
     @staticmethod
-    def _latency(simulation: dict, path: tuple) -> object:
+    def _latency(simulation: JSONObject, path: Path) -> object:
         seconds = measured(simulation, "duration", path, "a number of seconds")
         return None if seconds is None else milliseconds(seconds)
 
-    def _cost(self, simulation: dict, path: tuple) -> object:
+    def _cost(self, simulation: JSONObject, path: Path) -> object:
         if simulation.get("agent_cost") is None:
             # tau2-bench makes agent_cost optional: its voice runs leave it null, and its
             # placeholder for a run its infrastructure lost (``make_infra_failure_sim``) has
@@ -282,7 +284,7 @@ class SimulationReader:
                            % MAX_LOG_NUMBER, path + ("agent_cost",))
         return scaled(cost, self.cost_scale, path + ("agent_cost",))
 
-    def _case(self, case_id: str) -> dict:
+    def _case(self, case_id: str) -> JSONObject:
         task = self.tasks.get(case_id, {})
         criteria = task.get("evaluation_criteria")
         expected_actions = set()
@@ -317,7 +319,7 @@ def _status(reason: object) -> str:
 
 # -- the results folder ---------------------------------------------------------------------
 
-def read_folder(source: LogSource, value: Optional[dict],
+def read_folder(source: LogSource, value: Optional[JSONObject],
                 settings: Settings) -> Tuple[LogRun, Trials]:
     """A results folder (``value`` is None): ``results.json`` (its run and tasks) and its
     simulation files, read one at a time. Its digest (:func:`~.source.measure_folder`) covers every
@@ -332,7 +334,8 @@ def read_folder(source: LogSource, value: Optional[dict],
         raise ContractErrors([source.placed(failure)])
     run.protocol_where = {key: (FOLDER_RESULTS, path)
                           for key, (_entry, path) in run.protocol_where.items()}
-    run.problems = [problem + (FOLDER_RESULTS,) for problem in run.problems]
+    run.problems = [(code, message, path, FOLDER_RESULTS)
+                    for code, message, path, _entry in run.problems]
     _check_index(source, meta, names)
     reader = SimulationReader(settings, run, tasks, tool_names)
     return run, _folder_trials(source, names, reader)
@@ -360,7 +363,7 @@ def _simulation_files(source: LogSource) -> List[str]:
             if name.endswith(SIMULATION_SUFFIX)]
 
 
-def _check_index(source: LogSource, meta: dict, names: List[str]) -> None:
+def _check_index(source: LogSource, meta: JSONObject, names: List[str]) -> None:
     """tau2-bench's own integrity check: the ``simulation_index`` of ``results.json`` (when it
     has one) and the simulation files name the same simulations."""
     index = meta.get("simulation_index")

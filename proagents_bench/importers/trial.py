@@ -3,9 +3,15 @@ header) and its trials (:class:`Trial`, one per sample and epoch or per simulati
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Set, Tuple, Union
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Set, Tuple, Union
 
-from ..errors import ContractError, PathStep
+from ..errors import ContractError, Path, PathStep
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSON, JSONObject
+
+# An error a log's header decides: (code, message, JSON path, zip entry or None).
+HeaderProblem = Tuple[str, str, Path, Optional[str]]
 
 
 class LogRun:
@@ -23,7 +29,7 @@ class LogRun:
         self.run_id: Optional[str] = None
         self.run_started: Optional[str] = None
         self.model: Optional[str] = None
-        self.protocol: Dict[str, Tuple[object, str]] = {}
+        self.protocol: Dict[str, Tuple[JSON, str]] = {}
         # Where the log gives each protocol value: its entry (None: the log's top) and path.
         self.protocol_where: Dict[str, Tuple[Optional[str], Tuple[PathStep, ...]]] = {}
         self.defaults: Dict[str, str] = {}
@@ -49,11 +55,11 @@ class LogRun:
         self.side_effect_rules: Dict[str, str] = {}
         # tau2-bench: the write tools whose calls are side effects, and whether they are the
         # shipped list of the log's domain (then checked against the log's own tool types).
-        self.write_tools: frozenset = frozenset()
+        self.write_tools: FrozenSet[str] = frozenset()
         self.write_tools_shipped = False
         # Errors the header alone decides that do not stop it from being read (an unknown
         # tau2 domain without side_effect_tools): (code, message, path, entry).
-        self.problems: List[tuple] = []
+        self.problems: List[HeaderProblem] = []
         # What the log contains that the mapping may name (checked once every log is read):
         # the tools called or offered, the sample metadata keys, the store keys.
         self.tools_seen: Set[str] = set()
@@ -70,7 +76,7 @@ class Trial:
 
     __slots__ = ("record", "case", "entry", "path", "line")
 
-    def __init__(self, record: dict, case: Optional[dict], entry: Optional[str],
+    def __init__(self, record: JSONObject, case: Optional[JSONObject], entry: Optional[str],
                  path: Tuple[PathStep, ...], line: Optional[int] = None) -> None:
         self.record = record
         self.case = case
@@ -79,7 +85,7 @@ class Trial:
         self.line = line
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> Tuple[str, int]:
         return self.record["case_id"], self.record["trial_id"]
 
 

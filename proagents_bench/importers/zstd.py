@@ -22,7 +22,18 @@ About three times the speed of a bit reader with a call per field (``bench impor
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, TypeVar
+
+# An FSE decoding table: per state, (symbol, bits to read, baseline).
+FseTable = List[Tuple[int, int, int]]
+# An FSE table as Frame.execute reads it: the symbols (ints for offsets, (baseline, extra
+# bits) pairs for the lengths: Any, since which one depends on the table's slot), the bits,
+# the baselines, and the accuracy log.
+Prepared = Tuple[List[Any], List[int], List[int], int]
+# A Huffman table as two columns (symbols, lengths), with its max bits.
+HuffmanColumns = Tuple[Tuple[List[int], List[int]], int]
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
 
 FRAME_MAGIC = 0xFD2FB528
 SKIPPABLE_MASK = 0xFFFFFFF0
@@ -59,12 +70,14 @@ class ZstdError(Exception):
 # Optional accelerators, never required: the standard library's ``compression.zstd``
 # (Python 3.14+) and the ``zstandard`` package, where importable. Each gives the same bytes
 # as the pure-Python decoder (the tests hold every one present to it, entry by entry).
+# Neither is there for the type checker (Python 3.9 has no compression.zstd; zstandard is
+# not installed with it), so each is typed Any and may be None: the ignores say so.
 try:
-    from compression import zstd as _stdlib_zstd  # type: ignore
+    from compression import zstd as _stdlib_zstd  # type: ignore[import-not-found]
 except ImportError:  # before Python 3.14
     _stdlib_zstd = None
 try:
-    import zstandard as _zstandard  # type: ignore
+    import zstandard as _zstandard  # type: ignore[import-not-found]
 except ImportError:
     _zstandard = None
 
@@ -166,8 +179,8 @@ class Frame:
         self.out = out
         self.max_output = max_output
         self.repeats = [1, 4, 8]
-        self.huffman: Optional[Tuple[list, int]] = None
-        self.tables: List[Optional[list]] = [None, None, None]  # LL, OF, ML
+        self.huffman: Optional[HuffmanColumns] = None
+        self.tables: List[Optional[Prepared]] = [None, None, None]  # LL, OF, ML
 
     def take(self, count: int) -> bytes:
         if count < 0 or self.position + count > len(self.data):
@@ -288,11 +301,12 @@ class Frame:
         position += 1
         if modes & 3:
             raise ZstdError("reserved bits set in the sequence modes")
-        chosen = []
+        chosen: List[Prepared] = []
         for slot, (mode, default, max_log, max_symbol, codes) in enumerate((
                 (modes >> 6, LL_DEFAULT, LL_MAX_LOG, len(LL_CODES) - 1, LL_CODES),
                 ((modes >> 4) & 3, OF_DEFAULT, OF_MAX_LOG, MAX_OFFSET_CODE, None),
                 ((modes >> 2) & 3, ML_DEFAULT, ML_MAX_LOG, len(ML_CODES) - 1, ML_CODES))):
+            table: Optional[Prepared]
             if mode == 0:
                 table = _DEFAULT_TABLES[slot]
             elif mode == 1:
@@ -314,7 +328,8 @@ class Frame:
             chosen.append(table)
         self.execute(block[position:], count, chosen, literals)
 
-    def execute(self, stream: bytes, count: int, tables: list, literals: bytes) -> None:
+    def execute(self, stream: bytes, count: int, tables: List[Prepared],
+                literals: bytes) -> None:
         """Run ``count`` sequences read from the backward bitstream ``stream``.
 
         The hot loop of the decoder, written for CPython's speed: the bitstream is read
@@ -434,11 +449,11 @@ def _padded(stream: bytes) -> Tuple[bytes, int]:
     return data, (len(data) - 1) * 8 + data[-1].bit_length() - 1
 
 
-def _prepared(table: list, codes: Optional[list]) -> tuple:
+def _prepared(table: FseTable, codes: Optional[List[Tuple[int, int]]]) -> Prepared:
     """An FSE decoding table (per state: symbol, bits, baseline) as :meth:`Frame.execute`
     reads it: per state its symbol (with ``codes``, the symbol's (baseline, extra bits) of
     a length), its bits and its baseline, then the table's accuracy log."""
-    symbols = [entry[0] for entry in table]
+    symbols: List[Any] = [entry[0] for entry in table]
     if codes is not None:
         symbols = [codes[symbol] for symbol in symbols]
     return (symbols, [entry[1] for entry in table], [entry[2] for entry in table],
@@ -449,11 +464,11 @@ def _prepared(table: list, codes: Optional[list]) -> tuple:
 # by its description) for the next block that describes it, up to CACHE_SIZE tables of each
 # kind (then the cache starts again), so memory stays bounded.
 CACHE_SIZE = 256
-_FSE_CACHE: dict = {}
-_HUFFMAN_CACHE: dict = {}
+_FSE_CACHE: Dict[Tuple[int, Tuple[int, ...], int], Prepared] = {}
+_HUFFMAN_CACHE: Dict[bytes, HuffmanColumns] = {}
 
 
-def _cached(cache: dict, key: object, make: Callable[[], object]) -> object:
+def _cached(cache: Dict[_Key, _Value], key: _Key, make: Callable[[], _Value]) -> _Value:
     found = cache.get(key)
     if found is None:
         if len(cache) >= CACHE_SIZE:
@@ -462,30 +477,30 @@ def _cached(cache: dict, key: object, make: Callable[[], object]) -> object:
     return found
 
 
-def _huffman_columns(section: bytes) -> Tuple[Tuple[Tuple[list, list], int], int]:
+def _huffman_columns(section: bytes) -> Tuple[HuffmanColumns, int]:
     """The Huffman table described at the start of ``section`` as (symbols, lengths) columns
     with its max bits, and the description's size; made once per distinct description."""
     header = section[0]
     used = 1 + header if header < 128 else 1 + (header - 127 + 1) // 2
     key = bytes(section[:used])
 
-    def make() -> Tuple[Tuple[list, list], int]:
+    def make() -> HuffmanColumns:
         (table, max_bits), _used = huffman_table(key)
         return ([entry[0] for entry in table], [entry[1] for entry in table]), max_bits
     return _cached(_HUFFMAN_CACHE, key, make), used
 
 
-def _default_tables() -> list:
+def _default_tables() -> List[Prepared]:
     """The predefined tables of literal lengths, offsets and match lengths, prepared once."""
     return [_prepared(fse_table(*LL_DEFAULT), LL_CODES), _prepared(fse_table(*OF_DEFAULT), None),
             _prepared(fse_table(*ML_DEFAULT), ML_CODES)]
 
 
-def _log_of(table: list) -> int:
+def _log_of(table: Sequence[object]) -> int:
     return (len(table) - 1).bit_length()
 
 
-def _next_state(table: list, state: int, bits: "BackwardBits") -> int:
+def _next_state(table: FseTable, state: int, bits: BackwardBits) -> int:
     _symbol, count, baseline = table[state]
     return baseline + bits.read(count)
 
@@ -576,7 +591,7 @@ def read_fse_counts(data: bytes, max_log: int, max_symbol: int) -> Tuple[List[in
     return counts, log, (position + 7) >> 3
 
 
-def fse_table(counts: List[int], log: int) -> list:
+def fse_table(counts: List[int], log: int) -> FseTable:
     """The decoding table: per state, (symbol, bits to read, baseline)."""
     size = 1 << log
     symbols = [0] * size
@@ -597,7 +612,7 @@ def fse_table(counts: List[int], log: int) -> list:
     if position != 0:
         raise ZstdError("FSE counts do not fill the table")
     following = [1 if count == -1 else count for count in counts]
-    table = []
+    table: FseTable = []
     for state in range(size):
         symbol = symbols[state]
         number = following[symbol]
@@ -609,25 +624,25 @@ def fse_table(counts: List[int], log: int) -> list:
 
 # -- Huffman --------------------------------------------------------------------------------
 
-def huffman_table(data: bytes) -> Tuple[Tuple[list, int], int]:
+def huffman_table(data: bytes) -> Tuple[Tuple[List[Tuple[int, int]], int], int]:
     """The literals' Huffman table from its description: ((table, max bits), bytes used)."""
     header = data[0]
     if header < 128:
         counts, log, used = read_fse_counts(data[1:1 + header], MAX_HUFFMAN_WEIGHT_LOG, 255)
-        table = fse_table(counts, log)
+        fse = fse_table(counts, log)
         bits = BackwardBits(data[1 + used:1 + header])
-        weights = []
+        weights: List[int] = []
         first, second = bits.read(log), bits.read(log)
         while len(weights) < 255:
-            weights.append(table[first][0])
-            first = _next_state(table, first, bits)
+            weights.append(fse[first][0])
+            first = _next_state(fse, first, bits)
             if bits.overflowed():
-                weights.append(table[second][0])
+                weights.append(fse[second][0])
                 break
-            weights.append(table[second][0])
-            second = _next_state(table, second, bits)
+            weights.append(fse[second][0])
+            second = _next_state(fse, second, bits)
             if bits.overflowed():
-                weights.append(table[first][0])
+                weights.append(fse[first][0])
                 break
         used_total = 1 + header
     else:
@@ -658,7 +673,8 @@ def huffman_table(data: bytes) -> Tuple[Tuple[list, int], int]:
     return (table, max_bits), used_total
 
 
-def huffman_stream(data: bytes, size: int, table: tuple, max_bits: int) -> bytes:
+def huffman_stream(data: bytes, size: int, table: Tuple[List[int], List[int]],
+                   max_bits: int) -> bytes:
     """``size`` literals from one Huffman-coded backward stream, consumed exactly, with the
     ``table`` of :func:`huffman_table` as two columns (symbols, lengths); read through a
     window as :meth:`Frame.execute` reads sequences."""

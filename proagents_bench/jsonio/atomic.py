@@ -27,7 +27,14 @@ import errno
 import os
 import stat
 from contextlib import contextmanager
-from typing import Callable, Iterable, Tuple
+from typing import (TYPE_CHECKING, Callable, ContextManager, Dict, Iterable, Iterator, List,
+                    Optional, Tuple, Union)
+
+if TYPE_CHECKING:  # for annotations only
+    from typing import Literal
+
+# A file to publish: (the path as given, the file it replaces, its temporary file).
+_Staged = Tuple[str, str, str]
 
 TEMPORARY_PREFIX = ".proagents-"
 TEMPORARY_SUFFIX = ".tmp"
@@ -38,14 +45,14 @@ class AtomicWriteError(Exception):
     why in plain words; ``replaced`` lists destinations that were replaced and could not be
     put back (empty unless the file system refused a rollback too)."""
 
-    def __init__(self, path, reason, replaced=()):
+    def __init__(self, path: str, reason: str, replaced: Iterable[str] = ()) -> None:
         self.path = path
         self.reason = reason
         self.replaced = list(replaced)
         super().__init__("%s: %s" % (path, reason))
 
 
-_REASONS = {
+_REASONS: Dict[Optional[int], str] = {  # an OSError's errno may be None
     errno.ENOENT: "its folder does not exist",
     errno.ENOTDIR: "a part of its folder path is not a folder",
     errno.EACCES: "permission denied",
@@ -58,22 +65,22 @@ _REASONS = {
 }
 
 
-def _reason(problem):
+def _reason(problem: OSError) -> str:
     return _REASONS.get(problem.errno) or problem.strerror or str(problem)
 
 
 @contextmanager
-def _no_critical_section():
+def _no_critical_section() -> Iterator[None]:
     yield
 
 
-def _current_umask():
+def _current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
 
 
-def _destination(path):
+def _destination(path: str) -> Tuple[str, int]:
     """The file to replace (a symbolic link's target) and the mode the new file gets."""
     target = os.path.realpath(path) if os.path.islink(path) else path
     try:
@@ -91,14 +98,14 @@ def _destination(path):
     return target, stat.S_IMODE(info.st_mode)
 
 
-def _fresh_name(target):
+def _fresh_name(target: str) -> str:
     """A path beside ``target`` that does not exist yet (short: see the module docstring)."""
     folder = os.path.dirname(target) or os.curdir
     token = binascii.hexlify(os.urandom(6)).decode("ascii")
     return os.path.join(folder, TEMPORARY_PREFIX + token + TEMPORARY_SUFFIX)
 
 
-def _create_temporary(target):
+def _create_temporary(target: str) -> Tuple[int, str]:
     """(descriptor, path) of a new, empty, exclusively created file beside ``target``."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
@@ -109,7 +116,7 @@ def _create_temporary(target):
             continue
 
 
-def _write_temporary(descriptor, temporary, mode, data):
+def _write_temporary(descriptor: int, temporary: str, mode: int, data: bytes) -> None:
     with os.fdopen(descriptor, "wb") as stream:
         stream.write(data)
         stream.flush()
@@ -117,14 +124,14 @@ def _write_temporary(descriptor, temporary, mode, data):
     os.chmod(temporary, mode)
 
 
-def _remove_quietly(path):
+def _remove_quietly(path: str) -> None:
     try:
         os.remove(path)
     except OSError:
         pass
 
 
-def _backup(target):
+def _backup(target: str) -> Union[str, None, Literal[False]]:
     """A hard link to ``target`` under a fresh name, None when there is no file to keep, or
     False when the file system has no hard links (then that file cannot be rolled back)."""
     if not os.path.exists(target):
@@ -140,7 +147,7 @@ def _backup(target):
             return False
 
 
-def _publish(staged):
+def _publish(staged: List[_Staged]) -> None:
     """Phase 2 (see the module docstring) for [(path, target, temporary)]."""
     backups = [_backup(target) for _path, target, _temporary in staged]
     replaced = 0
@@ -162,9 +169,10 @@ def _publish(staged):
                 _remove_quietly(backup)  # a backup used in the rollback is gone already
 
 
-def _roll_back(done, backups):
+def _roll_back(done: List[_Staged],
+               backups: List[Union[str, None, Literal[False]]]) -> List[str]:
     """Undo the renames of ``done``; return the paths that could not be put back."""
-    left = []
+    left: List[str] = []
     for (path, target, _temporary), backup in zip(done, backups):
         try:
             if backup:
@@ -179,12 +187,13 @@ def _roll_back(done, backups):
 
 
 def write_files_atomically(files: Iterable[Tuple[str, bytes]],
-                           critical_section: Callable = _no_critical_section) -> None:
+                           critical_section: Callable[[], ContextManager[None]]
+                           = _no_critical_section) -> None:
     """Write every (path, bytes) pair of ``files``, all or none; raise
     :class:`AtomicWriteError` for the first that fails. ``critical_section`` is a context
     manager factory under which the temporary files are created and renamed (see the module
     docstring)."""
-    staged = []
+    staged: List[_Staged] = []
     try:
         for path, data in files:
             target, mode = _destination(path)

@@ -62,10 +62,28 @@ import re
 from decimal import Decimal
 from itertools import chain, compress, repeat
 from operator import is_, itemgetter
-from typing import Optional
+from typing import (TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Optional, Set,
+                    NoReturn, Tuple, Union, cast)
 
+from . import JSON, JSONObject
 from .gcpause import CollectorPaused
 from .load import MAX_SAFE_INTEGER
+
+if TYPE_CHECKING:  # for annotations only
+    from typing import Protocol, TypeVar
+
+    class _Hasher(Protocol):
+        """What the fingerprint feeds: a hashlib object's ``update``."""
+
+        def update(self, data: bytes, /) -> None: ...
+
+    _HasherT = TypeVar("_HasherT", bound=_Hasher)
+
+# A key and its written form, ``"key":``.
+_Member = Tuple[str, str]
+# What the C encoder is handed in a Decimal's place: an int or float that Python writes as
+# ES6 does, or (by a marker) the ES6 text itself.
+_StandIn = Union[int, float, str]
 
 __all__ = ["canonical_json", "evidence_fingerprint", "fingerprint_hasher"]
 
@@ -94,7 +112,7 @@ _ESCAPES.update({'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n"
 _NEEDS_ESCAPE = re.compile('[\x00-\x1f"\\\\]')
 
 
-def _py_encode_string(s):
+def _py_encode_string(s: str) -> str:
     """RFC 8785 string literal, in Python (used where the C encoder is missing)."""
     if _NEEDS_ESCAPE.search(s) is None:
         return '"' + s + '"'
@@ -103,15 +121,16 @@ def _py_encode_string(s):
 
 # CPython's C ``encode_basestring`` (the ensure_ascii=False one) escapes exactly the RFC 8785
 # set, with the same short forms and lowercase hex; the tests hold both to the same cases.
-_c_encode_string = getattr(json.encoder, "c_encode_basestring", None)
+_c_encode_string: Optional[Callable[[str], str]] = getattr(json.encoder, "c_encode_basestring",
+                                                           None)
 _encode_string = _c_encode_string if _c_encode_string is not None else _py_encode_string
 
 
-def _utf16_key(key):
+def _utf16_key(key: str) -> bytes:
     return key.encode("utf-16-be", "surrogatepass")
 
 
-def _member_order(obj):
+def _member_order(obj: Dict[str, JSON]) -> List[_Member]:
     """``obj``'s keys in RFC 8785 order (compared as UTF-16 code units), each with its
     written form ``"key":``."""
     high = False
@@ -127,7 +146,7 @@ def _member_order(obj):
 
 # --- numbers ---------------------------------------------------------------------------------
 
-def _format_double(x):
+def _format_double(x: float) -> str:
     """ECMAScript Number.prototype.toString(x) for a finite float ``x`` (RFC 8785 3.2.2.3)."""
     if x != x or x == _FLOAT_INF or x == -_FLOAT_INF:
         raise ValueError("canonical JSON: %r is not a finite number" % (x,))
@@ -163,7 +182,7 @@ def _format_double(x):
     return sign + out
 
 
-def _decimal_to_double(d):
+def _decimal_to_double(d: Decimal) -> float:
     try:
         x = float(d)  # correctly rounded; raises ValueError for a signalling NaN
     except ValueError:
@@ -173,7 +192,7 @@ def _decimal_to_double(d):
     return x
 
 
-def _format_int(n):
+def _format_int(n: int) -> str:
     if -MAX_SAFE_INTEGER <= n <= MAX_SAFE_INTEGER:
         return int.__repr__(n)
     try:
@@ -186,14 +205,15 @@ def _format_int(n):
 
 # --- the reference writer --------------------------------------------------------------------
 
-def _reference_batches(value):
+def _reference_batches(value: JSON) -> Iterator[str]:
     """Yield the canonical text of ``value`` in batches of str (plain Python, any depth)."""
-    out = []
+    out: List[str] = []
     append = out.append
     encode = _encode_string
-    orders = {}  # key order by key tuple: records share one
-    stack = []  # (iterator over the remaining members or items, the dict or None, id)
-    open_ids = set()  # containers on the current path, to refuse cycles
+    orders: Dict[Tuple[str, ...], List[_Member]] = {}  # key order by key tuple: records share one
+    # (iterator over the remaining members or items, the dict or None, id)
+    stack: List[Tuple[Iterator[JSON], Optional[Dict[str, JSON]], int]] = []
+    open_ids: Set[int] = set()  # containers on the current path, to refuse cycles
     v = value
     while True:
         t = type(v)
@@ -267,13 +287,13 @@ def _reference_batches(value):
             del out[:]
 
 
-def _reference_text(value):
+def _reference_text(value: JSON) -> str:
     return "".join(_reference_batches(value))
 
 
 # --- the CPython fast path -------------------------------------------------------------------
 
-_c_make_encoder = getattr(json.encoder, "c_make_encoder", None)
+_c_make_encoder: object = getattr(json.encoder, "c_make_encoder", None)
 _FAST_TYPES = frozenset([dict, list, str, int, bool, type(None), Decimal])
 _STR_ONLY = frozenset([str])
 _TAKEN_TYPES = frozenset([int, Decimal, list, dict])  # the kinds the scan looks into
@@ -300,18 +320,18 @@ class _NotFast(Exception):
     """The fast path cannot vouch for this value; the reference writer takes over."""
 
 
-def _check_keys(keys):
+def _check_keys(keys: Iterable[object]) -> None:
     """Keys must be exact str without characters at or above U+E000 (so that code-point
     order, which the C encoder sorts by, equals UTF-16 order). ``keys``: any iterable."""
-    keys = list(keys)
-    if not set(map(type, keys)) <= _STR_ONLY:
+    listed = list(keys)
+    if not set(map(type, listed)) <= _STR_ONLY:
         raise _NotFast
-    joined = "".join(keys)
+    joined = "".join(cast("List[str]", listed))  # every key a str (its types say)
     if not joined.isascii() and _HIGH_CHAR.search(joined) is not None:
         raise _NotFast
 
 
-def _member_columns(objects):
+def _member_columns(objects: List[Dict[str, JSON]]) -> List[List[JSON]]:
     """The values of the dicts ``objects``, as columns (lists) for the next level."""
     if len(set(map(len, objects))) == 1:
         # All the same size: if each has every key of the first, they share one key set
@@ -330,7 +350,7 @@ def _member_columns(objects):
     return [list(chain.from_iterable(map(dict.values, objects)))]
 
 
-def _fast_scan(value):
+def _fast_scan(value: JSON) -> List[List[Decimal]]:
     """Check that the C encoder can write ``value``; return its Decimals (a list of lists).
 
     Walks the value one nesting level at a time; each level is a few columns (lists of
@@ -339,15 +359,15 @@ def _fast_scan(value):
     :func:`_check_keys`, integers within +-(2**53-1), and a bounded depth and size, which
     also rules out cycles. Raises :class:`_NotFast` otherwise.
     """
-    decimals = []
-    level = [[value]]
+    decimals: List[List[Decimal]] = []
+    level: List[List[JSON]] = [[value]]
     depth = 0
     total = 0
     while level:
         depth += 1
         if depth > _FAST_MAX_DEPTH:
             raise _NotFast
-        below = []
+        below: List[List[JSON]] = []
         for column in level:
             kinds = set(map(type, column))
             if not kinds <= _FAST_TYPES:
@@ -380,11 +400,11 @@ def _fast_scan(value):
     return decimals
 
 
-def _no_default(obj):
+def _no_default(obj: object) -> NoReturn:
     raise TypeError("canonical JSON: unsupported type %s" % type(obj).__name__)
 
 
-def _plain_range(decimals):
+def _plain_range(decimals: List[Decimal]) -> bool:
     """True when every Decimal is 0 or has _PLAIN_LOW <= |d| < _PLAIN_HIGH."""
     try:
         low, high = min(decimals), max(decimals)
@@ -400,7 +420,7 @@ def _plain_range(decimals):
     return _PLAIN_LOW <= low and high < _PLAIN_HIGH
 
 
-def _plain_stand_in(d):
+def _plain_stand_in(d: Decimal) -> Union[int, float]:
     """The stand-in for a Decimal in the plain range (see :func:`_plain_range`): the int it
     equals when integral (ES6 writes no '.0'; -0 becomes 0), else its double, whose Python
     text is then its ES6 text."""
@@ -408,7 +428,7 @@ def _plain_stand_in(d):
     return int(x) if x.is_integer() else x
 
 
-def _json_stand_in(x):
+def _json_stand_in(x: float) -> _StandIn:
     """What to hand the C encoder for the finite double ``x``: an int or float whose Python
     text is the ES6 text, else the ES6 text itself (a str, to be put in by marker)."""
     text = float.__repr__(x)
@@ -429,9 +449,10 @@ class _StandIns:
     the module docstring); :meth:`encode` writes one piece, falling back to the reference
     writer for that piece where the encoder's text cannot be vouched for."""
 
-    def __init__(self, decimals):
-        self.markers = []
+    def __init__(self, decimals: List[Decimal]) -> None:
+        self.markers: List[str] = []
         self.issued = 0
+        default: Callable[[Decimal], _StandIn]
         if not decimals:
             default = _no_default
         elif _plain_range(decimals):
@@ -443,12 +464,12 @@ class _StandIns:
                                         check_circular=False, separators=(",", ":"),
                                         default=default)
 
-    def _tabled(self, decimals):
+    def _tabled(self, decimals: List[Decimal]) -> Callable[[Decimal], _StandIn]:
         try:
             distinct = set(decimals)
         except TypeError:  # a signalling NaN is unhashable
             raise _NotFast from None
-        table = {}
+        table: Dict[Decimal, _StandIn] = {}
         for d in distinct:
             x = float(d)
             if x != x or x == _FLOAT_INF or x == -_FLOAT_INF:
@@ -460,7 +481,7 @@ class _StandIns:
             table[d] = stand_in
         lookup = table.__getitem__
 
-        def default(d):
+        def default(d: Decimal) -> _StandIn:
             stand_in = lookup(d)
             if type(stand_in) is _Marker:
                 self.issued += 1
@@ -469,7 +490,7 @@ class _StandIns:
 
         return default
 
-    def encode(self, part):
+    def encode(self, part: JSON) -> str:
         self.issued = 0
         try:
             text = self.encoder.encode(part)
@@ -498,7 +519,7 @@ class _Marker(str):
 _PIECE_ITEMS = 4096
 
 
-def _holds_long_list(value, depth=0):
+def _holds_long_list(value: JSON, depth: int = 0) -> bool:
     """Whether ``value`` is, or holds within four levels, a list longer than _PIECE_ITEMS
     (a long list is not looked into; short ones and objects are)."""
     kind = type(value)
@@ -511,7 +532,7 @@ def _holds_long_list(value, depth=0):
                if type(child) in (list, dict))
 
 
-def _pieces(value, encode):
+def _pieces(value: JSON, encode: Callable[[JSON], str]) -> Iterator[str]:
     """The canonical text of ``value`` in pieces, ``encode`` writing each part whole."""
     if not _holds_long_list(value):
         yield encode(value)
@@ -534,7 +555,8 @@ def _pieces(value, encode):
         yield "]"
 
 
-def _fast_batches(value, decimals=None):
+def _fast_batches(value: JSON,
+                  decimals: Optional[List[Decimal]] = None) -> Optional[Iterator[str]]:
     """The canonical text in pieces through the C encoder, or None where the encoder cannot
     be used or the value cannot be vouched for (then the reference writer runs)."""
     if _c_make_encoder is None or _c_encode_string is None or type(value) not in (dict, list):
@@ -550,18 +572,19 @@ def _fast_batches(value, decimals=None):
 
 # --- public interface ------------------------------------------------------------------------
 
-def _text_batches(value, decimals=None):
+def _text_batches(value: JSON, decimals: Optional[List[Decimal]] = None) -> Iterator[str]:
     batches = _fast_batches(value, decimals)
     return _reference_batches(value) if batches is None else batches
 
 
-def canonical_json(value: object) -> bytes:
+def canonical_json(value: JSON) -> bytes:
     """RFC 8785 (JSON Canonicalization Scheme) serialisation of ``value`` as UTF-8 bytes."""
     with CollectorPaused():
         return "".join(_text_batches(value)).encode("utf-8")
 
 
-def fingerprint_hasher(value: object, hasher, decimals: Optional[list] = None):
+def fingerprint_hasher(value: JSON, hasher: _HasherT,
+                       decimals: Optional[List[Decimal]] = None) -> _HasherT:
     """Feed the RFC 8785 serialisation of ``value`` into ``hasher`` (a hashlib object).
 
     ``decimals``, when given, lists every ``Decimal`` in ``value`` and vouches for what the
@@ -588,8 +611,9 @@ def fingerprint_hasher(value: object, hasher, decimals: Optional[list] = None):
     return hasher
 
 
-def evidence_fingerprint(spec: dict, cases: dict, results: dict, candidate_system_id: str,
-                         decimals: Optional[list] = None) -> str:
+def evidence_fingerprint(spec: JSONObject, cases: JSONObject, results: JSONObject,
+                         candidate_system_id: str,
+                         decimals: Optional[List[Decimal]] = None) -> str:
     """'sha256:' + hex SHA-256 of canonical_json([spec, cases, results, candidate_system_id]);
     ``decimals`` as in :func:`fingerprint_hasher` (all the Decimals of the three files)."""
     hasher = fingerprint_hasher([spec, cases, results, candidate_system_id], hashlib.sha256(),

@@ -41,7 +41,9 @@ import json.encoder
 import math
 from itertools import chain, islice, repeat
 from operator import itemgetter
-from typing import Iterator
+from typing import Iterator, List, Optional, Sequence
+
+from . import JSON
 
 # The json module's own string writer (C in CPython), so strings come out as it writes them.
 encode_string = _encode_string = json.encoder.encode_basestring_ascii
@@ -62,12 +64,12 @@ _OPTIONAL_STRING_TYPES = {str, type(None)}
 _NON_FINITE_TEXTS = frozenset({"nan", "inf", "-inf"})
 
 
-def dumps(value: object) -> str:
+def dumps(value: JSON) -> str:
     """The whole text at once (as ``json.dumps`` with the options above)."""
     return "".join(pieces(value))
 
 
-def document_bytes(value: object) -> bytes:
+def document_bytes(value: JSON) -> bytes:
     """A whole JSON document as the product writes one (the service's answers, the
     commands' reports, an imported results package): :func:`dumps` and a final newline, as
     ASCII bytes, each piece encoded on its own (a whole text of hundreds of megabytes, and
@@ -75,13 +77,13 @@ def document_bytes(value: object) -> bytes:
     return b"".join([piece.encode("ascii") for piece in pieces(value)] + [b"\n"])
 
 
-def pieces(value: object, level: int = 0) -> Iterator[str]:
+def pieces(value: JSON, level: int = 0) -> Iterator[str]:
     """Yield the text of ``value`` in pieces (each a str; long lists in batches), as written
     at nesting ``level`` (what follows each of its newlines is indented for that level)."""
     return _write(value, level)
 
 
-def _fallback(value, level):
+def _fallback(value: JSON, level: int) -> str:
     """The standard library's text for ``value`` at nesting ``level``."""
     text = json.dumps(value, ensure_ascii=True, sort_keys=True, indent=2, allow_nan=False)
     if level and "\n" in text:
@@ -89,7 +91,7 @@ def _fallback(value, level):
     return text
 
 
-def _scalar(value, level):
+def _scalar(value: JSON, level: int) -> str:
     """The text of a scalar; or of anything else, via the generic writers."""
     kind = type(value)
     if kind is str:
@@ -105,7 +107,7 @@ def _scalar(value, level):
     return "".join(_write(value, level))
 
 
-def _write(value, level):
+def _write(value: JSON, level: int) -> Iterator[str]:
     kind = type(value)
     if kind is dict:
         if not value:
@@ -171,7 +173,7 @@ def _write(value, level):
 _SCALAR_TYPES = frozenset(_SCALARS)
 
 
-def _member(item, level):
+def _member(item: JSON, level: int) -> Iterator[str]:
     """The text of a member or element at ``level``."""
     if type(item) in _SCALAR_TYPES:
         yield _scalar(item, level)
@@ -179,7 +181,7 @@ def _member(item, level):
         yield from _write(item, level)
 
 
-def _write_rows(items, level, inner):
+def _write_rows(items: List[JSON], level: int, inner: str) -> Iterator[str]:
     """The items of a long list at ``level`` (the opening bracket already written), in
     batches; uniform objects column by column, anything else one by one."""
     separator = "," + inner
@@ -191,7 +193,7 @@ def _write_rows(items, level, inner):
         yield (inner if not start else separator) + separator.join(texts)
 
 
-def _object_texts(objects, level):
+def _object_texts(objects: Sequence[JSON], level: int) -> Optional[List[str]]:
     """The texts of ``objects`` (all at ``level``) if they are plain dicts sharing one key
     order, with str keys; else None."""
     if not objects or set(map(type, objects)) != {dict}:
@@ -213,7 +215,7 @@ def _object_texts(objects, level):
     return list(map(template.__mod__, zip(*columns)))
 
 
-def _column_texts(values, level):
+def _column_texts(values: List[JSON], level: int) -> List[str]:
     """The texts of one column of values at ``level``, by one C-level map where possible."""
     kinds = set(map(type, values))
     if len(kinds) == 1:
@@ -248,7 +250,7 @@ def _column_texts(values, level):
     return list(map(_scalar, values, repeat(level)))
 
 
-def _string_list_texts(lists, level):
+def _string_list_texts(lists: List[List[str]], level: int) -> Optional[List[str]]:
     """The texts of lists of plain strings (``tools_used``) at ``level``, every string by one
     C-level map; None when any element is not a str."""
     strings = list(chain.from_iterable(lists))

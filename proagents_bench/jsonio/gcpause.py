@@ -5,8 +5,14 @@ those objects form cycles. PyPy's collector copes, and slows down when told to s
 left alone there.
 """
 
+from __future__ import annotations
+
 import gc
 import platform
+from typing import TYPE_CHECKING, Optional, Type
+
+if TYPE_CHECKING:  # for annotations only
+    from types import TracebackType
 
 _PAUSE = platform.python_implementation() == "CPython"
 
@@ -15,13 +21,14 @@ class CollectorPaused:
     """Context manager: no cyclic garbage collection inside (CPython only); on leaving, the
     objects made inside go straight to the oldest generation and collection resumes."""
 
-    def __enter__(self):
+    def __enter__(self) -> CollectorPaused:
         self.paused = _PAUSE and gc.isenabled()
         if self.paused:
             gc.disable()
         return self
 
-    def __exit__(self, *exc_info):
+    def __exit__(self, kind: Optional[Type[BaseException]], error: Optional[BaseException],
+                 traceback: Optional[TracebackType]) -> None:
         if self.paused:
             # Hand the new objects straight to the oldest generation: the first collection
             # afterwards would traverse millions of young acyclic objects (1 s for 200 MB)

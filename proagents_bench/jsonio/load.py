@@ -32,13 +32,25 @@ import select
 import stat
 from bisect import bisect_left
 from decimal import Decimal
-from json.decoder import JSONDecodeError, scanstring
+from json.decoder import JSONDecodeError
 from json.scanner import NUMBER_RE
-from typing import Optional
+from typing import (TYPE_CHECKING, Callable, Dict, Iterable, List, NoReturn, Optional, Sequence,
+                    Set, Tuple)
 
-from ..errors import ContractError, ContractErrors
+from ..errors import ContractError, ContractErrors, Path, PathStep
 from ..text import quote
+from . import JSON, JSONObject
 from .gcpause import CollectorPaused
+
+if TYPE_CHECKING:  # json.decoder's stub leaves scanstring out; it is _json's (or its twin)
+    from _json import scanstring
+else:
+    from json.decoder import scanstring
+
+# What the walker found: (offset, code, message, JSON path).
+_Found = Tuple[int, str, str, Path]
+# The paths to locate, as a tree: {step: the steps below it}.
+_Tree = Dict[PathStep, "_Tree"]
 
 MAX_FILE_BYTES = 1024 * 1024 * 1024
 MAX_DEPTH = 64  # the root object or array is at depth 1
@@ -80,7 +92,7 @@ class _Fatal(Exception):
     """The walker cannot go on (too deep); ``args[0]`` is the one error found."""
 
 
-def _number_problem(literal):
+def _number_problem(literal: str) -> Optional[Tuple[str, str]]:
     """(code, message) if a JSON number literal breaks the contract, else None."""
     if len(literal) > MAX_NUMBER_LITERAL_CHARS:
         return ("json.number_too_long", "a number literal of %d characters (%s...); at most %d "
@@ -100,7 +112,7 @@ def _number_problem(literal):
     return None
 
 
-def _pairs_hook(pairs):
+def _pairs_hook(pairs: List[Tuple[str, JSON]]) -> JSONObject:
     result = dict(pairs)
     if len(result) != len(pairs):
         raise _Suspicious()
@@ -110,40 +122,40 @@ def _pairs_hook(pairs):
 # The checks are repeated inline in the hooks: a nested call per number costs 5%. The cheap
 # tests come first: int() of a huge literal is quadratic (or refused beyond 4300 digits), and
 # without an exponent a literal of <= 100 characters cannot overflow a double.
-def _int_hook(literal):
+def _int_hook(literal: str) -> int:
     if len(literal) > 15 and _number_problem(literal):
         raise _Suspicious()
     return int(literal)
 
 
-def _check_int(literal):
+def _check_int(literal: str) -> None:
     if len(literal) > 15 and _number_problem(literal):
         raise _Suspicious()
 
 
-def _check_float(literal):
+def _check_float(literal: str) -> None:
     if (len(literal) > MAX_NUMBER_LITERAL_CHARS or "e" in literal or "E" in literal) \
             and _number_problem(literal):
         raise _Suspicious()
 
 
-def _check_pairs(pairs):
+def _check_pairs(pairs: List[Tuple[str, object]]) -> None:
     if len(dict(pairs)) != len(pairs):
         raise _Suspicious()
 
 
-def _constant_hook(name):
+def _constant_hook(name: str) -> NoReturn:
     raise _Suspicious()
 
 
-def _recording_decoder(decimals):
+def _recording_decoder(decimals: List[Decimal]) -> json.JSONDecoder:
     """The decoder of valid files, with the hooks above, that also appends every Decimal it
     makes to ``decimals``: the evidence fingerprint needs them all, and finding them afterwards
     means walking the whole value again (half a second per 100,000 records), where appending
     here is nearly free. One per parse, so that parses never share a list."""
     append = decimals.append
 
-    def parse_float(literal):  # the checks inline, as above
+    def parse_float(literal: str) -> Decimal:  # the checks inline, as above
         if (len(literal) > MAX_NUMBER_LITERAL_CHARS or "e" in literal or "E" in literal) \
                 and _number_problem(literal):
             raise _Suspicious()
@@ -161,6 +173,22 @@ _CHECKER = json.JSONDecoder(object_pairs_hook=_check_pairs, parse_int=_check_int
 # Builds nothing (every hook is the C builtin len): for skipping values and for syntax errors.
 _SKIPPER = json.JSONDecoder(object_pairs_hook=len, parse_int=len, parse_float=len,
                             parse_constant=len)
+
+
+def _scanner(decoder: json.JSONDecoder) -> Callable[[str, int], Tuple[object, int]]:
+    """The decoder's ``scan_once(text, i) -> (value, end)``, which every JSONDecoder has
+    (its stub does not say so)."""
+    scan: Callable[[str, int], Tuple[object, int]] = getattr(decoder, "scan_once")
+    return scan
+
+
+_check_once, _skip_once = _scanner(_CHECKER), _scanner(_SKIPPER)
+
+
+def _space_end(text: str, i: int = 0) -> int:
+    """The offset of the first character at or after ``i`` that is not JSON whitespace."""
+    space = _WS.match(text, i)
+    return space.end() if space else i  # always a match, perhaps an empty one
 
 
 def nesting_ok(data: bytes, limit: int) -> bool:
@@ -187,7 +215,7 @@ def nesting_ok(data: bytes, limit: int) -> bool:
     return not marks
 
 
-def _surrogates_ok(data):
+def _surrogates_ok(data: bytes) -> bool:
     """Whether no \\uXXXX escape is a lone surrogate; exact for valid JSON.
 
     With escaped backslashes removed every backslash starts an escape, and there is no lone
@@ -202,9 +230,9 @@ def _surrogates_ok(data):
     return pairs == len(_HIGH_RE.findall(data)) == len(_LOW_RE.findall(data))
 
 
-def _line_cols(text, offsets):
+def _line_cols(text: str, offsets: Iterable[int]) -> Dict[int, Tuple[int, int]]:
     """{offset: (line, column)}, 1-based, columns in code points, in one pass over text."""
-    result = {}
+    result: Dict[int, Tuple[int, int]] = {}
     line, line_start, previous = 1, 0, 0
     for offset in sorted(set(offsets)):
         newlines = text.count("\n", previous, offset)
@@ -216,7 +244,7 @@ def _line_cols(text, offsets):
     return result
 
 
-def _syntax_error(text, error, source):
+def _syntax_error(text: str, error: JSONDecodeError, source: Optional[str]) -> ContractError:
     if not text.strip(" \t\n\r"):
         message = "the file contains no JSON value"
     elif text.startswith("/", error.pos):
@@ -235,19 +263,19 @@ def _syntax_error(text, error, source):
 class _Walker:
     """Finds every contract error of a document the fast path refused, with its offset."""
 
-    def __init__(self, text, check_depth, check_surrogates):
+    def __init__(self, text: str, check_depth: bool, check_surrogates: bool) -> None:
         self.text = text
         self.check_depth = check_depth
         self.check_surrogates = check_surrogates
         self.candidates = ([m.start() for m in _SURROGATE_ESCAPE.finditer(text)]
                            if check_surrogates else [])
-        self.found = []  # (offset, code, message, path)
+        self.found: List[_Found] = []
 
-    def run(self, source):
+    def run(self, source: Optional[str]) -> List[ContractError]:
         text = self.text
-        start = _WS.match(text).end()
+        start = _space_end(text)
         try:
-            end = _WS.match(text, self.value(start, (), 1)).end()
+            end = _space_end(text, self.value(start, (), 1))
             if end != len(text):
                 raise _Syntax(end)
         except _Syntax as exc:
@@ -264,7 +292,7 @@ class _Walker:
         return [ContractError(code, message, path, source, *places[offset])
                 for offset, code, message, path in sorted(self.found, key=lambda f: f[0])]
 
-    def syntax(self, pos, source):
+    def syntax(self, pos: int, source: Optional[str]) -> ContractError:
         # Report exactly what the fast path would: json's own message for the first error.
         try:
             _SKIPPER.decode(self.text)
@@ -277,7 +305,7 @@ class _Walker:
         line, column = _line_cols(self.text, [pos])[pos]
         return ContractError("json.syntax", "invalid JSON", (), source, line, column)
 
-    def string(self, i):
+    def string(self, i: int) -> Tuple[str, int]:
         """json's scanstring for the string opening at i: (string, end)."""
         try:
             return scanstring(self.text, i + 1)
@@ -286,7 +314,7 @@ class _Walker:
         except ValueError:  # PyPy: chr() of a malformed escape such as \u-001
             raise _Syntax(i)
 
-    def value(self, i, path, depth):
+    def value(self, i: int, path: Path, depth: int) -> int:
         """Check the value at offset i (depth: its depth if a container); return its end."""
         text = self.text
         char = text[i:i + 1]
@@ -317,12 +345,12 @@ class _Walker:
                 return i + len(name)
         raise _Syntax(i)
 
-    def skip(self, i, depth):
+    def skip(self, i: int, depth: int) -> Optional[int]:
         """End of the container at i if the C scanner finds nothing wrong in it, else None."""
         if depth == 1:
             return None
         try:
-            end = _CHECKER.scan_once(self.text, i)[1]
+            end = _check_once(self.text, i)[1]
         except (_Suspicious, ValueError, RecursionError, StopIteration, TypeError):
             # TypeError: PyPy's "couldn't record exception context" for a RecursionError
             # deep in its pure-Python scanner (hostile nesting); the walker descends itself.
@@ -335,17 +363,17 @@ class _Walker:
             return None
         return end
 
-    def lone_surrogate(self, i, path, what):
+    def lone_surrogate(self, i: int, path: Path, what: str) -> None:
         self.found.append((i, "json.lone_surrogate", "the %s contains a lone surrogate escape "
                            "such as \\ud800, which is no Unicode character; use a valid pair or "
                            "write the character itself, in UTF-8" % what, path))
 
-    def object(self, i, path, depth):
+    def object(self, i: int, path: Path, depth: int) -> int:
         text = self.text
-        i = _WS.match(text, i + 1).end()
+        i = _space_end(text, i + 1)
         if text.startswith("}", i):
             return i + 1
-        seen = set()
+        seen: Set[str] = set()
         while True:
             if not text.startswith('"', i):
                 raise _Syntax(i)
@@ -368,9 +396,9 @@ class _Walker:
                 return after.start(1) + 1
             i = after.end()
 
-    def array(self, i, path, depth):
+    def array(self, i: int, path: Path, depth: int) -> int:
         text = self.text
-        i = _WS.match(text, i + 1).end()
+        i = _space_end(text, i + 1)
         if text.startswith("]", i):
             return i + 1
         index = 0
@@ -384,34 +412,37 @@ class _Walker:
             i, index = after.end(), index + 1
 
 
-def _root_message(char):
+def _root_message(char: str) -> str:
     return "the top level must be a JSON object, not %s" % {
         "[": "an array", '"': "a string", "t": "a Boolean", "f": "a Boolean",
         "n": "null"}.get(char, "a number")
 
 
-def _locate_offsets(text, paths):
+def _locate_offsets(text: str, paths: Sequence[Sequence[PathStep]]) -> List[Optional[int]]:
     """Offsets of the values at ``paths`` (or of their deepest existing element), one walk."""
-    wanted = {}
+    wanted: _Tree = {}
     for path in paths:
         node = wanted
         for step in path:
             node = node.setdefault(step, {})
-    found = {}
+    found: Dict[Path, int] = {}
 
-    def next_item(i):
+    def next_item(i: int) -> Optional[int]:
         """Offset of the item after the value at i, or None after the container's last."""
-        after = _AFTER.match(text, _SKIPPER.scan_once(text, i)[1])
+        after = _AFTER.match(text, _skip_once(text, i)[1])
+        if after is None:
+            raise ValueError("not JSON after all")
         return after.end() if after.group(1) == "," else None
 
-    def visit(i, prefix, node):
-        found[prefix] = i
-        if not node or not text.startswith(("{", "["), i):
+    def visit(start: int, prefix: Path, node: _Tree) -> None:
+        found[prefix] = start
+        if not node or not text.startswith(("{", "["), start):
             return
-        i = _WS.match(text, i + 1).end()
-        if text.startswith(("}", "]"), i):
+        first = _space_end(text, start + 1)
+        if text.startswith(("}", "]"), first):
             return
-        if text.startswith("[", found[prefix]):
+        i: Optional[int] = first
+        if text.startswith("[", start):
             index = 0
             # A tight loop, since a located error may sit a million elements into an array.
             for target in sorted(step for step in node if isinstance(step, int) and step >= 0):
@@ -423,14 +454,16 @@ def _locate_offsets(text, paths):
             return
         left = len(node)
         while left and i is not None:
-            key, i = scanstring(text, i + 1)
-            i = _COLON.match(text, i).end()
+            key, end = scanstring(text, i + 1)
+            colon = _COLON.match(text, end)
+            if colon is None:
+                raise ValueError("not JSON after all")
             if key in node:
-                visit(i, prefix + (key,), node[key])
+                visit(colon.end(), prefix + (key,), node[key])
                 left -= 1
-            i = next_item(i)
+            i = next_item(colon.end())
 
-    root = _WS.match(text).end()
+    root = _space_end(text)
     if root < len(text):
         try:
             with CollectorPaused():
@@ -453,36 +486,45 @@ class Document:
 
     __slots__ = ("source", "text", "value", "sha256", "size", "decimals")
 
-    def __init__(self, source, text, value, sha256=None, size=None, decimals=None):
+    def __init__(self, source: Optional[str], text: str, value: JSONObject,
+                 sha256: Optional[str] = None, size: Optional[int] = None,
+                 decimals: Optional[List[Decimal]] = None) -> None:
         self.source, self.text, self.value = source, text, value
         self.sha256, self.size = sha256, size
         self.decimals = decimals
 
-    def span(self, path):
+    def span(self, path: Sequence[PathStep]) -> Tuple[int, int]:
         """(start, end) offsets in ``text`` of the value at ``path``, which must exist (the
         private-test service splices the maintainer's baseline into a team's submission)."""
         return self.spans([path])[0]
 
-    def spans(self, paths):
+    def spans(self, paths: Sequence[Sequence[PathStep]]) -> List[Tuple[int, int]]:
         """The :meth:`span` of each of ``paths``, found in one walk of the text (the
         private-test service cuts a file down to some of its test cases' entries)."""
-        starts = _locate_offsets(self.text, [tuple(path) for path in paths])
-        return [(start, _SKIPPER.scan_once(self.text, start)[1]) for start in starts]
+        spans = []
+        for start in _locate_offsets(self.text, [tuple(path) for path in paths]):
+            if start is None:
+                raise LookupError("no value at a path to cut out")
+            spans.append((start, _skip_once(self.text, start)[1]))
+        return spans
 
-    def errors_at(self, errors):
+    def errors_at(self, errors: Iterable[ContractError]) -> List[ContractError]:
         """Copies of ``errors`` with file=source and line/column located from their path."""
         errors = list(errors)
         offsets = _locate_offsets(self.text, [error.path for error in errors])
         places = _line_cols(self.text, [offset for offset in offsets if offset is not None])
-        return [error.at(self.source, *places.get(offset, (None, None)))
-                for error, offset in zip(errors, offsets)]
+        located = []
+        for error, offset in zip(errors, offsets):
+            line, column = places[offset] if offset is not None else (None, None)
+            located.append(error.at(self.source, line, column))
+        return located
 
 
 # The code of a file in each foreign encoding _foreign_encoding recognises.
 _ENCODING_CODES = {"UTF-16": "encoding.utf16", "UTF-32": "encoding.utf32"}
 
 
-def _foreign_encoding(data):
+def _foreign_encoding(data: bytes) -> Optional[str]:
     """'UTF-16' or 'UTF-32' if the bytes are evidently one of them, else None.
 
     A byte-order mark says so; without one, RFC 4627 section 3: JSON text starts with two
@@ -505,16 +547,17 @@ def _foreign_encoding(data):
     return None
 
 
-def _fail(code, message, source, line=None, column=None):
+def _fail(code: str, message: str, source: Optional[str], line: Optional[int] = None,
+          column: Optional[int] = None) -> NoReturn:
     raise ContractErrors([ContractError(code, message, (), source, line, column)])
 
 
-def _too_large(size, source):
+def _too_large(size: int, source: Optional[str]) -> NoReturn:
     _fail("file.too_large", "the file is %d bytes, more than the limit of %d bytes"
           % (size, MAX_FILE_BYTES), source)
 
 
-def _parse(box, source):
+def _parse(box: List[bytes], source: Optional[str]) -> Document:
     """Parse the bytes in ``box`` (a list, emptied so a 200 MB buffer can be freed early)."""
     data = box.pop()
     if len(data) > MAX_FILE_BYTES:
@@ -541,7 +584,7 @@ def _parse(box, source):
     digest, size = hashlib.sha256(data).hexdigest(), len(data)
     del data  # only the text is needed from here on
     value = _Walker  # "not parsed yet"; a parsed value is never a class
-    decimals = []
+    decimals: List[Decimal] = []
     decoder = _recording_decoder(decimals)
     with CollectorPaused():
         if depth_ok and surrogates_ok:
@@ -558,7 +601,7 @@ def _parse(box, source):
             del decimals[:]  # an abandoned first parse may have recorded some
             value = decoder.decode(text)  # the walker found the text valid
     if not isinstance(value, dict):
-        start = _WS.match(text).end()
+        start = _space_end(text)
         _fail("json.root_not_object", _root_message(text[start]), source,
               *_line_cols(text, [start])[start])
     return Document(source, text, value, digest, size, decimals)
@@ -571,7 +614,7 @@ def parse_bytes(data: bytes, source: Optional[str]) -> Document:
     return _parse([data], source)
 
 
-def _read_stream(path, source):
+def _read_stream(path: str, source: Optional[str]) -> bytes:
     """The bytes of a pipe, FIFO or device: its size is unknown, so reading stops just past
     MAX_FILE_BYTES; and a FIFO that nobody writes to would block forever, so each wait for
     data lasts at most PIPE_WAIT_SECONDS (where the platform can wait on it: POSIX)."""

@@ -60,9 +60,9 @@ from ..errors import ContractError, ContractErrors
 from ..evaluation.comparison import protocol_mismatches
 from ..evaluation.grading import SystemGrades, grade_system
 from ..evaluation.metrics import passing_trials
-from ..jsonio import load
+from ..jsonio import JSON, JSONObject, load
 from ..jsonio.gcpause import CollectorPaused
-from ..stats.exact import add_exact, group_sums
+from ..stats.exact import Exact, add_exact, group_sums
 from ..stats.items import PLACES, TUKEY_K, Correlation, ItemAnalysis, tukey_fences
 from ..text import display_name
 from ..version import NAME
@@ -126,8 +126,8 @@ class Run:
         digest = hashlib.sha256()
         for part in (name, repr(sorted(grades.system["protocol"].items()))):
             digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
-        for part in (bytes(grades.outcomes), flags):
-            digest.update(b"%d\0" % len(part) + part)
+        for data in (bytes(grades.outcomes), flags):
+            digest.update(b"%d\0" % len(data) + data)
         for sums in (self.latency, self.cost):
             digest.update("\n".join(map(str, sums)).encode("ascii") + b"\0")
         self.key = digest.hexdigest()
@@ -140,9 +140,9 @@ class Reading:
 
     def __init__(self) -> None:
         self.errors: List[ContractError] = []
-        self.entry: dict = {}
-        self.runs: List[Tuple[dict, Optional[Run]]] = []
-        self.excluded: List[dict] = []
+        self.entry: JSONObject = {}
+        self.runs: List[Tuple[JSONObject, Optional[Run]]] = []
+        self.excluded: List[JSONObject] = []
 
 
 def read_packages(spec: load.Document, cases: load.Document, packages: Sequence[Package],
@@ -166,9 +166,10 @@ def read_packages(spec: load.Document, cases: load.Document, packages: Sequence[
             continue  # the run ends in a contract error: only the checks go on
         shown = display_name(package.source.shown)
         reading.entry = _describe(package.source, document)
-        found = context.systems
-        for role, system, records in ((ROLES[0], found.baseline, found.baseline_records),
-                                      (ROLES[1], found.candidate, found.candidate_records)):
+        found = context.checked()
+        baseline_records, candidate_records = found.in_order()
+        for role, system, records in ((ROLES[0], found.baseline, baseline_records),
+                                      (ROLES[1], found.candidate, candidate_records)):
             name = system["system_id"]
             if role == ROLES[1] and package.candidate_name is not None:
                 name = package.candidate_name
@@ -204,7 +205,7 @@ class SystemHealth:
 class TaskHealth:
     """One test task's health (see the module docstring)."""
 
-    def __init__(self, case: dict, position: int) -> None:
+    def __init__(self, case: JSONObject, position: int) -> None:
         self.case = case
         self.position = position
         self.passing: Tuple[int, ...] = ()
@@ -226,13 +227,14 @@ class TaskHealth:
 
     @property
     def case_id(self) -> str:
-        return self.case["id"]
+        case_id: str = self.case["id"]
+        return case_id
 
     @property
     def discriminates(self) -> bool:
         return self.discrimination is not None and self.discrimination.at_least(DISCRIMINATING)
 
-    def audit_order(self) -> tuple:
+    def audit_order(self) -> Tuple[int, int, int]:
         return (AUDIT_REASONS.index(self.reasons[0]), -len(self.reasons), self.position)
 
 
@@ -247,14 +249,14 @@ class Health:
     """Every test task's health, the systems, the groups and the effective size."""
 
     def __init__(self) -> None:
-        self.spec: dict = {}
-        self.cases: dict = {}
-        self.inputs: Dict[str, dict] = {}
-        self.packages: List[dict] = []
-        self.excluded: List[dict] = []
+        self.spec: JSONObject = {}
+        self.cases: JSONObject = {}
+        self.inputs: Dict[str, JSONObject] = {}
+        self.packages: List[JSONObject] = []
+        self.excluded: List[JSONObject] = []
         self.systems: List[SystemHealth] = []
         self.tasks: List[TaskHealth] = []
-        self.analysis: Optional[ItemAnalysis] = None
+        self.analysis = ItemAnalysis([])  # until measured: of no system, not estimable
         self.trials_per_task = 0
         self.latency_fences: Optional[Tuple[Fraction, Fraction]] = None
         self.cost_fences: Optional[Tuple[Fraction, Fraction]] = None
@@ -263,7 +265,7 @@ class Health:
 
     @property
     def effective_size(self) -> Optional[int]:
-        if self.analysis is None or not self.analysis.estimable:
+        if not self.analysis.estimable:
             return None
         return sum(1 for task in self.tasks if task.discriminates)
 
@@ -333,8 +335,8 @@ def _measure(spec_input: pipeline.InputFile, cases_input: pipeline.InputFile,
     systems: Dict[str, SystemHealth] = {}
     seen: Dict[str, str] = {}
     unknown = [0] * len(tests)
-    latency: List[Optional[object]] = [0] * len(tests)
-    cost: List[Optional[object]] = [0] * len(tests)
+    latency: List[Optional[Exact]] = [0] * len(tests)
+    cost: List[Optional[Exact]] = [0] * len(tests)
     for reading in readings:
         shown = reading.entry["file"]
         health.excluded.extend(reading.excluded)
@@ -368,7 +370,7 @@ def _measure(spec_input: pipeline.InputFile, cases_input: pipeline.InputFile,
     return health
 
 
-def _describe(item: pipeline.InputFile, document: object) -> dict:
+def _describe(item: pipeline.InputFile, document: load.Document) -> JSONObject:
     return {"file": display_name(item.shown), "sha256": document.sha256,
             "bytes": document.size}
 
@@ -380,8 +382,8 @@ def _lcm(numbers: Sequence[int]) -> int:
     return result
 
 
-def _tasks(health: Health, tests: List[dict], unknown: List[int], latency: list,
-           cost: list) -> None:
+def _tasks(health: Health, tests: List[JSONObject], unknown: List[int],
+           latency: List[Optional[Exact]], cost: List[Optional[Exact]]) -> None:
     """Every task's health from the pooled systems (see the module docstring)."""
     systems = health.systems
     trials = [system.trials for system in systems]
@@ -412,10 +414,11 @@ def _tasks(health: Health, tests: List[dict], unknown: List[int], latency: list,
         task.discrimination = analysis.correlation(scores)
         if task.discrimination is None:
             task.discrimination_note = analysis.why_not(scores)
-        if latency[position] is not None:
-            task.mean_latency_ms = Fraction(latency[position]) / all_trials
-        if cost[position] is not None:
-            task.mean_cost_units = Fraction(cost[position]) / all_trials
+        latency_sum, cost_sum = latency[position], cost[position]
+        if latency_sum is not None:
+            task.mean_latency_ms = Fraction(latency_sum) / all_trials
+        if cost_sum is not None:
+            task.mean_cost_units = Fraction(cost_sum) / all_trials
         health.tasks.append(task)
         health.by_slice.setdefault(case["slice"], Group()).tasks.append(task)
         health.by_family.setdefault(case["family_id"], Group()).tasks.append(task)
@@ -425,7 +428,7 @@ def _tasks(health: Health, tests: List[dict], unknown: List[int], latency: list,
         task.reasons = _reasons(task, count)
 
 
-def _outliers(tasks: List[TaskHealth], totals: list, trials: int,
+def _outliers(tasks: List[TaskHealth], totals: List[Optional[Exact]], trials: int,
               flag: str) -> Optional[Tuple[Fraction, Fraction]]:
     """Flag the tasks whose mean lies beyond Tukey's fences; return the fences (of the
     means). Every task has the same number of trials, so the fences are found on the tasks'
@@ -525,10 +528,10 @@ def _rounded(correlation: Optional[Correlation]) -> Optional[float]:
     return None if correlation is None else float(correlation.rounded())
 
 
-def group_document(group: Group, health: Health) -> dict:
+def group_document(group: Group, health: Health) -> JSONObject:
     """A slice's or family's figures, as the JSON document gives them."""
     tasks = group.tasks
-    estimable = health.analysis is not None and health.analysis.estimable
+    estimable = health.analysis.estimable
     return {
         "task_count": len(tasks),
         "pass_rate": float(sum((task.pass_rate for task in tasks), Fraction(0)) / len(tasks)),
@@ -544,7 +547,7 @@ def group_document(group: Group, health: Health) -> dict:
     }
 
 
-def _task_document(task: TaskHealth, rates: List[List[float]]) -> dict:
+def _task_document(task: TaskHealth, rates: List[List[float]]) -> JSONObject:
     """One task's figures; ``rates`` holds each system's pass rates as doubles, by count."""
     return {
         "case_id": task.case["id"],
@@ -571,7 +574,7 @@ def _task_document(task: TaskHealth, rates: List[List[float]]) -> dict:
     }
 
 
-def system_documents(health: Health) -> List[dict]:
+def system_documents(health: Health) -> List[JSONObject]:
     """Each system's figures, as the JSON document gives them."""
     tests = len(health.tasks)
     gate = Fraction(health.spec["gates"]["task_min_trial_success_rate"])
@@ -592,7 +595,7 @@ def system_documents(health: Health) -> List[dict]:
     return systems
 
 
-def health_document(health: Health, version: str) -> dict:
+def health_document(health: Health, version: str) -> JSONObject:
     """The ``health`` command's JSON document (plain data; exact values as the nearest
     doubles)."""
     count = len(health.systems)

@@ -19,7 +19,7 @@ how many of its trials the gate's grader grades differently under the new ones.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Dict, Iterator, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from ..contract import changes as kinds
 from ..contract.changes import Change
@@ -29,6 +29,9 @@ from ..contract.vocabulary import TEST_SPLIT
 from ..errors import ContractError
 from ..evaluation.grading import ALL_CHECKS, grade_system
 from ..text import quote
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 DIFF = "DIFF"
 ADDED, REMOVED, CHANGED = "added", "removed", "changed"
@@ -59,7 +62,7 @@ class FieldChange:
         self.new = new
         self.changes = list(changes)
 
-    def document(self) -> dict:
+    def document(self) -> JSONObject:
         return {"field": self.field, "old": plain(self.old), "new": plain(self.new),
                 "breaks": [change.code for change in self.changes]}
 
@@ -79,7 +82,7 @@ class TaskChange:
         self.changes = _unique(list(changes) + [change for field in fields
                                                  for change in field.changes])
 
-    def document(self) -> dict:
+    def document(self) -> JSONObject:
         return {"case_id": self.case_id, "change": self.kind, "old_split": self.old_split,
                 "new_split": self.new_split,
                 "fields": [field.document() for field in self.fields],
@@ -90,7 +93,7 @@ class Diff:
     """The difference of two files of one kind (``cases`` or ``spec``): the changes of their
     roots' fields (``header``), and for cases the tasks."""
 
-    def __init__(self, kind: str, old: dict, new: dict) -> None:
+    def __init__(self, kind: str, old: JSONObject, new: JSONObject) -> None:
         self.kind = kind
         self.old = old
         self.new = new
@@ -102,7 +105,7 @@ class Diff:
         found = {change.code for item in self.header + self.tasks for change in item.changes}
         return [change for change in kinds.CHANGES if change.code in found]
 
-    def document(self) -> dict:
+    def document(self) -> JSONObject:
         counts = {kind: sum(1 for task in self.tasks if task.kind == kind)
                   for kind in (ADDED, REMOVED, CHANGED)}
         found = self.changes()
@@ -171,7 +174,7 @@ def _header(diff: Diff, table: Dict[str, Change], default: Change,
             diff.header.append(FieldChange(key, old, new, [table.get(key, default)]))
 
 
-def diff_cases(old: dict, new: dict) -> Diff:
+def diff_cases(old: JSONObject, new: JSONObject) -> Diff:
     """The difference of two valid cases files (or of two public views of them: a field
     absent from both never differs)."""
     diff = Diff("cases", old, new)
@@ -199,7 +202,7 @@ def _membership(split: str) -> Change:
     return kinds.TEST_SET if split == TEST_SPLIT else kinds.PUBLIC_CASE
 
 
-def _case_fields(old: dict, new: dict) -> List[FieldChange]:
+def _case_fields(old: JSONObject, new: JSONObject) -> List[FieldChange]:
     keys = [key for key in CASE_FIELD_ORDER if key in old or key in new]
     keys += sorted(key for key in set(old) | set(new) if key not in CASE_FIELD_ORDER)
     test_in_both = old["split"] == TEST_SPLIT and new["split"] == TEST_SPLIT
@@ -215,7 +218,7 @@ def _case_fields(old: dict, new: dict) -> List[FieldChange]:
     return fields
 
 
-def diff_specs(old: dict, new: dict) -> Diff:
+def diff_specs(old: JSONObject, new: JSONObject) -> Diff:
     """The difference of two valid specs, key by key (inside ``protocol``, ``gates`` and
     ``bootstrap`` too)."""
     diff = Diff("spec", old, new)
@@ -296,7 +299,8 @@ def record_status(task: Optional[TaskChange]) -> str:
     return COMPARABLE
 
 
-def comparability(diff: Diff, systems: Sequence[tuple]) -> dict:
+def comparability(diff: Diff,
+                  systems: Sequence[Tuple[str, JSONObject, List[JSONObject]]]) -> JSONObject:
     """Which records of a results package recorded under the old cases stay comparable under
     the new ones. ``systems`` are (role, system, records in canonical order) as the gate's
     checks found them; every trial is graded by the gate's grader against the old and the

@@ -7,13 +7,23 @@ The bytes are ASCII-only JSON with sorted keys and a two-space indent, ending in
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator, List, Optional
+from fractions import Fraction
+from typing import (TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Optional,
+                    SupportsFloat)
 
 from ..contract.metrics import COUNT, MEASURE, METRICS, RATE
 from ..contract.vocabulary import IMPORTED_RESULTS
+from ..jsonio import JSONObject
 from ..jsonio import dump as jsondump
 from ..version import NAME
 from .trialrows import TrialRows, number
+
+if TYPE_CHECKING:  # for annotations only
+    from ..contract.rules import Systems
+    from ..errors import ContractError
+    from ..evaluation.comparison import Comparison, TrialLevel
+    from ..evaluation.decision import Decision, Finding
+    from ..evaluation.metrics import Group, SystemMetrics
 
 # The output is written in pieces of about this many bytes (see :func:`chunks`).
 CHUNK_CHARACTERS = 1 << 20
@@ -40,18 +50,18 @@ LIMITATIONS = (
 )
 
 
-def rate(value: object) -> float:
+def rate(value: SupportsFloat) -> float:
     """A rate or mean: always a JSON number with a fraction part (0.0, 1.0, 0.6)."""
     return float(value)
 
 
-def measured(value: object) -> object:
+def measured(value: Optional[SupportsFloat]) -> Optional[float]:
     """A latency or cost mean: as :func:`rate`, or None (null) when a trial left it
     unmeasured (results v3)."""
     return None if value is None else float(value)
 
 
-def system_metrics(metrics, counts_unmeasured: bool = False) -> dict:
+def system_metrics(metrics: SystemMetrics, counts_unmeasured: bool = False) -> JSONObject:
     """One system's metrics; ``counts_unmeasured`` (a results v3 package, whose latencies
     and costs may be null) adds how many trials left each unmeasured."""
     grades = metrics.grades
@@ -69,7 +79,7 @@ def system_metrics(metrics, counts_unmeasured: bool = False) -> dict:
     } for task in metrics.tasks]
     # Kept as the graded records until written or read (see trialrows.py and materialize).
     trial_results = TrialRows(grades.records, grades.outcomes)
-    document = {"system_id": grades.system["system_id"]}
+    document: JSONObject = {"system_id": grades.system["system_id"]}
     for metric in METRICS:  # the optional ones: results v3 only
         if counts_unmeasured or not metric.optional:
             document[metric.name] = _WRITTEN[metric.kind](getattr(metrics, metric.name))
@@ -84,20 +94,23 @@ def system_metrics(metrics, counts_unmeasured: bool = False) -> dict:
     return document
 
 
-# How each kind of metric (contract/metrics.py) is written: counts as they are.
-_WRITTEN = {COUNT: int, RATE: rate, MEASURE: measured}
+# How each kind of metric (contract/metrics.py) is written: counts as they are. A metric is
+# read by its name (getattr), so its value is Any here: an int for a count, a Fraction for a
+# rate, a Fraction or None for a measure (evaluation/metrics.py), each its kind's writer's.
+_WRITTEN: Dict[str, Callable[[Any], Optional[float]]] = {
+    COUNT: int, RATE: rate, MEASURE: measured}
 
 
-def _pass_k(table):
+def _pass_k(table: Dict[str, Dict[str, Fraction]]) -> Dict[str, Dict[str, float]]:
     return {name: {k: rate(value) for k, value in values.items()}
             for name, values in table.items()}
 
 
-def _group(group):
+def _group(group: Group) -> JSONObject:
     return {"task_count": group.task_count, "task_success_rate": rate(group.task_success_rate)}
 
 
-def finding(item) -> dict:
+def finding(item: Finding) -> JSONObject:
     return {
         "code": item.code,
         "severity": item.severity,
@@ -108,8 +121,11 @@ def finding(item) -> dict:
     }
 
 
-def decision_document(*, decision, comparable, fingerprint, spec, cases, results, systems,
-                      baseline_metrics, candidate_metrics, comparison, inputs, version):
+def decision_document(*, decision: Decision, comparable: bool, fingerprint: str,
+                      spec: JSONObject, cases: JSONObject, results: JSONObject,
+                      systems: Systems, baseline_metrics: Optional[SystemMetrics],
+                      candidate_metrics: Optional[SystemMetrics], comparison: JSONObject,
+                      inputs: JSONObject, version: str) -> JSONObject:
     """The contract's decision document as a dict (see :func:`dumps`)."""
     counts = results["schema_version"] in IMPORTED_RESULTS
     return {
@@ -136,7 +152,7 @@ def decision_document(*, decision, comparable, fingerprint, spec, cases, results
     }
 
 
-def limitations(task_count) -> list:
+def limitations(task_count: Optional[int]) -> List[str]:
     """What the decision cannot tell, for this package: the small-sample sentence only when
     there are fewer than SMALL_SAMPLE_TASKS test tasks, and nothing about an interval when
     nothing was compared (``task_count`` None: INCOMPARABLE)."""
@@ -150,11 +166,14 @@ def limitations(task_count) -> list:
     return first + list(LIMITATIONS)
 
 
-def comparison_document(spec: dict, mismatches: List[str], comparison=None) -> dict:
+def comparison_document(spec: JSONObject, mismatches: List[str],
+                        comparison: Optional[Comparison] = None) -> JSONObject:
     """``comparison``: only ``protocol_mismatches`` when INCOMPARABLE; else the
     :class:`~proagents_bench.evaluation.comparison.Comparison`'s figures."""
     if mismatches:
         return {"protocol_mismatches": list(mismatches)}
+    if comparison is None:
+        raise ValueError("comparable systems come with their comparison")
     bootstrap = spec["bootstrap"]
     interval = comparison.interval
     return {
@@ -170,9 +189,9 @@ def comparison_document(spec: dict, mismatches: List[str], comparison=None) -> d
     }
 
 
-def _trial_level(trial_level) -> dict:
+def _trial_level(trial_level: TrialLevel) -> JSONObject:
     low, high = trial_level.interval
-    document = {
+    document: JSONObject = {
         "mean_difference": rate(trial_level.mean),
         "standard_error": trial_level.standard_error,
         "not_estimable": trial_level.not_estimable,
@@ -186,7 +205,8 @@ def _trial_level(trial_level) -> dict:
     return document
 
 
-def contract_error_document(errors: Iterable, omitted: int, version: str) -> dict:
+def contract_error_document(errors: Iterable[ContractError], omitted: int,
+                            version: str) -> JSONObject:
     return {
         "action": "CONTRACT_ERROR",
         "errors": [error.as_dict() for error in errors],
@@ -195,7 +215,7 @@ def contract_error_document(errors: Iterable, omitted: int, version: str) -> dic
     }
 
 
-def materialize(document: dict) -> dict:
+def materialize(document: JSONObject) -> JSONObject:
     """``document`` with every system's ``trial_results`` as a list of dicts (in place; the
     decision document keeps them as :class:`~proagents_bench.trialrows.TrialRows` until
     then). Returns the document."""
@@ -206,7 +226,7 @@ def materialize(document: dict) -> dict:
     return document
 
 
-def dumps(document: dict) -> bytes:
+def dumps(document: JSONObject) -> bytes:
     """The document's bytes: ASCII JSON, sorted keys, two-space indent, final newline:
     exactly ``json.dumps(document, ensure_ascii=True, sort_keys=True, indent=2,
     allow_nan=False) + "\\n"`` of the :func:`materialize`-d document, written by
@@ -214,12 +234,12 @@ def dumps(document: dict) -> bytes:
     return b"".join(chunks(document))
 
 
-def chunks(document: dict, size: Optional[int] = None) -> Iterator[bytes]:
+def chunks(document: JSONObject, size: Optional[int] = None) -> Iterator[bytes]:
     """The bytes of :func:`dumps` in pieces of about ``size`` bytes (CHUNK_CHARACTERS by
     default), made one after the other: the text never exists as one string, nor the trial
     results as dicts."""
     size = size or CHUNK_CHARACTERS
-    pending = []
+    pending: List[str] = []
     pending_size = 0
     for piece in jsondump.pieces(document):
         pending.append(piece)

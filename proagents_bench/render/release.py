@@ -12,7 +12,7 @@ are, never decoded and written again (:func:`chunks`).
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Iterator, List, Optional, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterator, List, Optional, Protocol, Sequence
 
 from ..evaluation.release import TEST_NAME, Hypothesis, MultiplicityRow, ReleaseDecision
 from ..jsonio import dump as jsondump
@@ -20,6 +20,9 @@ from ..jsonio.gcpause import CollectorPaused
 from ..stats.exact import to_float
 from ..version import NAME
 from .document import chunks as document_chunks
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import BytesLike, JSONObject
 
 LIMITATIONS = (
     "Each benchmark is decided exactly as its gate decides it alone; the release adds its "
@@ -40,7 +43,7 @@ LIMITATIONS = (
 DECISION_LEVEL = 3
 
 
-def indented(document: dict, level: int = DECISION_LEVEL) -> bytes:
+def indented(document: JSONObject, level: int = DECISION_LEVEL) -> bytes:
     """A decision document's bytes as the text of a value at nesting ``level``, without the
     final newline: written by the document writer at that level, which gives exactly its
     level-0 text with every newline followed by two spaces per level (JSON strings hold no
@@ -59,7 +62,7 @@ class Spliced:
 
     __slots__ = ("data", "level", "marker")
 
-    def __init__(self, data: object, level: int = DECISION_LEVEL) -> None:
+    def __init__(self, data: BytesLike, level: int = DECISION_LEVEL) -> None:
         self.data = data
         self.level = level
         self.marker = ""
@@ -76,7 +79,7 @@ class Spliced:
         yield self.marker if self.marker and level == self.level else self.text(level)
 
 
-def chunks(document: dict, spliced: Sequence[Spliced]) -> List[bytes]:
+def chunks(document: JSONObject, spliced: Sequence[Spliced]) -> List[BytesLike]:
     """The document's bytes (ASCII JSON, sorted keys, two-space indent, a final newline) in
     pieces: the document is written with a marker in place of each of ``spliced`` (the
     decisions it holds, in the document's order), then each marker is replaced by the
@@ -87,7 +90,7 @@ def chunks(document: dict, spliced: Sequence[Spliced]) -> List[bytes]:
         item.marker = '"\\u0000proagents-bench-decision-%d\\u0000"' % position
     try:
         text = "".join(jsondump.pieces(document)) + "\n"
-        found: List[bytes] = []
+        found: List[BytesLike] = []
         for item in spliced:
             parts = text.split(item.marker)
             if len(parts) != 2:
@@ -107,7 +110,7 @@ def probability(value: Fraction) -> float:
     return to_float(value)
 
 
-def _hypothesis(hypothesis: Hypothesis) -> object:
+def _hypothesis(hypothesis: Optional[Hypothesis]) -> Optional[JSONObject]:
     if hypothesis is None:
         return None
     return {
@@ -119,7 +122,7 @@ def _hypothesis(hypothesis: Hypothesis) -> object:
     }
 
 
-def _multiplicity_row(row: MultiplicityRow) -> dict:
+def _multiplicity_row(row: MultiplicityRow) -> JSONObject:
     verdict = row.verdict
     return {
         "name": verdict.name,
@@ -142,11 +145,11 @@ class Outcome(Protocol):
     name: str
     tier: str
     evidence: str
-    summary: dict
+    summary: JSONObject
     decision: Optional["Spliced"]
 
 
-def _benchmark(outcome: Outcome, effect: str) -> dict:
+def _benchmark(outcome: Outcome, effect: str) -> JSONObject:
     summary = outcome.summary
     return {
         "name": outcome.name,
@@ -170,7 +173,8 @@ def _benchmark(outcome: Outcome, effect: str) -> dict:
 
 
 def release_document(release_id: str, fingerprint: str, outcomes: Sequence[Outcome],
-                     decision: ReleaseDecision, manifest: dict, version: str) -> dict:
+                     decision: ReleaseDecision, manifest: JSONObject,
+                     version: str) -> JSONObject:
     """The release document of ``decision`` on ``outcomes`` (in the manifest's order);
     ``manifest`` describes the manifest file (its name, digest and size)."""
     level = float(decision.level)

@@ -23,9 +23,10 @@ import math
 from decimal import Decimal
 from fractions import Fraction
 from operator import itemgetter
-from typing import Dict
+from typing import Dict, Iterator, List, Optional, Sequence, Union, cast
 
 from ..evaluation.grading import ALL_CHECKS, CHECK_BITS
+from ..jsonio import JSON, JSONObject
 from ..jsonio import dump as jsondump
 
 # Rows written per batch: bounds the memory of one batch's columns and texts.
@@ -35,7 +36,7 @@ _SLOT = "\x00"  # never in the writer's output (ASCII-only: control characters a
 _FIELDS = ("case_id", "cost_units", "latency_ms", "status", "trial_id")  # sorted, as written
 
 
-def number(value: object) -> object:
+def number(value: object) -> Union[int, float, None]:
     """A JSON number for an exact value: ints stay ints, everything else the nearest double;
     None (an unmeasured latency or cost of a results v3 record, a gate's metric that could
     not be judged) stays None, written as null."""
@@ -59,7 +60,7 @@ _CHECKS_BY_BITS = [{name: bool(bits & bit) for name, bit in CHECK_BITS.items()}
                    for bits in range(ALL_CHECKS + 1)]
 
 
-def trial_result(record: dict, bits: int) -> dict:
+def trial_result(record: JSONObject, bits: int) -> JSONObject:
     """One ``trial_results`` entry."""
     return {
         "case_id": record["case_id"],
@@ -75,17 +76,17 @@ def trial_result(record: dict, bits: int) -> dict:
 class _Slot:
     """Writes itself as the slot character (see :func:`_templates`)."""
 
-    def json_pieces(self, level):
+    def json_pieces(self, level: int) -> Iterator[str]:
         return iter((_SLOT,))
 
 
-def _templates(level):
+def _templates(level: int) -> List[str]:
     """The text of one trial at ``level`` per combination of check bits, with ``%s`` where
     the five varying fields go (in sorted key order)."""
     slot = _Slot()
     templates = []
     for bits in range(ALL_CHECKS + 1):
-        entry = dict.fromkeys(_FIELDS, slot)
+        entry: Dict[str, object] = dict.fromkeys(_FIELDS, slot)
         entry.update(passed=bits == ALL_CHECKS, checks=checks_of(bits))
         text = "".join(jsondump.pieces(entry, level))
         if text.count(_SLOT) != len(_FIELDS):
@@ -94,32 +95,33 @@ def _templates(level):
     return templates
 
 
-def _texts(values, level):
+def _texts(values: Sequence[JSON], level: int) -> List[str]:
     """The writer's texts of any column (the general case)."""
     return ["".join(jsondump.pieces(value, level)) for value in values]
 
 
-def _number_texts(values, level):
+def _number_texts(values: List[JSON], level: int) -> List[str]:
     """The texts of a column of exact numbers, as :func:`number` and then the writer."""
     kinds = set(map(type, values))
     if kinds == {int}:
         return list(map(int.__repr__, values))
-    doubles = list(map(float, values)) if kinds == {Decimal} else list(map(number, values))
-    if set(map(type, doubles)) != {float}:
-        return _texts(doubles, level)
+    numbers = list(map(float, values)) if kinds == {Decimal} else list(map(number, values))
+    if set(map(type, numbers)) != {float}:
+        return _texts(numbers, level)
+    doubles = cast("List[float]", numbers)  # each one a float
     if not all(map(math.isfinite, doubles)):
         raise ValueError("Out of range float values are not JSON compliant")
     return list(map(float.__repr__, doubles))
 
 
-def _string_texts(values, level):
+def _string_texts(values: List[JSON], level: int) -> List[str]:
     """The texts of a column of strings (the raw values otherwise)."""
     if set(map(type, values)) != {str}:
         return _texts(values, level)
     return list(map(jsondump.encode_string, values))
 
 
-def _integer_texts(values, level):
+def _integer_texts(values: List[JSON], level: int) -> List[str]:
     """The texts of a column of ints (the raw values otherwise)."""
     if set(map(type, values)) != {int}:
         return _texts(values, level)
@@ -136,21 +138,21 @@ _COLUMNS = (("case_id", _string_texts), ("cost_units", _number_texts),
 class TrialRows:
     """The ``trial_results`` of graded records (see the module docstring)."""
 
-    def __init__(self, records, outcomes):
+    def __init__(self, records: List[JSONObject], outcomes: bytearray) -> None:
         self.records = records
         self.outcomes = outcomes
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.records)
 
-    def to_list(self):
+    def to_list(self) -> List[JSONObject]:
         return list(map(trial_result, self.records, self.outcomes))
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int) -> JSONObject:
         """One entry of the list, built on demand (the reports read a few)."""
         return trial_result(self.records[index], self.outcomes[index])
 
-    def latencies(self, start=0, stop=None):
+    def latencies(self, start: int = 0, stop: Optional[int] = None) -> List[JSON]:
         """The ``latency_ms`` of entries ``start`` to ``stop`` (all by default) as the
         document writes them (JSON numbers)."""
         values = list(map(itemgetter("latency_ms"), self.records[start:stop]))
@@ -159,7 +161,7 @@ class TrialRows:
             return list(map(float, values))  # number() of each, without a call per value
         return values if kinds <= {int, float} else list(map(number, values))
 
-    def json_pieces(self, level):
+    def json_pieces(self, level: int) -> Iterator[str]:
         """The text of the list at nesting ``level``, exactly as ``jsondump`` writes it."""
         if not self.records:
             yield "[]"

@@ -5,10 +5,13 @@ inputs cleaned, a few dozen lines however many cases, and last what the new file
 from __future__ import annotations
 
 import json
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 from .terminal import BOLD, DIM, RED, YELLOW, Painter, _plain, _wrap
 from .view import counted
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 MAX_TASKS = 20
 MAX_VALUE = 60
@@ -21,7 +24,7 @@ def _value(value: object) -> str:
     return _plain(text, MAX_VALUE)
 
 
-def render(document: dict, width: int = 100, colour: bool = False,
+def render(document: JSONObject, width: int = 100, colour: bool = False,
            output: Optional[str] = None) -> bytes:
     """The text mode's bytes (ASCII) for the DIFF document."""
     paint = Painter(colour)

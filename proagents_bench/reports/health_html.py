@@ -10,13 +10,16 @@ the rest: the JSON document has them all), how each figure is measured, and the 
 
 from __future__ import annotations
 
-from typing import List
+from typing import TYPE_CHECKING, List, Optional, SupportsFloat
 
 from ..maintenance.health import (AUDIT_REASONS, HEALTH, METHODS, Health, TaskHealth,
                                   describe_reason, group_document, system_documents)
 from . import svg as report_svg
 from .html import _chart, _digest, _e, _head, _id, _table, render_no_decision  # noqa: F401
 from .view import counted, named, show
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 MAX_AUDIT_ROWS = 200
 MAX_TASK_ROWS = 500
@@ -171,7 +174,7 @@ def _systems(health: Health) -> str:
             '</section>\n' % (len(systems), _table("systems", "\n".join(lines))))
 
 
-def _groups(anchor: str, title: str, groups: dict, health: Health) -> str:
+def _groups(anchor: str, title: str, groups: JSONObject, health: Health) -> str:
     names = sorted(groups)
     shown, rest = counted(names, MAX_GROUP_ROWS)
     lines = ['<thead><tr><th>%s</th><th>Tasks</th><th>Pass rate</th><th>Never passed</th>'
@@ -224,7 +227,7 @@ def _tasks(health: Health) -> str:
             % (_table("grid", "\n".join(lines)), cut))
 
 
-def _maybe(value: object) -> object:
+def _maybe(value: Optional[SupportsFloat]) -> Optional[float]:
     return None if value is None else float(value)
 
 

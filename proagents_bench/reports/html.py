@@ -20,7 +20,7 @@ import math
 import re
 from fractions import Fraction
 from html import escape
-from typing import TYPE_CHECKING, Dict, Optional
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Set, Tuple
 
 from ..contract.gates import P95_LATENCY_GATE, PAIRED_INTERVAL_GATE, TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
@@ -32,8 +32,12 @@ from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, clean, counted, gate_
                    tagged_reasons, task_rows)
 
 if TYPE_CHECKING:  # for annotations only
+    from ..contract.gates import Gate
+    from ..evaluation.decision import Decision
+    from ..jsonio import JSONObject
+    from ..pipeline import Evaluation
     from .nodecision import NoDecision
-    from .view import SystemTask, TrialView
+    from .view import SystemTask, TaskRow, TrialView
 
 MAX_GRID_ROWS = 500
 MAX_GRID_CELLS = 30000  # rows x trial columns of both systems: keeps the page light
@@ -151,7 +155,7 @@ h3 { font-size: 1rem; margin: 14px 0 4px; }
 """.replace("@CHART_MIN@", str(report_svg.MIN_DISPLAY_WIDTH))
 
 
-def _e(text, limit=MAX_TEXT):
+def _e(text: object, limit: int = MAX_TEXT) -> str:
     return escape(shorten(text, limit), quote=True)
 
 
@@ -161,12 +165,12 @@ _ID_BREAKS = re.compile(r"([-_/.\\:])(?!$)")
 _HEX_GROUP = re.compile(r"([0-9a-f]{16})(?=[0-9a-f])")
 
 
-def _id(text, limit=MAX_TEXT):
+def _id(text: object, limit: int = MAX_TEXT) -> str:
     """An id, path or version, escaped, breakable after its separators only."""
     return _ID_BREAKS.sub(r"\1<wbr>", _e(text, limit))
 
 
-def _digest(text):
+def _digest(text: object) -> str:
     """A hash (``sha256:`` and 64 hex digits): breakable between groups of 16 digits."""
     return _HEX_GROUP.sub(r"\1<wbr>", _id(text))
 
@@ -178,7 +182,7 @@ def _chart(svg: str) -> str:
     return '<div class="scroll">%s</div>' % svg
 
 
-def _table(html_class, body):
+def _table(html_class: str, body: str) -> str:
     """A table in its own scroll container: on a narrow window the table scrolls, never the
     page (print shows it whole)."""
     return '<div class="scroll">\n<table class="%s">\n%s\n</table>\n</div>' % (html_class, body)
@@ -215,7 +219,7 @@ def render_no_decision(outcome: "NoDecision") -> bytes:
     return "".join(parts).encode("utf-8")
 
 
-def render(evaluation) -> bytes:
+def render(evaluation: Evaluation) -> bytes:
     """The report's bytes (UTF-8) for an :class:`~proagents_bench.gate.Evaluation`."""
     document = evaluation.lazy_document
     gates = evaluation.gates
@@ -240,7 +244,7 @@ def render(evaluation) -> bytes:
     return "".join(parts).encode("utf-8")
 
 
-def _banner(document, decision):
+def _banner(document: JSONObject, decision: Decision) -> str:
     """The decision, what it means, its reasons grouped by gate (a count and the first few
     names for many: the whole decision fits the first screen however many tasks failed),
     and its informational notes."""
@@ -254,7 +258,7 @@ def _banner(document, decision):
                 _notes(decision)))
 
 
-def _notes(decision):
+def _notes(decision: Decision) -> str:
     """The informational findings, inside the decision's banner: a PASS must not hide that,
     say, the benchmark is too small to detect the difference it reports."""
     found = notes(decision)
@@ -271,11 +275,12 @@ def _notes(decision):
                 len(found), "" if len(found) == 1 else "s", "\n".join(items)))
 
 
-_SEVERITY_TAGS = {BLOCKING: '<span class="sev block">BLOCK</span>',
+# A reason's tag by its severity (a reason that is no failed gate has none).
+_SEVERITY_TAGS: Dict[Optional[str], str] = {BLOCKING: '<span class="sev block">BLOCK</span>',
                   REVIEWING: '<span class="sev review">REVIEW</span>'}
 
 
-def _reasons(document, decision):
+def _reasons(document: JSONObject, decision: Decision) -> str:
     """Every reason as the document lists it, folded away when there are many; nothing when
     the banner's groups are the reasons themselves (none holds several)."""
     if len(reason_groups(decision)) == len(decision.reasons):
@@ -293,7 +298,7 @@ def _reasons(document, decision):
                 " open" if len(tagged) <= OPEN_REASONS else "", len(tagged), "\n".join(items)))
 
 
-def _facts(document):
+def _facts(document: JSONObject) -> str:
     facts = [
         ("Candidate", _id(document["candidate_system"])),
         ("Baseline", _id(document["baseline_system"])),
@@ -329,11 +334,12 @@ def _metric_row(label: str, baseline: str, candidate: str, gate: str,
     narrow window shows in place of the header, the row stacked."""
     return ('<tr%s><th scope="row">%s</th><td class="num" data-label="Baseline">%s</td>'
             '<td class="num" data-label="Candidate">%s</td><td data-label="Gate">%s</td>%s'
-            '</tr>' % (' class="failed-row"' if failed.get(gate_key) == FAILED else "", _e(label),
+            '</tr>' % (' class="failed-row"' if gate_key is not None and failed.get(gate_key) == FAILED
+                       else "", _e(label),
                        _e(baseline), _e(candidate), _e(gate), _held_cell(gate_key, failed)))
 
 
-def _metrics(document, gates, gate_rows):
+def _metrics(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gate]) -> str:
     failed = gate_states(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     lines = ['<thead><tr><th>Metric</th><th>Baseline</th><th>Candidate</th>'
@@ -346,11 +352,11 @@ def _metrics(document, gates, gate_rows):
     lines.append(_metric_row("Paired task success delta (candidate - baseline)", "\u2014",
                              show(comparison["paired_task_success_delta"]), "\u2014", None,
                              failed))
-    for row in interval_rows(gate_rows, document):
+    for interval in interval_rows(gate_rows, document):
         lines.append(_metric_row("%s (%s%% interval: %s .. %s)" % (
-            row.gate.label, show(comparison["confidence"] * 100), show(row.low),
-            show(row.high)), "\u2014", show(row.low), ">= %s" % show_gate(gates[row.gate.key]),
-            row.gate.key, failed))
+            interval.gate.label, show(comparison["confidence"] * 100), show(interval.low),
+            show(interval.high)), "\u2014", show(interval.low),
+            ">= %s" % show_gate(gates[interval.gate.key]), interval.gate.key, failed))
     lines.append("</tbody>")
     return ('<section id="metrics">\n<h2>Metrics and gates</h2>\n<p class="note">Gates judge '
             'the candidate; the baseline is shown for comparison. A task passes when its trial '
@@ -359,7 +365,7 @@ def _metrics(document, gates, gate_rows):
                 _table("metrics", "\n".join(lines))))
 
 
-def _bootstrap(evaluation, gates):
+def _bootstrap(evaluation: Evaluation, gates: JSONObject) -> str:
     document = evaluation.lazy_document
     comparison = document["comparison"]
     distribution = evaluation.bootstrap_distribution or []
@@ -411,7 +417,7 @@ def _bootstrap(evaluation, gates):
                 _chart(svg)))
 
 
-def _reference_latency(values, p95):
+def _reference_latency(values: Sequence[float], p95: float) -> float:
     """The latency the axis is scaled to: the p95, or, when the p95 is the slowest trial
     itself (20 trials or fewer), the second slowest, so one outlier never sets the scale."""
     if len(values) > 1 and nearest_rank_index(P95, len(values)) == len(values) - 1:
@@ -419,7 +425,8 @@ def _reference_latency(values, p95):
     return float(p95)
 
 
-def latency_axis(value_lists, p95_values):
+def latency_axis(value_lists: Sequence[Sequence[float]],
+                 p95_values: Sequence[float]) -> Tuple[float, float, bool]:
     """(low, high, clipped) of the latency axis shared by both systems: from 0 (or from the
     fastest trial, when starting at 0 would cost more than a quarter of the width) to the
     slowest trial, or, when the slowest lie more than :data:`LATENCY_AXIS_P95_SPAN` times
@@ -439,7 +446,7 @@ def latency_axis(value_lists, p95_values):
     return low, high, clipped
 
 
-def _latency(document: dict, gates: dict) -> str:
+def _latency(document: JSONObject, gates: JSONObject) -> str:
     gate = float(gates[P95_LATENCY_GATE.key])
     systems = [("Baseline", document["baseline_metrics"]),
                ("Candidate", document["candidate_metrics"])]
@@ -490,11 +497,11 @@ def _latency(document: dict, gates: dict) -> str:
     return "\n".join(parts)
 
 
-def _slices(document):
+def _slices(document: JSONObject) -> str:
     all_slices = slices(document)
     shown, rest = counted(all_slices, MAX_SLICES)
-    rows = [(name, baseline and baseline["task_success_rate"],
-             candidate and candidate["task_success_rate"])
+    rows = [(name, None if baseline is None else baseline["task_success_rate"],
+             None if candidate is None else candidate["task_success_rate"])
             for name, baseline, candidate in shown]
     gap = document["candidate_metrics"]["slice_task_success_gap"]
     cut = ('<p class="cut">%d more slices not shown.</p>' % rest) if rest else ""
@@ -505,7 +512,7 @@ def _slices(document):
                 cut))
 
 
-def _trial_cell(trial: "TrialView", system: str) -> str:
+def _trial_cell(trial: TrialView, system: str) -> str:
     """A trial's cell; ``data-label`` names it (``candidate trial 3``) in a narrow window,
     where a row is a card of its failing cells (the passing ones are hidden)."""
     if trial.passed:
@@ -516,7 +523,7 @@ def _trial_cell(trial: "TrialView", system: str) -> str:
         "<br>".join(_e(label) for label in labels))
 
 
-def _task_cell(system_task: "SystemTask", system: str) -> str:
+def _task_cell(system_task: SystemTask, system: str) -> str:
     result = system_task.result
     rate = "%d/%d" % (sum(1 for trial in system_task.trials if trial.passed),
                       len(system_task.trials))
@@ -529,7 +536,7 @@ def _task_cell(system_task: "SystemTask", system: str) -> str:
     return '<td class="%s" data-label="%s task">%s</td>' % (css, system, _e(text))
 
 
-def _grid(document, rows):
+def _grid(document: JSONObject, rows: Sequence[TaskRow]) -> str:
     trials = max([row.candidate.trial_count for row in rows]
                  + [row.baseline.trial_count for row in rows] + [1])
     limit = min(MAX_GRID_ROWS, max(MAX_GRID_CELLS // (2 * trials), 50))
@@ -571,7 +578,7 @@ def _grid(document, rows):
     return "\n".join(parts)
 
 
-def _inputs(document):
+def _inputs(document: JSONObject) -> str:
     lines = ['<section id="evidence">\n<h2>Inputs and limitations</h2>']
     inputs = document.get("inputs") or {}
     if inputs:

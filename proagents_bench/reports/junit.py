@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ..contract.gates import CRITICAL_GATE, TASK_GATE, Gate
 from ..contract.vocabulary import BLOCKING, HARDNESS, NOT_RUN_FINDINGS, REVIEWING
@@ -43,7 +43,13 @@ from .view import (NOT_JUDGED, clean, gate_states, hardness, note_facts, notes,
 from .view import latencies as latencies_of
 
 if TYPE_CHECKING:  # for annotations only
+    from ..evaluation.decision import Decision
+    from ..jsonio import JSON, JSONObject
+    from ..pipeline import Evaluation
     from .nodecision import NoDecision
+
+# A suite: (its test count, its failure count, its XML).
+Suite = Tuple[int, int, str]
 
 
 def whole_candidate_gates(gate_rows: Sequence[Gate]) -> Tuple[str, ...]:
@@ -55,27 +61,28 @@ def whole_candidate_gates(gate_rows: Sequence[Gate]) -> Tuple[str, ...]:
 MAX_NOTE_NAME = 200
 
 
-def _escape(value, keep_newlines=True):
+def _escape(value: object, keep_newlines: bool = True) -> str:
     return clean(value, keep_newlines).replace("&", "&amp;").replace("<", "&lt;").replace(
         ">", "&gt;")
 
 
-def _attribute(value):
+def _attribute(value: object) -> str:
     # A line break in an attribute would be normalised to a space by any XML parser: it is
     # turned into one here already, so what is written is what every reader sees.
     return '"%s"' % _escape(value, keep_newlines=False).replace('"', "&quot;")
 
 
-def _element(name, attributes, children=None, text=None):
+def _element(name: str, attributes: Iterable[Tuple[str, object]],
+             children: Optional[List[str]] = None, text: Optional[str] = None) -> str:
     head = "<%s%s" % (name, "".join(" %s=%s" % (key, _attribute(value))
                                     for key, value in attributes))
     if children is None and text is None:
         return head + "/>"
-    inner = _escape(text) if text is not None else "\n" + "\n".join(children) + "\n"
+    inner = _escape(text) if text is not None else "\n" + "\n".join(children or ()) + "\n"
     return "%s>%s</%s>" % (head, inner, name)
 
 
-def _sum(milliseconds):
+def _sum(milliseconds: Iterable[float]) -> float:
     """``math.fsum``, or infinity where the sum is beyond the largest double."""
     try:
         return math.fsum(milliseconds)
@@ -83,7 +90,7 @@ def _sum(milliseconds):
         return math.inf
 
 
-def _seconds(milliseconds):
+def _seconds(milliseconds: Sequence[JSON]) -> str:
     """The sum of ``milliseconds`` in seconds: always a finite decimal with three places (a
     sum beyond the largest double is taken exactly instead)."""
     total = _sum(milliseconds)
@@ -98,7 +105,8 @@ class Case:
 
     __slots__ = ("xml", "failed", "skipped")
 
-    def __init__(self, classname, name, seconds, failure=None, output=None, skipped=None):
+    def __init__(self, classname: str, name: str, seconds: str, failure: Optional[str] = None,
+                 output: Optional[str] = None, skipped: Optional[str] = None) -> None:
         self.failed = failure is not None
         self.skipped = skipped is not None
         children = [failure] if failure is not None else []
@@ -110,11 +118,12 @@ class Case:
                                          ("time", seconds)), children or None)
 
 
-def _failure(message, kind, details):
+def _failure(message: str, kind: str, details: Sequence[str]) -> str:
     return _element("failure", (("message", message), ("type", kind)), text="\n".join(details))
 
 
-def _suite(name, cases, properties=(), seconds="0.000"):
+def _suite(name: str, cases: Sequence[Case], properties: Sequence[Tuple[str, object]] = (),
+           seconds: str = "0.000") -> Suite:
     """(test count, failure count, XML) of a test suite."""
     failures = sum(1 for case in cases if case.failed)
     skipped = sum(1 for case in cases if case.skipped)
@@ -129,12 +138,12 @@ def _suite(name, cases, properties=(), seconds="0.000"):
         ("errors", "0"), ("skipped", str(skipped)), ("time", seconds)), children)
 
 
-def _task_cases(document, gates):
+def _task_cases(document: JSONObject, gates: JSONObject) -> Tuple[List[Case], str]:
     """(the test cases of suite tasks, the suite's time): its time is the sum of the tasks'
     sums, made from the same lists (one pass over the trials, not two), and exactly from
     every trial when a task's sum is beyond the largest double."""
-    cases = []
-    task_sums = []
+    cases: List[Case] = []
+    task_sums: List[float] = []
     for row in task_rows(document):
         task = row.candidate
         latencies = [latency or 0 for latency in task.latencies()]
@@ -158,12 +167,13 @@ def _task_cases(document, gates):
     return cases, _seconds(latencies_of(document["candidate_metrics"]))
 
 
-def _gate_cases(document, gates, gate_rows, decision):
+def _gate_cases(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gate],
+                decision: Decision) -> List[Case]:
     failed = gate_states(document)
-    findings = {}
+    findings: Dict[str, List[JSONObject]] = {}
     for finding in document.get("findings", ()):
         findings.setdefault(finding["code"], []).append(finding)
-    cases = []
+    cases: List[Case] = []
     whole = whole_candidate_gates(gate_rows)
     for key in whole:
         failure = None
@@ -189,10 +199,10 @@ def _gate_cases(document, gates, gate_rows, decision):
     return cases
 
 
-def _note_cases(decision):
+def _note_cases(decision: Decision) -> List[Case]:
     """One passing test case per informational finding: its name says the note (GitLab and
     Jenkins list a passing case by name), ``system-out`` holds the rest."""
-    cases = []
+    cases: List[Case] = []
     names = set()
     for finding in notes(decision):
         name = shorten("%s: %s" % (finding.code, finding.reason), MAX_NOTE_NAME)
@@ -230,7 +240,7 @@ def render_no_decision(outcome: "NoDecision") -> bytes:
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + root + "\n").encode("utf-8")
 
 
-def render(evaluation) -> bytes:
+def render(evaluation: Evaluation) -> bytes:
     """The report's bytes (UTF-8 XML) for an :class:`~proagents_bench.gate.Evaluation`."""
     document = evaluation.lazy_document
     properties = (("action", document["action"]),
@@ -241,6 +251,7 @@ def render(evaluation) -> bytes:
                                            document["benchmark_version"])),
                   ("evidence_fingerprint", document["evidence_fingerprint"]))
     seconds = "0.000"
+    suites: List[Suite]
     if document["comparable"]:
         gates = evaluation.gates
         task_cases, seconds = _task_cases(document, gates)

@@ -15,7 +15,7 @@ removed.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, cast
 
 from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
@@ -26,7 +26,10 @@ from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, clean, counted, gate_
                    task_rows)
 
 if TYPE_CHECKING:  # for annotations only
+    from ..contract.gates import Gate
     from ..evaluation.decision import Decision
+    from ..jsonio import JSONObject
+    from ..pipeline import Evaluation
     from .nodecision import NoDecision
 
 MAX_BYTES = 1024 * 1024
@@ -54,10 +57,10 @@ def text(value: object, limit: int = MAX_TEXT) -> str:
         match.group(2) or match.group(3)), escaped)
 
 
-def render(evaluation) -> bytes:
+def render(evaluation: Evaluation) -> bytes:
     """The report's bytes (UTF-8) for an :class:`~proagents_bench.gate.Evaluation`."""
     document = evaluation.lazy_document
-    action = document["action"]
+    action: str = document["action"]
     lines = [
         "## %s %s: candidate %s vs baseline %s" % (
             ICONS.get(action, ""), action, text(document["candidate_system"], 80),
@@ -125,7 +128,7 @@ def _reasons(decision: "Decision") -> List[str]:
     return lines + ["", "</details>"]
 
 
-def _notes(decision):
+def _notes(decision: Decision) -> List[str]:
     """The informational findings, under the decision: never a gate, never a reason."""
     found = notes(decision)
     if not found:
@@ -140,7 +143,7 @@ def _notes(decision):
     return lines + [""]
 
 
-def _metrics(document, gates, gate_rows):
+def _metrics(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gate]) -> List[str]:
     failed = gate_states(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     lines = ["", "### Metrics", "",
@@ -153,12 +156,12 @@ def _metrics(document, gates, gate_rows):
     comparison = document["comparison"]
     lines.append("| Paired delta (candidate - baseline) | | %s | | |" % show(
         comparison["paired_task_success_delta"]))
-    for row in interval_rows(gate_rows, document):
-        label = row.gate.label.replace("interval low", "%s%% interval low" % show(
+    for interval in interval_rows(gate_rows, document):
+        label = interval.gate.label.replace("interval low", "%s%% interval low" % show(
             comparison["confidence"] * 100))
         lines.append("| %s (interval %s .. %s) | | %s | >= %s | %s |" % (
-            label, show(row.low), show(row.high), show(row.low),
-            text(show_gate(gates[row.gate.key])), _held(row.gate.key, failed)))
+            label, show(interval.low), show(interval.high), show(interval.low),
+            text(show_gate(gates[interval.gate.key])), _held(interval.gate.key, failed)))
     lines += ["", "A task passes when its trial success rate is at least %s; gates judge the "
                   "candidate." % text(show_gate(gates[TASK_GATE.key]))]
     return lines
@@ -174,7 +177,7 @@ def _held(gate_key: Optional[str], states: Dict[str, str]) -> str:
     return "%s %s" % (HELD_MARKS[states.get(gate_key, HELD)], held_text(gate_key, states))
 
 
-def _slices(document):
+def _slices(document: JSONObject) -> List[str]:
     shown, rest = counted(slices(document), MAX_SLICES)
     lines = ["", "### Task success by slice", "", "| Slice | Baseline | Candidate | Tasks |",
              "|---|---:|---:|---:|"]
@@ -182,13 +185,13 @@ def _slices(document):
         lines.append("| %s | %s | %s | %s |" % (
             text(name, 60), show(baseline and baseline["task_success_rate"]),
             show(candidate and candidate["task_success_rate"]),
-            show((candidate or baseline)["task_count"])))
+            show(cast("JSONObject", candidate or baseline)["task_count"])))  # one has it
     if rest:
         lines += ["", "*%d more slices not shown.*" % rest]
     return lines
 
 
-def _failing_tasks(document):
+def _failing_tasks(document: JSONObject) -> List[str]:
     failing = [row for row in problems_first(task_rows(document)) if row.candidate.misses_gate]
     lines = ["", "### Tasks the candidate fails (%d)" % len(failing), ""]
     if not failing:

@@ -27,6 +27,7 @@ from .view import counted
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.release import ReleaseDecision
     from ..release import Release
+    from ..stats.exact import Exact
 
 
 MAX_NOTES = 50
@@ -232,5 +233,5 @@ def _multiplicity(release: "Release", found: List[BenchmarkRow]) -> str:
                                                                 "\n".join(lines))))
 
 
-def _half(level: object) -> str:
+def _half(level: Exact) -> str:
     return show_number(alone_level(level))

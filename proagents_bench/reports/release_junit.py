@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Tuple
 
 from ..contract.vocabulary import INFO_TIER
 from .junit import Case, _element, _failure, _suite
@@ -39,11 +39,13 @@ _SUITE_NAME = re.compile(r'^<testsuite name="', re.M)
 _ROOT_END = "\n</testsuites>\n"
 
 
-def section_suites(report: bytes, name: str) -> tuple:
+def section_suites(report: bytes, name: str) -> Tuple[int, int, int, Decimal, str]:
     """(tests, failures, errors, seconds as a Decimal, the suites' XML with each suite named
     ``NAME: SUITE``) of a gate's JUnit report."""
     text = report.decode("utf-8")
     root = _ROOT.search(text)
+    if root is None:  # the gate's reports always open so
+        raise ValueError("not a gate's JUnit report: its root has no counts")
     suites = text[root.end():text.rindex(_ROOT_END)]
     return (int(root.group(1)), int(root.group(2)), int(root.group(3)),
             Decimal(root.group(4)), _SUITE_NAME.sub('<testsuite name="%s: ' % name, suites))

@@ -65,14 +65,14 @@ def render(release: "Release") -> bytes:
     lines += ["%d. %s" % (index, text(reason, 600)) for index, reason in enumerate(shown, 1)]
     if rest:
         lines += ["", "*%d more reasons not shown; the JSON document lists them all.*" % rest]
-    shown, rest = counted(found, MAX_ROWS)
+    listed, rest = counted(found, MAX_ROWS)
     lines += ["", "### Benchmarks", "",
               "| Benchmark | Tier | Its decision | Makes the release | Task success, candidate "
               "vs baseline | Paired difference [interval] | Primary reason |",
               "|---|---|---|---|---:|---:|---|"]
     lines += ["| %s | %s | %s %s | %s | %s | %s | %s |" % (
         text(row.name, 64), row.tier, ICONS.get(row.action, ""), row.action, row.effect,
-        row.rates(), row.difference(), text(row.primary_reason, 200)) for row in shown]
+        row.rates(), row.difference(), text(row.primary_reason, 200)) for row in listed]
     lines += ["", "### Many comparisons at once (Holm, family-wise level %s, %d hypotheses)" % (
         decision.level, decision.hypothesis_count), "",
               "| Benchmark | Units favouring candidate / baseline | Regression | Improvement | The "
@@ -81,7 +81,7 @@ def render(release: "Release") -> bytes:
     lines += ["| %s | %s | %s | %s | %s | %s |" % (
         text(row.name, 64), row.discordant(), hypothesis_text(row.regression),
         hypothesis_text(row.improvement), RESULT_WORDS[row.result],
-        RESULT_WORDS[row.result_alone]) for row in shown]
+        RESULT_WORDS[row.result_alone]) for row in listed]
     if rest:
         lines += ["", "*%d more benchmarks not shown; the JSON document lists them all.*" % rest]
     lines += ["", "<sub>%s %s</sub>" % (text(release.document["harness"]["name"]),

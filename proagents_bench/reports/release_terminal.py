@@ -13,7 +13,7 @@ one benchmark alone (its gate, on its files).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Sequence
+from typing import TYPE_CHECKING, List, Sequence, Tuple
 
 from ..contract.vocabulary import BLOCK, INCOMPARABLE, REVIEW
 from .release_view import ACTION_WORDS, hypothesis_text, rows
@@ -81,7 +81,7 @@ def render(release: "Release", width: int = 100, colour: bool = False,
     return ("\n".join(lines) + "\n").encode("ascii", "backslashreplace")
 
 
-def _tagged(release: "Release") -> List[tuple]:
+def _tagged(release: "Release") -> List[Tuple[str, str]]:
     """(action, reason) of every reason of the release, in its order."""
     decision = release.decision
     tagged = [(effect, reason) for effect, reason in zip(decision.effects,

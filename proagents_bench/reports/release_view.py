@@ -18,7 +18,7 @@ from .view import show
 from .write import REPORTS, Report
 
 if TYPE_CHECKING:  # for annotations only
-    from ..evaluation.release import MultiplicityRow
+    from ..evaluation.release import Hypothesis, MultiplicityRow
     from ..release import BenchmarkOutcome, Release
     from .nodecision import NoDecision
 
@@ -113,13 +113,13 @@ class BenchmarkRow:
     def discordant(self) -> str:
         """``3 / 1 tasks``: the units that favour the candidate / the baseline (tasks only
         one system passes, or families), or a dash when not tested."""
-        if self.gains is None:
+        if self.gains is None or self.losses is None:
             return "\u2014"
         return "%d / %d %s" % (self.gains, self.losses,
                                "families" if self.unit == "family" else "tasks")
 
 
-def hypothesis_text(hypothesis: Optional[object]) -> str:
+def hypothesis_text(hypothesis: Optional[Hypothesis]) -> str:
     """``p 0.0312, adjusted 0.0937``, or a dash for a benchmark not tested."""
     if hypothesis is None:
         return "\u2014"

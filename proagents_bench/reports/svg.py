@@ -26,9 +26,14 @@ import math
 import unicodedata
 from fractions import Fraction
 from html import escape
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, SupportsFloat, Tuple, Union
 
 from .view import clean, show
+
+# A value on a chart's axis: exact (the bootstrap's means) or a double (latencies).
+Real = Union[Fraction, float]
+# A bar: (left, right, count), its edges in data units.
+Bar = Tuple[Real, Real, int]
 
 WIDTH = 720
 MARGIN_RIGHT = 24
@@ -42,11 +47,11 @@ LABEL_GAP = 4  # between a marker's line and its label
 EDGE = 2  # what a text keeps from the chart's left and right edges
 
 
-def _e(text):
+def _e(text: object) -> str:
     return escape(clean(text), quote=True)
 
 
-def _n(value):
+def _n(value: float) -> str:
     """A coordinate: two decimals at most, so the file stays small and stable."""
     text = "%.2f" % value
     return text.rstrip("0").rstrip(".") if "." in text else text
@@ -109,7 +114,7 @@ class Marker:
     """A vertical line at ``x`` (a data value) with a label; ``kind`` is its CSS class
     (``gate``, ``observed``, ``bound``); ``bold`` as the stylesheet draws that kind."""
 
-    def __init__(self, x, label, kind, bold=False):
+    def __init__(self, x: Real, label: str, kind: str, bold: bool = False) -> None:
         self.x = x
         self.label = label
         self.kind = kind
@@ -121,7 +126,7 @@ class Label:
 
     __slots__ = ("x", "row", "anchor", "left", "right")
 
-    def __init__(self, x, row, anchor, width):
+    def __init__(self, x: float, row: int, anchor: str, width: float) -> None:
         self.x = x
         self.row = row
         self.anchor = anchor
@@ -129,7 +134,7 @@ class Label:
         self.right = self.left + width
 
 
-def position(value: object, low: float, high: float) -> float:
+def position(value: SupportsFloat, low: float, high: float) -> float:
     """Where ``value`` lies on [low, high], as a share 0..1 (clamped): finite for any finite
     doubles, even where ``high - low`` would overflow (halves are subtracted instead)."""
     span = high / 2 - low / 2
@@ -216,7 +221,7 @@ def place_labels(items: Sequence[Tuple[float, float]], left_bound: float,
     every label is always free of labels, so placing ends after at most one row per label."""
     placed: List[Label] = []
 
-    def candidates(x, width):
+    def candidates(x: float, width: float) -> Iterator[Tuple[float, str]]:
         for label in (Label(x + LABEL_GAP, 0, "start", width),
                       Label(x - LABEL_GAP, 0, "end", width)):
             if label.left >= left_bound and label.right <= right_bound:
@@ -226,10 +231,10 @@ def place_labels(items: Sequence[Tuple[float, float]], left_bound: float,
         else:
             yield left_bound, "start"
 
-    def crosses(x, label):
+    def crosses(x: float, label: Label) -> bool:
         return label.left - 1 <= x <= label.right + 1
 
-    def free(label, line_x):
+    def free(label: Label, line_x: float) -> bool:
         for other, other_x in zip(placed, lines):
             if other.row == label.row and label.left < other.right + gap and (
                     other.left < label.right + gap):
@@ -276,7 +281,7 @@ def lattice_step(values: Sequence[Fraction], limit: int = 10 ** 9) -> Optional[F
 
 
 def support_bins(distribution: Sequence[Tuple[Fraction, int]], max_bars: int,
-                 fallback_cell: Fraction) -> Tuple[List[tuple], Fraction, bool]:
+                 fallback_cell: Fraction) -> Tuple[List[Bar], Fraction, bool]:
     """Bars (left, right, count) for sorted (value, count) pairs of exact values, centred on
     their support: when the values lie on a lattice (:func:`lattice_step`), one bar per point,
     or per an odd number of neighbouring points when there are more than ``max_bars``, so a
@@ -301,17 +306,18 @@ def support_bins(distribution: Sequence[Tuple[Fraction, int]], max_bars: int,
     if group % 2 == 0:
         group += 1  # odd: a bar's edges lie halfway between two points, never on one
     width = cell * group
-    counts = {}
+    counts: Dict[int, int] = {}
     for value, count in distribution:
         index = math.floor((Fraction(value) - origin) / width + Fraction(1, 2))
         counts[index] = counts.get(index, 0) + count
-    bars = [(origin + (index - Fraction(1, 2)) * width, origin + (index + Fraction(1, 2)) * width,
-             counts[index]) for index in sorted(counts)]
+    bars: List[Bar] = [(origin + (index - Fraction(1, 2)) * width,
+                        origin + (index + Fraction(1, 2)) * width, counts[index])
+                       for index in sorted(counts)]
     return bars, cell, lattice
 
 
 def even_bins(values: Sequence[float], low: float, high: float,
-              bins: int) -> Tuple[List[tuple], int]:
+              bins: int) -> Tuple[List[Bar], int]:
     """``bins`` equal bars (left, right, count) over [low, high], and how many values lie
     above ``high`` (off scale); values below ``low`` count in the first bar. :func:`position`
     is inlined, and the values above are counted and set aside first, in C: this runs once
@@ -328,14 +334,14 @@ def even_bins(values: Sequence[float], low: float, high: float,
         index = int((value / 2 - half_low) * scale) if value == value else 0
         counts[0 if index < 0 else last if index > last else index] += 1
     half_step = span / bins  # edges from halves: finite even when high - low is not
-    bars = [((half_low + index * half_step) * 2,
+    bars: List[Bar] = [((half_low + index * half_step) * 2,
              (half_low + (index + 1) * half_step) * 2 if index < last else high, count)
             for index, count in enumerate(counts)]
     return bars, above
 
 
-def histogram(title: str, bars: Sequence[tuple], axis: Tuple[float, float],
-              markers: Sequence["Marker"] = (), band: Optional[Tuple[float, float]] = None,
+def histogram(title: str, bars: Sequence[Bar], axis: Tuple[Real, Real],
+              markers: Sequence[Marker] = (), band: Optional[Tuple[Real, Real]] = None,
               x_label: str = "", plot_height: int = 130,
               off_scale: Optional[Tuple[int, str]] = None, unit: str = "") -> str:
     """An SVG histogram: ``bars`` (left, right, count) in data units on the axis
@@ -352,11 +358,11 @@ def histogram(title: str, bars: Sequence[tuple], axis: Tuple[float, float],
     plot_right = WIDTH - MARGIN_RIGHT - off_scale_width
     plot_width = plot_right - margin_left
 
-    def x_of(value):
+    def x_of(value: SupportsFloat) -> float:
         return margin_left + position(value, low, high) * plot_width
 
     # The markers' labels first: their rows decide the chart's height.
-    lines = []
+    lines: List[Tuple[Marker, float, Optional[str]]] = []
     for marker in markers:
         value = float(marker.x)
         if value < low:
@@ -452,7 +458,7 @@ def histogram(title: str, bars: Sequence[tuple], axis: Tuple[float, float],
     return "".join(out)
 
 
-def paired_bars(title: str, rows: Sequence[tuple],
+def paired_bars(title: str, rows: Sequence[Tuple[str, Optional[float], Optional[float]]],
                 labels: Tuple[str, str] = ("baseline", "candidate"),
                 row_height: int = 34) -> str:
     """Horizontal bars from 0 to 1: for each (name, first, second) row two bars, the values

@@ -16,7 +16,7 @@ stream is a terminal that takes it.
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING, List, Optional, Sequence
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from ..contract.gates import Gate
 from ..contract.vocabulary import BLOCK, BLOCKING, INCOMPARABLE, PASS, REVIEW, REVIEWING
@@ -26,6 +26,7 @@ from .view import (ACTION_WORDS, clean, counted, gate_states, gate_text, hardnes
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision
+    from ..jsonio import JSONObject
     from ..pipeline import Evaluation
     from .nodecision import NoDecision
 
@@ -37,7 +38,9 @@ ELLIPSIS = "..."
 BOLD = "1"
 GREEN, YELLOW, RED, MAGENTA, DIM = "32", "33", "31", "35", "2"
 ACTION_COLOURS = {PASS: GREEN, REVIEW: YELLOW, BLOCK: RED, INCOMPARABLE: MAGENTA}
-SEVERITY_WORDS = {BLOCKING: ("BLOCK", RED), REVIEWING: ("REVIEW", YELLOW)}
+# A reason group's tag by its severity (a reason that is no failed gate has none).
+SEVERITY_WORDS: Dict[Optional[str], Tuple[str, str]] = {BLOCKING: ("BLOCK", RED),
+                                                        REVIEWING: ("REVIEW", YELLOW)}
 TAG_WIDTH = 8  # "REVIEW" and two spaces
 
 
@@ -116,7 +119,7 @@ def _groups(decision: "Decision", width: int, paint: Painter) -> List[str]:
     return lines
 
 
-def _metrics(document: dict, gates: dict, gate_rows: Sequence[Gate],
+def _metrics(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gate],
              paint: Painter) -> List[str]:
     states = gate_states(document)
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
@@ -151,7 +154,7 @@ def _metrics(document: dict, gates: dict, gate_rows: Sequence[Gate],
     return lines
 
 
-def _failing(document: dict, width: int, paint: Painter) -> List[str]:
+def _failing(document: JSONObject, width: int, paint: Painter) -> List[str]:
     rows = task_rows(document)
     failing = [row for row in problems_first(rows) if row.candidate.misses_gate]
     lines = ["Tasks the candidate fails: %d of %d" % (len(failing), len(rows))]
@@ -175,7 +178,7 @@ def summary_lines(evaluation: "Evaluation") -> List[str]:
     document = evaluation.lazy_document
     groups = reason_groups(evaluation.decision, ellipsis=ELLIPSIS)
     lines = ["proagents-bench: %s: %s" % (evaluation.action, groups[0].headline)]
-    lines.extend("  %s: %s" % (SEVERITY_WORDS.get(group.severity, ("reason",))[0].lower(),
+    lines.extend("  %s: %s" % (SEVERITY_WORDS.get(group.severity, ("reason", ""))[0].lower(),
                                group.headline) for group in groups[1:MAX_GROUPS])
     if len(groups) > MAX_GROUPS:
         lines.append("  and %d more failed gates in the document" % (len(groups) - MAX_GROUPS))

@@ -15,7 +15,8 @@ decimal (7/10 is below 0.7 as a double).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import (TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Set, Tuple,
+                    TypeVar, Union)
 
 from ..contract.gates import CRITICAL_GATE, GATE_BY_KEY, Gate
 from ..contract.vocabulary import (BLOCK, CHECKS, HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS,
@@ -23,7 +24,14 @@ from ..contract.vocabulary import (BLOCK, CHECKS, HARDNESS, INCOMPARABLE, INFORM
 from ..text import show_number
 
 if TYPE_CHECKING:  # for annotations only
-    from ..evaluation.decision import Decision
+    from ..evaluation.decision import Decision, Finding
+    from ..jsonio import JSON, JSONObject
+    from ..render.trialrows import TrialRows
+
+    # A system's trial_results: kept as the graded records, or a list of entries.
+    TrialSource = Union[TrialRows, List[JSONObject]]
+
+_T = TypeVar("_T")
 
 ACTION_WORDS = {
     PASS: "every gate held: ship",
@@ -47,7 +55,8 @@ CHECK_LABELS = {
 class MetricRow:
     """One row of the metric table: a gate's (``gate``) or a metric without a gate."""
 
-    def __init__(self, label: str, metric: str, gate=None, kind: str = "rate") -> None:
+    def __init__(self, label: str, metric: str, gate: Optional[Gate] = None,
+                 kind: str = "rate") -> None:
         self.label = label
         self.metric = metric
         self.gate = gate
@@ -82,7 +91,7 @@ class IntervalRow:
         self.high = high
 
 
-def interval_rows(gate_rows: Sequence[Gate], document: dict) -> List[IntervalRow]:
+def interval_rows(gate_rows: Sequence[Gate], document: JSONObject) -> List[IntervalRow]:
     """The interval gates of the spec's version, each with its interval: the paired task
     success difference's (``task``), the trial-level difference's (``trial``)."""
     comparison = document["comparison"]
@@ -105,7 +114,7 @@ def clean(text: object, keep_newlines: bool = False) -> str:
     if text.isprintable():
         return text
 
-    def replace(match):
+    def replace(match: re.Match[str]) -> str:
         char = match.group()
         if char == "\n" and keep_newlines:
             return char
@@ -120,7 +129,7 @@ def shorten(text: object, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
-def show(value: object) -> str:
+def show(value: JSON) -> str:
     """A number as the reasons write it (six significant digits), or a dash."""
     if value is None:
         return "\u2014"
@@ -131,7 +140,7 @@ def show(value: object) -> str:
     return show_number(value)
 
 
-def _show_any(value: object) -> str:
+def _show_any(value: JSON) -> str:
     """A finding's value: a number as :func:`show` writes it, anything else as text."""
     try:
         return show(value)
@@ -144,7 +153,7 @@ def show_gate(value: object) -> str:
     return "\u2014" if value is None else str(value)
 
 
-def tagged_reasons(decision) -> List[tuple]:
+def tagged_reasons(decision: Decision) -> List[Tuple[str, Optional[str]]]:
     """(reason, severity or None) for every reason of the decision, in order: each reason of a
     failed gate carries its finding's severity (never guessed from the text)."""
     severity_of = {finding.reason: finding.severity for finding in decision.findings}
@@ -175,7 +184,7 @@ class ReasonGroup:
 
     __slots__ = ("key", "severity", "reasons", "case_ids", "headline")
 
-    def __init__(self, key: object, severity: Optional[str]) -> None:
+    def __init__(self, key: Tuple[str, str], severity: Optional[str]) -> None:
         self.key = key
         self.severity = severity
         self.reasons: List[str] = []
@@ -197,7 +206,7 @@ def reason_groups(decision: "Decision", ellipsis: str = "\u2026") -> List[Reason
     findings = {finding.reason: finding for finding in decision.findings
                 if finding.severity != INFORMATIONAL}
     groups: List[ReasonGroup] = []
-    by_key = {}
+    by_key: Dict[Tuple[str, str], ReasonGroup] = {}
     for reason in decision.reasons:
         finding = findings.get(reason)
         key = ("gate", finding.code) if finding is not None else ("text", reason.partition(
@@ -231,7 +240,7 @@ def reason_groups(decision: "Decision", ellipsis: str = "\u2026") -> List[Reason
     return groups
 
 
-def notes(decision) -> list:
+def notes(decision: Decision) -> List[Finding]:
     """The decision's informational findings, in its order: notes that are never a gate
     (below the minimum detectable effect, ...), which every report shows beside the decision
     so that a PASS cannot hide them."""
@@ -241,7 +250,7 @@ def notes(decision) -> list:
 NOTE_CASE_IDS = 10  # the case ids a note names; then a count of the rest
 
 
-def note_facts(finding) -> str:
+def note_facts(finding: Finding) -> str:
     """What a finding carries besides its reason, in words, for any code (so a new kind of
     note needs no report change): ``code below_minimum_detectable_effect;
     paired_task_success_delta 0.4; threshold 0.686245; tasks: a, b (and 3 more)``. Its
@@ -266,13 +275,13 @@ FAILED = "failed"
 NOT_JUDGED = "not judged"
 
 
-def gate_states(document: dict) -> Dict[str, str]:
+def gate_states(document: JSONObject) -> Dict[str, str]:
     """:data:`FAILED` or :data:`NOT_JUDGED` for each gate the candidate did not hold (read
     from the findings; an informational finding is no gate). A gate is not judged when none
     of its findings has an observed value (a latency or cost that a results v3 record left
     unmeasured, null): the run is a REVIEW, but nothing measured failed. A gate not in the
     mapping held. Every report reads this, so that none calls an unjudged gate failed."""
-    findings: Dict[str, List[dict]] = {}
+    findings: Dict[str, List[JSONObject]] = {}
     for finding in document.get("findings", ()):
         if finding["severity"] != INFORMATIONAL:
             findings.setdefault(finding["code"], []).append(finding)
@@ -293,14 +302,14 @@ def held_text(gate_key: Optional[str], states: Dict[str, str]) -> str:
 class TrialView:
     __slots__ = ("trial_id", "passed", "status", "failed_checks", "latency_ms")
 
-    def __init__(self, trial):
-        self.trial_id = trial["trial_id"]
-        self.passed = trial["passed"]
-        self.status = trial["status"]
+    def __init__(self, trial: JSONObject) -> None:
+        self.trial_id: int = trial["trial_id"]
+        self.passed: bool = trial["passed"]
+        self.status: str = trial["status"]
         self.failed_checks = [name for name in CHECK_NAMES if not trial["checks"][name]]
-        self.latency_ms = trial.get("latency_ms")
+        self.latency_ms: JSON = trial.get("latency_ms")
 
-    def failure_labels(self):
+    def failure_labels(self) -> List[str]:
         """The failing checks in a few words each: ``timeout``, ``wrong final state``..."""
         return [self.status if name == "status_success" else CHECK_LABELS[name]
                 for name in self.failed_checks]
@@ -313,39 +322,40 @@ class SystemTask:
 
     __slots__ = ("result", "critical_failure", "_source", "_start", "_count", "_trials")
 
-    def __init__(self, result, critical_failure, source, start, count):
+    def __init__(self, result: JSONObject, critical_failure: bool, source: TrialSource,
+                 start: int, count: int) -> None:
         self.result = result
         self.critical_failure = critical_failure
         self._source = source
         self._start = start
         self._count = count
-        self._trials = None
+        self._trials: Optional[List[TrialView]] = None
 
     @property
-    def trial_count(self):
+    def trial_count(self) -> int:
         return self._count
 
     @property
-    def trials(self):
+    def trials(self) -> List[TrialView]:
         if self._trials is None:
             self._trials = [TrialView(self._source[index])
                             for index in range(self._start, self._start + self._count)]
         return self._trials
 
-    def latencies(self):
+    def latencies(self) -> List[JSON]:
         """The trials' ``latency_ms`` values (None where a trial has none)."""
         if self._trials is None and hasattr(self._source, "latencies"):
             return self._source.latencies(self._start, self._start + self._count)
         return [trial.latency_ms for trial in self.trials]
 
     @property
-    def misses_gate(self):
+    def misses_gate(self) -> bool:
         """The task fails its gate: the task gate, or the critical gate for a critical task."""
         return not self.result["task_pass"] or self.critical_failure
 
-    def failed_check_summary(self):
+    def failed_check_summary(self) -> str:
         """``final_state_correct (trials 2, 3); tools_allowed (trial 1)``."""
-        parts = []
+        parts: List[str] = []
         for name in CHECK_NAMES:
             trial_ids = [trial.trial_id for trial in self.trials if name in trial.failed_checks]
             if trial_ids:
@@ -359,7 +369,7 @@ class TaskRow:
 
     __slots__ = ("case_id", "slice", "family_id", "critical", "baseline", "candidate")
 
-    def __init__(self, result, baseline, candidate):
+    def __init__(self, result: JSONObject, baseline: SystemTask, candidate: SystemTask) -> None:
         self.case_id = result["case_id"]
         self.slice = result["slice"]
         self.family_id = result["family_id"]
@@ -368,7 +378,7 @@ class TaskRow:
         self.candidate = candidate
 
 
-def _system_tasks(metrics):
+def _system_tasks(metrics: JSONObject) -> List[SystemTask]:
     source = metrics["trial_results"]
     tasks = metrics["task_results"]
     count = len(source) // len(tasks) if tasks else 0  # every task has trial_count trials
@@ -377,15 +387,15 @@ def _system_tasks(metrics):
             for position, result in enumerate(tasks)]
 
 
-def latencies(metrics: dict) -> list:
+def latencies(metrics: JSONObject) -> List[JSON]:
     """Every trial's latency of one system (from the graded records when they are kept)."""
-    source = metrics["trial_results"]
+    source: TrialSource = metrics["trial_results"]
     if hasattr(source, "latencies"):
         return source.latencies()
     return [trial["latency_ms"] for trial in source if "latency_ms" in trial]
 
 
-def task_rows(document: dict) -> List["TaskRow"]:
+def task_rows(document: JSONObject) -> List[TaskRow]:
     """Every test task in file order, or [] when INCOMPARABLE (nothing was graded)."""
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     if not baseline or not candidate:
@@ -394,10 +404,10 @@ def task_rows(document: dict) -> List["TaskRow"]:
     return [TaskRow(mine.result, theirs, mine) for theirs, mine in pairs]
 
 
-def problems_first(rows: Sequence["TaskRow"]) -> List["TaskRow"]:
+def problems_first(rows: Sequence[TaskRow]) -> List[TaskRow]:
     """Tasks the candidate fails first (critical ones leading), then tasks only the baseline
     fails, then the rest; file order within each group."""
-    def rank(indexed):
+    def rank(indexed: Tuple[int, TaskRow]) -> Tuple[int, int]:
         index, row = indexed
         if row.candidate.misses_gate:
             group = 0 if row.critical else 1
@@ -409,7 +419,7 @@ def problems_first(rows: Sequence["TaskRow"]) -> List["TaskRow"]:
     return [row for _index, row in sorted(enumerate(rows), key=rank)]
 
 
-def metric_value(metrics: Optional[dict], row: MetricRow) -> object:
+def metric_value(metrics: Optional[JSONObject], row: MetricRow) -> JSON:
     """The value of ``row`` in one system's metrics, as a JSON-ready number."""
     if metrics is None:
         return None
@@ -417,15 +427,16 @@ def metric_value(metrics: Optional[dict], row: MetricRow) -> object:
     return len(value) if row.kind == "critical" else value
 
 
-def gate_text(row: MetricRow, gates: dict) -> str:
+def gate_text(row: MetricRow, gates: JSONObject) -> str:
     if row.gate is None:
         return "\u2014"
     if row.kind == "critical":
-        return "each critical task %s %s" % (row.gate.bound, show_gate(gates[row.gate_key]))
-    return "%s %s" % (row.gate.bound, show_gate(gates[row.gate_key]))
+        return "each critical task %s %s" % (row.gate.bound, show_gate(gates[row.gate.key]))
+    return "%s %s" % (row.gate.bound, show_gate(gates[row.gate.key]))
 
 
-def slices(document: dict) -> List[tuple]:
+def slices(
+        document: JSONObject) -> List[Tuple[str, Optional[JSONObject], Optional[JSONObject]]]:
     """(slice, baseline group, candidate group) for every slice, in name order."""
     baseline, candidate = document["baseline_metrics"], document["candidate_metrics"]
     if not baseline or not candidate:
@@ -435,8 +446,8 @@ def slices(document: dict) -> List[tuple]:
             for name in names]
 
 
-def counted(items: Iterable, limit: int) -> Tuple[list, int]:
+def counted(items: Iterable[_T], limit: int) -> Tuple[List[_T], int]:
     """(the first ``limit`` items, how many were left out)."""
-    items = list(items)
-    return items[:limit], max(len(items) - limit, 0)
+    listed = list(items)
+    return listed[:limit], max(len(listed) - limit, 0)
 

@@ -15,14 +15,45 @@ from __future__ import annotations
 import os
 import stat
 from importlib import import_module
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, ContextManager, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..text import quote
 
 if TYPE_CHECKING:  # for annotations only
+    from argparse import Namespace
+
+    from typing import Protocol, TypeVar
+
     from .nodecision import NoDecision
+
+    class Named(Protocol):
+        """What the path checks read of a report (or of ``--output`` beside them)."""
+
+        @property
+        def option(self) -> str: ...
+
+        @property
+        def name(self) -> str: ...
+
+    NamedT = TypeVar("NamedT", bound=Named)
+
+    class Input(Protocol):
+        """What the path checks read of an input file (the gate's InputFile, a file a
+        release reads)."""
+
+        @property
+        def kind(self) -> str: ...
+
+        @property
+        def path(self) -> Optional[str]: ...
+
+        @property
+        def shown(self) -> str: ...
+
+# A section of the command line in which a signal waits (see jsonio/atomic.py).
+CriticalSection = Callable[[], ContextManager[None]]
 
 
 class Report:
@@ -31,7 +62,8 @@ class Report:
     turns an Evaluation into bytes (imported when a report is asked for: a run without
     reports, the usual one, never loads the renderers)."""
 
-    def __init__(self, option, name, help, module, append=False):
+    def __init__(self, option: str, name: str, help: str, module: str,
+                 append: bool = False) -> None:
         self.option = option
         self.attribute = option[2:].replace("-", "_")
         self.name = name
@@ -39,12 +71,16 @@ class Report:
         self.module = module
         self.append = append  # added to the end of the file, not replacing it
 
-    def render(self, evaluation) -> bytes:
-        return import_module("." + self.module, __package__).render(evaluation)
+    def render(self, evaluation: object) -> bytes:
+        """The report of ``evaluation``: whatever its module renders (the gate's
+        :class:`~proagents_bench.pipeline.Evaluation`, health's ``Health``)."""
+        data: bytes = import_module("." + self.module, __package__).render(evaluation)
+        return data
 
-    def render_no_decision(self, outcome: "NoDecision") -> bytes:
+    def render_no_decision(self, outcome: NoDecision) -> bytes:
         """The report of a run without a decision (:class:`.nodecision.NoDecision`)."""
-        return import_module("." + self.module, __package__).render_no_decision(outcome)
+        data: bytes = import_module("." + self.module, __package__).render_no_decision(outcome)
+        return data
 
 
 REPORTS = (
@@ -74,9 +110,13 @@ HEALTH_REPORTS = (
 STDOUT_PATH = "-"
 
 
-def requested(options, kinds: Sequence[Report] = REPORTS) -> List[tuple]:
+# A report asked for, and the path to write it to.
+Chosen = Tuple[Report, str]
+
+
+def requested(options: Namespace, kinds: Sequence[Report] = REPORTS) -> List[Chosen]:
     """(report, path) for every report option given, in the order of ``kinds``."""
-    chosen = []
+    chosen: List[Chosen] = []
     for report in kinds:
         path = getattr(options, report.attribute, None)
         if path is not None:
@@ -84,11 +124,11 @@ def requested(options, kinds: Sequence[Report] = REPORTS) -> List[tuple]:
     return chosen
 
 
-def _same(path):
+def _same(path: str) -> str:
     return os.path.normcase(os.path.realpath(path))
 
 
-def _standard_stream(path):
+def _standard_stream(path: str) -> Optional[str]:
     """"stdout" or "stderr" when ``path`` is the very file a standard stream writes to (for
     example /dev/stdout while stdout is redirected to a file), else None."""
     try:
@@ -105,21 +145,22 @@ def _standard_stream(path):
     return None
 
 
-def path_errors(chosen: Sequence[tuple], inputs: Sequence) -> List[ContractError]:
+def path_errors(chosen: Sequence[Tuple[Named, str]],
+                inputs: Sequence[Input]) -> List[ContractError]:
     """Errors for report paths that are empty, repeated, or an input file (which a report
     must never overwrite); checked before anything is read."""
     return checked_paths(chosen, inputs)[0]
 
 
-def checked_paths(chosen: Sequence[tuple], inputs: Sequence) -> Tuple[List[ContractError],
-                                                                       List[tuple]]:
+def checked_paths(chosen: Sequence[Tuple[NamedT, str]], inputs: Sequence[Input]
+                  ) -> Tuple[List[ContractError], List[Tuple[NamedT, str]]]:
     """(the errors of :func:`path_errors`, the (report, path) pairs of ``chosen`` that may be
     written): a path that is empty, stdout, stderr or an input is never written, and of two
     reports naming one file only the first is."""
-    errors = []
-    usable = []
-    inputs_at = {_same(item.path): item for item in inputs}
-    seen = {}
+    errors: List[ContractError] = []
+    usable: List[Tuple[NamedT, str]] = []
+    inputs_at = {_same(item.path): item for item in inputs if item.path is not None}
+    seen: Dict[str, str] = {}
     for report, path in chosen:
         if not path.strip():
             # An empty path is most often a variable a CI system sets and this shell has not
@@ -149,8 +190,9 @@ def checked_paths(chosen: Sequence[tuple], inputs: Sequence) -> Tuple[List[Contr
     return errors, usable
 
 
-def write(chosen: Sequence[tuple], evaluation, critical_section: Optional[Callable] = None,
-          document: Optional[tuple] = None) -> List[ContractError]:
+def write(chosen: Sequence[Chosen], evaluation: object,
+          critical_section: Optional[CriticalSection] = None,
+          document: Optional[Tuple[str, bytes]] = None) -> List[ContractError]:
     """Render and write every chosen report; return [] or the one error that stopped it.
     ``critical_section`` is passed on to :func:`~.atomic.write_files_atomically`;
     ``document``, (path, bytes), is the decision document written with the reports
@@ -211,19 +253,19 @@ def _append_problem(path: str) -> Optional[str]:
     return None
 
 
-def _error(path, message, code="cli.report_path"):
+def _error(path: str, message: str, code: str = "cli.report_path") -> ContractError:
     return ContractError(code, message, (), path)
 
 
-def write_no_decision(chosen: Sequence[tuple], outcome: "NoDecision",
-                      critical_section: Optional[Callable] = None) -> List[ContractError]:
+def write_no_decision(chosen: Sequence[Chosen], outcome: NoDecision,
+                      critical_section: Optional[CriticalSection] = None) -> List[ContractError]:
     """Replace every chosen report by the report of ``outcome``, a run without a decision
     (:class:`.nodecision.NoDecision`), so that none is left holding an earlier run's decision;
     an appended report gets the outcome appended. Each file is written atomically on its own,
     and one that cannot be written never keeps the others from being replaced. Returns an
     error for each path that still holds an earlier file (a path where nothing was, or that is
     a folder or a device, holds no earlier report and needs none)."""
-    errors = []
+    errors: List[ContractError] = []
     for report, path in chosen:
         try:
             data = report.render_no_decision(outcome)

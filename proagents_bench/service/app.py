@@ -20,7 +20,7 @@ import json
 import re
 import sqlite3
 import time
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Tuple, cast
 
 from ..errors import ContractErrors
 from ..jsonio.dump import document_bytes
@@ -29,6 +29,11 @@ from .audit import AuditEntry
 from .problems import PROBLEM_TYPE, Problem
 from .submissions import Benchmark, Submitter, now_iso
 from .teams import Team
+
+if TYPE_CHECKING:  # for annotations only
+    from _typeshed.wsgi import StartResponse, WSGIEnvironment
+
+    from ..jsonio import JSONObject
 
 # The largest submission accepted (bytes). A bigger Content-Length gets 413 before any of the
 # body is read. 64 MiB holds about 200,000 trial records.
@@ -47,7 +52,7 @@ Response = Tuple[int, List[Tuple[str, str]], bytes]
 class Request:
     """One request's facts, and who made it once known (for the audit log)."""
 
-    def __init__(self, environ: dict) -> None:
+    def __init__(self, environ: WSGIEnvironment) -> None:
         self.environ = environ
         self.method = environ.get("REQUEST_METHOD", "GET")
         self.path = environ.get("PATH_INFO", "") or "/"
@@ -143,7 +148,8 @@ class ServiceApp:
             "/v1/final": {"GET": self.final_choice, "PUT": self.choose_final},
         }
 
-    def __call__(self, environ: dict, start_response) -> Iterable[bytes]:
+    def __call__(self, environ: WSGIEnvironment,
+                 start_response: StartResponse) -> Iterable[bytes]:
         request = Request(environ)
         try:
             status, headers, body = self.route(request)
@@ -306,7 +312,8 @@ class ServiceApp:
 
     def one_submission(self, request: Request) -> Response:
         team = self.authenticate(request)
-        number = int(_SUBMISSION_PATH.match(request.path).group(1))
+        # route() sends only the paths that match here.
+        number = int(cast("re.Match[str]", _SUBMISSION_PATH.match(request.path)).group(1))
         with database.connection(self.database_path) as opened:
             row = opened.execute("SELECT team_id, answer FROM submissions WHERE id = ?",
                                  (number,)).fetchone()
@@ -359,7 +366,8 @@ class ServiceApp:
         return self.json_answer(self._choice(team, phase, chosen, explicit))
 
     @staticmethod
-    def _choice(team: Team, phase: "phases.Phase", ids: List[int], explicit: bool) -> dict:
+    def _choice(team: Team, phase: phases.Phase, ids: List[int],
+                explicit: bool) -> JSONObject:
         return {"team": team.name, "phase": phase.name, "choices": phase.choices,
                 "chosen": ids, "chosen_by": "team" if explicit else "default (the last "
                 "scored submission of the phase)"}

@@ -6,9 +6,14 @@ from __future__ import annotations
 import json
 import urllib.error
 import urllib.request
-from typing import Dict, Optional
+from typing import TYPE_CHECKING, Dict, Optional
 
 from .problems import PROBLEM_TYPE
+
+if TYPE_CHECKING:  # for annotations only
+    from email.message import Message
+
+    from ..jsonio import JSONObject
 
 CLIENT_TIMEOUT_SECONDS = 60.0
 TOKEN_VARIABLE = "PROAGENTS_BENCH_TOKEN"
@@ -21,7 +26,7 @@ class Unreachable(Exception):
 class Answer:
     """The service's answer: HTTP ``status``, ``headers`` and the parsed JSON ``document``."""
 
-    def __init__(self, status: int, headers: Dict[str, str], document: dict) -> None:
+    def __init__(self, status: int, headers: Dict[str, str], document: JSONObject) -> None:
         self.status = status
         self.headers = headers
         self.document = document
@@ -56,7 +61,7 @@ def request(url: str, token: Optional[str] = None, body: Optional[bytes] = None,
         raise Unreachable("cannot reach %s: %s" % (url, reason))
 
 
-def _answer(status: int, headers, data: bytes) -> Answer:
+def _answer(status: int, headers: Message, data: bytes) -> Answer:
     kind = (headers.get("Content-Type") or "").split(";")[0].strip()
     if kind not in ("application/json", PROBLEM_TYPE):
         raise Unreachable("the answer (HTTP %d, %s) is not the service's JSON" % (

@@ -29,10 +29,13 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..contract.gates import GATE_BY_KEY
 from ..contract.vocabulary import HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 VERDICT = "verdict"
 ROUNDED = "rounded"
@@ -112,11 +115,11 @@ def _label(code: str) -> str:
     return gate.label if gate is not None else code.replace("_", " ")
 
 
-def verdict(document: dict) -> dict:
+def verdict(document: JSONObject) -> JSONObject:
     """The action, the failed gates and reasons that name no private detail."""
     # Each failed gate once: the critical gate's findings come one per failing critical
     # task, and their number would tell how many critical tasks failed.
-    failed: List[dict] = []
+    failed: List[JSONObject] = []
     for finding in document["findings"]:
         item = {"gate": finding["code"], "severity": finding["severity"]}
         if finding["severity"] != INFORMATIONAL and item not in failed:
@@ -149,7 +152,7 @@ def round_to_step(value: Fraction, step: Fraction) -> Fraction:
     return step * (whole if units >= 0 else -whole)
 
 
-def rounded(document: dict, step: Fraction) -> dict:
+def rounded(document: JSONObject, step: Fraction) -> JSONObject:
     """The rounded level's numbers: the primary rate and the interval, widened outward."""
     rate = _exact(document["candidate_metrics"]["primary_task_success_rate"])
     low, high = (_exact(value) for value in document["comparison"]["paired_bootstrap_interval"])
@@ -162,7 +165,7 @@ def rounded(document: dict, step: Fraction) -> dict:
     }
 
 
-def task_passes(document: dict) -> List[int]:
+def task_passes(document: JSONObject) -> List[int]:
     """The candidate's task passes (1 or 0), in the cases file's order of test tasks."""
     return [1 if task["task_pass"] else 0
             for task in document["candidate_metrics"]["task_results"]]
@@ -219,7 +222,7 @@ class Shown:
     """What an answer shows: its members, whether it releases a new score, that score and
     the rounding step it was rounded to."""
 
-    def __init__(self, answer: dict, released: bool = False, score: Optional[float] = None,
+    def __init__(self, answer: JSONObject, released: bool = False, score: Optional[float] = None,
                  step: Optional[Fraction] = None) -> None:
         self.answer = answer
         self.released = released
@@ -232,7 +235,7 @@ class Released:
     its score, its per-task passes and its answer."""
 
     def __init__(self, submission_id: int, score: float, passes: List[int],
-                 answer: dict) -> None:
+                 answer: JSONObject) -> None:
         self.submission_id = submission_id
         self.score = score
         self.passes = passes
@@ -245,7 +248,7 @@ class Asked:
     automatic) and ``best_released()``, the team's best release at this level on the same
     benchmark, dataset and phase (None before the first)."""
 
-    def __init__(self, document: dict, rounding_step: Optional[str],
+    def __init__(self, document: JSONObject, rounding_step: Optional[str],
                  best_released: Callable[[], Optional[Released]]) -> None:
         self.document = document
         self.verdict = verdict(document)

@@ -25,14 +25,21 @@ import html
 import sqlite3
 import time
 from fractions import Fraction
-from typing import Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ..contract.vocabulary import ACTIONS
 from ..version import VERSION
 from . import budget, database, feedback, phases, versions
 from .database import SCORED
 
-_ACTION_RANK = {action: index for index, action in enumerate(ACTIONS)}
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+
+# A board's key: the benchmark's versions and its phase's id (None: no phase).
+BoardKey = Tuple[str, str, str, Optional[int]]
+
+# Better first; an entry without a decision (None) after them all.
+_ACTION_RANK: Dict[Optional[str], int] = {action: index for index, action in enumerate(ACTIONS)}
 DIGEST_SHOWN = 12  # hex digits of a SHA-256 shown; the whole one is the cell's tooltip
 EXACT, LADDER, ROUNDED = feedback.EXACT_SCORE, feedback.LADDER_SCORE, feedback.ROUNDED_SCORE
 ALL_CASES = "all"
@@ -72,13 +79,13 @@ class Result:
         self.at = at
         self.sha256 = sha256
 
-    def order(self) -> tuple:
+    def order(self) -> Tuple[Fraction, Fraction, float]:
         """Better first: the higher guaranteed score, then the higher possible one, then the
         earlier submission."""
         return (-self.low, -self.high, self.at)
 
     def describe(self) -> str:
-        if self.precision == ROUNDED:
+        if self.precision == ROUNDED and self.step is not None:  # a rounded one has its step
             return "rounded to %s" % feedback.step_text(self.step)
         return {EXACT: "exact", LADDER: "Ladder (exact share)"}[self.precision]
 
@@ -89,8 +96,10 @@ def released_result(level: str, score: float, step: Optional[str], at: float,
     precision = feedback.level(level).precision
     if precision is None:
         raise ValueError("a submission at level %s released a score" % level)
-    return Result(score, precision, Fraction(step) if precision == ROUNDED else None, at,
-                  sha256)
+    if precision == ROUNDED and step is None:
+        raise ValueError("a submission at level %s recorded no rounding step" % level)
+    return Result(score, precision, Fraction(step) if step is not None and precision == ROUNDED
+                  else None, at, sha256)
 
 
 class Entry:
@@ -123,9 +132,9 @@ class Entry:
     def sha256(self) -> str:
         return self.result.sha256 if self.result is not None else self.decision_sha256
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> JSONObject:
         result = self.result
-        shown = {"rank": self.rank, "tied": self.tied, "team": self.team,
+        shown: JSONObject = {"rank": self.rank, "tied": self.tied, "team": self.team,
                  "revoked": self.revoked, "decision": self.decision,
                  "scored_submissions": self.scored, "feedback_level": self.level,
                  "budget": self.budget, "sha256": self.sha256,
@@ -150,7 +159,7 @@ class Board:
         self.current = current
         self.entries = rank(entries)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> JSONObject:
         return {"benchmark_id": self.versions[0], "benchmark_version": self.versions[1],
                 "dataset_version": self.versions[2], "current": self.current,
                 "board": self.kind, "phase": self.phase.public() if self.phase else None,
@@ -160,13 +169,14 @@ class Board:
 def rank(entries: List[Entry]) -> List[Entry]:
     """Rank the entries (see the module's docstring) and return them in board order: ranked
     ones, then those without a score, then revoked ones."""
-    ranked = [entry for entry in entries if entry.result is not None and not entry.revoked]
-    for entry in ranked:
-        entry.rank = 1 + sum(1 for other in ranked if other.result.low > entry.result.high)
-    for entry in ranked:
-        entry.tied = sum(1 for other in ranked if other.rank == entry.rank) > 1
-    ranked.sort(key=lambda entry: (-entry.result.high,) + entry.result.order()
-                + (entry.team,))
+    scored = [(entry, entry.result) for entry in entries
+              if entry.result is not None and not entry.revoked]
+    for entry, result in scored:
+        entry.rank = 1 + sum(1 for _other, other in scored if other.low > result.high)
+    for entry, _result in scored:
+        entry.tied = sum(1 for other, _ in scored if other.rank == entry.rank) > 1
+    scored.sort(key=lambda pair: (-pair[1].high,) + pair[1].order() + (pair[0].team,))
+    ranked = [entry for entry, _result in scored]
     unranked = sorted((entry for entry in entries if entry.result is None
                        and not entry.revoked),
                       key=lambda entry: (_ACTION_RANK.get(entry.decision, len(ACTIONS)),
@@ -199,14 +209,14 @@ def boards(database_path: str, current: Tuple[str, str, str]) -> List[Board]:
             "t.budget_window_seconds, f.chosen, f.action, f.score, s.received_at, s.sha256 "
             "FROM final_results f JOIN teams t ON t.id = f.team_id JOIN submissions s "
             "ON s.id = f.submission_id ORDER BY f.phase_id, s.received_at, s.id").fetchall()
-    current_key = current + (open_phase.id if open_phase else None,)
-    found: Dict[tuple, Dict[str, Entry]] = {current_key: {}}
+    current_key: BoardKey = current + (open_phase.id if open_phase else None,)
+    found: Dict[BoardKey, Dict[str, Entry]] = {current_key: {}}
     for team in team_rows:  # every team takes part in the current board, scored or not yet
         if not team["revoked"]:
             found[current_key][team["name"]] = _entry(team)
     for phase in known.values():  # a phase has its boards from the start
         found.setdefault(phase.versions + (phase.id,), {})
-    latest: Dict[tuple, float] = {}
+    latest: Dict[BoardKey, float] = {}
     for row in rows:
         key = (row["benchmark_id"], row["benchmark_version"], row["dataset_version"],
                row["phase_id"])
@@ -236,12 +246,12 @@ def boards(database_path: str, current: Tuple[str, str, str]) -> List[Board]:
         str(key)))
     made = []
     for key in order:
-        phase = known.get(key[3]) if key[3] is not None else None
-        made.append(Board(key[:3], phase, PUBLIC if phase else ALL_CASES, key == current_key,
-                          list(found[key].values())))
-        if phase is not None and phase.status == phases.CLOSED:
-            made.append(Board(key[:3], phase, FINAL, False,
-                              list(final_entries.get(phase.id, {}).values())))
+        board_phase = known.get(key[3]) if key[3] is not None else None
+        made.append(Board(key[:3], board_phase, PUBLIC if board_phase else ALL_CASES,
+                          key == current_key, list(found[key].values())))
+        if board_phase is not None and board_phase.status == phases.CLOSED:
+            made.append(Board(key[:3], board_phase, FINAL, False,
+                              list(final_entries.get(board_phase.id, {}).values())))
     return made
 
 
@@ -250,7 +260,7 @@ def _entry(row: sqlite3.Row, level: Optional[str] = None) -> Entry:
                  budget.describe(row["budget_count"], row["budget_window_seconds"]))
 
 
-def document(database_path: str, current: Tuple[str, str, str]) -> dict:
+def document(database_path: str, current: Tuple[str, str, str]) -> JSONObject:
     """``GET /v1/leaderboard``: every board as JSON."""
     return {"benchmark_id": current[0], "ranking": RANKING_NOTE,
             "boards": [board.as_dict() for board in boards(database_path, current)]}
@@ -281,7 +291,7 @@ def _digest(sha256: str) -> str:
 
 def _heading(board: Board) -> str:
     versions = "%s %s, dataset %s" % board.versions
-    if board.kind == ALL_CASES:
+    if board.phase is None:  # the board of every test case (no phase)
         where = "every test case"
     elif board.kind == PUBLIC:
         where = "phase %s, public board" % board.phase.name
@@ -311,10 +321,10 @@ def _phase_note(board: Board) -> str:
     return '<p class="note">%s</p>' % html.escape(text)
 
 
-def _version_notes(database_path: str, benchmark_id: str) -> Dict[tuple, str]:
+def _version_notes(database_path: str, benchmark_id: str) -> Dict[Tuple[str, str, str], str]:
     """A note per dataset version that follows another: what changed in its public fields
     (the details: GET /v1/versions)."""
-    notes = {}
+    notes: Dict[Tuple[str, str, str], str] = {}
     for version in versions.served(database_path, benchmark_id)["versions"]:
         changes = version["public_changes"]
         if changes is None:

@@ -20,10 +20,14 @@ import hashlib
 import hmac
 import math
 from fractions import Fraction
-from typing import Dict, FrozenSet, Iterable, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, List, Mapping, Sequence
 
 from ..contract.vocabulary import TEST_SPLIT
 from ..jsonio import load
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import Path
+    from ..jsonio import JSONObject
 
 
 
@@ -35,7 +39,7 @@ def family_key(seed: bytes, family_id: str) -> bytes:
     return hmac.new(seed, family_id.encode("utf-8"), hashlib.sha256).digest()
 
 
-def split_test_cases(cases: dict, seed: bytes, private_share: Fraction) -> List[str]:
+def split_test_cases(cases: JSONObject, seed: bytes, private_share: Fraction) -> List[str]:
     """The ids of the private part's test cases, in the cases file's order; both parts
     non-empty (:class:`SplitError` otherwise)."""
     tests = [case for case in cases["cases"] if case["split"] == TEST_SPLIT]
@@ -62,7 +66,7 @@ def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
-def cut(document: load.Document, arrays: Dict[Tuple, Sequence[int]]) -> bytes:
+def cut(document: load.Document, arrays: Mapping[Path, Sequence[int]]) -> bytes:
     """The document's text with each array at a path of ``arrays`` holding only the
     elements at the given indexes (in their order), as UTF-8."""
     paths = sorted(arrays)
@@ -70,7 +74,7 @@ def cut(document: load.Document, arrays: Dict[Tuple, Sequence[int]]) -> bytes:
     spans = document.spans(list(paths) + elements)
     text = document.text
     array_spans = dict(zip(paths, spans))
-    element_texts: Dict[Tuple, List[str]] = {path: [] for path in paths}
+    element_texts: Dict[Path, List[str]] = {path: [] for path in paths}
     for element, (start, end) in zip(elements, spans[len(paths):]):
         element_texts[element[:-1]].append(text[start:end])
     pieces = []
@@ -97,7 +101,7 @@ class Part:
 
     def results_bytes(self, results: load.Document) -> bytes:
         """A valid results package cut down to this part's test cases' records."""
-        arrays = {}
+        arrays: Dict[Path, List[int]] = {}
         for index, system in enumerate(results.value["systems"]):
             arrays[("systems", index, "records")] = [
                 position for position, record in enumerate(system["records"])

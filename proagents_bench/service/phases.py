@@ -19,13 +19,14 @@ import secrets
 import sqlite3
 import time
 from fractions import Fraction
-from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, cast
 
 from . import database, feedback, parts
 from .database import SCORED
 from .names import name_problem
 
 if TYPE_CHECKING:  # pragma: no cover - for the annotations only
+    from ..jsonio import JSONObject
     from .submissions import Benchmark
 
 OPEN = "open"
@@ -48,7 +49,23 @@ class PhaseError(ValueError):
 class Phase:
     """A phase's row."""
 
-    def __init__(self, row: Sequence) -> None:
+    # The columns of the phases table (service/database.py), but those decoded below.
+    id: int
+    name: str
+    status: str
+    seed: str
+    commitment: str
+    private_share: str
+    public_count: int
+    private_count: int
+    choices: int
+    benchmark_id: str
+    benchmark_version: str
+    dataset_version: str
+    opened_at: float
+    closed_at: Optional[float]
+
+    def __init__(self, row: Sequence[Any]) -> None:  # a row as sqlite3 gives it
         (self.id, self.name, self.status, self.seed, self.commitment, self.private_share,
          private_ids, self.public_count, self.private_count, self.choices,
          self.benchmark_id, self.benchmark_version, self.dataset_version, files,
@@ -61,7 +78,7 @@ class Phase:
     def versions(self) -> Tuple[str, str, str]:
         return self.benchmark_id, self.benchmark_version, self.dataset_version
 
-    def public(self) -> dict:
+    def public(self) -> JSONObject:
         """What is published of the phase: its seed and private cases only once closed."""
         shown = {"phase": self.name, "status": self.status,
                  "public_test_tasks": self.public_count,
@@ -214,7 +231,7 @@ def open_phase(path: str, benchmark: "Benchmark", name: str,
              json.dumps(private), public_count, len(private), choices,
              benchmark.benchmark_id, benchmark.benchmark_version, benchmark.dataset_version,
              json.dumps(benchmark.files_sha256, sort_keys=True), time.time()))
-        return current(opened)
+        return cast("Phase", current(opened))  # the row just inserted
 
 
 def last_scored(opened: sqlite3.Connection, phase_id: int, team_id: int) -> Optional[int]:
@@ -251,7 +268,7 @@ def choose(opened: sqlite3.Connection, phase: Phase, team_id: int, ids: List[int
                        "VALUES (?,?,?)", [(phase.id, team_id, number) for number in ids])
 
 
-def close_phase(path: str, benchmark: "Benchmark") -> Tuple[Phase, List[dict]]:
+def close_phase(path: str, benchmark: Benchmark) -> Tuple[Phase, List[JSONObject]]:
     """Close the open phase (or finish a close that stopped half-way): score every team's
     chosen submissions on the private part and publish the final board. Returns the closed
     phase and its results, one per (team, submission)."""
@@ -268,7 +285,7 @@ def close_phase(path: str, benchmark: "Benchmark") -> Tuple[Phase, List[dict]]:
             teams = [row[0] for row in opened.execute(
                 "SELECT DISTINCT team_id FROM submissions WHERE phase_id = ? AND outcome = ? "
                 "ORDER BY team_id", (phase.id, SCORED))]
-            work = []
+            work: List[Tuple[int, int, bool]] = []
             for team_id in teams:
                 ids, explicit = chosen(opened, phase, team_id)
                 work.extend((team_id, number, explicit) for number in ids)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Tuple
 
 from ..codes import CODES
+from ..jsonio import JSONObject
 from ..jsonio.dump import document_bytes
 
 PROBLEM_TYPE = "application/problem+json"
@@ -34,7 +35,7 @@ class Problem(Exception):
     def status(self) -> int:
         return PROBLEMS[self.code][0]
 
-    def document(self) -> dict:
+    def document(self) -> JSONObject:
         status, title = PROBLEMS[self.code]
         body = {"type": TYPE_PREFIX + self.code, "title": title, "status": status,
                 "detail": self.detail, "code": self.code}

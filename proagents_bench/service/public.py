@@ -12,11 +12,14 @@ be tried against the hash offline.
 
 from __future__ import annotations
 
-from typing import Iterable, List, Set
+from typing import TYPE_CHECKING, Iterable, List, Set
 
 from ..contract import publish
 from ..contract.vocabulary import BLOCKING, CHECKS, HARDNESS, REVIEWING, TEST_SPLIT
 from ..version import harness
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 PUBLIC_CASES_VERSION = "proagents-bench-public-cases-v1"
 GRADER_VERSION = "proagents-bench-grader-v1"
@@ -41,7 +44,7 @@ SUBMISSION_RULES = (
     "Contract errors name the file submission.json and spend no budget.")
 
 
-def public_cases(cases: dict) -> dict:
+def public_cases(cases: JSONObject) -> JSONObject:
     """The public view of a valid cases file's value."""
     shown = []
     for case in cases["cases"]:
@@ -59,7 +62,7 @@ def public_cases(cases: dict) -> dict:
     }
 
 
-def private_values(cases: dict) -> List[str]:
+def private_values(cases: JSONObject) -> List[str]:
     """Every withheld value of every test case (for the tests that search every response)."""
     found: Set[str] = set()
     for case in cases["cases"]:
@@ -79,7 +82,7 @@ ROUNDING_RULE = (
 
 
 def grader_interface(levels: Iterable[str], automatic_steps: List[float],
-                     max_submission_bytes: int) -> dict:
+                     max_submission_bytes: int) -> JSONObject:
     """The grader's published interface: the JSON Schemas, the grading rules, the output
     contract and how to submit."""
     return {

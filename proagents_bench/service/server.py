@@ -32,11 +32,19 @@ import socket
 import socketserver
 import sys
 import time
-from typing import Callable, List, Optional
+from typing import IO, TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, cast
 from wsgiref.simple_server import ServerHandler, WSGIRequestHandler, WSGIServer
 
 from ..version import NAME, VERSION
 from .problems import PROBLEM_TYPE, Problem
+
+if TYPE_CHECKING:  # for annotations only
+    from io import BufferedIOBase
+    from wsgiref.headers import Headers
+
+    from _socket import _RetAddress  # a peer's address as socketserver gives it (any type)
+    from _typeshed import OptExcInfo, WriteableBuffer
+    from _typeshed.wsgi import WSGIApplication
 
 SERVER_NAME = NAME + "/" + VERSION
 SOCKET_TIMEOUT_SECONDS = 10.0
@@ -67,16 +75,16 @@ class ServiceServer(socketserver.ThreadingMixIn, WSGIServer):
     block_on_close = True
     allow_reuse_address = True
     request_queue_size = LISTEN_BACKLOG
-    log: Log = staticmethod(_quiet)
+    log = staticmethod(_quiet)  # make_server gives its own
 
-    def handle_error(self, request, client_address) -> None:
+    def handle_error(self, request: object, client_address: _RetAddress) -> None:
         """A connection that failed outside the application: one line, no traceback."""
         failure = sys.exc_info()[1]
         self.log("proagents-bench service: the connection from %s ended: %s" % (
             _peer(client_address), _describe(failure)))
 
 
-def _peer(client_address) -> str:
+def _peer(client_address: _RetAddress) -> str:
     try:
         return "%s port %s" % (client_address[0], client_address[1])
     except (TypeError, IndexError):
@@ -93,7 +101,7 @@ class RequestBody:
     """``wsgi.input``: the request's body stream, counting the bytes the application read
     (the server discards the rest before it closes the connection)."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: BufferedIOBase) -> None:
         self.stream = stream
         self.consumed = 0
 
@@ -112,7 +120,7 @@ class RequestBody:
         self.consumed += sum(len(line) for line in lines)
         return lines
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[bytes]:
         return iter(self.readline, b"")
 
 
@@ -130,7 +138,7 @@ class DeadlineSocketReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:
+    def readinto(self, buffer: WriteableBuffer) -> int:
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise socket.timeout("the request did not arrive before its deadline")
@@ -151,12 +159,14 @@ class ServiceServerHandler(ServerHandler):
     error_headers = [("Content-Type", PROBLEM_TYPE)]
     error_body = Problem("service.internal_error", "the service failed on this request; it "
                          "is a bug in proagents-bench").body()
+    headers: Headers  # the answer's, once the application has started it
+    request_handler: ServiceRequestHandler  # set by ServiceRequestHandler.handle
 
     def cleanup_headers(self) -> None:
         super().cleanup_headers()
         self.headers["Connection"] = "close"  # one request per connection (HTTP/1.0)
 
-    def log_exception(self, exc_info) -> None:
+    def log_exception(self, exc_info: OptExcInfo) -> None:
         self.request_handler.log_failure(exc_info[1])
 
 
@@ -165,6 +175,7 @@ class ServiceRequestHandler(WSGIRequestHandler):
     request_deadline = REQUEST_DEADLINE_SECONDS
     server_version = SERVER_NAME
     sys_version = ""  # the Server header names no interpreter version
+    server: ServiceServer
 
     def version_string(self) -> str:
         return self.server_version
@@ -193,10 +204,13 @@ class ServiceRequestHandler(WSGIRequestHandler):
                 self.send_error(400, framing)
                 return
             body = RequestBody(self.rfile)
-            handler = ServiceServerHandler(body, self.wfile, self.get_stderr(),
-                                           self.get_environ(), multithread=False)
+            # socketserver's writer, as wsgiref's own handle() passes it (the stubs call it a
+            # BufferedIOBase there, an IO[bytes] here).
+            handler = ServiceServerHandler(body, cast("IO[bytes]", self.wfile),
+                                           self.get_stderr(), self.get_environ(),
+                                           multithread=False)
             handler.request_handler = self
-            handler.run(self.server.get_app())
+            handler.run(cast("WSGIApplication", self.server.get_app()))  # make_server's
             declared = self.headers.get("Content-Length", "").strip()
             length = _LENGTH.match(declared)
             self.unread = (bool(self.headers.get("Transfer-Encoding"))
@@ -255,7 +269,7 @@ class ServiceRequestHandler(WSGIRequestHandler):
         self.server.log("proagents-bench service: %s %s from %s failed: %s" % (
             self.command, self.path[:200], _peer(self.client_address), _describe(failure)))
 
-    def log_message(self, format, *args) -> None:
+    def log_message(self, format: str, *args: object) -> None:
         pass  # the audit log is in the database; stderr stays quiet
 
 
@@ -272,17 +286,17 @@ def framing_problem(lengths: List[str], encodings: List[str]) -> Optional[str]:
     return None
 
 
-def make_server(app, host: str = DEFAULT_HOST, port: int = 0,
+def make_server(app: WSGIApplication, host: str = DEFAULT_HOST, port: int = 0,
                 timeout: float = SOCKET_TIMEOUT_SECONDS, log: Log = _quiet,
                 request_deadline: float = REQUEST_DEADLINE_SECONDS) -> ServiceServer:
     """A bound server for ``app`` (port 0: a free one; ``server.server_port`` says which);
     ``log`` takes the one-line reports of failed connections."""
     handler = type("Handler", (ServiceRequestHandler,), {
         "timeout": timeout, "request_deadline": request_deadline})
-    attributes = {"log": staticmethod(log)}
+    attributes: Dict[str, object] = {"log": staticmethod(log)}
     if ":" in host:
         attributes["address_family"] = socket.AF_INET6
     server_class = type("ServiceServer", (ServiceServer,), attributes)
-    server = server_class((host, port), handler)
+    server: ServiceServer = server_class((host, port), handler)
     server.set_app(app)
     return server

@@ -20,12 +20,13 @@ import json
 import sqlite3
 import threading
 import time
-from typing import Callable, Dict, FrozenSet, List, NoReturn, Optional, Tuple
+from fractions import Fraction
+from typing import Callable, Dict, FrozenSet, List, NoReturn, Optional, Tuple, cast
 
 from .. import pipeline
 from ..contract.vocabulary import BASELINE_ROLE, TEST_SPLIT
 from ..errors import ContractError, ContractErrors
-from ..jsonio import load
+from ..jsonio import JSONObject, load
 from ..jsonio.dump import document_bytes
 from ..render.document import contract_error_document
 from ..text import quote
@@ -124,7 +125,7 @@ class Benchmark:
         return (text[:end - 1] + ("," if systems else "") + self.baseline_text
                 + text[end - 1:]).encode("utf-8")
 
-    def evaluate(self, body: bytes, combined: Optional[bytes] = None) -> dict:
+    def evaluate(self, body: bytes, combined: Optional[bytes] = None) -> JSONObject:
         """The gate's decision document on every test case for a submission's bytes (and
         their :meth:`combine`, when already made), or :class:`ContractErrors` placed in
         ``submission.json``."""
@@ -153,7 +154,7 @@ class Benchmark:
     def public_part(self, private_ids: FrozenSet[str]) -> parts.Part:
         return self.part(frozenset(self.test_ids) - private_ids)
 
-    def evaluate_part(self, combined: bytes, part: parts.Part) -> dict:
+    def evaluate_part(self, combined: bytes, part: parts.Part) -> JSONObject:
         """The gate's decision document on one part of the test cases, for a combined
         package that passed :meth:`evaluate` (or the maintainer's baseline package)."""
         results = part.results_bytes(load.parse_bytes(combined, SUBMISSION_NAME))
@@ -208,7 +209,7 @@ class Submitter:
         self.after_store = after_store
 
     def submit(self, team: Team, body: bytes,
-               audit: AuditEntry) -> Tuple[int, dict, Dict[str, str]]:
+               audit: AuditEntry) -> Tuple[int, JSONObject, Dict[str, str]]:
         """(HTTP status, answer, extra headers) for ``body`` from ``team``; the answer of a
         refused submission is a :class:`Problem` raised. The request's ``audit`` row is
         written in the transaction that stores the submission."""
@@ -220,7 +221,8 @@ class Submitter:
             if self._spent(opened, team, received)[0] >= team.budget_count:
                 # Already over: refuse without running the gate (the count is taken again,
                 # under the lock, before storing).
-                return self._store(opened, stored, None, None, None)
+                refused = self._store(opened, stored, None, None, None)  # raises, refused
+                return cast("Tuple[int, JSONObject, Dict[str, str]]", refused)
             try:
                 combined = self.benchmark.combine(body)
                 whole = self.benchmark.evaluate(body, combined)
@@ -272,9 +274,9 @@ class Submitter:
         stored.audit.written = True
         raise problem
 
-    def _store(self, opened: sqlite3.Connection, stored: "Stored", whole: Optional[dict],
-               scored_on: Optional[dict], phase: Optional[phases.Phase]
-               ) -> Optional[Tuple[int, dict, Dict[str, str]]]:
+    def _store(self, opened: sqlite3.Connection, stored: "Stored", whole: Optional[JSONObject],
+               scored_on: Optional[JSONObject], phase: Optional[phases.Phase]
+               ) -> Optional[Tuple[int, JSONObject, Dict[str, str]]]:
         """Count the budget and store the submission, scored or refused, in one transaction;
         None (nothing stored) when the open phase is no longer ``phase``."""
         team = stored.team
@@ -301,7 +303,9 @@ class Submitter:
                 now_open = phases.current(opened)
                 if (now_open.id if now_open else None) != (phase.id if phase else None):
                     return None  # graded on another part than the phase now open
-                answer = self._score(opened, stored, whole, scored_on, phase, spent)
+                # scored_on comes with whole: the document of the part the phase scores
+                answer = self._score(opened, stored, whole, cast("JSONObject", scored_on),
+                                     phase, spent)
                 stored.audit.insert(opened, 200, None)
         stored.audit.written = True
         if refused is not None:
@@ -310,8 +314,8 @@ class Submitter:
             self.after_store()
         return 200, answer, {}
 
-    def _score(self, opened: sqlite3.Connection, stored: "Stored", whole: dict,
-               document: dict, phase: Optional[phases.Phase], spent: int) -> dict:
+    def _score(self, opened: sqlite3.Connection, stored: "Stored", whole: JSONObject,
+               document: JSONObject, phase: Optional[phases.Phase], spent: int) -> JSONObject:
         """Store a scored submission (inside the caller's transaction); its answer."""
         team = stored.team
         shown = self._feedback(opened, team, document, phase)
@@ -347,11 +351,11 @@ class Submitter:
                        (json.dumps(answer, sort_keys=True), cursor.lastrowid))
         return answer
 
-    def _budget(self, team: Team, used: int) -> dict:
+    def _budget(self, team: Team, used: int) -> JSONObject:
         return {"budget": team.budget, "used_in_window": used,
                 "remaining": max(0, team.budget_count - used)}
 
-    def _feedback(self, opened: sqlite3.Connection, team: Team, document: dict,
+    def _feedback(self, opened: sqlite3.Connection, team: Team, document: JSONObject,
                   phase: Optional[phases.Phase]) -> feedback.Shown:
         """What the answer shows of ``document``, the gate's decision on the test cases
         feedback is computed on, at the team's level (:func:`feedback.answer`)."""
@@ -388,7 +392,7 @@ class Stored:
         self.audit = audit
 
 
-def _scored_on(phase: Optional[phases.Phase], document: dict) -> str:
+def _scored_on(phase: Optional[phases.Phase], document: JSONObject) -> str:
     tasks = len((document["candidate_metrics"] or {}).get("task_results", ())) or None
     if phase is None:
         return "every test case"

@@ -10,12 +10,15 @@ from __future__ import annotations
 import sqlite3
 import time
 from fractions import Fraction
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from . import budget, database, feedback, tokens
 from .feedback import LEVELS
 from .names import name_problem
 from .phases import feedback_task_count, step_refusal
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 DEFAULT_BUDGET = "3/24h"
 DEFAULT_LEVEL = feedback.LADDER
@@ -44,7 +47,7 @@ class Team:
     def budget(self) -> str:
         return budget.describe(self.budget_count, self.budget_window_seconds)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> JSONObject:
         return {"team": self.name, "budget": self.budget, "feedback_level": self.feedback_level,
                 "rounding_step": self.rounding_step, "revoked": self.revoked}
 
@@ -174,7 +177,7 @@ def configure(path: str, name: str, budget_text: Optional[str] = None,
             return find(opened, name)
 
 
-def listing(path: str) -> List[dict]:
+def listing(path: str) -> List[JSONObject]:
     """Every team (by name) with its budget, level, state and submission counts."""
     with database.connection(path) as opened:
         rows = _rows(opened).execute(

@@ -26,7 +26,7 @@ import time
 from typing import TYPE_CHECKING, List, Optional
 
 from ..errors import ContractErrors
-from ..jsonio import load
+from ..jsonio import JSONObject, load
 from ..jsonio.dump import document_bytes
 from ..maintenance.versions import diff_cases, refusals
 from . import database, public
@@ -40,7 +40,7 @@ VERSIONS_NOTE = ("Each dataset version the service has served, oldest first, wit
                  "what it breaks.")
 
 
-def public_changes(old_cases: dict, new_cases: dict) -> dict:
+def public_changes(old_cases: JSONObject, new_cases: JSONObject) -> JSONObject:
     """The diff of two cases files' public views (plain data)."""
     return diff_cases(public.public_cases(old_cases), public.public_cases(new_cases)).document()
 
@@ -81,7 +81,7 @@ def record_served(path: str, benchmark: "Benchmark") -> None:
                 time.time()))
 
 
-def served(path: str, benchmark_id: str) -> dict:
+def served(path: str, benchmark_id: str) -> JSONObject:
     """``GET /v1/versions``: every dataset version served of ``benchmark_id``, oldest first,
     each with its public changes since the one before (None for the first)."""
     with database.connection(path) as opened:
@@ -90,9 +90,9 @@ def served(path: str, benchmark_id: str) -> dict:
             "p.benchmark_version, p.dataset_version, v.public_changes FROM dataset_versions v "
             "LEFT JOIN dataset_versions p ON p.id = v.previous_id WHERE v.benchmark_id = ? "
             "ORDER BY v.id", (benchmark_id,)).fetchall()
-    versions: List[dict] = []
+    versions: List[JSONObject] = []
     for row in rows:
-        previous: Optional[dict] = None
+        previous: Optional[JSONObject] = None
         if row[4] is not None:
             previous = {"benchmark_version": row[4], "dataset_version": row[5]}
         versions.append({

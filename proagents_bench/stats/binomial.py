@@ -41,7 +41,11 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Callable, List
+from typing import Callable, List, Union
+
+# random() -> a uniform in [0, 1); a sampler draws a variate from such uniforms.
+Uniform = Callable[[], float]
+Sampler = Callable[[Uniform], int]
 
 # Below this n * min(p, 1 - p) inversion is faster than BTRS (Hoermann: BTRS needs np >= 10).
 INVERSION_LIMIT = 10
@@ -58,7 +62,7 @@ _ALPHA0, _ALPHA1 = 2.83, 5.1
 _SQUEEZE_US = 0.07
 
 
-def sampler(n: int, p: object) -> Callable[[Callable[[], float]], int]:
+def sampler(n: int, p: Union[int, Fraction, float]) -> Sampler:
     """``draw(random) -> int``: a Binomial(n, p) variate from the uniforms ``random()``.
 
     ``n`` is an int >= 0, ``p`` an exact number in [0, 1] (int, Fraction or float). The
@@ -76,13 +80,13 @@ def sampler(n: int, p: object) -> Callable[[Callable[[], float]], int]:
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError("n must be an int >= 0")
-    p = Fraction(p)
-    if not 0 <= p <= 1:
+    ratio = Fraction(p)
+    if not 0 <= ratio <= 1:
         raise ValueError("p must lie in [0, 1]")
-    return ratio_sampler(n, p.numerator, p.denominator)
+    return ratio_sampler(n, ratio.numerator, ratio.denominator)
 
 
-def ratio_sampler(n: int, top: int, bottom: int) -> Callable[[Callable[[], float]], int]:
+def ratio_sampler(n: int, top: int, bottom: int) -> Sampler:
     """:func:`sampler` for p = top / bottom, ints with 0 <= top <= bottom, bottom > 0 (not
     checked: for callers that already hold the ratio, such as the multinomial bootstrap,
     which makes tens of thousands of samplers)."""
@@ -96,7 +100,7 @@ def ratio_sampler(n: int, top: int, bottom: int) -> Callable[[Callable[[], float
     return _btrs(n, top, bottom)
 
 
-def _zero(random):
+def _zero(random: Uniform) -> int:
     return 0
 
 
@@ -134,7 +138,7 @@ def pmf(count: int, chance: float) -> List[float]:
     return [weight / total for weight in weights]
 
 
-def _inversion(n, top, bottom):
+def _inversion(n: int, top: int, bottom: int) -> Sampler:
     """BINV (Kachitvichyanukul and Schmeiser 1988), for n p < 10 and p <= 1/2."""
     pf = top / bottom  # correctly rounded, as float(Fraction(top, bottom))
     q = 1.0 - pf
@@ -142,7 +146,7 @@ def _inversion(n, top, bottom):
     a = (n + 1) * s
     first = power(q, n)
 
-    def draw(random):
+    def draw(random: Uniform) -> int:
         while True:
             u = random()
             x = 0
@@ -159,7 +163,7 @@ def _inversion(n, top, bottom):
     return draw
 
 
-def _btrs(n, top, bottom):
+def _btrs(n: int, top: int, bottom: int) -> Sampler:
     """BTRS (Hoermann 1993), for n p >= 10 and p <= 1/2."""
     pf = top / bottom  # correctly rounded, as float(Fraction(top, bottom))
     qf = 1.0 - pf
@@ -176,7 +180,7 @@ def _btrs(n, top, bottom):
     band = TOLERANCE + RELATIVE_TOLERANCE * h
     lgamma, log, floor = math.lgamma, math.log, math.floor
 
-    def draw(random):
+    def draw(random: Uniform) -> int:
         while True:
             u = random() - 0.5
             us = 0.5 - abs(u)
@@ -210,6 +214,8 @@ def exact_accept(x: float, n: int, mode: int, k: int, top: int, bottom: int) -> 
     f(k)/f(m) = m!(n-m)!/(k!(n-k)!) (p/q)^(k-m), and with p = a/b, p/q = a/(b-a).
     """
     bottom = bottom - top
+    numerator: int
+    denominator: int
     if k >= mode:
         steps = k - mode
         numerator = math.prod(range(n - k + 1, n - mode + 1)) * top ** steps

@@ -50,17 +50,20 @@ import random
 from fractions import Fraction
 from typing import Callable, Dict, List, Sequence, Tuple
 
-from .binomial import ratio_sampler
+from .binomial import Sampler, ratio_sampler
+from .exact import Exact
 from .quantiles import nearest_rank_index  # the one nearest-rank rule, shared with p95
 
 # A resampled unit: (the sum of its task differences, how many tasks it holds).
 Cluster = Tuple[int, int]
+# resample(clusters, samples, rng) -> {(sum, size): how many of the B samples}
+Resample = Callable[[Sequence[Cluster], int, random.Random], Dict[Cluster, int]]
 
 
 def categories(clusters: Sequence[Cluster]) -> List[Tuple[Cluster, int]]:
     """The distinct (sum, size) clusters with their multiplicities, in drawing order:
     ascending (multiplicity, sum, size), so that the largest category comes last."""
-    multiplicity = {}
+    multiplicity: Dict[Cluster, int] = {}
     for cluster in clusters:
         multiplicity[cluster] = multiplicity.get(cluster, 0) + 1
     return sorted(multiplicity.items(), key=lambda item: (item[1], item[0]))
@@ -72,13 +75,14 @@ def multinomial_resample(clusters: Sequence[Cluster], samples: int,
     total_clusters = len(clusters)
     ordered = categories(clusters)
     (last_sum, last_size), _ = ordered[-1]
-    plan = []  # per drawn category: sum, size, chance given the rest (c_j / rest), samplers
+    # per drawn category: sum, size, chance given the rest (c_j / rest), samplers
+    plan: List[Tuple[int, int, int, int, Dict[int, Sampler]]] = []
     rest = total_clusters
     for (cluster_sum, cluster_size), multiplicity in ordered[:-1]:
         plan.append((cluster_sum, cluster_size, multiplicity, rest, {}))
         rest -= multiplicity
     uniform = rng.random
-    counts = {}
+    counts: Dict[Cluster, int] = {}
     for _ in range(samples):
         left = total_clusters
         total = size = 0
@@ -104,8 +108,8 @@ def task_clusters(differences: Sequence[int]) -> List[Cluster]:
 
 def family_clusters(differences: Sequence[int], families: Sequence[str]) -> List[Cluster]:
     """One cluster per family (first appearance order): (sum of differences, task count)."""
-    position = {}
-    clusters = []
+    position: Dict[str, int] = {}
+    clusters: List[List[int]] = []
     for difference, family in zip(differences, families):
         index = position.get(family)
         if index is None:
@@ -114,12 +118,12 @@ def family_clusters(differences: Sequence[int], families: Sequence[str]) -> List
         else:
             clusters[index][0] += difference
             clusters[index][1] += 1
-    return [tuple(cluster) for cluster in clusters]
+    return [(cluster[0], cluster[1]) for cluster in clusters]
 
 
 def distribution_of(counts: Dict[Cluster, int]) -> List[Tuple[Fraction, int]]:
     """Sorted (mean, count) pairs from {(sum, size): count}; equal means merged."""
-    merged = {}
+    merged: Dict[Fraction, int] = {}
     for (total, size), count in counts.items():
         mean = Fraction(total, size)
         merged[mean] = merged.get(mean, 0) + count
@@ -140,18 +144,19 @@ class PairedInterval:
     """The bootstrap interval of the mean paired difference, as exact fractions;
     ``pairs`` is the B resampled means as sorted (mean, count) pairs."""
 
-    def __init__(self, low, high, pairs):
+    def __init__(self, low: Fraction, high: Fraction,
+                 pairs: List[Tuple[Fraction, int]]) -> None:
         self.low = low
         self.high = high
         self.pairs = pairs
 
-    def distribution(self):
+    def distribution(self) -> List[Tuple[Fraction, int]]:
         """The resampled means as sorted (mean, count) pairs (for a histogram)."""
         return list(self.pairs)
 
 
-def paired_interval(clusters: Sequence[Cluster], samples: int, seed: int, confidence: object,
-                    resample: Callable = multinomial_resample) -> "PairedInterval":
+def paired_interval(clusters: Sequence[Cluster], samples: int, seed: int, confidence: Exact,
+                    resample: Resample = multinomial_resample) -> PairedInterval:
     """Bootstrap interval of the mean difference over ``clusters`` (see :func:`task_clusters`
     and :func:`family_clusters`); ``confidence`` is exact (Decimal or Fraction).
     ``resample(clusters, samples, rng)`` gives {(sum, size): how many of the B samples}."""

@@ -22,16 +22,18 @@ import math
 from decimal import (MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, DivisionByZero, Inexact,
                      InvalidOperation, Overflow, localcontext)
 from fractions import Fraction
-from typing import Iterable, List, Optional, Union
+from typing import Iterable, List, Optional, TypeVar, Union, cast
 
 Exact = Union[int, Fraction, Decimal]
+# A number the Marsaglia series takes: a Decimal, or a float for the fast path.
+_Real = TypeVar("_Real", Decimal, float)
 
 # Sums of written decimals are exact in this context (Inexact is trapped); only a hostile mix
 # of magnitudes (1e300 with 1e-800) needs more digits, and then the sum falls back to Fraction.
 _EXACT = Context(prec=1000, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[Inexact])
 
 
-def exact_sum(values: Iterable[Exact]) -> Fraction:
+def exact_sum(values: Iterable[Union[int, Decimal]]) -> Fraction:
     """The exact sum of ints and Decimals, as a Fraction."""
     values = values if isinstance(values, list) else list(values)
     try:
@@ -44,7 +46,7 @@ def exact_sum(values: Iterable[Exact]) -> Fraction:
         return sum((Fraction(value) for value in values), Fraction(0))
 
 
-def _round_scaled(mantissa, exponent, inexact):
+def _round_scaled(mantissa: int, exponent: int, inexact: bool) -> float:
     """The double nearest (mantissa + e) * 2**exponent, e in (0, 1) when ``inexact`` else 0.
 
     ``mantissa`` has at least 55 bits, so the discarded part is at least two bits wide and
@@ -103,14 +105,14 @@ _PI = Decimal("3.141592653589793238462643383279502884197169399375105820974944592
 _PRECISION = 60
 
 
-def _context():
+def _context() -> Context:
     """A private decimal context, so the caller's context never changes a result."""
     return Context(prec=_PRECISION, rounding=ROUND_HALF_EVEN, Emin=-999999, Emax=999999,
                    capitals=1, clamp=0, flags=[],
                    traps=[InvalidOperation, DivisionByZero, Overflow])
 
 
-def marsaglia_series(x: Union[Decimal, float]) -> Union[Decimal, float]:
+def marsaglia_series(x: _Real) -> _Real:
     """sum_{j>=0} x**(2j+1) / (1*3*5*...*(2j+1)), summed until a term no longer changes the
     total: Phi(x) = 1/2 + phi(x) times it (Marsaglia 2004). For a Decimal (in the caller's
     context) or a float: the same operations in either."""
@@ -126,7 +128,7 @@ def marsaglia_series(x: Union[Decimal, float]) -> Union[Decimal, float]:
         total = grown
 
 
-def _normal_quantile_decimal(probability):
+def _normal_quantile_decimal(probability: Fraction) -> Decimal:
     """z with Phi(z) = probability (0 < probability < 1, a Fraction), at 60 digits.
 
     Phi(z) = 1/2 + phi(z) * sum_{j>=0} z**(2j+1) / (1*3*5*...*(2j+1)), phi(z) =
@@ -175,7 +177,7 @@ def two_sided_z(confidence: Exact) -> float:
     return normal_quantile(1 - (1 - confidence) / 2)
 
 
-def group_sums(values: List[Optional[Exact]], size: int) -> List[Optional[Exact]]:
+def group_sums(values: List[Optional[Union[int, Decimal]]], size: int) -> List[Optional[Exact]]:
     """The exact sum of each run of ``size`` consecutive ``values`` (ints and Decimals), None
     for a run holding a None (an unmeasured value is never read as 0). Each sum is a Decimal
     (or the int itself, for runs of one) when the decimal context holds it exactly, else a
@@ -188,18 +190,20 @@ def group_sums(values: List[Optional[Exact]], size: int) -> List[Optional[Exact]
     [Fraction(3, 2), None]
     """
     if None not in values:
-        sums = values[0::size]
+        measured = cast("List[Union[int, Decimal]]", values)  # no None among them
+        sums = measured[0::size]
         try:
             for offset in range(1, size):
-                sums = list(map(_EXACT.add, sums, values[offset::size]))
-            return sums
+                sums = list(map(_EXACT.add, sums, measured[offset::size]))
+            return list(sums)
         except Inexact:
             pass
     found: List[Optional[Exact]] = []
     for start in range(0, len(values), size):
         group = values[start:start + size]
         found.append(None if None in group else
-                     sum((Fraction(value) for value in group), Fraction(0)))
+                     sum((Fraction(value) for value in group if value is not None),
+                         Fraction(0)))
     return found
 
 
@@ -210,11 +214,11 @@ def add_exact(total: Optional[Exact], value: Optional[Exact]) -> Optional[Exact]
     >>> add_exact(Decimal("0.1"), Decimal("0.2")), add_exact(None, 1)
     (Decimal('0.3'), None)
     """
+    if total is None or value is None:
+        return None
+    if isinstance(total, Fraction) or isinstance(value, Fraction):
+        return Fraction(total) + Fraction(value)  # a sum the decimal context could not hold
     try:
         return _EXACT.add(total, value)
     except Inexact:
-        return Fraction(total) + Fraction(value)
-    except TypeError:  # None, or a Fraction (a sum the decimal context could not hold)
-        if total is None or value is None:
-            return None
         return Fraction(total) + Fraction(value)

@@ -28,7 +28,7 @@ from math import comb, floor, frexp, ldexp
 from typing import Tuple
 
 from .binomial import pmf
-from .exact import to_float
+from .exact import Exact, to_float
 
 # A float tail this close to the level is decided by the exact sum instead. The float's own
 # error is below 1e-12 for n up to 10**5 (each of the O(n) steps rounds once).
@@ -109,8 +109,8 @@ def lower_tail_exact(units: int, gains: int, losses: int, limit: int) -> Fractio
     return Fraction(total, units ** units)
 
 
-def bound_passes(units: int, gains: int, losses: int, gate: object, strict: bool,
-                 tail: object) -> bool:
+def bound_passes(units: int, gains: int, losses: int, gate: Exact, strict: bool,
+                 tail: Exact) -> bool:
     """Whether the ideal bootstrap's percentile lower bound at ``tail`` (exact) is above
     (``strict``) or at or above ``gate`` (exact): decided exactly (module docstring)."""
     gate, tail = Fraction(gate), Fraction(tail)

@@ -34,6 +34,7 @@ from fractions import Fraction
 from math import isqrt
 from typing import Optional, Sequence, Tuple
 
+from .exact import Exact
 from .quantiles import nearest_rank
 
 MIN_SYSTEMS = 3
@@ -147,7 +148,8 @@ class ItemAnalysis:
         return "every system scores the same on the other tasks"
 
 
-def tukey_fences(values: Sequence, k: Fraction = TUKEY_K) -> Optional[Tuple[Fraction, Fraction]]:
+def tukey_fences(values: Sequence[Exact],
+                 k: Fraction = TUKEY_K) -> Optional[Tuple[Fraction, Fraction]]:
     """(low, high) fences of exact ``values``: Q1 - k IQR and Q3 + k IQR with nearest-rank
     quartiles; None for fewer than :data:`MIN_FENCE_VALUES` values.
 

@@ -15,12 +15,15 @@ Everything is an exact :class:`~fractions.Fraction`. Pure functions, no I/O.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from .paired import sign_test_p
 
+if TYPE_CHECKING:  # for annotations only
+    from .exact import Exact
 
-def holm(p_values: Sequence[Fraction], level: object) -> Tuple[List[Fraction], List[bool]]:
+
+def holm(p_values: Sequence[Fraction], level: Exact) -> Tuple[List[Fraction], List[bool]]:
     """Holm's step-down procedure (Holm 1979, "A simple sequentially rejective multiple test
     procedure", Scand. J. Statist. 6:65-70) on m p-values at family-wise level ``level``:
     (the adjusted p-values, whether each hypothesis is rejected), in the order given.
@@ -48,7 +51,7 @@ def holm(p_values: Sequence[Fraction], level: object) -> Tuple[List[Fraction], L
     return adjusted, [value <= level for value in adjusted]
 
 
-def least_significant_count(discordant: int, level: object) -> Optional[int]:
+def least_significant_count(discordant: int, level: Exact) -> Optional[int]:
     """The fewest of ``discordant`` pairs that must favour one side for the one-sided sign
     test to reach ``level`` (its p-value <= level); None when no count does.
 
@@ -67,7 +70,7 @@ def least_significant_count(discordant: int, level: object) -> Optional[int]:
     return 0
 
 
-def alarm_chance(discordant: int, level: object) -> Fraction:
+def alarm_chance(discordant: int, level: Exact) -> Fraction:
     """With ``discordant`` pairs and no true difference, the exact chance that either
     one-sided sign test (regression or improvement) reaches ``level``: P(X >= c) + P(X <=
     n - c) for the least significant count c. For level < 1/2 the two events are disjoint
@@ -86,7 +89,7 @@ def alarm_chance(discordant: int, level: object) -> Fraction:
     return 2 * sign_test_p(least, discordant - least)
 
 
-def false_alarm_rate(discordant: Sequence[int], level: object, adjusted: bool) -> Fraction:
+def false_alarm_rate(discordant: Sequence[int], level: Exact, adjusted: bool) -> Fraction:
     """The exact chance that a release of independent benchmarks with these numbers of
     discordant test tasks, and no true difference on any, reports some regression or
     improvement (a false alarm) at family-wise ``level``.
@@ -110,7 +113,7 @@ def false_alarm_rate(discordant: Sequence[int], level: object, adjusted: bool) -
     return 1 - quiet
 
 
-def independent_false_alarm(level: object, gates: int) -> Fraction:
+def independent_false_alarm(level: Exact, gates: int) -> Fraction:
     """The chance that at least one of ``gates`` independent tests, each with false-alarm
     chance ``level``, alarms when nothing changed: 1 - (1 - level)**gates, exactly.
 

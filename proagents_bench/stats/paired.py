@@ -13,16 +13,18 @@ from __future__ import annotations
 from fractions import Fraction
 from math import comb, gcd
 from operator import attrgetter
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import (Callable, Dict, Hashable, List, Optional, Sequence, Tuple, TypedDict, Union,
+                    cast)
 
-from .exact import normal_quantile, sqrt_float, to_float, two_sided_z
+from .exact import Exact, normal_quantile, sqrt_float, to_float, two_sided_z
 from .normal import normal_cdf
 from .student import student_t_quantile, two_sided_t
 
 DEFAULT_POWER = Fraction(4, 5)
 
 
-def _check_outcomes(baseline, candidate):
+def _check_outcomes(baseline: Sequence[int],
+                    candidate: Sequence[int]) -> Tuple[List[int], List[int]]:
     baseline, candidate = list(baseline), list(candidate)
     if len(baseline) != len(candidate):
         raise ValueError("baseline and candidate must cover the same tasks")
@@ -44,7 +46,7 @@ def paired_counts(baseline: Sequence[int], candidate: Sequence[int]) -> Dict[str
     return counts
 
 
-def _check_discordant(candidate_only, baseline_only):
+def _check_discordant(candidate_only: int, baseline_only: int) -> None:
     for number in (candidate_only, baseline_only):
         if isinstance(number, bool) or not isinstance(number, int) or number < 0:
             raise ValueError("discordant counts are non-negative ints")
@@ -81,7 +83,7 @@ def mcnemar_exact_p(candidate_only: int, baseline_only: int) -> Fraction:
 TAIL_BITS = 128
 
 
-def _tail_bounds(total, smaller, bits):
+def _tail_bounds(total: int, smaller: int, bits: int) -> Tuple[int, int, int]:
     """(low, slack, exponent) with low 2**exponent <= sum_{i <= smaller} C(total, i) <=
     (low + slack) 2**exponent, for smaller <= total / 2, in O(smaller) steps on integers of
     about ``bits`` bits.
@@ -190,7 +192,7 @@ def sign_test_p_float(gains: int, losses: int, bits: int = TAIL_BITS) -> float:
                             lambda: sign_test_p(gains, losses), bits)
 
 
-def sign_test_rejects(gains: int, losses: int, level: object, bits: int = TAIL_BITS) -> bool:
+def sign_test_rejects(gains: int, losses: int, level: Exact, bits: int = TAIL_BITS) -> bool:
     """Whether :func:`sign_test_p` <= ``level`` (an exact Fraction or Decimal), decided
     exactly in O(min(gains, losses)) steps: the tail sum is bracketed and compared with
     level 2**D, and only a bracket that straddles it computes the exact sum.
@@ -199,22 +201,24 @@ def sign_test_rejects(gains: int, losses: int, level: object, bits: int = TAIL_B
     (False, True)
     """
     _check_discordant(gains, losses)
-    level = Fraction(level)
+    exact_level = Fraction(level)
     discordant = gains + losses
-    if level >= Fraction(1, 2):
-        return sign_test_p(gains, losses) <= level
+    if exact_level >= Fraction(1, 2):
+        return sign_test_p(gains, losses) <= exact_level
     if losses >= gains:  # p >= 1/2 > level
         return False
     low, slack, exponent = _tail_bounds(discordant, losses, bits)
-    limit = level * Fraction(2) ** (discordant - exponent)  # p <= level iff S 2**-e <= limit
+    # p <= level iff S 2**-e <= limit
+    limit = exact_level * Fraction(2) ** (discordant - exponent)
     if low + slack <= limit:
         return True
     if low > limit:
         return False
-    return sign_test_p(gains, losses) <= level
+    return sign_test_p(gains, losses) <= exact_level
 
 
-def paired_standard_error(differences: Sequence) -> tuple:
+def paired_standard_error(
+        differences: Sequence[Exact]) -> Tuple[Fraction, Optional[Fraction], Optional[float]]:
     """(mean, variance of the mean, standard error) of the paired differences d_1..d_n.
 
     mean = sum d_i / n; variance of the mean = sum (d_i - mean)**2 / (n (n - 1)), the sample
@@ -230,44 +234,45 @@ def paired_standard_error(differences: Sequence) -> tuple:
     if scaled is not None:
         # The same exact values from integer sums: with q a common denominator, a_i = d_i q,
         # S = sum a_i and Q = sum a_i**2: sum (d - S/(n q))**2 = (n Q - S**2) / (n q**2).
-        values, denominator = scaled
-        total = sum(values)
+        integers, denominator = scaled
+        total = sum(integers)
         mean = Fraction(total, count * denominator)
         if count == 1:
             return mean, None, None
-        squares = sum(d * d for d in values)
+        squares = sum(d * d for d in integers)
         variance = Fraction(count * squares - total * total,
                             count * count * (count - 1) * denominator * denominator)
         return mean, variance, sqrt_float(variance)
-    values = [Fraction(d) for d in values]
-    mean = sum(values, Fraction(0)) / count
+    fractions = [Fraction(d) for d in values]
+    mean = sum(fractions, Fraction(0)) / count
     if count == 1:
         return mean, None, None
-    variance = sum(((d - mean) ** 2 for d in values), Fraction(0)) / (count * (count - 1))
+    variance = sum(((d - mean) ** 2 for d in fractions), Fraction(0)) / (count * (count - 1))
     return mean, variance, sqrt_float(variance)
 
 
-def _integer_multiples(values):
+def _integer_multiples(values: List[Exact]) -> Optional[Tuple[List[int], int]]:
     """(the values times q, q) with q the least common denominator, when every value is an
     int or a Fraction (the task differences are ints, the trial-level rates Fractions with
     denominators dividing K); else None."""
     kinds = set(map(type, values))
     if kinds <= {int}:
-        return values, 1
+        return cast("List[int]", values), 1  # every value an int (its kinds say)
     if not kinds <= {int, Fraction}:
         return None
+    rationals = cast("List[Union[int, Fraction]]", values)  # no Decimal (its kinds say)
     denominator = 1
-    for each in set(map(attrgetter("denominator"), values)):
+    for each in set(map(attrgetter("denominator"), rationals)):
         denominator = denominator * each // gcd(denominator, each)
-    return [d.numerator * (denominator // d.denominator) for d in values], denominator
+    return [d.numerator * (denominator // d.denominator) for d in rationals], denominator
 
 
-def two_sided_quantile(confidence: object, df: Optional[int] = None) -> float:
+def two_sided_quantile(confidence: Exact, df: Optional[int] = None) -> float:
     """z_{1 - alpha/2} (``df`` None), or Student's t_{1 - alpha/2, df}."""
     return two_sided_z(confidence) if df is None else two_sided_t(confidence, df)
 
 
-def normal_interval(mean: object, se: Optional[float], confidence: object,
+def normal_interval(mean: Exact, se: Optional[float], confidence: Exact,
                     df: Optional[int] = None) -> Optional[Tuple[float, float]]:
     """(mean - z se, mean + z se) with z = Phi^-1(1 - (1 - confidence)/2), or None; with
     ``df``, Student's t_{1 - alpha/2, df} in place of z.
@@ -302,7 +307,7 @@ def outcome_correlation(baseline: Sequence[int], candidate: Sequence[int]) -> Op
     return magnitude if numerator >= 0 else -magnitude
 
 
-def clustered_variance(differences: Sequence, clusters: Sequence,
+def clustered_variance(differences: Sequence[Exact], clusters: Sequence[Hashable],
                        small_sample: bool = True) -> Optional[Fraction]:
     """Cluster-robust variance of the mean difference, as an exact Fraction, or None.
 
@@ -335,10 +340,11 @@ def clustered_variance(differences: Sequence, clusters: Sequence,
         # Integer sums, the same exact value: with q a common denominator, a_i = d_i q,
         # S = sum a_i, T_c and n_c a cluster's sum and size, its deviations sum to
         # (n T_c - n_c S) / (n q).
-        values, denominator = scaled
-        grand = sum(values)
-        sums, sizes = {}, {}
-        for value, cluster in zip(values, clusters):
+        integers, denominator = scaled
+        grand = sum(integers)
+        sums: Dict[Hashable, int] = {}
+        sizes: Dict[Hashable, int] = {}
+        for value, cluster in zip(integers, clusters):
             sums[cluster] = sums.get(cluster, 0) + value
             sizes[cluster] = sizes.get(cluster, 0) + 1
         groups = len(sums)
@@ -347,11 +353,12 @@ def clustered_variance(differences: Sequence, clusters: Sequence,
         variance = Fraction(sum((count * sums[cluster] - sizes[cluster] * grand) ** 2
                                 for cluster in sums), count ** 4 * denominator ** 2)
     else:
-        values = [Fraction(d) for d in values]
-        mean = sum(values, Fraction(0)) / count
-        totals = {}  # cluster id -> sum of deviations; dicts keep first-appearance order
-        for value, cluster in zip(values, clusters):
-            totals[cluster] = totals.get(cluster, Fraction(0)) + (value - mean)
+        fractions = [Fraction(d) for d in values]
+        mean = sum(fractions, Fraction(0)) / count
+        # cluster id -> sum of deviations; dicts keep first-appearance order
+        totals: Dict[Hashable, Fraction] = {}
+        for fraction, cluster in zip(fractions, clusters):
+            totals[cluster] = totals.get(cluster, Fraction(0)) + (fraction - mean)
         groups = len(totals)
         if count < 2 or groups < 2:
             return None
@@ -361,15 +368,15 @@ def clustered_variance(differences: Sequence, clusters: Sequence,
     return variance
 
 
-def clustered_standard_error(differences: Sequence, clusters: Sequence,
+def clustered_standard_error(differences: Sequence[Exact], clusters: Sequence[Hashable],
                              small_sample: bool = True) -> Optional[float]:
     """sqrt of :func:`clustered_variance` as a correctly rounded float, or None."""
     variance = clustered_variance(differences, clusters, small_sample)
     return None if variance is None else sqrt_float(variance)
 
 
-def minimum_detectable_effect(se: Optional[float], confidence: object,
-                              power: object = DEFAULT_POWER,
+def minimum_detectable_effect(se: Optional[float], confidence: Exact,
+                              power: Exact = DEFAULT_POWER,
                               df: Optional[int] = None) -> Optional[float]:
     """(z_{1 - alpha/2} + z_power) se, alpha = 1 - confidence; None when se is None. With
     ``df``, (t_{1 - alpha/2, df} + t_{power, df}) se: the usual small-sample form, the
@@ -381,10 +388,10 @@ def minimum_detectable_effect(se: Optional[float], confidence: object,
     """
     if se is None:
         return None
-    power = Fraction(power)
-    if not 0 < power < 1:
+    chance = Fraction(power)
+    if not 0 < chance < 1:
         raise ValueError("power must lie strictly between 0 and 1")
-    power_quantile = normal_quantile(power) if df is None else student_t_quantile(power, df)
+    power_quantile = normal_quantile(chance) if df is None else student_t_quantile(chance, df)
     z_sum = Fraction(two_sided_quantile(confidence, df)) + Fraction(power_quantile)
     return to_float(z_sum * Fraction(se))
 
@@ -408,12 +415,13 @@ TOO_FEW_FAMILIES = ("%d test families, fewer than %d, and the bootstrap resample
                     "standard error from so few families is too unsure to judge by")
 
 
-def unit_count(clusters: Sequence, unit: str) -> int:
+def unit_count(clusters: Sequence[Hashable], unit: str) -> int:
     """The resampling units: the tasks (``task``), or the distinct families (``family``)."""
     return len(set(clusters)) if unit == "family" else len(clusters)
 
 
-def unit_standard_error(differences: Sequence, clusters: Sequence, unit: str = "task",
+def unit_standard_error(differences: Sequence[Exact], clusters: Sequence[Hashable],
+                        unit: str = "task",
                         min_families: int = 0) -> Tuple[Optional[float], Optional[str]]:
     """(standard error, None), or (None, the reason it is not estimable), for the resampling
     ``unit``: the paired (task-level) standard error for ``task``, the CR1 family-clustered
@@ -447,12 +455,12 @@ def unit_standard_error(differences: Sequence, clusters: Sequence, unit: str = "
     return se, None
 
 
-def unit_differences(differences: Sequence[int], clusters: Sequence,
+def unit_differences(differences: Sequence[int], clusters: Sequence[Hashable],
                      unit: str = "task") -> List[int]:
     """The resampling units' differences that are not 0: the tasks' (``task``), or each
     family's sum over its tasks (``family``), in first-appearance order."""
     if unit == "family":
-        sums: Dict[object, int] = {}
+        sums: Dict[Hashable, int] = {}
         for difference, cluster in zip(differences, clusters):
             sums[cluster] = sums.get(cluster, 0) + difference
         values = list(sums.values())
@@ -523,7 +531,18 @@ def randomization_p(values: Sequence[int]) -> Fraction:
                     2 ** len(values))
 
 
-def exact_test_summary(values: Sequence[int], confidence: object, unit: str) -> dict:
+class ExactTest(TypedDict):
+    """:func:`exact_test_summary`'s result, JSON-ready."""
+    unit: str
+    gains: int
+    losses: int
+    p_one_sided: float
+    level: float
+    rejects: bool
+    method: str
+
+
+def exact_test_summary(values: Sequence[int], confidence: Exact, unit: str) -> ExactTest:
     """The one-sided test on the units' non-zero differences ``values`` at level
     (1 - confidence) / 2, JSON-ready: ``unit``, ``gains`` and ``losses`` (units above and
     below 0), ``p_one_sided``, ``level``, ``rejects`` and ``method``: ``mcnemar`` when every
@@ -536,6 +555,7 @@ def exact_test_summary(values: Sequence[int], confidence: object, unit: str) -> 
     values = [value for value in values if value != 0]
     gains = sum(1 for value in values if value > 0)
     losses = len(values) - gains
+    rejects: bool
     method = one_sided_method(values)
     if method == MCNEMAR:
         p_value = sign_test_p_float(gains, losses)
@@ -602,9 +622,36 @@ def clipped_interval(interval: Optional[Tuple[float, float]], low: float = -1.0,
     return clipped, clipped != list(interval)
 
 
-def paired_summary(baseline: Sequence[int], candidate: Sequence[int], clusters: Sequence,
-                   confidence: object, power: object = DEFAULT_POWER,
-                   unit: str = "task", small_sample_rules: bool = False) -> dict:
+class _PairedStatistics(TypedDict):
+    candidate_only: int
+    baseline_only: int
+    both: int
+    neither: int
+    mcnemar_exact_p: float
+    mean_difference: float
+    standard_error: Optional[float]
+    clustered_standard_error: Optional[float]
+    standard_error_unit: str
+    normal_interval: Optional[List[float]]
+    normal_interval_clipped: bool
+    outcome_correlation: Optional[float]
+    minimum_detectable_effect: Optional[float]
+    power: float
+    observed_below_mde: Optional[bool]
+    not_estimable: Optional[str]
+
+
+class PairedStatistics(_PairedStatistics, total=False):
+    """:func:`paired_summary`'s result, JSON-ready, in its keys' order; the last two keys
+    only under the small-sample rules."""
+    degrees_of_freedom: Optional[int]
+    exact_test: ExactTest
+
+
+def paired_summary(baseline: Sequence[int], candidate: Sequence[int],
+                   clusters: Sequence[Hashable], confidence: Exact,
+                   power: Exact = DEFAULT_POWER, unit: str = "task",
+                   small_sample_rules: bool = False) -> PairedStatistics:
     """Every paired statistic of the task outcomes as JSON-ready values (ints, floats, None).
 
     d_i = candidate_i - baseline_i. ``standard_error`` is the paired (task-level) one and
@@ -636,8 +683,11 @@ def paired_summary(baseline: Sequence[int], candidate: Sequence[int], clusters: 
         df = unit_count(clusters, unit) - 1
     interval, clipped = clipped_interval(normal_interval(mean, se, confidence, df))
     mde = minimum_detectable_effect(se, confidence, power, df)
-    summary = dict(counts)
-    summary.update({
+    summary: PairedStatistics = {
+        "candidate_only": counts["candidate_only"],
+        "baseline_only": counts["baseline_only"],
+        "both": counts["both"],
+        "neither": counts["neither"],
         "mcnemar_exact_p": mcnemar_exact_p_float(counts["candidate_only"],
                                                  counts["baseline_only"]),
         "mean_difference": to_float(mean),
@@ -651,7 +701,7 @@ def paired_summary(baseline: Sequence[int], candidate: Sequence[int], clusters: 
         "power": to_float(power),
         "observed_below_mde": None if mde is None else abs(mean) < Fraction(mde),
         "not_estimable": reason,
-    })
+    }
     if small_sample_rules:
         summary["degrees_of_freedom"] = df
         summary["exact_test"] = exact_test_summary(

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Dict, Iterable, Tuple
+from typing import Callable, Dict, Iterable, Sequence, Tuple
+
+# {(passing, trials): how many tasks}, and the number of tasks.
+Tally = Tuple[Dict[Tuple[int, int], int], int]
 
 
-def _check_task(passing, trials, k):
+def _check_task(passing: int, trials: int, k: int) -> None:
     for name, number in (("passing", passing), ("trials", trials), ("k", k)):
         if isinstance(number, bool) or not isinstance(number, int):
             raise TypeError("%s must be an int" % name)
@@ -49,7 +52,7 @@ def pass_at_k(passing: int, trials: int, k: int) -> Fraction:
     return 1 - Fraction(math.comb(trials - passing, k), math.comb(trials, k))
 
 
-def _tally(pairs):
+def _tally(pairs: Sequence[Tuple[int, int]]) -> Tally:
     """{(passing, trials): how many tasks} and the number of tasks.
 
     Tasks with equal counts have equal pass^k and pass@k, so a mean over ten thousand tasks
@@ -57,7 +60,7 @@ def _tally(pairs):
     it is the same Fraction as the sum over tasks. Pairs of any type but int are checked one
     by one, so that a Boolean is refused as before even where it equals an int key.
     """
-    tally = {}
+    tally: Dict[Tuple[int, int], int] = {}
     kinds = set()
     for passing, trials in pairs:
         kinds.add(type(passing))
@@ -70,8 +73,9 @@ def _tally(pairs):
     return tally, sum(tally.values())
 
 
-def _mean_over_tasks(per_task, tally, k):
-    tally, count = tally
+def _mean_over_tasks(per_task: Callable[[int, int, int], Fraction], tallied: Tally,
+                     k: int) -> Fraction:
+    tally, count = tallied
     if not count:
         raise ValueError("no tasks")
     return sum((per_task(passing, trials, k) * times
@@ -80,15 +84,16 @@ def _mean_over_tasks(per_task, tally, k):
 
 def mean_pass_hat_k(pairs: Iterable[Tuple[int, int]], k: int) -> Fraction:
     """The mean of :func:`pass_hat_k` over tasks given as (passing, trials) pairs."""
-    return _mean_over_tasks(pass_hat_k, _tally(pairs), k)
+    return _mean_over_tasks(pass_hat_k, _tally(list(pairs)), k)
 
 
 def mean_pass_at_k(pairs: Iterable[Tuple[int, int]], k: int) -> Fraction:
     """The mean of :func:`pass_at_k` over tasks given as (passing, trials) pairs."""
-    return _mean_over_tasks(pass_at_k, _tally(pairs), k)
+    return _mean_over_tasks(pass_at_k, _tally(list(pairs)), k)
 
 
-def pass_k_table(pairs: Iterable[Tuple[int, int]], trial_count: int) -> Dict[str, dict]:
+def pass_k_table(pairs: Iterable[Tuple[int, int]],
+                 trial_count: int) -> Dict[str, Dict[str, Fraction]]:
     """{"pass_hat_k": {"1": ..., ...}, "pass_at_k": {...}} for k = 1..trial_count.
 
     Keys are strings so that the table serialises as JSON; values are Fractions. At k = 1

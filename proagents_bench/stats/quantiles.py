@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import heapq
 from fractions import Fraction
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence, TypeVar
+
+if TYPE_CHECKING:  # for annotations only
+    from _typeshed import SupportsRichComparisonT
+
+_T = TypeVar("_T")
 
 
 def nearest_rank_index(fraction: Fraction, count: int) -> int:
@@ -25,12 +30,13 @@ def nearest_rank_index(fraction: Fraction, count: int) -> int:
     return max(rank, 1) - 1
 
 
-def nearest_rank(sorted_values: Sequence, fraction: Fraction) -> object:
+def nearest_rank(sorted_values: Sequence[_T], fraction: Fraction) -> _T:
     """The ceil(fraction * n)-th smallest of ``sorted_values`` (at least the first)."""
     return sorted_values[nearest_rank_index(fraction, len(sorted_values))]
 
 
-def nearest_rank_unsorted(values: Sequence, fraction: Fraction) -> object:
+def nearest_rank_unsorted(values: Sequence[SupportsRichComparisonT],
+                          fraction: Fraction) -> SupportsRichComparisonT:
     """:func:`nearest_rank` of ``values`` in any order, without sorting them all: the
     ceil(fraction * n)-th smallest is the (n - that + 1)-th largest.
 

@@ -57,7 +57,7 @@ def _atan(value: Decimal) -> Decimal:
         if grown == total:
             break
         total = grown
-    return total * (2 ** doublings)
+    return total * (1 << doublings)
 
 
 def _density_constant(df: int) -> Decimal:
@@ -135,7 +135,7 @@ def _quantile_decimal(probability: Fraction, df: int) -> Decimal:
             cdf, density = _cdf_and_density(t, df, constant)
             step = (target - cdf) / density
             t += step
-            if abs(step) < tolerance * max(1, abs(t)):
+            if abs(step) < tolerance * max(Decimal(1), abs(t)):
                 break
         return +t
 

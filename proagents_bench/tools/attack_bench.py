@@ -37,8 +37,9 @@ import tempfile
 import threading
 import time
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from ..jsonio import JSONObject
 from ..service import client, database, parts, teams
 from .bench import PACKAGE_ROOT
 from .service_bench import UNSPENDABLE_BUDGET, ServeChild, write_files
@@ -59,7 +60,7 @@ CONFIGURATIONS = (
 
 
 def make_benchmark(cases: int, seed: int, near_threshold: Optional[str]
-                   ) -> Tuple[dict, dict, dict, Dict[str, str]]:
+                   ) -> Tuple[JSONObject, JSONObject, JSONObject, Dict[str, str]]:
     """(spec, cases, baseline package, the expected state of each test case): every gate
     passes any submission, but for ``near_threshold`` (a decimal) on the primary rate."""
     draw = random.Random(seed)
@@ -67,7 +68,7 @@ def make_benchmark(cases: int, seed: int, near_threshold: Optional[str]
     protocol = {"protocol_version": "attack-1", "environment_id": "attack-env",
                 "toolset_id": "attack-tools", "reset_policy": "fresh", "max_steps": 1,
                 "timeout_seconds": 1, "retry_limit": 0, "trial_count": TRIALS}
-    spec = {
+    spec: JSONObject = {
         "schema_version": "agent-benchmark-spec-v1", "benchmark_id": "boosting-attack",
         "benchmark_version": "1.0.0", "claim": "A benchmark to attack.",
         "target_population": "Random binary answers.", "baseline_system_id": "baseline",
@@ -98,21 +99,23 @@ def make_benchmark(cases: int, seed: int, near_threshold: Optional[str]
     return spec, cases_file, baseline, expected
 
 
-def _case(case_id: str, split: str, family: str, state: str) -> dict:
+def _case(case_id: str, split: str, family: str, state: str) -> JSONObject:
     return {"id": case_id, "family_id": family, "split": split, "slice": "all",
             "critical": False, "task_type": "binary", "is_private": split == "test",
             "initial_state": "a choice", "expected_final_state": state,
             "allowed_tools": ["choose"], "forbidden_side_effects": ["harm"]}
 
 
-def _system(system_id: str, role: str, protocol: dict, answers: Dict[str, str]) -> dict:
+def _system(system_id: str, role: str, protocol: JSONObject,
+            answers: Dict[str, str]) -> JSONObject:
     return {"system_id": system_id, "role": role, "protocol": protocol, "records": [
         {"case_id": case_id, "trial_id": trial, "status": "success", "final_state": state,
          "side_effects": [], "tools_used": ["choose"], "latency_ms": 1, "cost_units": 0}
         for case_id, state in answers.items() for trial in range(1, TRIALS + 1)]}
 
 
-def submission(protocol: dict, versions: Tuple[str, str, str], answers: Dict[str, str]) -> bytes:
+def submission(protocol: JSONObject, versions: Tuple[str, str, str],
+               answers: Dict[str, str]) -> bytes:
     return json.dumps({
         "schema_version": "agent-benchmark-results-v1", "benchmark_id": versions[0],
         "benchmark_version": versions[1], "dataset_version": versions[2],
@@ -144,7 +147,7 @@ class Attack:
         self.failure: Optional[str] = None
 
 
-def observed_above_half(answer: dict, near: bool) -> Tuple[bool, bool]:
+def observed_above_half(answer: JSONObject, near: bool) -> Tuple[bool, bool]:
     """(whether the answer says this submission scored above 1/2, whether it released a
     score of its own)."""
     score = None
@@ -162,7 +165,7 @@ def observed_above_half(answer: dict, near: bool) -> Tuple[bool, bool]:
 
 
 def run_attack(attack: Attack, url: str, case_ids: List[str], submissions: int, seed: int,
-               protocol: dict, versions: Tuple[str, str, str]) -> None:
+               protocol: JSONObject, versions: Tuple[str, str, str]) -> None:
     """Make the team's submissions over HTTP (sequentially) and its final majority."""
     draw = random.Random(seed * 1000003 + attack.repetition)
     votes = {case_id: 0 for case_id in case_ids}
@@ -215,7 +218,7 @@ def attack_benchmark(cases: int, submissions: int, repetitions: int, private_sha
         by_server: Dict[bool, List[Attack]] = {False: [], True: []}
         urls: Dict[bool, str] = {}
         versions: Tuple[str, str, str] = ("", "", "")
-        protocol: dict = {}
+        protocol: JSONObject = {}
         paths_by: Dict[bool, Dict[str, str]] = {}
         for near in (False, True):
             spec, cases_value, baseline, _ = make_benchmark(
@@ -263,7 +266,7 @@ def attack_benchmark(cases: int, submissions: int, repetitions: int, private_sha
         if failed:
             say("the attack failed: team %s: %s" % (failed[0].team, failed[0].failure))
             return False
-        boards: Dict[bool, dict] = {}
+        boards: Dict[bool, JSONObject] = {}
         for near in (False, True):
             if share:
                 done = _maintainer(python, ["phase", "close"], paths_by[near],
@@ -301,7 +304,7 @@ def _maintainer(python: str, command: List[str], paths: Dict[str, str],
     return None
 
 
-def _board_scores(document: dict, kind: str) -> Dict[str, Optional[float]]:
+def _board_scores(document: JSONObject, kind: str) -> Dict[str, Optional[float]]:
     for board in document["boards"]:
         if board["board"] == kind:
             return {entry["team"]: entry["score"] for entry in board["entries"]}
@@ -312,7 +315,17 @@ def _share(answers: Dict[str, str], expected: Dict[str, str], ids: List[str]) ->
     return sum(answers[case_id] == expected[case_id] for case_id in ids) / len(ids)
 
 
-def _report(by_server: Dict[bool, List[Attack]], boards: Dict[bool, dict],
+def _score_cells(scores: Sequence[Optional[float]]) -> List[str]:
+    """A board's mean score of the attacks and its distance from 0.5 (with their Monte Carlo
+    errors), or "not released" when a team's score is not shown."""
+    released = [score for score in scores if score is not None]
+    if len(released) < len(scores):
+        return ["not released", "-"]
+    mean, error = _mean_and_error([float(score) for score in released])
+    return ["%.3f" % mean, "%+.3f%s" % (mean - 0.5, error)]
+
+
+def _report(by_server: Dict[bool, List[Attack]], boards: Dict[bool, JSONObject],
             expected: Dict[str, str], public_ids: List[str], private_ids: List[str],
             submissions: int, repetitions: int, split: bool, threshold: str,
             say: Callable[[str], None]) -> None:
@@ -338,17 +351,11 @@ def _report(by_server: Dict[bool, List[Attack]], boards: Dict[bool, dict],
                         for entry in board["entries"] if entry["team"] in {
                             attack.team for attack in attacks} and entry["rounding_step"]})
         cells = [label + (" (step %s)" % ", ".join(steps) if steps else "")]
-        if all(value is not None for value in shown):
-            mean, error = _mean_and_error([float(value) for value in shown])
-            cells += ["%.3f" % mean, "%+.3f%s" % (mean - 0.5, error)]
-        else:
-            cells += ["not released", "-"]
+        cells += _score_cells(shown)
         mean, error = _mean_and_error(hidden)
         cells.append("%.3f%s" % (mean, error))
         if split:
-            values = [final.get(attack.team) for attack in attacks]
-            mean, error = _mean_and_error([float(value) for value in values])
-            cells += ["%.3f" % mean, "%+.3f%s" % (mean - 0.5, error)]
+            cells += _score_cells([final.get(attack.team) for attack in attacks])
         else:
             cells += ["no phase", "-"]
         cells.append("%.1f of %d" % (sum(attack.kept for attack in attacks) / len(attacks),

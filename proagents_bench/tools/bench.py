@@ -37,10 +37,14 @@ import sys
 import tempfile
 import time
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..stats.bootstrap import paired_interval, task_clusters
 from .synthetic import make_package
+
+if TYPE_CHECKING:  # for annotations only
+    import argparse
+    from resource import struct_rusage  # POSIX only
 
 PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FILES = ("spec", "cases", "results")
@@ -108,14 +112,15 @@ class Run:
     """One child's wall-clock seconds, peak resident bytes (None if unknown), status, and
     the CPU seconds (user and system) it and its own children used (None if unknown)."""
 
-    def __init__(self, seconds, peak, status, cpu=None):
+    def __init__(self, seconds: float, peak: Optional[float], status: int,
+                 cpu: Optional[float] = None) -> None:
         self.seconds = seconds
         self.peak = peak
         self.status = status
         self.cpu = cpu
 
 
-def _peak_bytes(usage):
+def _peak_bytes(usage: struct_rusage) -> int:
     # ru_maxrss is in kilobytes on Linux and the BSDs, in bytes on macOS.
     return usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
 
@@ -127,7 +132,8 @@ def run_child(command: List[str], stdout_path: Optional[str] = None,
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(
         [PACKAGE_ROOT] + [p for p in [environment.get("PYTHONPATH")] if p])
-    output = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
+    written = open(stdout_path, "wb") if stdout_path else None
+    output = written if written is not None else subprocess.DEVNULL
     errors = open(stderr_path, "wb") if stderr_path else None
     try:
         started = time.perf_counter()
@@ -144,13 +150,13 @@ def run_child(command: List[str], stdout_path: Optional[str] = None,
         status = child.wait()
         return Run(time.perf_counter() - started, None, status)
     finally:
-        if stdout_path:
-            output.close()
+        if written is not None:
+            written.close()
         if errors is not None:
             errors.close()
 
 
-def _exit_status(raw_status):
+def _exit_status(raw_status: int) -> int:
     if hasattr(os, "waitstatus_to_exitcode"):  # Python 3.9+
         return os.waitstatus_to_exitcode(raw_status)
     return raw_status >> 8  # pragma: no cover
@@ -200,7 +206,7 @@ def megabytes(value: Optional[float]) -> str:
     return "%.0f MB" % (value / 1e6) if value is not None else "not measured on this platform"
 
 
-def gate_benchmark(options, say: Callable[[str], None]) -> bool:
+def gate_benchmark(options: argparse.Namespace, say: Callable[[str], None]) -> bool:
     """Run the gate benchmark with ``options`` (tasks, trials, samples, seed, repeat, python,
     keep, write, reports: the command line's ``bench gate``), telling each result line to
     ``say``; return True when every child ran."""

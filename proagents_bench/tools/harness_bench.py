@@ -21,9 +21,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from typing import Callable, Dict, List
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from .bench import FORKED_READ
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+
+# What a writer wrote: each system's logs (a list per role), and the cases, spec and mapping
+# files (a path per kind).
+Written = Tuple[Dict[str, List[str]], Dict[str, str]]
 
 # The floor any reader of these logs pays: every JSON file read and decoded (a folder's in
 # name order), nothing checked or kept; the candidate's logs in a forked process when the
@@ -76,12 +83,13 @@ def _harbor_trial(role: str, task: int, attempt: int, model: str) -> Dict[str, o
     trial = "%s__%s" % (name, hashlib.sha256(("%s %d %d" % (role, task, attempt)).encode(
         "ascii")).hexdigest()[:7])
     solved = (task + attempt) % 4 != 0
-    agent = {"name": "terminus-2", "import_path": None, "model_name": model, "base_url": None,
-             "model_api_key_name": None, "model_api_format": None,
-             "skip_model_parsing": False, "n_concurrent": None, "kwargs": {},
-             "mcp_servers": []}
-    environment = {"type": "docker", "import_path": None, "force_build": False, "delete": True,
-                   "override_cpus": None, "override_memory_mb": None, "kwargs": {}}
+    agent: JSONObject = {
+        "name": "terminus-2", "import_path": None, "model_name": model, "base_url": None,
+        "model_api_key_name": None, "model_api_format": None, "skip_model_parsing": False,
+        "n_concurrent": None, "kwargs": {}, "mcp_servers": []}
+    environment: JSONObject = {
+        "type": "docker", "import_path": None, "force_build": False, "delete": True,
+        "override_cpus": None, "override_memory_mb": None, "kwargs": {}}
     return {
         "schema_version": 1, "id": "00000000-0000-4000-8000-%012d" % (task * 100 + attempt),
         "task_name": name, "trial_name": trial, "trial_uri": "file:///jobs/%s/%s" % (role,
@@ -126,9 +134,9 @@ def _trajectory(model: str, tools: List[str]) -> Dict[str, object]:
                                                      "model_name": model}, "steps": steps}
 
 
-def write_harbor(folder: str, tasks: int, attempts: int) -> Dict[str, object]:
+def write_harbor(folder: str, tasks: int, attempts: int) -> Written:
     """Two Harbor job folders and their cases, spec and mapping; the paths."""
-    paths: Dict[str, object] = {}
+    paths: Dict[str, List[str]] = {}
     for role, model in (("baseline", "bench/model-a"), ("candidate", "bench/model-b")):
         job = os.path.join(folder, role + "_job")
         _write(os.path.join(job, "config.json"), {
@@ -162,9 +170,9 @@ def write_harbor(folder: str, tasks: int, attempts: int) -> Dict[str, object]:
                       ["rm_rf"], {"source": "cost_usd"})
 
 
-def write_swebench(folder: str, tasks: int, runs: int) -> Dict[str, object]:
+def write_swebench(folder: str, tasks: int, runs: int) -> Written:
     """``runs`` SWE-bench run summaries per system and their cases, spec and mapping."""
-    paths: Dict[str, object] = {}
+    paths: Dict[str, List[str]] = {}
     ids = ["bench__repo-%06d" % task for task in range(tasks)]
     for role in ("baseline", "candidate"):
         logs = []
@@ -189,8 +197,8 @@ def write_swebench(folder: str, tasks: int, runs: int) -> Dict[str, object]:
                       ids=ids)
 
 
-def synthetic_spec(benchmark: dict, protocol: dict, trials: int, mean_latency_ms: int,
-                   p95_latency_ms: int) -> dict:
+def synthetic_spec(benchmark: JSONObject, protocol: JSONObject, trials: int,
+                   mean_latency_ms: int, p95_latency_ms: int) -> JSONObject:
     """The spec of a benchmark's synthetic logs (this module's and ``import_bench``'s): the
     example's gates, the latency bounds given, a 10,000-sample bootstrap."""
     return dict(benchmark_id=benchmark["benchmark_id"],
@@ -209,9 +217,9 @@ def synthetic_spec(benchmark: dict, protocol: dict, trials: int, mean_latency_ms
                 bootstrap={"samples": 10000, "seed": 1, "confidence": 0.95})
 
 
-def _documents(folder: str, paths: Dict[str, object], tasks: int, trials: int,
+def _documents(folder: str, logs: Dict[str, List[str]], tasks: int, trials: int,
                expected: str, allowed: List[str], forbidden: List[str],
-               cost: object, ids: object = None) -> Dict[str, object]:
+               cost: Optional[JSONObject], ids: Optional[List[str]] = None) -> Written:
     names = ids if isinstance(ids, list) else [_task(task) for task in range(tasks)]
     cases = [{"id": name, "family_id": "family-" + name, "split": "test",
               "slice": "slice-%d" % (task % 5), "critical": task % 50 == 7,
@@ -225,15 +233,16 @@ def _documents(folder: str, paths: Dict[str, object], tasks: int, trials: int,
         "mapping": dict({"schema_version": "proagents-bench-import-mapping-v1",
                          "protocol": PROTOCOL}, **({"cost": cost} if cost else {})),
     }
+    paths: Dict[str, str] = {}
     for kind, value in documents.items():
         paths[kind] = os.path.join(folder, kind + ".json")
-        _write(str(paths[kind]), value)
-    return paths
+        _write(paths[kind], value)
+    return logs, paths
 
 
 # Each format's writer: (folder, tasks, trials) -> the paths of the logs (a list per system),
-# the cases, the spec and the mapping.
-WRITERS: Dict[str, Callable[[str, int, int], Dict[str, object]]] = {
+# and of the cases, the spec and the mapping.
+WRITERS: Dict[str, Callable[[str, int, int], Written]] = {
     "harbor-job": write_harbor,
     "swebench-summary": write_swebench,
 }

@@ -24,20 +24,30 @@ import json
 import os
 import tempfile
 import time
-from typing import Callable, Dict, List
+from typing import TYPE_CHECKING, Callable, Dict, List, TypedDict
 
 from .bench import (JSON_LOAD_DROPPED_SCRIPT, JSON_LOAD_SCRIPT, describe_interpreter, megabytes,
                     median_run, run_child)
 from .synthetic import make_health_packages
 
+if TYPE_CHECKING:  # for annotations only
+    import argparse
+
+
+class Written(TypedDict):
+    """The files :func:`write_benchmark` wrote: the spec, the cases, the packages."""
+    spec: str
+    cases: str
+    packages: List[str]
+
 
 def write_benchmark(directory: str, tasks: int, trials: int, packages: int,
-                    seed: int) -> Dict[str, object]:
+                    seed: int) -> Written:
     """Write the spec, the cases and the packages to ``directory``; return their paths
     (``packages``: a list)."""
     spec, cases, made = make_health_packages(tasks, trials, packages, seed)
     os.makedirs(directory, exist_ok=True)
-    paths: Dict[str, object] = {}
+    paths: Dict[str, str] = {}
     for kind, value in (("spec", spec), ("cases", cases)):
         paths[kind] = os.path.join(directory, kind + ".json")
         with open(paths[kind], "w", encoding="utf-8") as handle:
@@ -47,8 +57,7 @@ def write_benchmark(directory: str, tasks: int, trials: int, packages: int,
         written.append(os.path.join(directory, "results-%02d.json" % number))
         with open(written[-1], "w", encoding="utf-8") as handle:
             json.dump(value, handle)
-    paths["packages"] = written
-    return paths
+    return {"spec": paths["spec"], "cases": paths["cases"], "packages": written}
 
 
 def _digest(path: str) -> str:
@@ -56,7 +65,7 @@ def _digest(path: str) -> str:
         return hashlib.sha256(handle.read()).hexdigest()
 
 
-def health_benchmark(options, say: Callable[[str], None]) -> bool:
+def health_benchmark(options: argparse.Namespace, say: Callable[[str], None]) -> bool:
     """Run the benchmark with ``options`` (packages, tasks, trials, seed, repeat, python, keep,
     write: the command line's ``bench health``), telling each result line to ``say``; return
     True when every child ran."""

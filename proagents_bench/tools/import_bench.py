@@ -36,7 +36,7 @@ import os
 import tempfile
 import time
 import zipfile
-from typing import Callable, Dict, List, Optional
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
 from ..errors import ContractErrors
 from ..importers import zstd
@@ -45,6 +45,9 @@ from ..importers.source import LogSource
 from ..contract.harnesses import INSPECT_EVAL, PROMPTFOO_JSON
 from . import harness_bench, import_formats
 from .bench import FORKED_READ, describe_interpreter, median_run, megabytes, run_child
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 # A sample of the order agent, as Inspect AI writes one (keys it does not read included, so
 # the decoding cost is a real log's); the placeholders are filled per task and epoch.
@@ -211,7 +214,7 @@ def write_logs(folder: str, tasks: int, epochs: int,
     then counted in tokens, which every Inspect AI log records, where the synthetic samples'
     is in the cost Inspect records only for models it knows prices of)."""
     os.makedirs(folder, exist_ok=True)
-    header = {"version": 2, "status": "success", "eval": {
+    header: JSONObject = {"version": 2, "status": "success", "eval": {
         "eval_id": "bench", "run_id": "bench", "created": "2026-07-21T09:00:00+00:00",
         "task": "order_agent", "task_version": 1, "model": "mockllm/model",
         "dataset": {"name": "bench", "samples": tasks,
@@ -254,7 +257,7 @@ def synthetic_sample(role: str, task: int, epoch: int) -> bytes:
 
 
 def benchmark_documents(tasks: int, epochs: int,
-                        templates: Optional[List[bytes]] = None) -> Dict[str, dict]:
+                        templates: Optional[List[bytes]] = None) -> Dict[str, JSONObject]:
     """The cases, the spec and the mapping of the benchmark's ``.eval`` logs."""
     cases = [{"id": "task-%06d" % task, "family_id": "family-%06d" % task, "split": "test",
               "slice": "slice-%d" % (task % 5), "critical": task % 50 == 7,
@@ -270,7 +273,7 @@ def benchmark_documents(tasks: int, epochs: int,
                "slice": "x", "critical": False, "task_type": "refund", "is_private": False,
                "initial_state": "order", "expected_final_state": "refund_issued",
                "allowed_tools": [], "forbidden_side_effects": []}]
-    documents = {
+    documents: Dict[str, JSONObject] = {
         "cases": dict(BENCHMARK, schema_version="agent-benchmark-cases-v1", cases=cases),
         "spec": harness_bench.synthetic_spec(BENCHMARK, PROTOCOL, epochs, 2000, 2500),
         "mapping": dict(schema_version="proagents-bench-import-mapping-v1",
@@ -305,8 +308,9 @@ def import_benchmark(options: argparse.Namespace, say: Callable[[str], None],
         started = time.perf_counter()
         samples = options.tasks * options.epochs
         if log_format in harness_bench.WRITERS:
-            paths = harness_bench.WRITERS[log_format](folder, options.tasks, options.epochs)
-            logs = {role: list(paths[role]) for role in ("baseline", "candidate")}
+            written, paths = harness_bench.WRITERS[log_format](folder, options.tasks,
+                                                              options.epochs)
+            logs = {role: list(written[role]) for role in ("baseline", "candidate")}
             say("logs (%s): %d tasks x %d trials = %d trials per system in %d log%s each; "
                 "%.1f MB of JSON per system (written in %.1f s)" % (
                     log_format, options.tasks, options.epochs, samples, len(logs["baseline"]),
@@ -405,13 +409,12 @@ def zstd_speeds(path: str, repeat: int) -> List[str]:
     lines = ["zstd entries of the template log: %d, %.2f MB decoded (each decoder's best of "
              "%d passes, in this process)" % (len(entries), output / 1e6, max(repeat, 1))]
     for name, decoder in zstd.DECODERS:
-        best = None
+        best = float("inf")  # the fastest of at least one run
         for _ in range(max(repeat, 1)):
             started = time.perf_counter()
             for size, raw in entries:
                 decoder(raw, size)
-            elapsed = time.perf_counter() - started
-            best = elapsed if best is None else min(best, elapsed)
+            best = min(best, time.perf_counter() - started)
         speed = output / 1e6 / max(best, 1e-9)
         lines.append("  %-16s %7.2f MB/s%s" % (name, speed, (
             "   (target %.1f MB/s: %s)" % (ZSTD_PURE_TARGET_MB_PER_S, "reached" if

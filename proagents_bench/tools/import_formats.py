@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Callable, Dict
+from typing import TYPE_CHECKING, Callable, Dict
 
 from ..contract.harnesses import INSPECT_EVAL, JSONL, PROMPTFOO_JSON
 from ..contract.vocabulary import MAPPING_V1, MAPPING_V2, PASSED
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
 
 # How the bare read decodes each format's log (``import_bench.BARE_READ_SCRIPT``'s kinds).
 BARE_READ_KIND = {INSPECT_EVAL: "zip", PROMPTFOO_JSON: "json", JSONL: "lines"}
 # A promptfoo result as promptfoo 0.123.1 writes one for a local provider (its keys, so the
 # decoding cost is a real file's); the placeholders are filled per task and repetition.
-PROMPTFOO_RESULT = {
+PROMPTFOO_RESULT: JSONObject = {
     "cost": 0.000017, "error": None, "gradingResult": {
         "pass": "@PASS@", "score": "@SCORE@", "reason": "@REASON@", "namedScores": {},
         "tokensUsed": {"total": 0, "prompt": 0, "completion": 0, "cached": 0,
@@ -54,7 +57,7 @@ def _filled(template: str, values: Dict[str, str]) -> str:
     return "".join(values[part] if index % 2 else part for index, part in enumerate(parts))
 
 
-def _template_text(template: dict) -> str:
+def _template_text(template: JSONObject) -> str:
     """The template as JSON (indented as promptfoo writes), each quoted placeholder that
     stands for a number or a Boolean unquoted."""
     text = json.dumps(template, indent=2)
@@ -63,7 +66,8 @@ def _template_text(template: dict) -> str:
     return text
 
 
-def write_promptfoo(folder: str, tasks: int, epochs: int, base: dict) -> Dict[str, str]:
+def write_promptfoo(folder: str, tasks: int, epochs: int,
+                    base: Dict[str, JSONObject]) -> Dict[str, str]:
     """Both systems' promptfoo results files, and the cases, spec and mapping (``base``:
     the ``.eval`` benchmark's documents, adapted)."""
     template = _template_text(PROMPTFOO_RESULT)
@@ -111,7 +115,7 @@ def write_promptfoo(folder: str, tasks: int, epochs: int, base: dict) -> Dict[st
     return paths
 
 
-def write_jsonl(folder: str, tasks: int, epochs: int, base: dict,
+def write_jsonl(folder: str, tasks: int, epochs: int, base: Dict[str, JSONObject],
                 sample: Callable[[str, int, int], bytes]) -> Dict[str, str]:
     """Both systems' JSON-lines logs (each line ``sample(role, task, epoch)``, the ``.eval``
     benchmark's synthetic sample, with the tools it called and its latency in front), and
@@ -143,7 +147,7 @@ def write_jsonl(folder: str, tasks: int, epochs: int, base: dict,
     return paths
 
 
-def write_documents(folder: str, documents: Dict[str, dict]) -> Dict[str, str]:
+def write_documents(folder: str, documents: Dict[str, JSONObject]) -> Dict[str, str]:
     """Each document as ``KIND.json`` in ``folder``; return the paths."""
     paths = {}
     for kind, value in documents.items():

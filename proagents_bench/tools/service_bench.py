@@ -22,8 +22,9 @@ import tempfile
 import threading
 import time
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional
+from typing import IO, Callable, Dict, List, Optional, cast
 
+from ..jsonio import JSONObject
 from ..service import database, teams
 from ..stats.quantiles import nearest_rank
 from .bench import PACKAGE_ROOT
@@ -34,8 +35,8 @@ UNSPENDABLE_BUDGET = "999999/1s"
 EXAMPLES = os.path.join(PACKAGE_ROOT, "examples")
 
 
-def _example_package():
-    parts = []
+def _example_package() -> List[JSONObject]:
+    parts: List[JSONObject] = []
     for name in ("benchmark_spec.json", "benchmark_cases.json", "benchmark_results_pass.json"):
         with open(os.path.join(EXAMPLES, name), "rb") as handle:
             parts.append(json.loads(handle.read().decode("utf-8")))
@@ -56,7 +57,8 @@ class ServeChild:
                  "--spec", paths["spec"], "--cases", paths["cases"], "--baseline",
                  paths["baseline"], "--data", data, "--port", "0"],
                 stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL)
-        line = self.process.stdout.readline().decode("ascii", "replace")
+        self.stdout = cast("IO[bytes]", self.process.stdout)  # a pipe: stdout=PIPE
+        line = self.stdout.readline().decode("ascii", "replace")
         marker = "http://127.0.0.1:"
         if marker in line:
             self.port = int(line.split(marker)[1].split("/")[0])
@@ -79,10 +81,11 @@ class ServeChild:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self.process.stdout.close()
+        self.stdout.close()
 
 
-def write_files(folder: str, spec: dict, cases: dict, results: dict) -> Dict[str, str]:
+def write_files(folder: str, spec: JSONObject, cases: JSONObject,
+                results: JSONObject) -> Dict[str, str]:
     """The maintainer's three files in ``folder``; their paths by kind."""
     paths: Dict[str, str] = {}
     for name, value in (("spec", spec), ("cases", cases), ("baseline", results)):

@@ -6,9 +6,13 @@ same for the same arguments on every Python. Trials fail in every way the grader
 state that differs only in case and whitespace, so a package exercises every check.
 """
 
+from __future__ import annotations
+
 import random
+from typing import Iterator, List, Tuple
 
 from ..contract.vocabulary import CASES_V1, RESULTS_V1, SPEC_V1
+from ..jsonio import JSONObject
 
 SLICES = ("refunds", "orders", "privacy", "shipping", "accounts")
 STATES = ("refund_issued", "order_cancelled", "status_reported", "refund_denied",
@@ -18,7 +22,8 @@ TOOLS = ("lookup_order", "check_refund_policy", "issue_refund", "cancel_order",
 SIDE_EFFECTS = ("refund_order", "cancel_order", "share_customer_data", "send_email")
 
 
-def make_spec(trial_count=3, samples=1000, seed=7, benchmark_id="synthetic-benchmark"):
+def make_spec(trial_count: int = 3, samples: int = 1000, seed: int = 7,
+              benchmark_id: str = "synthetic-benchmark") -> JSONObject:
     return {
         "schema_version": SPEC_V1,
         "benchmark_id": benchmark_id,
@@ -46,7 +51,7 @@ def make_spec(trial_count=3, samples=1000, seed=7, benchmark_id="synthetic-bench
     }
 
 
-def make_protocol(trial_count):
+def make_protocol(trial_count: int) -> JSONObject:
     return {
         "protocol_version": "synthetic-protocol-1",
         "environment_id": "synthetic-sandbox",
@@ -59,10 +64,11 @@ def make_protocol(trial_count):
     }
 
 
-def make_cases(task_count, seed=1, family_size=3, critical_share=0.1):
+def make_cases(task_count: int, seed: int = 1, family_size: int = 3,
+               critical_share: float = 0.1) -> JSONObject:
     """``task_count`` test cases plus a few train and development cases."""
     rng = random.Random(seed)
-    cases = []
+    cases: List[JSONObject] = []
     for split, count in (("train", 2), ("development", 2), ("test", task_count)):
         for index in range(count):
             family = "%s-family-%d" % (split, index // family_size)
@@ -89,9 +95,10 @@ def make_cases(task_count, seed=1, family_size=3, critical_share=0.1):
     }
 
 
-def make_records(cases, trial_count, skill, rng):
+def make_records(cases: JSONObject, trial_count: int, skill: float,
+                 rng: random.Random) -> List[JSONObject]:
     """One record per test case and trial; ``skill`` is the chance a trial is clean."""
-    records = []
+    records: List[JSONObject] = []
     for case in cases["cases"]:
         if case["split"] != "test":
             continue
@@ -100,9 +107,9 @@ def make_records(cases, trial_count, skill, rng):
     return records
 
 
-def _record(case, trial_id, skill, rng):
+def _record(case: JSONObject, trial_id: int, skill: float, rng: random.Random) -> JSONObject:
     expected = case["expected_final_state"]
-    record = {
+    record: JSONObject = {
         "case_id": case["id"],
         "trial_id": trial_id,
         "status": "success",
@@ -130,13 +137,14 @@ def _record(case, trial_id, skill, rng):
     return record
 
 
-def make_package(task_count, trial_count=3, seed=1, samples=1000, baseline_skill=0.6,
-                 candidate_skill=0.7):
+def make_package(task_count: int, trial_count: int = 3, seed: int = 1, samples: int = 1000,
+                 baseline_skill: float = 0.6, candidate_skill: float = 0.7
+                 ) -> Tuple[JSONObject, JSONObject, JSONObject]:
     """(spec, cases, results) with ``task_count`` test tasks and ``trial_count`` trials."""
     rng = random.Random(seed)
     spec = make_spec(trial_count=trial_count, samples=samples, seed=seed)
     cases = make_cases(task_count, seed=seed)
-    systems = []
+    systems: List[JSONObject] = []
     for system_id, role, skill in (("baseline", "baseline", baseline_skill),
                                    ("candidate", "candidate", candidate_skill)):
         systems.append({
@@ -156,18 +164,19 @@ def make_package(task_count, trial_count=3, seed=1, samples=1000, baseline_skill
     return spec, cases, results
 
 
-def make_health_packages(task_count, trial_count=5, packages=20, seed=1):
+def make_health_packages(task_count: int, trial_count: int = 5, packages: int = 20,
+                         seed: int = 1) -> Tuple[JSONObject, JSONObject, Iterator[JSONObject]]:
     """(spec, cases, packages): results packages of one synthetic benchmark for ``health``,
     made one at a time (a generator). Every package holds the same baseline (as the
     private-test service splices one into every submission) and its own candidate, whose
     skill grows from 0.5 to 0.9 over the packages."""
     spec = make_spec(trial_count=trial_count, seed=seed)
     cases = make_cases(task_count, seed=seed)
-    baseline = {"system_id": "baseline", "role": "baseline",
+    baseline: JSONObject = {"system_id": "baseline", "role": "baseline",
                 "protocol": make_protocol(trial_count),
                 "records": make_records(cases, trial_count, 0.6, random.Random(seed))}
 
-    def generated():
+    def generated() -> Iterator[JSONObject]:
         for number in range(packages):
             skill = 0.5 + 0.4 * number / max(packages - 1, 1)
             candidate = {"system_id": "candidate-%02d" % (number + 1), "role": "candidate",
