@@ -169,8 +169,9 @@ CODES: Tuple[Code, ...] = (
     # -- the import command (importers/) ------------------------------------------------------
     contract("import.unreadable", "the log cannot be read: missing, not a regular file (a "
              "FIFO), no permission"),
-    contract("import.same_log", "the baseline's and the candidate's logs are the same bytes: "
-             "a run compared with itself decides nothing"),
+    contract("import.same_log", "the baseline's and the candidate's logs are the same bytes, "
+             "or logs of the same run (its run id): a run compared with itself decides "
+             "nothing"),
     contract("import.format", "not a log this importer reads; a folder without "
              "`results.json` or `simulations/`; the `results.json` of a results folder given "
              "instead of the folder; a simulation file its `simulation_index` does not list"),
@@ -193,7 +194,8 @@ CODES: Tuple[Code, ...] = (
              "more than 100 digits is read as the float it approximates); an integer cost "
              "beyond 2^53-1; a final state nested more than 200 deep; a string of a record "
              "with a lone surrogate such as `\\ud800`, which is no Unicode character"),
-    contract("import.sample_id", "a sample id that is not a non-blank string or an integer"),
+    contract("import.sample_id", "a sample id that is not a non-blank string or an integer; "
+             "an instance a SWE-bench summary lists under two outcomes"),
     contract("import.sample_epoch", "an epoch (a tau2 trial plus 1) that is not an integer "
              "from 1 to 2^53-1, or beyond the protocol's `trial_count`"),
     contract("import.duplicate_sample", "a (sample, epoch) or (task, trial) pair twice, naming "

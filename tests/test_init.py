@@ -201,6 +201,16 @@ class FromLogTests(unittest.TestCase):
             run = run_cli(words)
             self.assertIn(run.status, expected, (step, run.stderr))
 
+    def test_a_harbor_job_with_a_mapping_naming_a_tool_only_the_candidate_calls(self):
+        # The mapping's side-effect tool (rm_rf) is called by the candidate's job only: init,
+        # which reads the baseline's alone, takes the mapping the import then checks.
+        mapping = ["--mapping", fixture("harbor_mapping.json")]
+        init, gate, _cases = self.scaffold_import_and_decide(
+            "harbor_baseline_job", "harbor_candidate_job", mapping, mapping +
+            ["--candidate-id", "candidate-v2"])
+        self.assertEqual(init.document["from_log"]["log_format"], "harbor-job")
+        self.assertIn(gate.document["action"], ("BLOCK", "REVIEW"))
+
     def test_a_log_the_import_refuses_is_refused_the_same_way_and_nothing_written(self):
         folder = TempDir(self).path
         run = run_cli(["init", "--directory", folder, "--from-log",

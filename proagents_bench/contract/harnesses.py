@@ -337,9 +337,11 @@ SWE_BENCH = Harness(
     records={
         "case_id": "the instance id",
         "trial_id": "1 (the run's number among the system's logs, in the order given)",
-        "status": "in `infra_failure_ids` (an environment failure, SWE-bench's own "
-                  "classification): `unknown`; in `error_ids`: `error`; in `resolved_ids`, "
-                  "`unresolved_ids` or `empty_patch_ids`: `success`",
+        "status": "in `infra_failure_ids` or `ambiguous_failure_ids` (an environment "
+                  "failure, or one SWE-bench cannot tell the environment's or the agent's: "
+                  "its own classification): `unknown`; in `error_ids`: `error`; in "
+                  "`resolved_ids`, `unresolved_ids` or `empty_patch_ids`: `success`; one "
+                  "instance under two of these outcomes: `import.sample_id`",
         "final_state": "`resolved`, `unresolved` or `empty_patch` (a failed trial: no patch "
                        "to evaluate); `null` for an error",
         "tools_used": "none (a summary records no trajectory): `[]`",

@@ -189,7 +189,10 @@ def describe_log(log: LogSource, settings: Settings, system_id: Optional[str] = 
         for _system, trials in opened:
             close_trials(trials)
     omitted = _gather(systems, errors)
-    errors.extend(_mapping_errors(systems, settings))
+    # A side-effect tool the baseline alone never calls is no error here: the candidate's
+    # log, which the import reads with the same mapping, may call it (and it is checked there).
+    errors.extend(error for error in _mapping_errors(systems, settings)
+                  if error.code != "mapping.unknown_tool")
     if errors:
         raise ContractErrors.capped(errors, omitted)
     baseline = systems[0]
@@ -412,19 +415,23 @@ def _same_cases(parts: List[ImportedSystem]) -> List[ContractError]:
     return errors
 def _same_log_errors(baselines: List[ImportedSystem],
                      candidates: List[ImportedSystem]) -> List[ContractError]:
-    """One log given for both systems (the same bytes, under any name: :func:`_same_log`): a
-    comparison of a run with itself, which a release gate must never read as two systems
-    that tied (a wrong path in a CI script would pass any candidate)."""
+    """One log given for both systems (the same bytes, under any name: :func:`_same_log`), or
+    two logs of one run (the run id they record, :func:`_same_run`: a log saved again has
+    other bytes): a comparison of a run with itself, which a release gate must never read as
+    two systems that tied (a wrong path in a CI script would pass any candidate)."""
     for baseline in baselines:
         for candidate in candidates:
-            if _same_log(candidate, baseline):
+            same_run = _same_run(candidate, baseline)
+            if same_run or _same_log(candidate, baseline):
                 several = len(baselines) > 1 or len(candidates) > 1
                 return [candidate.source.error(
-                    "import.same_log", "the candidate's log%s is the baseline's%s (the same "
-                    "bytes, SHA-256 %s...): a run compared with itself decides nothing" % (
+                    "import.same_log", "the candidate's log%s is %sthe baseline's%s (%s): a "
+                    "run compared with itself decides nothing" % (
                         " %d" % (candidates.index(candidate) + 1) if several else "",
+                        "a log of the same run as " if same_run else "",
                         " log %d" % (baselines.index(baseline) + 1) if several else "",
-                        baseline.source.sha256[:12]))]
+                        "run id %s" % quote(str(baseline.run.run_id)) if same_run else
+                        "the same bytes, SHA-256 %s..." % baseline.source.sha256[:12]))]
     return []
 
 

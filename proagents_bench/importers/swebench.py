@@ -49,6 +49,9 @@ EMPTY_PATCH = "empty_patch"
 # first: it is also in unresolved_ids or error_ids), with its status and final state.
 OUTCOMES: Tuple[Tuple[str, str, Optional[str]], ...] = (
     ("infra_failure_ids", UNKNOWN, None),
+    # SWE-bench's classification of a failure it cannot tell the environment's or the
+    # agent's: unknown, never counted against the agent without saying so.
+    ("ambiguous_failure_ids", UNKNOWN, None),
     ("error_ids", ERROR, None),
     ("resolved_ids", SUCCESS, RESOLVED),
     ("unresolved_ids", SUCCESS, UNRESOLVED),
@@ -79,6 +82,26 @@ def _ids(log: JSONObject, key: str, required: bool = True) -> List[str]:
     return values
 
 
+# The lists that classify a failure already listed under its outcome (SWE-bench's own
+# classification of a failed instance's logs; optional: older summaries lack them).
+CLASSIFICATIONS = ("infra_failure_ids", "ambiguous_failure_ids")
+
+
+def _check_one_outcome_each(log: JSONObject) -> None:
+    """Every instance under one outcome, once (SWE-bench's report puts each in exactly one of
+    these lists): a summary that lists one under two (resolved and unresolved) or twice is
+    contradictory, and no reading of it is the run's."""
+    seen: Dict[str, str] = {}
+    for key in [key for key, _status, _state in OUTCOMES if key not in CLASSIFICATIONS] + [
+            INCOMPLETE]:
+        for index, instance in enumerate(optional(log, key, list, ()) or []):
+            if instance in seen:
+                raise LogError("import.sample_id", "instance %s is listed under %s and again "
+                               "under %s: a summary lists each instance under one outcome" % (
+                                   quote(instance), seen[instance], key), (key, index))
+            seen[instance] = key
+
+
 def _header(log: JSONObject) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str], Path]]]:
     version = log.get("schema_version")
     if isinstance(version, bool) or version not in SUPPORTED_VERSIONS:
@@ -91,9 +114,10 @@ def _header(log: JSONObject) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str]
     run.bytes_tell_run = False  # no run id, model or time: two runs may write the same bytes
     outcome: Dict[str, Tuple[str, Optional[str], Path]] = {}
     for key, status, final_state in OUTCOMES:
-        for index, instance in enumerate(_ids(log, key, key != "infra_failure_ids")):
+        for index, instance in enumerate(_ids(log, key, key not in CLASSIFICATIONS)):
             outcome.setdefault(instance, (status, final_state, (key, index)))
     incomplete = _ids(log, INCOMPLETE, False)
+    _check_one_outcome_each(log)
     ids = sorted(set(outcome).union(incomplete))
     total = optional(log, "total_instances", int, ())
     run.expected_trials = 1

@@ -228,7 +228,8 @@ def write_logs(folder: str, tasks: int, epochs: int,
         with zipfile.ZipFile(paths[role], "w", zipfile.ZIP_DEFLATED, compresslevel=1) as log:
             # Each system's own run (with templates, both logs would otherwise be the same
             # bytes, which the import refuses as a run compared with itself).
-            own = dict(header, eval=dict(header["eval"], run_id="bench-" + role))
+            own = dict(header, eval=dict(header["eval"], eval_id="bench-" + role,
+                                         run_id="bench-" + role))
             log.writestr(_entry("header.json"), json.dumps(own), compresslevel=1)
             for task in range(tasks):
                 for epoch in range(1, epochs + 1):

@@ -1,6 +1,7 @@
 """The Harbor importer, on job folders written with Harbor's own data model
 (``make_harbor_jobs.py``)."""
 
+import datetime
 import hashlib
 import json
 import os
@@ -201,6 +202,28 @@ class RecordTests(unittest.TestCase):
         record = next(record for record in records(load_json(output), "baseline")
                       if record["case_id"] == "build-cache")
         self.assertEqual((record["final_state"], record["cost_units"]), ("0.5", 13000))  # input 12,200 + output 800 tokens
+
+
+class TimeTests(unittest.TestCase):
+    """Harbor's times are read by one pattern, the same on every interpreter (Python 3.11's
+    datetime.fromisoformat takes forms 3.9's refuses)."""
+
+    def test_the_forms_harbor_writes_and_the_ones_refused(self):
+        from proagents_bench.importers.harbor import _instant
+        from proagents_bench.importers.source import LogError
+        utc = datetime.timezone.utc
+        for text, expected in (
+                ("2026-11-02T09:11:28.5Z", datetime.datetime(2026, 11, 2, 9, 11, 28, 500000,
+                                                             utc)),
+                ("2026-11-02T09:11:28.512345+00:00",
+                 datetime.datetime(2026, 11, 2, 9, 11, 28, 512345, utc)),
+                ("2026-11-02 09:11:28", datetime.datetime(2026, 11, 2, 9, 11, 28))):
+            with self.subTest(text=text):
+                self.assertEqual(_instant(text, (), "result.json"), expected)
+        for text in ("2026-11-02", "2026-11-02T09:11:28.1234567Z", "2026-13-02T09:11:28",
+                     "2026-11-02T09:11:28+0000", "02.11.2026 09:11"):
+            with self.subTest(text=text), self.assertRaises(LogError):
+                _instant(text, (), "result.json")
 
 
 class IncompleteJobTests(unittest.TestCase):

@@ -8,7 +8,6 @@ import json
 import os
 import shutil
 import unittest
-import zipfile
 
 from proagents_bench.importers.tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
 from tests.importers.support import (EXAMPLE_CASES, changed_eval, fixture, load_json, records,
@@ -62,12 +61,14 @@ class UnfinishedRunTests(unittest.TestCase):
     def test_missing_as_unknown_records_every_missing_trial_and_the_gate_says_so(self):
         mapping = TempDir(self).write_json("mapping.json", {
             "schema_version": "proagents-bench-import-mapping-v1"})
-        # The candidate: the same unfinished run in a log of other bytes (a zip comment), so
-        # that both systems lack the same samples without one log compared with itself.
-        candidate = os.path.join(TempDir(self).path, "unfinished_candidate.eval")
-        shutil.copyfile(fixture("unfinished.eval"), candidate)
-        with zipfile.ZipFile(candidate, "a") as log:
-            log.comment = b"the candidate's copy"
+        # The candidate: an unfinished run of its own (another eval id) lacking the same
+        # samples, so that both systems lack them without one run compared with itself.
+        def own_run(name, value):
+            if name == "header.json":
+                value["eval"]["eval_id"] = "the-candidates-eval"
+
+        candidate = changed_eval(TempDir(self), "unfinished_candidate.eval", own_run,
+                                 source="unfinished.eval")
         run, written = run_import(self, fixture("unfinished.eval"), candidate,
                                   *IDS, "--missing-as", "unknown", "--mapping", mapping)
         self.assertEqual(run.status, 0, run.stderr)
@@ -114,6 +115,16 @@ class SameLogTests(unittest.TestCase):
                 self.assertIsNone(written)
                 self.assertEqual(error_codes(run), [("import.same_log", os.path.basename(
                     candidate))])
+
+    def test_one_run_saved_again_for_the_candidate_is_refused(self):
+        # Every entry written again: other bytes, but the run id the log records is the
+        # baseline's (a Harbor job's id, a promptfoo evalId are held alike).
+        saved_again = changed_eval(TempDir(self), "saved_again.eval", lambda name, value: None,
+                                   source="test_only_baseline.eval")
+        run, written = run_import(self, TEST_ONLY[0], saved_again, *IDS)
+        self.assertIsNone(written)
+        self.assertEqual(error_codes(run), [("import.same_log", "saved_again.eval")])
+        self.assertIn("a log of the same run as the baseline's", run.stderr)
 
 
 class NoSamplesTests(unittest.TestCase):

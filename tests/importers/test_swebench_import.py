@@ -101,6 +101,35 @@ class EndToEndTests(unittest.TestCase):
         self.assertEqual((record["case_id"], record["trial_id"], record["status"],
                           record["final_state"]), ("acme__widgets-105", 2, "error", None))
 
+    def test_an_ambiguous_failure_is_unknown_never_the_agents(self):
+        # SWE-bench lists a failure it cannot tell the environment's or the agent's in
+        # ambiguous_failure_ids, beside its unresolved_ids entry.
+        folder = TempDir(self)
+        summary = load_json(CANDIDATE[0])
+        summary["resolved_ids"].remove("acme__widgets-104")
+        summary["unresolved_ids"] = ["acme__widgets-104"]
+        summary["ambiguous_failure_ids"] = ["acme__widgets-104"]
+        path = folder.write_json("agent-v2.run1.json", summary)
+        run, written, _folder = run_swebench(self, BASELINE, [path] + CANDIDATE[1:])
+        self.assertEqual(run.status, 0, run.stderr)
+        record = next(record for record in records(written, "candidate")
+                      if record["case_id"] == "acme__widgets-104" and record["trial_id"] == 1)
+        self.assertEqual((record["status"], record["final_state"]), ("unknown", None))
+
+    def test_an_instance_under_two_outcomes_is_refused(self):
+        folder = TempDir(self)
+        for key in ("unresolved_ids", "resolved_ids", "error_ids"):
+            with self.subTest(also_in=key):
+                summary = load_json(CANDIDATE[0])
+                summary[key] = summary[key] + ["acme__widgets-101"]
+                path = folder.write_json("agent-v2.run1.json", summary)
+                run, written, _folder = run_swebench(self, BASELINE, [path] + CANDIDATE[1:])
+                self.assertIsNone(written)
+                error = run.document["errors"][0]
+                self.assertEqual(error["code"], "import.sample_id")
+                self.assertIn("acme__widgets-101", error["message"])
+                self.assertIn(key, error["path"] + error["message"])
+
     def test_each_logs_provenance_is_kept_with_its_trial_ids(self):
         run, written, _folder = run_swebench(self)
         self.assertEqual(run.status, 0, run.stderr)
@@ -296,8 +325,10 @@ class SeveralLogsTests(unittest.TestCase):
 
     def test_two_inspect_evals_of_one_system_are_its_trials_in_order(self):
         def another_run(name, value):
+            # A run of its own: the baseline's and the candidate's second evals differ (one
+            # run given for both systems is import.same_log).
             if name == "header.json":
-                value["eval"]["eval_id"] = "another-eval"
+                value["eval"]["eval_id"] = "another-eval-" + value["eval"]["eval_id"]
 
         changed = changed_eval(TempDir(self), "baseline-again.eval", another_run)
         output = os.path.join(TempDir(self).path, "results.json")
@@ -328,7 +359,8 @@ class SeveralLogsTests(unittest.TestCase):
         self.assertEqual([(log["log_file"], log["first_trial_id"], log["run_id"])
                           for log in written["systems"][0]["provenance"]["logs"]],
                          [("baseline.eval", 1, load_eval_id("baseline.eval")),
-                          ("baseline-again.eval", 4, "another-eval")])
+                          ("baseline-again.eval", 4,
+                           "another-eval-" + load_eval_id("baseline.eval"))])
 
     def test_a_summary_for_both_systems_is_one_log_but_equal_outcomes_are_not(self):
         # The baseline's runs 2 and 3 wrote the same bytes: as baseline and candidate runs,
