@@ -163,11 +163,10 @@ def _imported(options: argparse.Namespace, spec: pipeline.InputFile,
     """Each pair of --logs imported into a results package, as the import command does, in
     memory: the gate's checks then read it like any package."""
     from ..importers.package import import_logs
-    from ..importers.settings import default_settings, load_settings
+    from ..importers.settings import load_settings
     from ..importers.source import LogSource
     spec_document, cases_document = pipeline.load_benchmark(spec, cases)
-    settings = (load_settings(options.mapping) if options.mapping is not None
-                else default_settings())
+    settings = load_settings(options.mapping)
     packages = []
     for pair in options.logs:
         imported = import_logs([LogSource(pair[0]), LogSource(pair[1])], settings,

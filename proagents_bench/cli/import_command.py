@@ -22,7 +22,7 @@ from ..contract.validate import file_errors
 from ..contract.vocabulary import MISSING_AS, RESULTS_V3, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs
-from ..importers.settings import default_settings, load_settings
+from ..importers.settings import load_settings
 from ..importers.source import LogSource
 from ..jsonio import JSONObject
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
@@ -84,8 +84,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     if problems:
         return contract_error_outcome(problems)
     try:
-        settings = (load_settings(options.mapping) if options.mapping is not None
-                    else default_settings())
+        settings = load_settings(options.mapping)
         cases_file = load_cases(options.cases) if options.cases is not None else None
         imported = import_logs([[LogSource(path) for path in options.baseline],
                                 [LogSource(path) for path in options.candidate]],

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional
 from ..contract.harnesses import formats_help
 from ..errors import ContractError, ContractErrors
 from ..importers.scaffold import blank_package, from_log
-from ..importers.settings import default_settings, load_settings
+from ..importers.settings import load_settings
 from ..importers.source import LogSource
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.dump import document_bytes
@@ -83,8 +83,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
             scaffold = None
             files = blank_package()
         else:
-            settings = (load_settings(options.mapping) if options.mapping is not None
-                        else default_settings())
+            settings = load_settings(options.mapping)
             scaffold = from_log(LogSource(options.from_log), settings, options.baseline_id,
                                 _split_logs(options))
             files = scaffold.files

@@ -99,8 +99,11 @@ def default_settings() -> Settings:
     return Settings({})
 
 
-def load_settings(path: str, shown: Optional[str] = None) -> Settings:
-    """The mapping file at ``path``: loaded strictly and validated; ContractErrors otherwise."""
+def load_settings(path: Optional[str], shown: Optional[str] = None) -> Settings:
+    """The mapping file at ``path``: loaded strictly and validated; ContractErrors otherwise.
+    No path (no ``--mapping``): the defaults of each harness (:func:`default_settings`)."""
+    if path is None:
+        return default_settings()
     document = load.load_file(path, source=shown if shown is not None else path)
     errors = mapping_errors(document.value)
     if errors:
