@@ -23,7 +23,7 @@ from ..contract.vocabulary import MISSING_AS, RESULTS_V3, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs
 from ..importers.settings import load_settings
-from ..importers.source import LogSource
+from ..importers.source import LogSource, same_file
 from ..jsonio import JSONObject
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.dump import document_bytes
@@ -91,7 +91,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
                                settings, cases_file, options.write_cases is not None,
                                (options.baseline_id, options.candidate_id),
                                forking_background(sum(map(_size, options.baseline))),
-                               options.missing_as, _split_logs(options))
+                               options.missing_as, split_logs(options))
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
     files = [(options.output, document_bytes(imported.results))]
@@ -123,7 +123,7 @@ def add_split_log_options(parser: Parser, needs: str) -> None:
                                  "given more than once)" % (needs, split))
 
 
-def _split_logs(options: argparse.Namespace) -> List[Tuple[str, LogSource]]:
+def split_logs(options: argparse.Namespace) -> List[Tuple[str, LogSource]]:
     """(split, log) of the logs of train and development cases, in the order of SPLITS."""
     return [(split, LogSource(path)) for split, paths in zip(
         SPLITS, (options.train_log, options.development_log)) for path in paths]
@@ -162,14 +162,14 @@ def _path_problems(options: argparse.Namespace) -> List[ContractError]:
     outputs = [("--output", options.output)] + (
         [("--write-cases", options.write_cases)] if options.write_cases else [])
     for option, path in outputs:
-        if any(_same(path, given) for given in inputs):
+        if any(same_file(path, given) for given in inputs):
             errors.append(ContractError("cli.report_path", "%s names an input file: it would "
                                         "be overwritten" % option, (), path))
-        elif any(_inside(path, given) for given in inputs):
+        elif any(inside_folder(path, given) for given in inputs):
             errors.append(ContractError("cli.report_path", "%s names a file inside an input "
                                         "folder (a log that is a folder): it would change "
                                         "the log" % option, (), path))
-    if len(outputs) == 2 and _same(outputs[0][1], outputs[1][1]):
+    if len(outputs) == 2 and same_file(outputs[0][1], outputs[1][1]):
         errors.append(ContractError("cli.report_path", "--output and --write-cases name the "
                                     "same file", (), options.write_cases))
     return errors
@@ -187,16 +187,7 @@ def _size(path: str) -> int:
         return 0
 
 
-def _same(first: str, second: str) -> bool:
-    if os.path.normcase(os.path.abspath(first)) == os.path.normcase(os.path.abspath(second)):
-        return True
-    try:
-        return os.path.samefile(first, second)
-    except (OSError, ValueError):
-        return False
-
-
-def _inside(path: str, folder: str) -> bool:
+def inside_folder(path: str, folder: str) -> bool:
     """Whether ``path`` would be written inside ``folder`` (an input that is a folder)."""
     if not os.path.isdir(folder):
         return False

@@ -22,13 +22,13 @@ from ..contract.harnesses import formats_help
 from ..errors import ContractError, ContractErrors
 from ..importers.scaffold import blank_package, from_log
 from ..importers.settings import load_settings
-from ..importers.source import LogSource
+from ..importers.source import LogSource, same_file
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.dump import document_bytes
 from ..text import quote
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome
-from .import_command import _inside, _same, _split_logs, add_split_log_options
+from .import_command import add_split_log_options, inside_folder, split_logs
 from .status import EXIT_PASS
 from .usage import Parser, UsageError
 
@@ -85,7 +85,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
         else:
             settings = load_settings(options.mapping)
             scaffold = from_log(LogSource(options.from_log), settings, options.baseline_id,
-                                _split_logs(options))
+                                split_logs(options))
             files = scaffold.files
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
@@ -155,7 +155,7 @@ def _target_problems(options: argparse.Namespace,
               options.development_log if path]
     errors = []
     for kind, path in paths.items():
-        if any(_same(path, given) or _inside(path, given) for given in inputs):
+        if any(same_file(path, given) or inside_folder(path, given) for given in inputs):
             errors.append(ContractError("cli.report_path", "the %s file would overwrite an "
                                         "input (or a file inside an input folder)" % kind,
                                         (), path))

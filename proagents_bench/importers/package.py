@@ -27,7 +27,6 @@ bytes whatever order the harness wrote its samples in.
 from __future__ import annotations
 
 import hashlib
-import os
 from decimal import Decimal
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union, cast
 
@@ -44,7 +43,7 @@ from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from .formats import close_trials, open_log
 from .settings import Settings
-from .source import LogSource
+from .source import LogSource, same_file
 from .trial import LogRun, Trial, Trials
 
 
@@ -338,14 +337,8 @@ def _same_log(system: ImportedSystem, earlier: ImportedSystem) -> bool:
     they do not (a SWE-bench summary records no run id and no model, so two runs of the same
     outcomes, named ``<model>.<run_id>.json``, write the same bytes)."""
     source, other = system.source, earlier.source
-    if os.path.normcase(os.path.abspath(source.path)) == os.path.normcase(
-            os.path.abspath(other.path)):
+    if same_file(source.path, other.path):
         return True
-    try:
-        if os.path.samefile(source.path, other.path):
-            return True
-    except (OSError, ValueError):
-        pass
     return bool(source.sha256) and source.sha256 == other.sha256 and (
         (system.run.bytes_tell_run and earlier.run.bytes_tell_run)
         or source.file_name == other.file_name)
