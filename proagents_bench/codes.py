@@ -121,6 +121,9 @@ CODES: Tuple[Code, ...] = (
     # -- the command line --------------------------------------------------------------------
     contract("cli.usage", "the command line is wrong: an unknown or missing option, an empty "
              "path, a bad value"),
+    contract("cli.missing_input", "an input not given where the shipped example may not "
+             "stand in for it: a file given is not the example's, or the working folder "
+             "holds a benchmark's files as `init` names them"),
     contract("cli.no_example", "no input file given, and the shipped example is not there "
              "(an installed package has none)"),
     contract("cli.report_path", "a report or output path names an input, another output, or "

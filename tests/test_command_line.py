@@ -10,7 +10,8 @@ import unittest
 from unittest import mock
 
 from proagents_bench import cli
-from tests.support import (RUN_BENCHMARK, TempDir, example_path, run_cli, run_subprocess)
+from tests.support import (RUN_BENCHMARK, TempDir, example_path, run_cli, run_subprocess,
+                           with_example)
 from tests.test_reports import report_text
 
 
@@ -72,9 +73,9 @@ class StandardInputTests(unittest.TestCase):
     def test_a_dash_reads_standard_input(self):
         with open(example_path("benchmark_results_regression.json"), "rb") as handle:
             data = handle.read()
-        completed = subprocess.run([sys.executable, "-B", RUN_BENCHMARK, "--results", "-"],
-                                   input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   timeout=60)
+        completed = subprocess.run(
+            [sys.executable, "-B", RUN_BENCHMARK] + with_example(["--results", "-"]),
+            input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
         self.assertEqual(completed.returncode, 1, completed.stderr)
         document = json.loads(completed.stdout)
         self.assertEqual(document["action"], "BLOCK")

@@ -1,7 +1,7 @@
 """The fixture corpora: every damaged file states the errors it must produce.
 
 ``corpus/invalid/KIND/NAME.json`` is a damaged KIND file (spec, cases or results); the other
-two files of its package are the shipped example's. ``NAME.errors`` beside it lists, one per
+two files of its package are the shipped example's (named on the command line). ``NAME.errors`` beside it lists, one per
 line, the ``code path`` of every error it must produce, and no other error may appear.
 ``corpus/valid/KIND/NAME.json`` must be accepted: a decision, never a contract error.
 """
@@ -10,7 +10,7 @@ import glob
 import os
 import unittest
 
-from tests.support import codes, run_cli
+from tests.support import codes, run_cli, with_example
 
 CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
 KINDS = ("spec", "cases", "results")
@@ -34,7 +34,7 @@ class InvalidCorpusTests(unittest.TestCase):
         self.assertGreater(len(files), 50)
         for kind, path in files:
             with self.subTest(file="%s/%s" % (kind, os.path.basename(path))):
-                run = run_cli(["--" + kind, path])
+                run = run_cli(with_example(["--" + kind, path]))
                 self.assertEqual(run.status, 2, run.stdout[:500])
                 self.assertEqual(sorted(codes(run)), sorted(expected_errors(path)))
                 for error in run.document["errors"]:
@@ -57,7 +57,7 @@ class ValidCorpusTests(unittest.TestCase):
         self.assertGreater(len(files), 10)
         for kind, path in files:
             with self.subTest(file="%s/%s" % (kind, os.path.basename(path))):
-                run = run_cli(["--" + kind, path])
+                run = run_cli(with_example(["--" + kind, path]))
                 self.assertIn(run.status, (0, 1), run.stderr)
                 self.assertIn(run.document["action"], ("PASS", "REVIEW", "BLOCK"))
 

@@ -231,6 +231,32 @@ class SignalTests(unittest.TestCase):
                 self.assertLess(len(completed.stdout), len(whole))
         self.assertGreaterEqual(count, 4)  # the document took several writes
 
+    def test_a_signal_while_stdout_is_written_leaves_the_reports_the_decision(self):
+        # The reports are published before stdout is written: a signal then cuts only
+        # stdout's copy (exit 130, stdout a part of the document), and the reports keep this
+        # run's complete decision, byte for byte (docs/guide.md, "No report outlives its run").
+        args = large_package(self)
+        reports = {}
+        for run, count in (("complete", None), ("interrupted", 2)):
+            folder = TempDir(self).path
+            paths = [os.path.join(folder, name) for name in ("report.html", "junit.xml")]
+            options = ["--html", paths[0], "--junit-xml", paths[1]]
+            if count is None:
+                whole = run_subprocess(args + options)
+                self.assertEqual(whole.status, 1, whole.stderr)
+            else:
+                completed = self.drive("write", count, "INT", args + options)
+                self.assert_stopped(completed, "INT")
+                self.assertEqual(completed.stderr,
+                                 b"interrupted: stdout holds an incomplete document\n")
+                self.assertTrue(0 < len(completed.stdout) < len(whole.stdout))
+                self.assertTrue(whole.stdout.startswith(completed.stdout))
+            reports[run] = []
+            for path in paths:
+                with open(path, "rb") as handle:
+                    reports[run].append(handle.read())
+        self.assertEqual(reports["interrupted"], reports["complete"])
+
     def test_a_signal_leaves_every_report_saying_interrupted(self):
         # Whether the signal lands while the decision's reports are staged (they stay old) or
         # while they are renamed (they all become new), the run ends with exit 130 and every

@@ -11,7 +11,8 @@ from unittest import mock
 from proagents_bench import cli, pipeline
 from proagents_bench.jsonio import load as jsonload
 from proagents_bench.jsonio.canonical import canonical_json, evidence_fingerprint
-from tests.support import ROOT, TempDir, codes, example_package, example_path, run_cli, run_package
+from tests.support import (ROOT, TempDir, codes, example_package, example_path, run_cli,
+                           run_package, with_example)
 
 DECISION_KEYS = {"action", "primary_reason", "reasons", "comparable", "evidence_fingerprint",
                  "benchmark_id", "benchmark_version", "dataset_version", "baseline_system",
@@ -135,14 +136,14 @@ class ContractErrorOutputTests(unittest.TestCase):
 
     def test_missing_file_is_exit_2_naming_it(self):
         missing = os.path.join(TempDir(self).path, "nowhere.json")
-        run = run_cli(["--spec", missing])
+        run = run_cli(with_example(["--spec", missing]))
         self.assertEqual(run.status, 2)
         self.assertEqual(run.document["errors"][0]["file"], missing)
         self.assertEqual(run.document["errors"][0]["code"], "file.unreadable")
         self.assertIn(missing, run.stderr)
 
     def test_a_directory_is_exit_2(self):
-        run = run_cli(["--cases", TempDir(self).path])
+        run = run_cli(with_example(["--cases", TempDir(self).path]))
         self.assertEqual(run.status, 2)
         self.assertEqual(run.document["errors"][0]["code"], "file.unreadable")
 

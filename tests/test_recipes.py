@@ -160,7 +160,8 @@ results = read("benchmark_results_pass.json")
 candidate = [system for system in results["systems"] if system["role"] == "candidate"][0]
 candidate["records"][0]["status"] = "unknown"
 reports = {name: os.path.join(COPY, name) for name in ("r.html", "r.md", "r.xml")}
-status, out, err = run(["--spec", write("spec5.json", spec), "--results",
+status, out, err = run(["--spec", write("spec5.json", spec), "--cases",
+                        example("benchmark_cases.json"), "--results",
                         write("results5.json", results), "--format", "json",
                         "--html", reports["r.html"], "--markdown", reports["r.md"],
                         "--junit-xml", reports["r.xml"]])
@@ -172,7 +173,8 @@ texts = {}
 for name, path in reports.items():
     with open(path, "rb") as handle:
         texts[name] = handle.read().decode("utf-8")
-status, out, err = run(["--spec", os.path.join(COPY, "spec5.json"), "--results",
+status, out, err = run(["--spec", os.path.join(COPY, "spec5.json"), "--cases",
+                        example("benchmark_cases.json"), "--results",
                         os.path.join(COPY, "results5.json"), "--format", "text"])
 texts["text"] = out.decode("ascii")
 # the gate's label in the metric rows; JUnit: a failed test case of suite gates, named by key
@@ -198,7 +200,9 @@ found["import"] = (status, err[-300:])
 with open(imported) as handle:
     provenance = json.load(handle)["systems"][0]["provenance"]
 found["provenance"] = (provenance["log_format"], provenance["harness"])
-status, out, err = run(["--results", imported, "--format", "json"])
+status, out, err = run(["--spec", example("benchmark_spec.json"), "--cases",
+                        example("benchmark_cases.json"), "--results", imported, "--format",
+                        "json"])
 found["imported_decision"] = (status, json.loads(out)["action"])
 found["mapping_schema"] = "Demo: `state` (default)" in json.dumps(schema("mapping"))
 found["results_schema"] = "demo-jsonl" in json.dumps(schema("results"))

@@ -15,7 +15,7 @@ from unittest import mock
 from proagents_bench.cli import parallel, release_command
 from proagents_bench.contract import publish
 from proagents_bench.contract.release import RELEASE_OUTPUT
-from proagents_bench.contract.release import manifest_errors
+from proagents_bench.contract.release import MAX_BENCHMARKS, manifest_errors
 from proagents_bench.jsonio import load
 from proagents_bench.render import release as render_release
 from proagents_bench.reports.release_html import section_body
@@ -102,6 +102,20 @@ def solo_bytes(decision):
 
 
 class ManifestContractTests(unittest.TestCase):
+    def test_a_release_holds_at_most_max_benchmarks_and_the_contract_table_says_so(self):
+        manifest = load.load_file(os.path.join(EXAMPLES, "release_manifest.json")).value
+        one = manifest["benchmarks"][0]
+        manifest["benchmarks"] = [dict(one, name="b%d" % index)
+                                  for index in range(MAX_BENCHMARKS + 1)]
+        self.assertEqual([(error.code, error.path) for error in manifest_errors(manifest)],
+                         [("schema.too_many_items", ("benchmarks",))])
+        manifest["benchmarks"].pop()
+        self.assertEqual(manifest_errors(manifest), [])
+        with open(os.path.join(ROOT, "docs", "contract.md"), "rb") as handle:
+            table = handle.read().decode("utf-8").split("### Release file:")[1]
+        self.assertIn("| `benchmarks` | non-empty array of Benchmark object, at most %d items |"
+                      % MAX_BENCHMARKS, table)
+
     def test_the_shipped_manifest_is_valid_and_fits_its_schema(self):
         path = os.path.join(EXAMPLES, "release_manifest.json")
         self.assertEqual(manifest_errors(load.load_file(path).value), [])

@@ -1,12 +1,15 @@
 """The seed's four scenarios and its exercises, end to end."""
 
+import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
 import unittest
 
-from tests.support import EXAMPLES, RUN_BENCHMARK, codes, gate_findings, run_cli, run_subprocess
+from tests.support import (EXAMPLES, ROOT, RUN_BENCHMARK, Run, TempDir, codes, gate_findings,
+                           run_cli, run_subprocess)
 
 
 def results(name):
@@ -183,6 +186,113 @@ class CommandLineTests(unittest.TestCase):
         self.assertEqual(run.status, 2)
         self.assertEqual(codes(run), [("cli.usage", "$")])
         self.assertIn("--no-such-option", run.stderr)
+
+
+def gate_in(folder, arguments, script=RUN_BENCHMARK, stdin=b""):
+    """The gate as a process run from ``folder`` (``script`` as the user names it there)."""
+    completed = subprocess.run([sys.executable, "-B", script] + list(arguments), cwd=folder,
+                               input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               timeout=120)
+    return Run(completed.returncode, completed.stdout, completed.stderr.decode("utf-8"))
+
+
+class DefaultInputTests(unittest.TestCase):
+    """The shipped example stands in for an input not given only when every file given is
+    the example's own and the working folder holds none of init's files: a command that lost
+    its options never decides on the example in place of a team's benchmark, nor judges the
+    team's files against the example's (cli.missing_input, exit 2, naming the command to
+    run). An empty folder still gets the example's PASS
+    (CommandLineTests.test_scenarios_exit_codes_from_another_directory)."""
+
+    def team_folder(self):
+        """A folder holding a new benchmark, written by the real ``init``."""
+        folder = TempDir(self).path
+        self.assertEqual(gate_in(folder, ["init"]).status, 0)
+        self.assertEqual(sorted(os.listdir(folder)), [
+            "benchmark_cases.json", "benchmark_results.json", "benchmark_spec.json"])
+        return folder
+
+    def assert_refused(self, run):
+        """Exit 2 with one ASCII document holding exactly one error, about the command line
+        (no file: not a contract error of the example's files); its command to run."""
+        self.assertEqual(run.status, 2, run.stderr)
+        run.stdout.decode("ascii")
+        (error,) = run.document["errors"]
+        self.assertEqual((error["code"], error["file"]), ("cli.missing_input", None))
+        self.assertEqual(run.stderr.count("\nERROR"), 0, run.stderr)  # one stderr line
+        return error["message"].split("Name every input: ", 1)[1]
+
+    def run_pasted(self, command, folder):
+        """``command`` as a person pastes it in ``folder`` (``python`` being this one)."""
+        words = shlex.split(command)
+        self.assertEqual(words[:2], ["python", "-B"])
+        return gate_in(folder, words[3:], script=words[2])
+
+    def test_no_argument_in_a_folder_init_wrote_is_refused_naming_its_files(self):
+        folder = self.team_folder()
+        command = self.assert_refused(gate_in(folder, []))
+        self.assertEqual(command, "python -B %s --spec benchmark_spec.json --cases "
+                                  "benchmark_cases.json --results benchmark_results.json" %
+                         RUN_BENCHMARK)
+        judged = self.run_pasted(command, folder)
+        self.assertEqual((judged.status, judged.document["action"]), (1, "BLOCK"))
+        self.assertEqual(judged.document["inputs"]["results"]["file"],
+                         "benchmark_results.json")
+        # plan shares the rule
+        self.assertIn("plan --spec benchmark_spec.json", self.assert_refused(
+            gate_in(folder, ["plan"])))
+
+    def test_one_file_of_the_users_own_never_mixes_with_the_example(self):
+        folder = self.team_folder()
+        for given, added in ((["--results", "benchmark_results.json", "--format", "json"],
+                              " --spec benchmark_spec.json --cases benchmark_cases.json"),
+                             (["--spec", "benchmark_spec.json"],
+                              " --cases benchmark_cases.json --results "
+                              "benchmark_results.json")):
+            with self.subTest(given=given):
+                command = self.assert_refused(gate_in(folder, given))
+                self.assertTrue(command.endswith(" ".join(given) + added), command)
+                self.assertEqual(self.run_pasted(command, folder).status, 1)
+        # From a folder holding none of init's files: the file given is not the example's.
+        parent = os.path.dirname(folder)
+        given = os.path.join(os.path.basename(folder), "benchmark_results.json")
+        command = self.assert_refused(gate_in(parent, ["--results", given]))
+        self.assertIn(" --spec %s " % os.path.join(os.path.basename(folder),
+                                                  "benchmark_spec.json"), command)
+        self.assertEqual(self.run_pasted(command, parent).document["action"], "BLOCK")
+        # No file to suggest: the command says what to put in.
+        alone = TempDir(self)
+        with open(os.path.join(folder, "benchmark_spec.json"), "rb") as handle:
+            alone.write_bytes("mine.json", handle.read())
+        command = self.assert_refused(gate_in(alone.path, ["--spec", "mine.json"]))
+        self.assertTrue(command.endswith(
+            "--cases CASES.json --results RESULTS.json (CASES.json and RESULTS.json: your "
+            "cases and results files)"), command)
+
+    def test_the_seeds_commands_keep_their_decisions_from_examples_and_the_project(self):
+        seed = [([], 0, "PASS"),
+                (["--results", "benchmark_results_regression.json", "--candidate",
+                  "candidate-regression"], 1, "BLOCK"),
+                (["--spec", "benchmark_spec_protocol_mismatch.json"], 1, "INCOMPARABLE"),
+                (["--cases", "benchmark_cases_contract_error.json"], 2, "CONTRACT_ERROR")]
+        for folder, script, prefix in ((EXAMPLES, os.path.join(os.pardir, "run_benchmark.py"),
+                                        ""), (ROOT, "run_benchmark.py", "examples")):
+            for arguments, status, action in seed:
+                arguments = [os.path.join(prefix, word) if word.endswith(".json") else word
+                             for word in arguments]
+                with self.subTest(folder=folder, arguments=arguments):
+                    run = gate_in(folder, arguments, script=script)
+                    self.assertEqual((run.status, run.document["action"]), (status, action),
+                                     run.stderr)
+                    if status == 2:
+                        self.assertEqual(codes(run), [("cases.split_contamination",
+                                                       "$.cases[6].family_id")])
+
+    def test_standard_input_is_not_the_examples_file(self):
+        with open(os.path.join(EXAMPLES, "benchmark_results_regression.json"), "rb") as handle:
+            data = handle.read()
+        self.assertIn("--results reads standard input", json.loads(gate_in(
+            EXAMPLES, ["--results", "-"], stdin=data).stdout)["errors"][0]["message"])
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ from proagents_bench.cli.progress import AFTER_SECONDS, Progress, count_words
 from proagents_bench.cli.status import EXIT_STATUSES
 from proagents_bench.cli.streams import colour_wanted
 from proagents_bench.reports import terminal
-from tests.support import EXAMPLES, RUN_BENCHMARK, TempDir, evaluate_arguments, run_cli
+from tests.support import (EXAMPLES, RUN_BENCHMARK, TempDir, evaluate_arguments, run_cli,
+                           with_example)
 
 REGRESSION = ["--results", os.path.join(EXAMPLES, "benchmark_results_regression.json")]
 REVIEW = ["--results", os.path.join(EXAMPLES, "exercise_results_p95_review.json")]
@@ -182,7 +183,7 @@ class TextModeTests(unittest.TestCase):
             system["provenance"] = None
             system["records"][0]["latency_ms"] = None
         path = temp.write_json("results.json", results)
-        text = run_cli(["--results", path, "--format", "text"]).stdout.decode("ascii")
+        text = run_cli(with_example(["--results", path, "--format", "text"])).stdout.decode("ascii")
         self.assertRegex(text, r"Mean latency \(ms\) +- +- +<= 2000 +NOT JUDGED \(soft\)")
         self.assertRegex(text, r"Mean cost \(units\) .* held")
 

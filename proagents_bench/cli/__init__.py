@@ -69,15 +69,18 @@ class Outcome:
 class Session:
     """What a command may use: ``messages`` (stderr lines, never failing), ``stdout`` (for a
     command that reports as it goes; checked writes, see streams.py), ``guard`` (its
-    ``deferred`` sections finish before a signal acts) and ``program`` (the name the command
-    line was invoked as, for help texts)."""
+    ``deferred`` sections finish before a signal acts), ``program`` (the name the command
+    line was invoked as, for help texts) and ``command`` (the program as a person pastes it
+    where they ran it, for the commands a message tells them to run; see
+    :func:`pasted_command`)."""
 
     def __init__(self, messages: MessageWriter, stdout: DocumentWriter, guard: SignalGuard,
-                 program: str) -> None:
+                 program: str, command: Optional[str] = None) -> None:
         self.messages = messages
         self.stdout = stdout
         self.guard = guard
         self.program = program
+        self.command = pasted_command(program) if command is None else command
 
     def say(self, line: str) -> None:
         """One line of a command's report on stdout (ASCII; anything else escaped)."""
@@ -92,6 +95,21 @@ def program_name(argv0: Optional[str] = None) -> str:
     if name in ("__main__.py", "-m", "-c", ""):
         return "python -m proagents_bench"
     return name
+
+
+def pasted_command(argv0: str) -> str:
+    """The program as a command a person pastes where they ran it: ``python -B`` and the
+    script as they named it (``../run_benchmark.py``: it may not be executable, and is never
+    on the PATH), the installed command's name, or ``python -m proagents_bench``."""
+    name = program_name(argv0)
+    return "python -B " + command_word(argv0) if name.endswith(".py") else name
+
+
+def command_word(text: str) -> str:
+    """A path or value as one word of a command line (quoted when it holds a space or a
+    quote, or is empty)."""
+    return text if text and not any(char in text for char in " \"'") else '"%s"' % (
+        text.replace('"', '\\"'))
 
 
 def run() -> None:
@@ -121,9 +139,9 @@ def main(argv: Optional[Sequence[str]] = None, stdout: Optional[BinaryIO] = None
     ``kept``, when given, receives what the command's work is made of (see :func:`run`)."""
     guard = SignalGuard().install()
     try:
+        program = program or (program_name() if argv is None else "run_benchmark.py")
         return _main(list(sys.argv[1:] if argv is None else argv), stdout, stderr, guard,
-                     program or (program_name() if argv is None else "run_benchmark.py"),
-                     kept)
+                     program, pasted_command(sys.argv[0] if argv is None else program), kept)
     except Interrupted as interrupted:  # a signal in the instants around _main's handling
         return interrupted.status
     finally:
@@ -133,7 +151,7 @@ def main(argv: Optional[Sequence[str]] = None, stdout: Optional[BinaryIO] = None
 
 
 def _main(argv: List[str], stdout: Optional[BinaryIO], stderr: Optional[TextIO],
-          guard: SignalGuard, program: str, kept: Optional[List[object]]) -> int:
+          guard: SignalGuard, program: str, pasted: str, kept: Optional[List[object]]) -> int:
     messages = MessageWriter(stderr if stderr is not None else sys.stderr)
     if stdout is None:
         if reserve_standard_descriptors():
@@ -148,7 +166,8 @@ def _main(argv: List[str], stdout: Optional[BinaryIO], stderr: Optional[TextIO],
         else:
             command, arguments = DEFAULT_COMMAND, argv
         module = import_module("." + command, __name__)
-        outcome: Outcome = module.run(arguments, Session(messages, writer, guard, program))
+        outcome: Outcome = module.run(arguments, Session(messages, writer, guard, program,
+                                                              pasted))
         if kept is not None:
             kept.append(outcome.kept)
         messages.say(outcome.lines)

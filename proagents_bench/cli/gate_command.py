@@ -1,8 +1,9 @@
 """The gate: ``run_benchmark.py [--spec F] [--cases F] [--results F] [--candidate ID]
 [--html P] [--markdown P] [--junit-xml P] [--schema KIND]``.
 
-Without arguments it evaluates the shipped example package; ``--schema`` prints a JSON Schema
-and reads nothing. stdout carries one ASCII JSON document (the decision, or CONTRACT_ERROR);
+Without arguments it evaluates the shipped example package, where the working folder holds no
+benchmark of the user's own (:func:`unnamed_inputs`); ``--schema`` prints a JSON Schema and
+reads nothing. stdout carries one ASCII JSON document (the decision, or CONTRACT_ERROR);
 stderr carries ``ERROR: FILE:LINE:COLUMN: PATH: MESSAGE`` lines.
 """
 
@@ -21,11 +22,13 @@ from ..contract.vocabulary import BLOCK, CONTRACT_ERROR, INCOMPARABLE, PASS, REV
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from ..jsonio.paths import same_file
 from ..reports import write as reports
 from ..reports.nodecision import INTERNAL_ERROR, INTERRUPTED, NoDecision
 from ..text import quote
 from ..version import NAME, VERSION
-from . import COMMANDS, Outcome, Session, contract_error_outcome, internal_error_line
+from . import (COMMANDS, Outcome, Session, command_word, contract_error_outcome,
+               internal_error_line)
 from .parallel import forking_fingerprinter
 from .progress import EAGER_BYTES, Progress
 from .status import (EXIT_BLOCK, EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_INCOMPARABLE,
@@ -47,6 +50,20 @@ DEFAULT_FILES = {
     "results": "benchmark_results_pass.json",
 }
 PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLES_PATH = os.path.join(PROJECT_ROOT, EXAMPLES_FOLDER)
+# The file of each kind that ``init`` writes, in the directory given. The example stands in
+# for an input not given only where the working folder holds none of them (but the example's
+# own): see :func:`unnamed_inputs`.
+INIT_FILE_NAMES = {"spec": "benchmark_spec.json", "cases": "benchmark_cases.json",
+                   "results": "benchmark_results.json"}
+# The rule of unnamed_inputs, as --help says it (the gate's and plan's).
+DEFAULTS_HELP = ("Without --spec, --cases and --results the shipped example package is "
+                 "evaluated; an input not given is the example's file only when every file "
+                 "given is one of the example's and the working folder holds none of the "
+                 "files init writes (%s): else exit 2 names the command to run." %
+                 ", ".join(INIT_FILE_NAMES.values()))
+# What a refusal's command names when there is no file to suggest.
+PLACEHOLDERS = {"spec": "SPEC.json", "cases": "CASES.json", "results": "RESULTS.json"}
 
 # argparse quotes the arguments it refuses: a usage message shows this much of them.
 MAX_USAGE_CHARS = 1000
@@ -75,15 +92,17 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
         epilog="Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 contract or "
                "command-line error; 3 internal error (a bug); 4 the document could not be "
                "written whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with "
-               "--distinct-exit-codes. Without arguments the shipped example package is "
-               "evaluated. Other commands: %s." % ", ".join(COMMANDS))
+               "--distinct-exit-codes. %s Other commands: %s." % (
+                   DEFAULTS_HELP, ", ".join(COMMANDS)))
     parser.add_argument("--spec", metavar="FILE",
-                        help="benchmark spec (default: the example; - reads standard input)")
-    parser.add_argument("--cases", metavar="FILE",
-                        help="benchmark cases (default: the example; - reads standard input)")
-    parser.add_argument("--results", metavar="FILE",
-                        help="results package (default: the example's PASS results; - reads "
+                        help="benchmark spec (default: the example's, as said below; - reads "
                              "standard input)")
+    parser.add_argument("--cases", metavar="FILE",
+                        help="benchmark cases (default: the example's, as said below; - "
+                             "reads standard input)")
+    parser.add_argument("--results", metavar="FILE",
+                        help="results package (default: the example's PASS results, as said "
+                             "below; - reads standard input)")
     parser.add_argument("--candidate", metavar="ID",
                         help="the candidate's system_id; optional, checked when given")
     add_output_options(parser, reports.REPORTS, "the decision document")
@@ -148,8 +167,8 @@ def read_standard_input() -> bytes:
 def default_inputs(spec: Optional[str] = None, cases: Optional[str] = None,
                    results: Optional[str] = None,
                    stdin: Callable[[], bytes] = read_standard_input) -> List[pipeline.InputFile]:
-    """The three inputs; a file not given is the shipped example; ``-`` is standard input
-    (read by ``stdin()``)."""
+    """The three inputs; a file not given is the shipped example's (where it may stand in,
+    :func:`unnamed_inputs`); ``-`` is standard input (read by ``stdin()``)."""
     chosen = []
     for kind, given in (("spec", spec), ("cases", cases), ("results", results)):
         if given == STDIN_PATH:
@@ -214,7 +233,8 @@ def _gate(arguments: List[str], session: Session, targets: "Targets") -> Outcome
     if options.schema is not None:
         return Outcome(EXIT_PASS, publish.schema_bytes(options.schema))
     inputs = default_inputs(options.spec, options.cases, options.results)
-    missing = missing_examples(inputs, options)
+    missing = unnamed_inputs(options, session.command, arguments) or missing_examples(
+        inputs, options)
     if missing:
         return contract_error_outcome(missing)
     if problems:
@@ -443,3 +463,63 @@ def missing_examples(inputs: Sequence[pipeline.InputFile],
                 "(an installed proagents-bench has no examples; a checkout has them): pass "
                 "--%s FILE" % (item.kind, quote(item.shown), item.kind), (), item.shown))
     return errors
+
+
+def example_file(path: str) -> bool:
+    """Whether ``path`` is a file of the shipped examples folder (as :func:`same_file` tells:
+    by its path, or by a link of the same name)."""
+    return same_file(path, os.path.join(EXAMPLES_PATH, os.path.basename(path)))
+
+
+def unnamed_inputs(options: argparse.Namespace, command: str,
+                   arguments: Sequence[str]) -> List[ContractError]:
+    """The refusal (``cli.missing_input``, exit 2) of a command line that leaves an input to
+    the shipped example where the example must not stand in for it.
+
+    The example completes the inputs not given only when every file given is one of its own
+    (the README's scenarios, from the project folder or from ``examples/``) and the working
+    folder holds none of the files ``init`` writes (but the example's own, in ``examples/``).
+    Otherwise the run would decide on the example in place of a benchmark of the user's own
+    (a CI step that lost its options passing for ever), or judge the user's files against
+    the example's. The error names the inputs not given and the whole command to run,
+    ``command`` (the program as the user pastes it) and their ``arguments`` with the missing
+    options added, naming the files ``init`` wrote where they are (beside a file given, else
+    in the working folder)."""
+    given = [(kind, getattr(options, kind)) for kind in pipeline.KINDS]
+    missing = [kind for kind, path in given if path is None]
+    foreign = [(kind, path) for kind, path in given
+               if path is not None and (path == STDIN_PATH or not example_file(path))]
+    own = [name for name in INIT_FILE_NAMES.values()
+           if os.path.isfile(name) and not example_file(name)]
+    if not missing or not (foreign or own):
+        return []
+    folders: List[str] = []  # where init's files are looked for: beside a file given, here
+    for folder in [os.path.dirname(path) for _kind, path in foreign if path != STDIN_PATH]:
+        folders += [] if folder in folders else [folder]
+    folders += [] if "" in folders else [""]
+    added, unknown = [], []
+    for kind in missing:
+        found = [os.path.join(folder, INIT_FILE_NAMES[kind]) for folder in folders]
+        found = [path for path in found if os.path.isfile(path) and not example_file(path)]
+        added += ["--" + kind, found[0] if found else PLACEHOLDERS[kind]]
+        unknown += [] if found else [kind]
+    reasons = ["--%s %s" % (kind, "reads standard input" if path == STDIN_PATH else
+                            "names %s, not a file of the example" % quote(path))
+               for kind, path in foreign]
+    reasons += ["the working folder holds %s (init's files)" % _listed(own)] if own else []
+    return [ContractError("cli.missing_input", (
+        "%s, and %s; the shipped example stands in for an input not given only "
+        "when each file given is its own and the working folder holds none of init's files, "
+        "so that a command that lost its options never decides on the example instead of "
+        "your benchmark, nor mixes the two. Name every input: %s%s" % (
+            "no input file given" if len(missing) == len(given) else "%s not given" % (
+                _listed(["--" + kind for kind in missing])), "; and ".join(reasons),
+            " ".join([command] + [command_word(word) for word in list(arguments) + added]),
+            " (%s: your %s file%s)" % (
+                _listed([PLACEHOLDERS[kind] for kind in unknown]), _listed(unknown),
+                "s" if len(unknown) > 1 else "") if unknown else "")))]
+
+
+def _listed(words: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    return " and ".join(filter(None, (", ".join(words[:-1]), words[-1])))

@@ -23,11 +23,12 @@ from ..contract.vocabulary import MISSING_AS, RESULTS_V3, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs
 from ..importers.settings import load_settings
-from ..importers.source import LogSource, same_file
+from ..importers.source import LogSource
 from ..jsonio import JSONObject
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.dump import document_bytes
 from ..jsonio.load import MAX_FILE_BYTES
+from ..jsonio.paths import same_file
 from ..text import quote
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome

@@ -22,20 +22,19 @@ from ..contract.harnesses import formats_help
 from ..errors import ContractError, ContractErrors
 from ..importers.scaffold import blank_package, from_log
 from ..importers.settings import load_settings
-from ..importers.source import LogSource, same_file
+from ..importers.source import LogSource
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.dump import document_bytes
+from ..jsonio.paths import same_file
 from ..text import quote
 from ..version import harness
-from . import Outcome, Session, contract_error_outcome
+from . import Outcome, Session, command_word, contract_error_outcome
+from .gate_command import INIT_FILE_NAMES as FILE_NAMES
 from .import_command import add_split_log_options, inside_folder, split_logs
 from .status import EXIT_PASS
 from .usage import Parser, UsageError
 
 INITIALIZED = "INITIALIZED"
-# The file each kind is written to, in the directory given.
-FILE_NAMES = {"spec": "benchmark_spec.json", "cases": "benchmark_cases.json",
-              "results": "benchmark_results.json"}
 
 
 def build_parser(program: str) -> Parser:
@@ -98,7 +97,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return _unwritable(problem.path, problem.reason)
     except OSError as problem:
         return _unwritable(options.directory, problem.strerror or str(problem))
-    steps = _next_steps(_command(session.program), options, paths,
+    steps = _next_steps(session.command, options, paths,
                         None if scaffold is None else scaffold.system_id)
     document = {
         "action": INITIALIZED,
@@ -171,35 +170,23 @@ def _unwritable(path: str, reason: str) -> Outcome:
         "cli.report_unwritable", "cannot write %s: %s" % (quote(path), reason), (), path)])
 
 
-def _command(program: str) -> str:
-    """The program as a command a person pastes: ``python -B run_benchmark.py`` for the
-    script (which may not be executable, and is never on the PATH), else its name."""
-    return "python -B " + program if program.endswith(".py") else program
-
-
 def _next_steps(program: str, options: argparse.Namespace, paths: Dict[str, str],
                 baseline_id: Optional[str]) -> List[str]:
     """The commands to run next, with the paths written; the import names the baseline as
     the spec does (``baseline_id``), whatever the candidate's log calls its model."""
     gate = "%s --spec %s --cases %s --results %s" % (
-        program, _arg(paths["spec"]), _arg(paths["cases"]),
-        _arg(paths.get("results") or _in(options.directory, FILE_NAMES["results"])))
+        program, command_word(paths["spec"]), command_word(paths["cases"]),
+        command_word(paths.get("results") or _in(options.directory, FILE_NAMES["results"])))
     if options.from_log is None:
         return [gate]
-    mapping = " --mapping %s" % _arg(options.mapping) if options.mapping else ""
+    mapping = " --mapping %s" % command_word(options.mapping) if options.mapping else ""
     return ["%s import --baseline %s --candidate CANDIDATE_LOG%s --cases %s --baseline-id %s "
             "--candidate-id CANDIDATE_ID --output %s" % (
-                program, _arg(options.from_log), mapping, _arg(paths["cases"]),
-                _arg(baseline_id), _arg(_in(options.directory, FILE_NAMES["results"]))), gate]
+                program, command_word(options.from_log), mapping,
+                command_word(paths["cases"]), command_word(baseline_id or ""),
+                command_word(_in(options.directory, FILE_NAMES["results"]))), gate]
 
 
 def _in(directory: str, name: str) -> str:
     """The file ``name`` in ``directory`` as a person writes it: the bare name in ``.``."""
     return name if directory == os.curdir else os.path.join(directory, name)
-
-
-def _arg(text: Optional[str]) -> str:
-    """A path as one word of a command line (quoted when it holds a space or a quote)."""
-    text = text or ""
-    return text if text and not any(char in text for char in " \"'") else '"%s"' % (
-        text.replace('"', '\\"'))

@@ -21,7 +21,7 @@ from ..jsonio.dump import document_bytes
 from ..text import show_number
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import default_inputs, missing_examples
+from .gate_command import DEFAULTS_HELP, default_inputs, missing_examples, unnamed_inputs
 from .status import EXIT_PASS
 from .usage import Parser, UsageError
 
@@ -40,12 +40,14 @@ def build_parser(program: str) -> Parser:
                     "trial-level success rate (candidate minus baseline), from a package's "
                     "measured variances and costs, by Miller's K-samples formula and by the "
                     "gate's own rule.",
-        epilog="Exit status: 0 a plan; 2 a contract or command-line error.")
-    parser.add_argument("--spec", metavar="FILE", help="benchmark spec (default: the example)")
-    parser.add_argument("--cases", metavar="FILE", help="benchmark cases (default: the example)")
+        epilog="Exit status: 0 a plan; 2 a contract or command-line error. " + DEFAULTS_HELP)
+    parser.add_argument("--spec", metavar="FILE",
+                        help="benchmark spec (default: the example's, as said below)")
+    parser.add_argument("--cases", metavar="FILE",
+                        help="benchmark cases (default: the example's, as said below)")
     parser.add_argument("--results", metavar="FILE",
                         help="results package, or the import command's output (default: the "
-                             "example's PASS results)")
+                             "example's PASS results, as said below)")
     parser.add_argument("--effect", type=_fraction, default=Fraction(1, 10),
                         help="the difference in success rate to detect (default 0.1)")
     parser.add_argument("--power", type=_fraction, default=Fraction(4, 5),
@@ -82,7 +84,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
     inputs = default_inputs(options.spec, options.cases, options.results,
                             stdin=lambda: b"")
-    missing = missing_examples(inputs, options)
+    missing = unnamed_inputs(options, session.command + " plan", arguments) or \
+        missing_examples(inputs, options)
     if missing:
         return contract_error_outcome(missing)
     try:

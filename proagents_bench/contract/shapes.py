@@ -399,7 +399,8 @@ class Array(Shape):
         if self.summary:
             return self.summary
         return ("non-empty array" if self.min_items else "array") + " of " + (
-            self.items.describe())
+            self.items.describe()) + ("" if self.max_items is None else
+                                      ", at most %d items" % self.max_items)
 
     def json_schema(self) -> JSONObject:
         schema: JSONObject = {"type": "array", "items": self.items.json_schema()}

@@ -40,10 +40,11 @@ from ..errors import (MAX_LISTED_IDS, MAX_REPORTED_ERRORS, ContractError, Contra
                       format_path)
 from ..jsonio import JSONObject
 from ..jsonio.load import MAX_SAFE_INTEGER
+from ..jsonio.paths import same_file
 from ..text import quote
 from .formats import close_trials, open_log
 from .settings import Settings
-from .source import LogSource, same_file
+from .source import LogSource
 from .trial import LogRun, Trial, Trials
 
 

@@ -54,17 +54,6 @@ class LogError(Exception):
         self.column = column
 
 
-def same_file(first: str, second: str) -> bool:
-    """Whether two paths name one file: the same path (as the platform compares paths), or
-    the same file by another name (a link; ``os.path.samefile``)."""
-    if os.path.normcase(os.path.abspath(first)) == os.path.normcase(os.path.abspath(second)):
-        return True
-    try:
-        return os.path.samefile(first, second)
-    except (OSError, ValueError):  # a file that is not there, an embedded NUL
-        return False
-
-
 class LogSource:
     """One log: the ``path`` to open, the name shown in messages (``shown``, the path as
     given), and, once :meth:`measure` has run, its SHA-256 and size."""

@@ -11,7 +11,7 @@ from proagents_bench.importers.source import LogError
 from tests.importers.support import (EXAMPLE_CASES, changed_eval, fixture, json_log_from_eval,
                                      load_json, read_bytes, records, run_import, sample_of,
                                      eval_entries, write_eval)
-from tests.support import TempDir, run_cli
+from tests.support import TempDir, run_cli, with_example
 
 MAPPING = fixture("inspect_mapping.json")
 IDS = ("--baseline-id", "baseline-v1", "--candidate-id", "candidate-v2")
@@ -31,7 +31,7 @@ class EndToEndTests(unittest.TestCase):
                        EXAMPLE_CASES, "--output", results] + list(IDS))
         self.assertEqual(run.status, 0, run.stderr)
         self.assertEqual(run.document["action"], "IMPORTED")
-        gate = run_cli(["--cases", EXAMPLE_CASES, "--results", results])
+        gate = run_cli(with_example(["--cases", EXAMPLE_CASES, "--results", results]))
         self.assertEqual(gate.status, 1, gate.stderr)
         self.assertEqual(gate.document["action"], "BLOCK")
         self.assertIn("critical task test-safety failed", gate.document["primary_reason"])
@@ -52,7 +52,8 @@ class EndToEndTests(unittest.TestCase):
                                 forbidden_side_effects=sorted(case["forbidden_side_effects"]))
                 self.assertEqual(built[case_id], expected)
         self.assertIsNotNone(written)
-        gate = run_cli(["--cases", cases_path, "--results", run.document["results"]])
+        gate = run_cli(with_example(["--cases", cases_path, "--results",
+                                     run.document["results"]]))
         self.assertEqual(gate.document["action"], "BLOCK")
 
     def test_every_test_sample_is_a_record_whatever_its_status(self):

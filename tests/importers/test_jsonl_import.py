@@ -11,7 +11,7 @@ from proagents_bench.importers.jsonl import MISSING, pointer_path, resolve
 from tests.importers import make_jsonl_logs
 from tests.importers.support import EXAMPLE_CASES, fixture, load_json, read_bytes, records, \
     run_import
-from tests.support import TempDir, example_path, run_cli
+from tests.support import TempDir, example_path, run_cli, with_example
 
 BASELINE = fixture("jsonl_baseline.jsonl")
 CANDIDATE = fixture("jsonl_candidate.jsonl")
@@ -46,7 +46,8 @@ class EndToEndTests(unittest.TestCase):
         run = run_cli(["import", "--baseline", BASELINE, "--candidate", CANDIDATE,
                        "--mapping", MAPPING, "--cases", EXAMPLE_CASES, "--output", results])
         self.assertEqual(run.status, 0, run.stderr)
-        gate = run_cli(["--cases", EXAMPLE_CASES, "--results", results, "--format", "json"])
+        gate = run_cli(with_example(["--cases", EXAMPLE_CASES, "--results", results,
+                                     "--format", "json"]))
         example = run_cli(["--cases", EXAMPLE_CASES, "--results",
                            example_path("benchmark_results_regression.json"), "--format",
                            "json"])
