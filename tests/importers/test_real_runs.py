@@ -254,6 +254,25 @@ class Tau2Tests(unittest.TestCase):
         self.assertIn("side effect cancel_reservation: " + rule, run.stderr)
         self.assertIn("cancel_reservation", DOMAIN_TOOLS["airline"]["write"])
 
+    def test_side_effect_tools_may_name_write_tools_of_the_domain_no_run_called(self):
+        # tau2-bench's own runs list no tool_defs: what the domain offers is its source's.
+        self.assertIsNone(load_json(AIRLINE[0])["info"]["environment_info"]["tool_defs"])
+        writes = DOMAIN_TOOLS["airline"]["write"]
+        run, written = run_import(self, *AIRLINE, "--mapping",
+                                  airline_mapping(self, side_effect_tools=writes))
+        self.assertEqual(run.status, 0, run.stderr)
+        called = {tool for role in ("baseline", "candidate")
+                  for record in records(written, role) for tool in record["tools_used"]}
+        self.assertEqual(sorted(called.intersection(writes)), ["cancel_reservation"])
+        self.assertEqual(run.document["systems"][1]["side_effects"],
+                         {"cancel_reservation": "a tool the mapping's side_effect_tools names"})
+        # A name that neither the domain nor the logs offer is still a typo.
+        run, written = run_import(self, *AIRLINE, "--mapping", airline_mapping(
+            self, side_effect_tools=writes + ["cancel_reservaton"]))
+        self.assertIsNone(written)
+        self.assertEqual([(error["code"], error["path"]) for error in run.document["errors"]],
+                         [("mapping.unknown_tool", "$.side_effect_tools[%d]" % len(writes))])
+
     def test_an_unknown_domain_needs_side_effect_tools(self):
         log = load_json(AIRLINE[0])
         log["info"]["environment_info"]["domain_name"] = "insurance"
