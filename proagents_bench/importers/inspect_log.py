@@ -468,7 +468,10 @@ def eval_samples(source: LogSource) -> Generator[Tuple[str, JSONObject], None, N
     bytes in the file, read as the import reads them (``bench import --template-log``);
     ContractErrors for a log or an entry that cannot be read."""
     archive, _header, _header_entry, samples = _open_eval(source)
-    return _decoded_samples(archive, samples, source)
+    for entry, sample in _decoded_samples(archive, samples, source):
+        if isinstance(sample, ContractErrors):
+            raise sample
+        yield entry, sample
 
 
 def _open_eval(source: LogSource) -> Tuple[zipfile.ZipFile, JSONObject, str, List[JSON]]:
@@ -494,20 +497,31 @@ def _open_eval(source: LogSource) -> Tuple[zipfile.ZipFile, JSONObject, str, Lis
     return archive, header, header_entry, samples
 
 
-def _decoded_samples(archive: zipfile.ZipFile, samples: List[JSON],
-                     source: LogSource) -> Generator[Tuple[str, JSONObject], None, None]:
+def _decoded_samples(archive: zipfile.ZipFile, samples: List[JSON], source: LogSource
+                     ) -> Generator[Tuple[str, Union[JSONObject, ContractErrors]], None, None]:
+    """Each sample entry's name and its decoded sample, or the error of an entry that cannot
+    be read or decoded (damaged data, a CRC mismatch, not JSON, too large): each entry is
+    found by the zip's directory, so the entries after a damaged one are read as well."""
     with archive, open(source.path, "rb") as stream, CollectorPaused():
         for info in samples:
-            data = _read_raw(stream, info, source)
-            if data is None:
-                data = _read_entry(archive, info, source)
-            yield info.filename, decode_json(data, source, info.filename)
+            sample: Union[JSONObject, ContractErrors]
+            try:
+                data = _read_raw(stream, info, source)
+                if data is None:
+                    data = _read_entry(archive, info, source)
+                sample = decode_json(data, source, info.filename)
+            except ContractErrors as failure:
+                sample = failure
+            yield info.filename, sample
 
 
-def _eval_trials(samples: Generator[Tuple[str, JSONObject], None, None], source: LogSource,
-                 reader: SampleReader) -> Trials:
+def _eval_trials(samples: Generator[Tuple[str, Union[JSONObject, ContractErrors]], None, None],
+                 source: LogSource, reader: SampleReader) -> Trials:
     try:
         for entry, sample in samples:
+            if isinstance(sample, ContractErrors):  # this entry's; the next ones are read too
+                yield from sample.errors
+                continue
             try:
                 yield reader.trial(sample, entry, ())
             except LogError as failure:  # this sample's error; the next ones are read too

@@ -403,7 +403,11 @@ def _folder_trials(source: LogSource, names: List[str],
                    reader: SimulationReader) -> Trials:
     with CollectorPaused():
         for entry in names:
-            simulation = read_entry(source, entry)
+            try:
+                simulation = read_entry(source, entry)
+            except ContractErrors as failure:  # this file's (not JSON, say); the next are read
+                yield from failure.errors
+                continue
             try:
                 yield reader.trial(simulation, (), entry)
             except LogError as failure:  # this simulation's error; the next ones are read too
