@@ -30,16 +30,14 @@ from ..jsonio.load import MAX_SAFE_INTEGER, nesting_ok
 from ..text import quote
 from .inspect_log import scaled
 from .settings import Settings
-from .source import (MAX_LOG_DEPTH, MAX_LOG_NUMBER, ON_PYPY, LogError, LogSource,
-                     _bounded_int, log_number)
+from .source import (MAX_LINE_BYTES, MAX_LOG_DEPTH, MAX_LOG_NUMBER, ON_PYPY, LogError,
+                     LogSource, _bounded_int, log_number)
 from .trial import LogRun, Trial, Trials
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import Path
     from ..jsonio import JSONObject
 
-# The longest line read (one trial), as an .eval log's largest sample entry.
-MAX_LINE_BYTES = 512 * 1024 * 1024
 CASE_FIELDS = ("split", "family_id", "slice", "critical", "task_type", "allowed_tools",
                "forbidden_side_effects")
 TASK = "jsonl"

@@ -26,6 +26,8 @@ from .trial import Trial, Trials
 _Kind = TypeVar("_Kind")
 
 READ_CHUNK_BYTES = 1 << 20
+# The longest line of a log of JSON lines (one trial), as an .eval log's largest sample entry.
+MAX_LINE_BYTES = 512 * 1024 * 1024
 # The largest time (seconds), token count or cost a log may give: far above any real run
 # (31,000 years; a trillion tokens), and in milliseconds still an integer the gate reads
 # exactly (below 2**53, I-JSON).
@@ -141,11 +143,12 @@ class LogSource:
         return head
 
     def first_line(self) -> object:
-        """The log's first line (of at most :data:`READ_CHUNK_BYTES`) decoded as JSON, or
-        None when it is not JSON: how a log of JSON lines is told (``importers/formats.py``)."""
+        """The log's first line, whole (up to :data:`MAX_LINE_BYTES`, the longest line a log
+        of JSON lines may have), decoded as JSON; None when it is not JSON or longer: how a
+        log of JSON lines is told (``importers/formats.py``)."""
         with open(self.path, "rb") as stream:
-            line = stream.readline(READ_CHUNK_BYTES)
-        if not nesting_ok(line, MAX_LOG_DEPTH):
+            line = stream.readline(MAX_LINE_BYTES + 1)
+        if len(line) > MAX_LINE_BYTES or not nesting_ok(line, MAX_LOG_DEPTH):
             return None
         try:
             return json.loads(line.decode("utf-8-sig"))
@@ -154,9 +157,12 @@ class LogSource:
 
     def has_second_line(self) -> bool:
         """Whether anything but whitespace follows the log's first line (a file of JSON lines,
-        not one JSON object on one line)."""
+        not one JSON object on one line); the first line is skipped whole, however long."""
         with open(self.path, "rb") as stream:
-            stream.readline(READ_CHUNK_BYTES)
+            while True:  # a line longer than a chunk is read a chunk at a time
+                chunk = stream.readline(READ_CHUNK_BYTES)
+                if not chunk or chunk.endswith(b"\n"):
+                    break
             while True:
                 chunk = stream.read(READ_CHUNK_BYTES)
                 if not chunk:
