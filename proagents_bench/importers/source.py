@@ -186,9 +186,11 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> JSONObj
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as problem:
+        line, column, byte = invalid_utf8_at(problem)
         raise ContractErrors([source.error(
-            "import.json", "the log is not valid UTF-8 (byte offset %d)" % problem.start,
-            (), entry)])
+            "import.json", "the log is not valid UTF-8: invalid or incomplete byte sequence "
+            "starting with 0x%02X at byte offset %d" % (byte, problem.start + len(data) - len(
+                problem.object)), (), entry, line, column)])
     if ON_PYPY and not nesting_ok(data, MAX_LOG_DEPTH):
         raise ContractErrors([source.error("import.json", "not valid JSON: nested more than %d "
                                            "deep" % MAX_LOG_DEPTH, (), entry)])
@@ -205,6 +207,17 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> JSONObj
         raise ContractErrors([source.error("import.format", "expected a JSON object at the "
                                            "top, got %s" % type_name(value), (), entry)])
     return value
+
+
+def invalid_utf8_at(problem: UnicodeDecodeError) -> Tuple[int, int, int]:
+    """Where bytes stop being UTF-8: the line and the column (from 1, the column counted in
+    characters, as a JSON error's) of the first invalid byte, and that byte. The positions
+    are in the bytes decoded (``problem.object``: after a byte-order mark), valid before it."""
+    data = bytes(problem.object)
+    start = problem.start
+    line_start = data.rfind(b"\n", 0, start) + 1
+    return (data.count(b"\n", 0, start) + 1, len(data[line_start:start].decode("utf-8")) + 1,
+            data[start])
 
 
 def _bounded_int(literal: str) -> Union[int, float]:

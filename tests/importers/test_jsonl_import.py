@@ -204,6 +204,28 @@ class LineErrorTests(unittest.TestCase):
                        [("import.json", 3, "$")])
         self.assertEqual(run.document["errors"][0]["column"], 41)
 
+    def test_a_line_that_is_not_utf8_names_its_line_and_column(self):
+        lines = lines_of(BASELINE)
+        folder = TempDir(self)
+        text = ("".join(json.dumps(line) + "\n" for line in lines)).encode("utf-8")
+        for bom in (b"", b"\xef\xbb\xbf"):
+            for number in (1, 3):
+                with self.subTest(line=number, bom=bool(bom)):
+                    broken = text.split(b"\n")
+                    broken[number - 1] = broken[number - 1].replace(b'"task"', b'"t\xc3\xa9\xff"')
+                    run, written = run_import(self, folder.write_bytes(
+                        "log.jsonl", bom + b"\n".join(broken)), CANDIDATE, "--mapping", MAPPING)
+                    self.assertIsNone(written)
+                    error = run.document["errors"][0]
+                    self.assertEqual((error["code"], error["line"]), ("import.json", number))
+                    byte = broken[number - 1].index(b"\xff")
+                    self.assertEqual(error["column"], byte)  # "é" is one character of two bytes
+                    # A first line that is not UTF-8 cannot tell the log's format: the log's
+                    # error, at the same place.
+                    self.assertIn("starting with 0xFF at byte offset %d" % (byte + len(bom))
+                                  if number == 1 else "starting with 0xFF at byte %d of the "
+                                  "line" % (byte + 1), error["message"])
+
     def test_a_line_that_is_not_an_object(self):
         lines = lines_of(BASELINE)
         self.bad(lines[:1] + ["[1, 2]"] + lines[2:], [("import.field_type", 2, "$")])
