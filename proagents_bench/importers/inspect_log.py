@@ -70,6 +70,14 @@ RUN_SUCCESS = "success"
 EVERY_TOOL_RULE = ("every tool called is a side effect (Inspect AI's default: the mapping "
                    "names no side_effect_tools)")
 MAPPED_TOOL_RULE = "a tool the mapping's side_effect_tools names"
+# How an Inspect eval records the protocol's limits, said when its log has none.
+UNRECORDED_LIMITS = {
+    "max_steps": "Inspect AI records it when the eval runs with a message limit: "
+                 "--message-limit, or the task's message_limit",
+    "timeout_seconds": "Inspect AI records it when the eval runs with a time or working "
+                       "limit: --time-limit or --working-limit, or the task's time_limit or "
+                       "working_limit",
+}
 STORE_KEY_RULE = "a store key the mapping's side_effect_store_keys names, changed by a store event"
 
 
@@ -118,6 +126,10 @@ def read_header(header: JSONObject, log_format: str, entry: Optional[str]) -> Lo
         run.protocol[protocol_key] = (value, config_path + key)
         run.protocol_where[protocol_key] = (entry, ("eval", "config", key))
     run.protocol.setdefault("retry_limit", (0, "eval.config.retry_on_error (absent: none)"))
+    # No limit in the config: the eval's own (--message-limit, --time-limit), unless its
+    # solver limits itself in code, which the log cannot show; never filled by the import.
+    run.protocol_unrecorded = {key: why for key, why in UNRECORDED_LIMITS.items()
+                               if key not in run.protocol}
     # Inspect runs one epoch unless told otherwise (which the contract refuses: 2 at least).
     run.protocol.setdefault("trial_count", (1, "eval.config.epochs (absent: Inspect's "
                                                "default, 1)"))
