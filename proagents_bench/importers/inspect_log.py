@@ -72,10 +72,10 @@ EVERY_TOOL_RULE = ("every tool called is a side effect (Inspect AI's default: th
 MAPPED_TOOL_RULE = "a tool the mapping's side_effect_tools names"
 # How an Inspect eval records the protocol's limits, said when its log has none.
 UNRECORDED_LIMITS = {
-    "max_steps": "Inspect AI records it when the eval runs with a message limit: "
-                 "--message-limit, or the task's message_limit",
+    "max_steps": "Inspect AI records it when the eval runs with a message limit, "
+                 "--message-limit or the task's message_limit",
     "timeout_seconds": "Inspect AI records it when the eval runs with a time or working "
-                       "limit: --time-limit or --working-limit, or the task's time_limit or "
+                       "limit, --time-limit or --working-limit or the task's time_limit or "
                        "working_limit",
 }
 STORE_KEY_RULE = "a store key the mapping's side_effect_store_keys names, changed by a store event"

@@ -273,7 +273,7 @@ class BadLogTests(unittest.TestCase):
                 del value["eval"]["config"]["message_limit"]
         run, _written = run_import(self, self.change(change), CANDIDATE, *IDS)
         self.assertEqual(run.status, 2)
-        found = {(error["code"], error["message"].split(":")[0]) for error in
+        found = {(error["code"], error["message"].split(" (")[0].split(":")[0]) for error in
                  run.document["errors"]}
         self.assertIn(("import.protocol", "the protocol's trial_count would be 1"), found)
         self.assertIn(("import.missing_field", "the log does not record the protocol's "
