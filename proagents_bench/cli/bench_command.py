@@ -121,11 +121,14 @@ def build_parser(program: str) -> Parser:
                        "results, JSON lines, Harbor jobs or SWE-bench run summaries: --format) "
                        "against the gate on the package it writes")
     imports.add_argument("--tasks", type=int, default=10000,
-                         help="samples per epoch, each a test task (default 10000)")
+                         help="samples per epoch, each a test task, at least %d; tasks times "
+                              "epochs at most %d (default 10000)" % (
+                                  import_bench.MIN_TASKS, import_bench.MAX_TRIALS_PER_SYSTEM))
     imports.add_argument("--epochs", type=int, default=5,
                          help="epochs, 2..100: the trials of each task (default 5)")
     imports.add_argument("--repeat", type=int, default=1,
-                         help="runs of each child; the median is reported (default 1)")
+                         help="runs of each child, 1..%d; the median is reported (default 1)"
+                              % import_bench.MAX_REPEAT)
     imports.add_argument("--python", metavar="EXE", default=sys.executable,
                          help="interpreter for the children (default: this one)")
     imports.add_argument("--keep", metavar="DIR",
@@ -222,6 +225,10 @@ def run(arguments: List[str], session: Session) -> Outcome:
             return contract_error_outcome([ContractError(
                 "cli.usage", "--template-log takes the samples of an .eval log: it needs "
                 "--format %s" % INSPECT_EVAL)])
+        problems = import_bench.argument_problems(options)
+        if problems:
+            return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % problem)
+                                           for problem in problems])
         if options.template_log is not None:
             try:
                 templates = import_bench.read_templates(options.template_log)

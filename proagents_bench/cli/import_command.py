@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from .. import pipeline
 from ..contract.harnesses import formats_help
@@ -265,8 +265,14 @@ def _lines(imported: Imported) -> List[str]:
                 lines.append("  log %d %s: trials %d to %d" % (
                     number, quote(log.source.file_name), log.first_trial_id,
                     log.first_trial_id + log.protocol["trial_count"] - 1))
+        # Each rule once, with the side effects it made (every tool of an Inspect log is one
+        # rule's: a line per tool would repeat it).
+        by_rule: Dict[str, List[str]] = {}
         for name in effects:
-            lines.append("  side effect %s: %s" % (name, system.run.side_effect_rules[name]))
+            by_rule.setdefault(system.run.side_effect_rules[name], []).append(name)
+        for rule, names in by_rule.items():
+            lines.append("  side effect%s %s: %s" % ("s" if len(names) > 1 else "",
+                                                     ", ".join(names), rule))
         if not effects:
             lines.append("  no side effect recorded (rule: %s)" % system.run.side_effect_rule)
     return lines

@@ -74,11 +74,15 @@ def recognise(source: LogSource,
     lines = _formats(LINES)
     keyless = [log_format for log_format in lines if not log_format.recognised.keys]
     if lines:
-        first = source.first_line()
-        for log_format in lines:
-            if log_format.recognised.keys and log_format.recognised.matches_first_line(first):
+        several = source.has_second_line()
+        keyed = [log_format for log_format in lines if log_format.recognised.keys]
+        # The first line (read whole, however long) is decoded only where it can tell a
+        # format: a file of one line is one JSON object, decoded once below.
+        first = source.first_line() if several or keyed else None
+        for log_format in keyed:
+            if log_format.recognised.matches_first_line(first):
                 return log_format, None
-        if isinstance(first, dict) and keyless and source.has_second_line():
+        if isinstance(first, dict) and keyless and several:
             return _keyless(source, keyless, settings), None
     value = source.read_json()
     for log_format in _formats(JSON):

@@ -70,6 +70,14 @@ RUN_SUCCESS = "success"
 EVERY_TOOL_RULE = ("every tool called is a side effect (Inspect AI's default: the mapping "
                    "names no side_effect_tools)")
 MAPPED_TOOL_RULE = "a tool the mapping's side_effect_tools names"
+# How an Inspect eval records the protocol's limits, said when its log has none.
+UNRECORDED_LIMITS = {
+    "max_steps": "Inspect AI records it when the eval runs with a message limit, "
+                 "--message-limit or the task's message_limit",
+    "timeout_seconds": "Inspect AI records it when the eval runs with a time or working "
+                       "limit, --time-limit or --working-limit or the task's time_limit or "
+                       "working_limit",
+}
 STORE_KEY_RULE = "a store key the mapping's side_effect_store_keys names, changed by a store event"
 
 
@@ -118,6 +126,10 @@ def read_header(header: JSONObject, log_format: str, entry: Optional[str]) -> Lo
         run.protocol[protocol_key] = (value, config_path + key)
         run.protocol_where[protocol_key] = (entry, ("eval", "config", key))
     run.protocol.setdefault("retry_limit", (0, "eval.config.retry_on_error (absent: none)"))
+    # No limit in the config: the eval's own (--message-limit, --time-limit), unless its
+    # solver limits itself in code, which the log cannot show; never filled by the import.
+    run.protocol_unrecorded = {key: why for key, why in UNRECORDED_LIMITS.items()
+                               if key not in run.protocol}
     # Inspect runs one epoch unless told otherwise (which the contract refuses: 2 at least).
     run.protocol.setdefault("trial_count", (1, "eval.config.epochs (absent: Inspect's "
                                                "default, 1)"))
@@ -468,7 +480,10 @@ def eval_samples(source: LogSource) -> Generator[Tuple[str, JSONObject], None, N
     bytes in the file, read as the import reads them (``bench import --template-log``);
     ContractErrors for a log or an entry that cannot be read."""
     archive, _header, _header_entry, samples = _open_eval(source)
-    return _decoded_samples(archive, samples, source)
+    for entry, sample in _decoded_samples(archive, samples, source):
+        if isinstance(sample, ContractErrors):
+            raise sample
+        yield entry, sample
 
 
 def _open_eval(source: LogSource) -> Tuple[zipfile.ZipFile, JSONObject, str, List[JSON]]:
@@ -494,20 +509,31 @@ def _open_eval(source: LogSource) -> Tuple[zipfile.ZipFile, JSONObject, str, Lis
     return archive, header, header_entry, samples
 
 
-def _decoded_samples(archive: zipfile.ZipFile, samples: List[JSON],
-                     source: LogSource) -> Generator[Tuple[str, JSONObject], None, None]:
+def _decoded_samples(archive: zipfile.ZipFile, samples: List[JSON], source: LogSource
+                     ) -> Generator[Tuple[str, Union[JSONObject, ContractErrors]], None, None]:
+    """Each sample entry's name and its decoded sample, or the error of an entry that cannot
+    be read or decoded (damaged data, a CRC mismatch, not JSON, too large): each entry is
+    found by the zip's directory, so the entries after a damaged one are read as well."""
     with archive, open(source.path, "rb") as stream, CollectorPaused():
         for info in samples:
-            data = _read_raw(stream, info, source)
-            if data is None:
-                data = _read_entry(archive, info, source)
-            yield info.filename, decode_json(data, source, info.filename)
+            sample: Union[JSONObject, ContractErrors]
+            try:
+                data = _read_raw(stream, info, source)
+                if data is None:
+                    data = _read_entry(archive, info, source)
+                sample = decode_json(data, source, info.filename)
+            except ContractErrors as failure:
+                sample = failure
+            yield info.filename, sample
 
 
-def _eval_trials(samples: Generator[Tuple[str, JSONObject], None, None], source: LogSource,
-                 reader: SampleReader) -> Trials:
+def _eval_trials(samples: Generator[Tuple[str, Union[JSONObject, ContractErrors]], None, None],
+                 source: LogSource, reader: SampleReader) -> Trials:
     try:
         for entry, sample in samples:
+            if isinstance(sample, ContractErrors):  # this entry's; the next ones are read too
+                yield from sample.errors
+                continue
             try:
                 yield reader.trial(sample, entry, ())
             except LogError as failure:  # this sample's error; the next ones are read too

@@ -30,16 +30,14 @@ from ..jsonio.load import MAX_SAFE_INTEGER, nesting_ok
 from ..text import quote
 from .inspect_log import scaled
 from .settings import Settings
-from .source import (MAX_LOG_DEPTH, MAX_LOG_NUMBER, ON_PYPY, LogError, LogSource,
-                     _bounded_int, log_number)
+from .source import (MAX_LINE_BYTES, MAX_LOG_DEPTH, MAX_LOG_NUMBER, ON_PYPY, LogError,
+                     LogSource, _bounded_int, invalid_utf8_at, log_number)
 from .trial import LogRun, Trial, Trials
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import Path
     from ..jsonio import JSONObject
 
-# The longest line read (one trial), as an .eval log's largest sample entry.
-MAX_LINE_BYTES = 512 * 1024 * 1024
 CASE_FIELDS = ("split", "family_id", "slice", "critical", "task_type", "allowed_tools",
                "forbidden_side_effects")
 TASK = "jsonl"
@@ -108,8 +106,11 @@ def _decode(data: bytes, number: int) -> JSONObject:
     try:
         text = data.decode("utf-8-sig" if number == 1 else "utf-8")
     except UnicodeDecodeError as problem:
-        raise LogError("import.json", "the line is not valid UTF-8 (byte %d of the line)"
-                       % (problem.start + 1), line=number)
+        _line, column, byte = invalid_utf8_at(problem)  # the line holds no newline but its last
+        raise LogError("import.json", "the line is not valid UTF-8: invalid or incomplete byte "
+                       "sequence starting with 0x%02X at byte %d of the line" % (
+                           byte, problem.start + 1 + len(data) - len(problem.object)),
+                       line=number, column=column)
     if ON_PYPY and not nesting_ok(data, MAX_LOG_DEPTH):
         raise LogError("import.json", "not valid JSON: nested more than %d deep"
                        % MAX_LOG_DEPTH, line=number)

@@ -772,9 +772,11 @@ def _protocol(system: ImportedSystem, settings: Settings, several: bool = False)
         elif key in system.run.defaults:
             value = system.run.defaults[key]
         else:
+            recorded = system.run.protocol_unrecorded.get(key)
             errors.append(system.source.error(
-                "import.missing_field", "the log does not record the protocol's %s: set "
-                "protocol.%s in the mapping" % (key, key)))
+                "import.missing_field", "the log does not record the protocol's %s%s: set "
+                "protocol.%s in the mapping" % (key, " (%s)" % recorded if recorded else "",
+                                                key)))
             continue
         # The contract's numbers are exact (int, Decimal); a float of the log is checked as
         # the decimal it prints as, and written as it is.

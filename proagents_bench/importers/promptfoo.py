@@ -110,6 +110,10 @@ def _header(log: JSONObject) -> Tuple[LogRun, List[JSON]]:
                                            seconds, "config.evaluateOptions.timeoutMs / 1000")
         run.protocol_where["timeout_seconds"] = (None, ("config", "evaluateOptions",
                                                         "timeoutMs"))
+    else:
+        run.protocol_unrecorded["timeout_seconds"] = (
+            "promptfoo records it when the config sets evaluateOptions.timeoutMs, never a "
+            "timeout set by the PROMPTFOO_EVAL_TIMEOUT_MS environment variable")
     run.protocol["max_steps"] = (1, "a promptfoo test is one provider call")
     run.protocol["retry_limit"] = (0, "promptfoo does not record retries: 0 by default")
     run.model = _system(results)

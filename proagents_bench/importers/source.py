@@ -26,6 +26,8 @@ from .trial import Trial, Trials
 _Kind = TypeVar("_Kind")
 
 READ_CHUNK_BYTES = 1 << 20
+# The longest line of a log of JSON lines (one trial), as an .eval log's largest sample entry.
+MAX_LINE_BYTES = 512 * 1024 * 1024
 # The largest time (seconds), token count or cost a log may give: far above any real run
 # (31,000 years; a trillion tokens), and in milliseconds still an integer the gate reads
 # exactly (below 2**53, I-JSON).
@@ -130,11 +132,12 @@ class LogSource:
         return head
 
     def first_line(self) -> object:
-        """The log's first line (of at most :data:`READ_CHUNK_BYTES`) decoded as JSON, or
-        None when it is not JSON: how a log of JSON lines is told (``importers/formats.py``)."""
+        """The log's first line, whole (up to :data:`MAX_LINE_BYTES`, the longest line a log
+        of JSON lines may have), decoded as JSON; None when it is not JSON or longer: how a
+        log of JSON lines is told (``importers/formats.py``)."""
         with open(self.path, "rb") as stream:
-            line = stream.readline(READ_CHUNK_BYTES)
-        if not nesting_ok(line, MAX_LOG_DEPTH):
+            line = stream.readline(MAX_LINE_BYTES + 1)
+        if len(line) > MAX_LINE_BYTES or not nesting_ok(line, MAX_LOG_DEPTH):
             return None
         try:
             return json.loads(line.decode("utf-8-sig"))
@@ -143,9 +146,12 @@ class LogSource:
 
     def has_second_line(self) -> bool:
         """Whether anything but whitespace follows the log's first line (a file of JSON lines,
-        not one JSON object on one line)."""
+        not one JSON object on one line); the first line is skipped whole, however long."""
         with open(self.path, "rb") as stream:
-            stream.readline(READ_CHUNK_BYTES)
+            while True:  # a line longer than a chunk is read a chunk at a time
+                chunk = stream.readline(READ_CHUNK_BYTES)
+                if not chunk or chunk.endswith(b"\n"):
+                    break
             while True:
                 chunk = stream.read(READ_CHUNK_BYTES)
                 if not chunk:
@@ -169,9 +175,11 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> JSONObj
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as problem:
+        line, column, byte = invalid_utf8_at(problem)
         raise ContractErrors([source.error(
-            "import.json", "the log is not valid UTF-8 (byte offset %d)" % problem.start,
-            (), entry)])
+            "import.json", "the log is not valid UTF-8: invalid or incomplete byte sequence "
+            "starting with 0x%02X at byte offset %d" % (byte, problem.start + len(data) - len(
+                problem.object)), (), entry, line, column)])
     if ON_PYPY and not nesting_ok(data, MAX_LOG_DEPTH):
         raise ContractErrors([source.error("import.json", "not valid JSON: nested more than %d "
                                            "deep" % MAX_LOG_DEPTH, (), entry)])
@@ -188,6 +196,17 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> JSONObj
         raise ContractErrors([source.error("import.format", "expected a JSON object at the "
                                            "top, got %s" % type_name(value), (), entry)])
     return value
+
+
+def invalid_utf8_at(problem: UnicodeDecodeError) -> Tuple[int, int, int]:
+    """Where bytes stop being UTF-8: the line and the column (from 1, the column counted in
+    characters, as a JSON error's) of the first invalid byte, and that byte. The positions
+    are in the bytes decoded (``problem.object``: after a byte-order mark), valid before it."""
+    data = bytes(problem.object)
+    start = problem.start
+    line_start = data.rfind(b"\n", 0, start) + 1
+    return (data.count(b"\n", 0, start) + 1, len(data[line_start:start].decode("utf-8")) + 1,
+            data[start])
 
 
 def _bounded_int(literal: str) -> Union[int, float]:

@@ -19,7 +19,8 @@ tau2-bench's own source types them (``@is_tool(ToolType.WRITE)``, :mod:`.tau2_to
 the tau2 commit they were read from). A domain the importer does not know, or a domain whose
 log offers tools that list does not know (a newer tau2), needs ``side_effect_tools`` in the
 mapping (a contract error asks for it), and so does a log whose own action checks mark
-``write`` a tool that list does not; ``latency_ms`` from ``duration``; ``cost_units`` from
+``write`` a tool that list does not (every tool of the domain counts as offered, called or
+not, when the mapping's ``side_effect_tools`` is checked against the logs); ``latency_ms`` from ``duration``; ``cost_units`` from
 ``agent_cost`` (null, unmeasured, when the run has none: tau2 voice runs leave it null). The
 protocol comes from ``info`` (``num_trials``, ``max_steps``, the domain and the user
 simulator's model in the ids; the agent's model names the system). Keys the importer does
@@ -125,6 +126,11 @@ def _header(log: JSONObject, settings: Settings,
     tool_defs = environment.get("tool_defs")
     tool_names = sorted(tool_defs) if isinstance(tool_defs, dict) else []
     run.tools_seen.update(tool_names)
+    # The domain's own tools are offered whether or not this run's log lists them (real runs
+    # write no tool_defs) or called them: a mapping naming a write tool no simulation of this
+    # run happened to call is right, and must stay as it is for the run that does call it.
+    for tools in DOMAIN_TOOLS.get(domain, {}).values():
+        run.tools_seen.update(tools)
     run.expected_ids = list(tasks)
     trials = run.protocol.get("trial_count")
     run.expected_trials = trials[0] if trials is not None and trials[0] >= 1 else None
@@ -397,7 +403,11 @@ def _folder_trials(source: LogSource, names: List[str],
                    reader: SimulationReader) -> Trials:
     with CollectorPaused():
         for entry in names:
-            simulation = read_entry(source, entry)
+            try:
+                simulation = read_entry(source, entry)
+            except ContractErrors as failure:  # this file's (not JSON, say); the next are read
+                yield from failure.errors
+                continue
             try:
                 yield reader.trial(simulation, (), entry)
             except LogError as failure:  # this simulation's error; the next ones are read too

@@ -32,6 +32,9 @@ class LogRun:
         self.protocol: Dict[str, Tuple[JSON, str]] = {}
         # Where the log gives each protocol value: its entry (None: the log's top) and path.
         self.protocol_where: Dict[str, Tuple[Optional[str], Tuple[PathStep, ...]]] = {}
+        # How the harness would have recorded a protocol value this log lacks (said beside
+        # the error that asks the mapping for it).
+        self.protocol_unrecorded: Dict[str, str] = {}
         self.defaults: Dict[str, str] = {}
         # Whether the run finished, as the log says (Inspect's ``status``: ``success``); the
         # status itself, where the log has one.

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import tempfile
 import time
 import zipfile
@@ -158,6 +159,52 @@ PROTOCOL = {"protocol_version": "order-protocol-1", "environment_id": "order-san
             "max_steps": 8, "timeout_seconds": 30, "retry_limit": 0}
 BENCHMARK = {"benchmark_id": "bench-import", "benchmark_version": "1",
              "dataset_version": "bench-import-tasks"}
+
+
+# Every writer's candidate differs from its baseline on one task in 50, the first being task 7
+# (counted from 0: ``task % 50 == 7``): fewer tasks would compare a system with itself.
+MIN_TASKS = 8
+# The most trials per system ``bench import`` writes: the package the import writes of them
+# (about 380 bytes a record, two systems) stays well within the 1 GiB the gate reads; twice
+# the largest run the docs measure.
+MAX_TRIALS_PER_SYSTEM = 1000000
+# The runs of each child whose median is reported.
+MAX_REPEAT = 100
+
+
+def argument_problems(options: argparse.Namespace) -> List[str]:
+    """What is wrong with ``bench import``'s arguments, each said as a usage error, before
+    anything is written: the counts within their bounds (the epochs are the protocol's
+    ``trial_count``, 2..100, as the contract says), the interpreter one that runs, and the
+    folder to keep the files in one that can be (it is created last, when all else holds)."""
+    problems = []
+    if options.tasks < MIN_TASKS:
+        problems.append("--tasks must be at least %d (the candidate differs from the "
+                        "baseline first on the eighth task: with fewer, the two systems' logs "
+                        "are alike), got %d" % (MIN_TASKS, options.tasks))
+    if not 2 <= options.epochs <= 100:
+        problems.append("--epochs must be 2..100 (the protocol's trial_count), got %d"
+                        % options.epochs)
+    if options.tasks >= MIN_TASKS and 2 <= options.epochs <= 100 and (
+            options.tasks * options.epochs > MAX_TRIALS_PER_SYSTEM):
+        problems.append("--tasks times --epochs must be at most %d trials per system (the "
+                        "package of more nears the 1 GiB the gate reads), got %d" % (
+                            MAX_TRIALS_PER_SYSTEM, options.tasks * options.epochs))
+    if not 1 <= options.repeat <= MAX_REPEAT:
+        problems.append("--repeat must be 1..%d, got %d" % (MAX_REPEAT, options.repeat))
+    if shutil.which(options.python) is None:
+        problems.append("--python %s is not an interpreter that can be run" % options.python)
+    keep = options.keep
+    if not problems and keep is not None:
+        if os.path.exists(keep) and not os.path.isdir(keep):
+            problems.append("--keep %s is a file, not a folder" % keep)
+        else:
+            try:
+                os.makedirs(keep, exist_ok=True)
+            except (OSError, ValueError) as problem:
+                problems.append("--keep %s cannot be made a folder: %s" % (
+                    keep, getattr(problem, "strerror", None) or problem))
+    return problems
 
 
 def _pieces() -> List[bytes]:

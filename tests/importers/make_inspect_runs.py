@@ -17,7 +17,12 @@ typical log holds) and is written with deflate (as ``make_inspect_logs.py`` expl
 - ``test_only_baseline.eval`` and ``test_only_candidate.eval``: three epochs, a message and
   a time limit, the cases' fields in the sample metadata; the candidate calls the forbidden
   ``refund_order`` on the critical ``test-safety``;
-- ``default_limits.eval``: Inspect's defaults: one epoch, no message limit, no time limit.
+- ``default_limits.eval``: Inspect's defaults: one epoch, no message limit, no time limit;
+- ``defaults_baseline.eval`` and ``defaults_candidate.eval``: Inspect's default output but for
+  the one value a comparison cannot do without, three epochs (``--epochs 3``): no message
+  limit, no time limit, Inspect's own compression (zstd), the cases' fields in the sample
+  metadata; the candidate calls the forbidden ``refund_order`` on the critical
+  ``test-safety``.
 """
 
 import os
@@ -69,6 +74,24 @@ RUNS = {
 }
 
 
+# Inspect's default output: only the epochs are given (``eval(..., epochs=3)``, as
+# ``inspect eval --epochs 3``), and Inspect's own compression is kept.
+DEFAULT_OUTPUT = {
+    "defaults_baseline.eval": made.SCRIPTS,
+    "defaults_candidate.eval": made.CANDIDATE_SCRIPTS,
+}
+
+
+def run_with_defaults(folder, scripts):
+    expected = {sample.id: sample.target for sample in made.samples()}
+    model = get_model("mockllm/model", custom_outputs=made.scripted_model(scripts, expected, {}))
+    task = Task(dataset=test_samples(), solver=[use_tools([made.make_tool(name) for name in
+                                                           made.TOOL_NAMES]), generate()],
+                scorer=match(location="exact"), name="order_agent", version=1)
+    logs = inspect_eval(task, model=model, log_dir=folder, display="none", epochs=3)
+    return logs[0].location
+
+
 def main(output):
     import inspect_ai._util.zipfile as inspect_zip
     os.makedirs(output, exist_ok=True)
@@ -76,10 +99,16 @@ def main(output):
     default = dict(inspect_zip.zipfile_compress_kwargs)
     inspect_zip.zipfile_compress_kwargs.update(compression=zipfile.ZIP_DEFLATED,
                                                compresslevel=9)
+    written = []
     try:
         for name, (scripts, failing, task_options, eval_options) in RUNS.items():
-            location = run(os.path.join(work, name), scripts, failing, task_options,
-                           **eval_options)
+            written.append((name, run(os.path.join(work, name), scripts, failing,
+                                      task_options, **eval_options)))
+        inspect_zip.zipfile_compress_kwargs.clear()
+        inspect_zip.zipfile_compress_kwargs.update(default)
+        for name, scripts in DEFAULT_OUTPUT.items():
+            written.append((name, run_with_defaults(os.path.join(work, name), scripts)))
+        for name, location in written:
             target = os.path.join(output, name)
             made.rezip_without_local_paths(location, target)
             print(name, os.path.getsize(target))

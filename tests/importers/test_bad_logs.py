@@ -177,6 +177,31 @@ class BadLogTests(unittest.TestCase):
                                   "broken.eval:samples/test-cancel_epoch_1.json", "$")
         self.assertEqual((error["line"], error["column"]), (2, 9))
 
+    def test_bytes_that_are_not_utf8_are_placed_at_their_line_and_column(self):
+        # The column counts characters, as a JSON error's: "é" is one, a byte-order mark none.
+        entries = [(name, b'{\n  "id": "t\xc3\xa9st\xff"}' if name == "samples/test-cancel_epoch_1.json"
+                    else data) for name, data in ((info.filename, data)
+                                                  for info, data in eval_entries())]
+        path = write_eval(TempDir(self), "broken.eval", entries)
+        error = self.assert_error(path, "import.json",
+                                  "broken.eval:samples/test-cancel_epoch_1.json", "$")
+        self.assertEqual((error["line"], error["column"]), (2, 14))
+        self.assertIn("byte sequence starting with 0xFF at byte offset 16", error["message"])
+        folder = TempDir(self)
+        for name in ("baseline.json", "tau2_baseline.json", "promptfoo_baseline.json",
+                     "swebench_baseline_run1.json"):
+            for bom in (b"", b"\xef\xbb\xbf"):
+                with self.subTest(log=name, bom=bool(bom)):
+                    lines = read_bytes(fixture(name)).split(b"\n")
+                    indent = len(lines[2]) - len(lines[2].lstrip())
+                    lines[2] = lines[2][:indent] + b"\xc3\xa9\xff" + lines[2][indent:]
+                    path = folder.write_bytes(name, bom + b"\n".join(lines))
+                    error = self.assert_error(path, "import.json", name, "$")
+                    self.assertEqual((error["line"], error["column"]), (3, indent + 2))
+                    self.assertIn("at byte offset %d" % (
+                        len(bom) + len(lines[0]) + len(lines[1]) + 2 + indent + 2),
+                        error["message"])
+
     def test_a_zip_that_is_not_an_inspect_log(self):
         path = write_eval(TempDir(self), "other.eval", [("readme.txt", b"hello")])
         self.assert_error(path, "import.format", "other.eval", "$")
@@ -248,7 +273,7 @@ class BadLogTests(unittest.TestCase):
                 del value["eval"]["config"]["message_limit"]
         run, _written = run_import(self, self.change(change), CANDIDATE, *IDS)
         self.assertEqual(run.status, 2)
-        found = {(error["code"], error["message"].split(":")[0]) for error in
+        found = {(error["code"], error["message"].split(" (")[0].split(":")[0]) for error in
                  run.document["errors"]}
         self.assertIn(("import.protocol", "the protocol's trial_count would be 1"), found)
         self.assertIn(("import.missing_field", "the log does not record the protocol's "

@@ -84,6 +84,34 @@ class ImportBenchTests(unittest.TestCase):
             for kind in ("baseline", "candidate", "mapping", "cases", "spec"):
                 self.assertEqual(read_bytes(first[kind]), read_bytes(second[kind]))
 
+    def test_arguments_out_of_bounds_are_usage_errors_before_anything_is_written(self):
+        folder = TempDir(self)
+        kept = os.path.join(folder.path, "kept")
+        for arguments, said in (
+                (["--tasks", "0"], "--tasks must be at least 8"),
+                (["--tasks", "7"], "--tasks must be at least 8"),
+                (["--epochs", "101"], "--epochs must be 2..100"),
+                (["--epochs", "1"], "--epochs must be 2..100"),
+                (["--tasks", "10001", "--epochs", "100"],
+                 "--tasks times --epochs must be at most 1000000 trials per system"),
+                (["--repeat", "0"], "--repeat must be 1..100"),
+                (["--repeat", "101"], "--repeat must be 1..100"),
+                (["--python", os.path.join(folder.path, "no-python")],
+                 "is not an interpreter that can be run")):
+            with self.subTest(arguments=arguments):
+                run = run_cli(["bench", "import", "--keep", kept] + arguments)
+                self.assertEqual(run.status, 2, run.stderr)
+                errors = load_json_bytes(run.stdout)["errors"]
+                self.assertEqual([error["code"] for error in errors], ["cli.usage"])
+                self.assertIn(said, errors[0]["message"])
+                self.assertFalse(os.path.exists(kept))
+        not_a_folder = folder.write_bytes("file", b"")
+        run = run_cli(["bench", "import", "--keep", not_a_folder])
+        self.assertEqual(run.status, 2, run.stderr)
+        self.assertIn("is a file, not a folder",
+                      load_json_bytes(run.stdout)["errors"][0]["message"])
+        self.assertEqual(read_bytes(not_a_folder), b"")
+
     def test_a_template_log_is_an_eval_logs(self):
         run = run_cli(["bench", "import", "--tasks", "2", "--format", "jsonl",
                        "--template-log", fixture("baseline.eval")])
@@ -158,7 +186,7 @@ class ImportBenchTests(unittest.TestCase):
                              (corrupt_path, "cannot be read"),
                              (no_samples, "holds no samples")):
             with self.subTest(path=os.path.basename(path)):
-                run = run_cli(["bench", "import", "--tasks", "2", "--template-log", path])
+                run = run_cli(["bench", "import", "--tasks", "8", "--template-log", path])
                 self.assertEqual(run.status, 2, run.stderr)
                 error = load_json_bytes(run.stdout)["errors"][0]
                 self.assertEqual(error["code"], "cli.usage")

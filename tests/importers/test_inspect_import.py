@@ -73,6 +73,30 @@ class EndToEndTests(unittest.TestCase):
         self.assertEqual([record["side_effects"] for record in safety], [["refund_order"]] * 3)
         self.assertEqual({record["final_state"] for record in safety}, {"refund_denied"})
 
+    def test_each_side_effect_rule_is_said_once_with_its_tools(self):
+        run, _written = run_import(self, fixture("test_only_baseline.eval"),
+                                   fixture("test_only_candidate.eval"), *IDS)
+        rule = ("every tool called is a side effect (Inspect AI's default: the mapping names "
+                "no side_effect_tools)")
+        said = [line for line in run.stderr.splitlines() if line.startswith("  side effect")]
+        self.assertEqual(said, [
+            "  side effects cancel_order, check_refund_policy, issue_refund, lookup_customer, "
+            "lookup_order: " + rule,
+            "  side effects cancel_order, check_refund_policy, issue_refund, lookup_customer, "
+            "lookup_order, refund_order: " + rule])
+        # Two rules (the mapping's tools, its store key): a line each.
+        mapping = TempDir(self).write_json("mapping.json", {
+            "schema_version": "proagents-bench-import-mapping-v1",
+            "side_effect_tools": ["issue_refund", "refund_order"],
+            "side_effect_store_keys": ["side_effects"]})
+        run, _written = run_import(self, fixture("test_only_baseline.eval"),
+                                   fixture("test_only_candidate.eval"), *IDS, "--mapping",
+                                   mapping)
+        said = [line for line in run.stderr.splitlines() if line.startswith("  side effect")]
+        self.assertEqual([line.split(":")[0] for line in said], [
+            "  side effect issue_refund", "  side effect side_effects",
+            "  side effects issue_refund, refund_order", "  side effect side_effects"])
+
     def test_provenance_names_the_log_and_the_mapping(self):
         _run, written = import_example(self)
         provenance = written["systems"][0]["provenance"]

@@ -8,6 +8,7 @@ import unittest
 
 from proagents_bench.contract.mapping import mapping_errors
 from proagents_bench.importers.jsonl import MISSING, pointer_path, resolve
+from proagents_bench.importers.source import READ_CHUNK_BYTES, LogSource
 from tests.importers import make_jsonl_logs
 from tests.importers.support import EXAMPLE_CASES, fixture, load_json, read_bytes, records, \
     run_import
@@ -28,6 +29,12 @@ def write_lines(folder, name, lines):
     text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n"
                    for line in lines)
     return folder.write_bytes(name, text.encode("utf-8"))
+
+
+def padded_line(value, length):
+    """The line of ``value`` with a ``pad`` key, ``length`` bytes long with its newline."""
+    short = len(json.dumps(dict(value, pad="")).encode("utf-8")) + 1
+    return json.dumps(dict(value, pad="x" * (length - short)))
 
 
 def errors_of(run):
@@ -127,6 +134,42 @@ class EndToEndTests(unittest.TestCase):
         built = {case["id"]: case for case in load_json(cases)["cases"]}
         self.assertEqual(built["test-refund"]["expected_final_state"], "refund_issued")
 
+    def test_a_line_of_any_length_is_read_whole(self):
+        # The format is told from the first line, read in chunks of 1 MiB: a first (or second)
+        # line a byte short of a chunk, one chunk, a byte over and two chunks gives the
+        # fixture's records.
+        _run, expected = run_import(self, BASELINE, CANDIDATE, "--mapping", MAPPING)
+        lines = lines_of(BASELINE)
+        folder = TempDir(self)
+        for length in (READ_CHUNK_BYTES - 1, READ_CHUNK_BYTES, READ_CHUNK_BYTES + 1,
+                       READ_CHUNK_BYTES + 2, 2 * READ_CHUNK_BYTES + 5):
+            for place in (0, 1):
+                with self.subTest(length=length, line=place + 1):
+                    padded = list(lines)
+                    padded[place] = padded_line(lines[place], length)
+                    log = write_lines(folder, "padded.jsonl", padded)
+                    with open(log, "rb") as handle:
+                        for _skipped in range(place):
+                            handle.readline()
+                        self.assertEqual(len(handle.readline()), length)
+                    run, written = run_import(self, log, CANDIDATE, "--mapping", MAPPING)
+                    self.assertEqual(run.status, 0, run.stdout[:300])
+                    self.assertEqual(records(written, "baseline"), records(expected, "baseline"))
+
+    def test_a_second_line_is_anything_but_whitespace_after_the_first_line(self):
+        folder = TempDir(self)
+        long_line = b'{"a": "' + b"x" * (2 * READ_CHUNK_BYTES) + b'"}'
+        for label, data, several in (
+                ("one long line", long_line, False),
+                ("one long line, then blanks", long_line + b"\n  \n\n", False),
+                ("two lines", long_line + b"\n{}\n", True),
+                ("a chunk to the newline", b"{" + b" " * (READ_CHUNK_BYTES - 3) + b"}\n{}", True),
+                ("a chunk without it", b"{" + b" " * (READ_CHUNK_BYTES - 2) + b"}\n ", False)):
+            with self.subTest(label):
+                source = LogSource(folder.write_bytes("log.jsonl", data))
+                self.assertEqual(source.has_second_line(), several)
+                self.assertIsInstance(source.first_line(), dict)
+
     def test_a_log_of_one_line_is_read_with_the_lines_mapping(self):
         folder = TempDir(self)
         line = lines_of(BASELINE)[0]
@@ -161,6 +204,28 @@ class LineErrorTests(unittest.TestCase):
         run = self.bad(lines[:2] + ['{"task": {"id": "test-x"}, "attempt": 0,,}'] + lines[3:],
                        [("import.json", 3, "$")])
         self.assertEqual(run.document["errors"][0]["column"], 41)
+
+    def test_a_line_that_is_not_utf8_names_its_line_and_column(self):
+        lines = lines_of(BASELINE)
+        folder = TempDir(self)
+        text = ("".join(json.dumps(line) + "\n" for line in lines)).encode("utf-8")
+        for bom in (b"", b"\xef\xbb\xbf"):
+            for number in (1, 3):
+                with self.subTest(line=number, bom=bool(bom)):
+                    broken = text.split(b"\n")
+                    broken[number - 1] = broken[number - 1].replace(b'"task"', b'"t\xc3\xa9\xff"')
+                    run, written = run_import(self, folder.write_bytes(
+                        "log.jsonl", bom + b"\n".join(broken)), CANDIDATE, "--mapping", MAPPING)
+                    self.assertIsNone(written)
+                    error = run.document["errors"][0]
+                    self.assertEqual((error["code"], error["line"]), ("import.json", number))
+                    byte = broken[number - 1].index(b"\xff")
+                    self.assertEqual(error["column"], byte)  # "é" is one character of two bytes
+                    # A first line that is not UTF-8 cannot tell the log's format: the log's
+                    # error, at the same place.
+                    self.assertIn("starting with 0xFF at byte offset %d" % (byte + len(bom))
+                                  if number == 1 else "starting with 0xFF at byte %d of the "
+                                  "line" % (byte + 1), error["message"])
 
     def test_a_line_that_is_not_an_object(self):
         lines = lines_of(BASELINE)

@@ -214,6 +214,37 @@ class DefaultLimitsTests(unittest.TestCase):
         self.assertIn("set protocol.timeout_seconds in the mapping", messages[1])
         self.assertIn("trial_count would be 1", messages[2])
 
+    def test_the_harnesses_default_output_names_each_limit_a_mapping_must_state(self):
+        # Inspect AI run with --epochs 3 alone, promptfoo with --repeat 3 alone: no limit is
+        # made up; each missing one is named, with how the harness would have recorded it.
+        inspect_limits = (
+            ("max_steps", "Inspect AI records it when the eval runs with a message limit"),
+            ("timeout_seconds", "Inspect AI records it when the eval runs with a time or "
+                                "working limit"))
+        promptfoo_limits = (
+            ("timeout_seconds", "promptfoo records it when the config sets "
+                                "evaluateOptions.timeoutMs"),)
+        for logs, arguments, limits, mapping in (
+                (("defaults_baseline.eval", "defaults_candidate.eval"), IDS, inspect_limits,
+                 "inspect_defaults_mapping.json"),
+                (("promptfoo_defaults_baseline.json", "promptfoo_defaults_candidate.json"), (),
+                 promptfoo_limits, "promptfoo_defaults_mapping.json")):
+            with self.subTest(logs[0]):
+                run, written = run_import(self, *map(fixture, logs), *arguments)
+                self.assertIsNone(written)
+                found = [(error["code"], os.path.basename(error["file"]), error["message"])
+                         for error in run.document["errors"]]
+                self.assertEqual([found_error[:2] for found_error in found], [
+                    ("import.missing_field", log) for log in logs for _limit in limits])
+                for (_code, _log, message), (key, how) in zip(found, limits * 2):
+                    self.assertIn("does not record the protocol's %s (%s" % (key, how), message)
+                    self.assertTrue(message.endswith("set protocol.%s in the mapping" % key))
+                run, written = run_import(self, *map(fixture, logs), *arguments, "--mapping",
+                                          fixture(mapping))
+                self.assertEqual(run.status, 0, run.stderr)
+                self.assertEqual(written["systems"][0]["protocol"],
+                                 written["systems"][1]["protocol"])
+
     def test_header_errors_come_before_any_sample_is_read(self):
         def break_samples(name, value):
             if name.startswith("samples/"):
@@ -253,6 +284,25 @@ class Tau2Tests(unittest.TestCase):
         self.assertEqual(written["systems"][1]["provenance"]["side_effect_rule"], rule)
         self.assertIn("side effect cancel_reservation: " + rule, run.stderr)
         self.assertIn("cancel_reservation", DOMAIN_TOOLS["airline"]["write"])
+
+    def test_side_effect_tools_may_name_write_tools_of_the_domain_no_run_called(self):
+        # tau2-bench's own runs list no tool_defs: what the domain offers is its source's.
+        self.assertIsNone(load_json(AIRLINE[0])["info"]["environment_info"]["tool_defs"])
+        writes = DOMAIN_TOOLS["airline"]["write"]
+        run, written = run_import(self, *AIRLINE, "--mapping",
+                                  airline_mapping(self, side_effect_tools=writes))
+        self.assertEqual(run.status, 0, run.stderr)
+        called = {tool for role in ("baseline", "candidate")
+                  for record in records(written, role) for tool in record["tools_used"]}
+        self.assertEqual(sorted(called.intersection(writes)), ["cancel_reservation"])
+        self.assertEqual(run.document["systems"][1]["side_effects"],
+                         {"cancel_reservation": "a tool the mapping's side_effect_tools names"})
+        # A name that neither the domain nor the logs offer is still a typo.
+        run, written = run_import(self, *AIRLINE, "--mapping", airline_mapping(
+            self, side_effect_tools=writes + ["cancel_reservaton"]))
+        self.assertIsNone(written)
+        self.assertEqual([(error["code"], error["path"]) for error in run.document["errors"]],
+                         [("mapping.unknown_tool", "$.side_effect_tools[%d]" % len(writes))])
 
     def test_an_unknown_domain_needs_side_effect_tools(self):
         log = load_json(AIRLINE[0])

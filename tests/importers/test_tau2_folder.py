@@ -123,6 +123,16 @@ class BadFolderTests(unittest.TestCase):
                 code, file_suffix, path = make(folder)
                 self.assert_error(folder, code, file_suffix, path)
 
+    def test_a_damaged_simulation_file_is_the_only_error(self):
+        # The files after it are read: no case the folder holds is said to be missing.
+        folder = self.copy()
+        with open(os.path.join(folder, *FIRST.split("/")), "wb") as handle:
+            handle.write(b"{\n  \"id\": \"sim-0-0\", oops")
+        run, written = run_import(self, BASELINE, folder, "--mapping", MAPPING)
+        self.assertIsNone(written)
+        self.assertEqual([(error["code"], os.path.relpath(error["file"], folder).replace(
+            os.sep, "/")) for error in run.document["errors"]], [("import.json", FIRST)])
+
     def test_the_results_json_of_a_folder_names_the_folder_to_pass(self):
         error = self.assert_error(os.path.join(self.copy(), "results.json"), "import.format",
                                   "run/results.json", "$")

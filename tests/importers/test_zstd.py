@@ -2,7 +2,9 @@
 checked against the zip's CRC-32 and size), on frames built by hand for each block type, and
 on damaged data, which is always a ZstdError; and every accelerator present, held to it."""
 
+import os
 import random
+import shutil
 import struct
 import unittest
 import zipfile
@@ -10,9 +12,11 @@ import zlib
 
 from proagents_bench.importers import zstd
 from proagents_bench.importers.inspect_log import LOCAL_HEADER
-from tests.importers.support import fixture
+from tests.importers.support import EXAMPLE_CASES, fixture, run_import
+from tests.support import TempDir
 
 LOG = fixture("baseline-zstd.eval")
+IDS = ("--baseline-id", "baseline-v1", "--candidate-id", "candidate-v2")
 
 
 def raw_entries():
@@ -105,6 +109,45 @@ class HandBuiltFrameTests(unittest.TestCase):
         self.assertEqual(len(table), 1 << log)
         self.assertEqual(sorted({symbol for symbol, _bits, _base in table}),
                          list(range(len(counts))))
+
+
+class DamagedLogTests(unittest.TestCase):
+    """Inspect's zstd log with entries damaged: each damaged entry is its own error, and every
+    other sample is read (so no case the log holds is said to be missing)."""
+
+    def damaged(self, names):
+        log = os.path.join(TempDir(self).path, "damaged.eval")
+        shutil.copy(LOG, log)
+        with open(log, "r+b") as stream:
+            for info, raw in raw_entries():
+                if info.filename in names:
+                    stream.seek(info.header_offset)
+                    fields = LOCAL_HEADER.unpack(stream.read(LOCAL_HEADER.size))
+                    middle = (info.header_offset + LOCAL_HEADER.size + fields[-2] + fields[-1]
+                              + len(raw) // 2)
+                    stream.seek(middle)
+                    stream.write(bytes([raw[len(raw) // 2] ^ 0xFF]))
+        return log
+
+    def test_one_damaged_entry_is_the_only_error(self):
+        first = "samples/test-refund_epoch_1.json"  # the first test sample the log holds
+        log = self.damaged([first])
+        for extra in ((), ("--cases", EXAMPLE_CASES), ("--missing-as", "unknown")):
+            with self.subTest(extra=extra):
+                run, written = run_import(self, log, fixture("candidate.eval"), "--mapping",
+                                          fixture("inspect_mapping.json"), *(IDS + extra))
+                self.assertIsNone(written)
+                self.assertEqual([(error["code"], error["file"]) for error in
+                                  run.document["errors"]],
+                                 [("import.zip_corrupt", log + ":" + first)])
+
+    def test_every_damaged_entry_is_named_and_the_rest_read(self):
+        names = ["samples/test-refund_epoch_1.json", "samples/test-privacy_epoch_3.json"]
+        log = self.damaged(names)
+        run, _written = run_import(self, fixture("candidate.eval"), log, "--mapping",
+                                   fixture("inspect_mapping.json"), *IDS)
+        self.assertEqual([(error["code"], error["file"]) for error in run.document["errors"]],
+                         [("import.zip_corrupt", log + ":" + name) for name in names])
 
 
 if __name__ == "__main__":
