@@ -448,6 +448,28 @@ class DatabaseTests(unittest.TestCase):
         with self.assertRaises(database.DatabaseError):
             database.open_database(folder)
 
+    def test_a_database_that_is_not_the_services_is_refused_untouched(self):
+        folder = TempDir(self).path
+        for label, statements, version in (
+                ("notes", ["CREATE TABLE notes (id INTEGER PRIMARY KEY)"], 0),
+                ("teams", ["CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT)"], 0),
+                ("version-1", ["CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT)"], 1)):
+            with self.subTest(database=label):
+                data = os.path.join(folder, label)
+                os.makedirs(data)
+                path = database.database_path(data)
+                with database.connection(path) as opened:
+                    for statement in statements:
+                        opened.execute(statement)
+                    opened.execute("PRAGMA user_version = %d" % version)
+                with open(path, "rb") as handle:
+                    before = handle.read()
+                with self.assertRaisesRegex(database.DatabaseError, "not the service's"):
+                    database.open_database(data)
+                with open(path, "rb") as handle:  # not even switched to write-ahead logging
+                    self.assertEqual(handle.read(), before)
+                self.assertEqual(os.listdir(data), [database.DATABASE_NAME])
+
     def test_a_failed_transaction_leaves_nothing(self):
         service = Service(self)
         with database.connection(service.db) as opened:
