@@ -567,7 +567,7 @@ class LeaderboardTests(unittest.TestCase):
         self.assertEqual([tuple(row[:4]) for row in rows], [
             ("=1", "strong", "1.0", "exact"), ("=1", "rounder", "1.0", "rounded to 0.5"),
             ("2", "exact", "0.8", "exact"), ("4", "weak", "0.6", "Ladder (exact share)"),
-            ("-", "quiet", "not released", "-"), ("-", "waiting", "not released", "-"),
+            ("-", "quiet", "not released", "-"), ("-", "waiting", "no submission", "-"),
             ("revoked", "gone (revoked)", "1.0", "exact")])
         self.assertEqual(rows[0][4], "PASS")
         self.assertEqual((rows[5][4], rows[5][5]), ("-", "0"))
@@ -624,9 +624,11 @@ class LeaderboardTests(unittest.TestCase):
         tables = parse_page(text)  # two dataset versions: two tables, the current first
         self.assertEqual(len(tables), 2)
         self.assertEqual(re.findall(r"<h2>(.*?)</h2>", text), [
-            "order-agent-benchmark 1.0.0, dataset &lt;b&gt;orders-2027&lt;/b&gt;&amp;: every "
-            "test case (current)", "order-agent-benchmark 1.0.0, dataset orders-2026-07: every "
-            "test case (earlier; not ranked with the current one)"])
+            'every test case (current)<span class="versions">order-agent-benchmark 1.0.0, '
+            'dataset &lt;b&gt;orders-2027&lt;/b&gt;&amp;</span>',
+            'every test case (earlier; not ranked with the current one)<span class="versions">'
+            'order-agent-benchmark 1.0.0, dataset orders-2026-07</span>',
+            "How rows are chosen and ranked"])
         checker = ResourceFinder()
         checker.feed(text)
         self.assertEqual(checker.found, [])
