@@ -16,6 +16,7 @@ from wsgiref import validate
 
 from proagents_bench import pipeline
 from proagents_bench.cli import gate_command
+from proagents_bench.contract.inputs import FILE_KINDS
 from proagents_bench.service import budget, database, feedback, phases, public, teams, tokens
 from proagents_bench.service.app import ServiceApp, SetupError, create_app
 from proagents_bench.service.audit import AuditEntry
@@ -69,6 +70,15 @@ class PublishedTests(unittest.TestCase):
         self.assertIn("expected_final_state", document["grading_rules"])
         self.assertEqual(document["feedback_levels"], list(feedback.LEVELS))
         self.assertEqual(self.service.call("GET", "/v1").status, 200)
+        # Every results version the gate reads is named (from the contract's table), and
+        # the one this service takes, its baseline's.
+        versions = list(FILE_KINDS["results"])
+        self.assertEqual(len(versions), 4)
+        self.assertIn("(agent-benchmark-results-v1, -v2, -v3 or -v4)", document["submission"])
+        self.assertIn("baseline package: agent-benchmark-results-v1.", document["submission"])
+        self.assertEqual(document["submission_schema_version"], "agent-benchmark-results-v1")
+        self.assertEqual(public.versions_text(versions[:2]),
+                         "agent-benchmark-results-v1 or -v2")
 
 
 class SubmissionTests(unittest.TestCase):

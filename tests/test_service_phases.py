@@ -178,6 +178,26 @@ class RoundingStepTests(unittest.TestCase):
         self.assertEqual(service.rows("SELECT released_step FROM submissions ORDER BY id"),
                          [("0.5",), ("0.75",)])
 
+    def test_the_team_sees_the_step_in_force(self):
+        service = Service(self)
+        automatic = service.team("auto", level="rounded")
+        teams.add(service.db, "coarse", "100/24h", "rounded", "0.75")
+        coarse = teams.rotate(service.db, "coarse")
+        ladder = service.team("ladder", level="ladder")
+
+        def step(token):
+            shown = service.call("GET", "/v1/team", token=token).document
+            return (shown["rounding_step"], shown["rounding_step_chosen"],
+                    shown["feedback_test_tasks"])
+
+        self.assertEqual(step(automatic), ("0.5", "automatic", 5))  # as the answer rounds
+        self.assertEqual(service.submit(automatic).document["rounded"]["rounding_step"], 0.5)
+        self.assertEqual(step(coarse), ("0.75", "by the maintainer", 5))
+        self.assertEqual(step(ladder), (None, None, 5))
+        self.assertEqual(open_phase(service).status, 0)  # 3 public test cases: steps of 1
+        self.assertEqual(step(automatic), ("1", "automatic", 3))
+        self.assertEqual(service.submit(automatic).document["rounded"]["rounding_step"], 1.0)
+
     def test_a_step_finer_than_the_test_set_allows_is_refused(self):
         service = Service(self)
         data = service.data
