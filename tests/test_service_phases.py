@@ -300,6 +300,25 @@ class PhaseTests(unittest.TestCase):
         self.assertNotIn("seed", status["phases"][0])
         again = open_phase(self.service, name="other")
         self.assertEqual((again.status, again.document["errors"][0]["code"]), (2, "cli.phase"))
+        # Two choices (this phase's): their price is said when the phase opens.
+        self.assertEqual(self.opened["choices"], 2)
+        self.assertIn("gains about 0.8 standard errors", self.opened["choices_note"])
+
+    def test_one_final_choice_by_default(self):
+        self.assertEqual(close_phase(self.service).status, 0)
+        opened = run_cli(["phase", "open", "--name", "summer", "--spec",
+                          self.service.spec_path, "--cases", self.service.cases_path,
+                          "--baseline", self.service.baseline_path, "--data",
+                          self.service.data])
+        self.assertEqual(opened.status, 0, opened.stderr)
+        self.assertEqual(opened.document["choices"], 1)
+        self.assertNotIn("choices_note", opened.document)
+        token = self.service.team("alpha")
+        numbers = [self.service.submit(token).document["submission_id"] for _ in range(2)]
+        refused = self.service.call("PUT", "/v1/final", json.dumps(
+            {"submission_ids": numbers}).encode("ascii"), token)
+        self.assertEqual(refused.status, 400)
+        self.assertIn("at most 1 submission for the final board", refused.document["detail"])
 
     def test_every_answer_during_the_phase_is_computed_on_the_public_part(self):
         token = self.service.team("alpha", level="full")

@@ -360,8 +360,9 @@ class ServiceApp:
                                   "board to choose for")
                 if len(ids) > phase.choices:
                     raise Problem("service.bad_request", "phase %s takes at most %d "
-                                  "submissions for the final board" % (phase.name,
-                                                                       phase.choices))
+                                  "submission%s for the final board" % (
+                                      phase.name, phase.choices,
+                                      "" if phase.choices == 1 else "s"))
                 try:
                     phases.choose(opened, phase, team.id, ids)
                 except phases.PhaseError as problem:
