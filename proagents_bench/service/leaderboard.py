@@ -398,7 +398,7 @@ def _table(board: Board) -> List[str]:
     if board.entries and not any(entry.scored for entry in board.entries):
         return ['<p class="empty">No scored submission yet. Taking part: %s.</p>' % (
             html.escape(", ".join(entry.team for entry in board.entries)))]
-    heads = ["rank", "team", "best released score", "precision", "best decision", "scored",
+    heads = ["rank", "team", "released score", "precision", "decision", "scored",
              "feedback level", "budget", "submission"]
     parts = ['<div class="table"><table><thead><tr>%s</tr></thead><tbody>' % "".join(
         "<th>%s</th>" % head for head in heads)]
