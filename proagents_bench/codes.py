@@ -135,13 +135,15 @@ CODES: Tuple[Code, ...] = (
              "the test set allows"),
     contract("cli.phase", "`phase` and `serve`: a phase already open, files other than the "
              "phase's, a split that leaves a part empty"),
-    contract("cli.backup", "`backup` and `restore`: no database, a target that exists"),
+    contract("cli.backup", "`backup` and `restore`: no database, a target that exists (a "
+             "symbolic link too), a file that is not the service's database, a copy whose "
+             "stored digests do not match; nothing is left behind"),
     contract("cli.init_exists", "`init`: a file it would write exists (it overwrites only with "
              "`--force`)"),
     contract("cli.baseline_protocol", "`serve`: the baseline ran under another protocol than "
              "the spec's, so every submission would be INCOMPARABLE"),
-    contract("cli.data", "`health --data`: no service database, or no scored submission of "
-             "the cases' versions"),
+    contract("cli.data", "`health --data`: no service database, a `service.sqlite3` that is "
+             "not the service's database, or no scored submission of the cases' versions"),
     # -- the maintainer's commands (maintenance/) --------------------------------------------
     contract("health.nothing_comparable", "`health`: no system ran under the spec's protocol, "
              "so nothing can be measured"),

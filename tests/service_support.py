@@ -79,12 +79,14 @@ def secret_baseline(cases):
     return results
 
 
-def write_benchmark(folder, cases=None, results=None):
-    """The maintainer's three files (the example's, or the given cases and baseline package)
-    as ``spec.json``, ``cases.json`` and ``baseline.json`` in ``folder``; their paths."""
-    spec, default_cases, default_results = example_package()
+def write_benchmark(folder, cases=None, results=None, spec=None):
+    """The maintainer's three files (the example's, or the given spec, cases and baseline
+    package) as ``spec.json``, ``cases.json`` and ``baseline.json`` in ``folder``; their
+    paths."""
+    default_spec, default_cases, default_results = example_package()
     paths = []
-    for name, value in (("spec.json", spec), ("cases.json", cases or default_cases),
+    for name, value in (("spec.json", spec or default_spec),
+                        ("cases.json", cases or default_cases),
                         ("baseline.json", results or default_results)):
         path = os.path.join(folder, name)
         with open(path, "wb") as handle:
@@ -97,10 +99,10 @@ class Service:
     """A running service (in this process, on a thread) on a free loopback port."""
 
     def __init__(self, test, cases=None, timeout=5.0, max_bytes=None, folder=None,
-                 results=None, request_deadline=30.0):
+                 results=None, request_deadline=30.0, spec=None):
         self.folder = folder or TempDir(test).path
         self.spec_path, self.cases_path, self.baseline_path = write_benchmark(
-            self.folder, cases, results)
+            self.folder, cases, results, spec)
         self.data = os.path.join(self.folder, "data")
         self.db = database.open_database(self.data)
         self.benchmark = Benchmark(self.spec_path, self.cases_path, self.baseline_path)

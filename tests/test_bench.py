@@ -68,7 +68,7 @@ class BenchCommandTests(unittest.TestCase):
 class AttackBenchTests(unittest.TestCase):
     def test_the_attack_runs_end_to_end_and_the_verdict_channel_is_closed(self):
         run = run_cli(["bench", "attack", "--cases", "8", "--submissions", "4",
-                       "--repetitions", "1", "--seed", "3"])
+                       "--repetitions", "1", "--seed", "3", "--strategy", "boosting"])
         text = run.stdout.decode("ascii")
         self.assertEqual(run.status, 0, text + run.stderr)
         rows = {line.split(" | ")[0][2:]: line.split(" | ")[1:]

@@ -16,6 +16,7 @@ from wsgiref import validate
 
 from proagents_bench import pipeline
 from proagents_bench.cli import gate_command
+from proagents_bench.contract.inputs import FILE_KINDS
 from proagents_bench.service import budget, database, feedback, phases, public, teams, tokens
 from proagents_bench.service.app import ServiceApp, SetupError, create_app
 from proagents_bench.service.audit import AuditEntry
@@ -69,6 +70,15 @@ class PublishedTests(unittest.TestCase):
         self.assertIn("expected_final_state", document["grading_rules"])
         self.assertEqual(document["feedback_levels"], list(feedback.LEVELS))
         self.assertEqual(self.service.call("GET", "/v1").status, 200)
+        # Every results version the gate reads is named (from the contract's table), and
+        # the one this service takes, its baseline's.
+        versions = list(FILE_KINDS["results"])
+        self.assertEqual(len(versions), 4)
+        self.assertIn("(agent-benchmark-results-v1, -v2, -v3 or -v4)", document["submission"])
+        self.assertIn("baseline package: agent-benchmark-results-v1.", document["submission"])
+        self.assertEqual(document["submission_schema_version"], "agent-benchmark-results-v1")
+        self.assertEqual(public.versions_text(versions[:2]),
+                         "agent-benchmark-results-v1 or -v2")
 
 
 class SubmissionTests(unittest.TestCase):
@@ -448,6 +458,28 @@ class DatabaseTests(unittest.TestCase):
         with self.assertRaises(database.DatabaseError):
             database.open_database(folder)
 
+    def test_a_database_that_is_not_the_services_is_refused_untouched(self):
+        folder = TempDir(self).path
+        for label, statements, version in (
+                ("notes", ["CREATE TABLE notes (id INTEGER PRIMARY KEY)"], 0),
+                ("teams", ["CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT)"], 0),
+                ("version-1", ["CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT)"], 1)):
+            with self.subTest(database=label):
+                data = os.path.join(folder, label)
+                os.makedirs(data)
+                path = database.database_path(data)
+                with database.connection(path) as opened:
+                    for statement in statements:
+                        opened.execute(statement)
+                    opened.execute("PRAGMA user_version = %d" % version)
+                with open(path, "rb") as handle:
+                    before = handle.read()
+                with self.assertRaisesRegex(database.DatabaseError, "not the service's"):
+                    database.open_database(data)
+                with open(path, "rb") as handle:  # not even switched to write-ahead logging
+                    self.assertEqual(handle.read(), before)
+                self.assertEqual(os.listdir(data), [database.DATABASE_NAME])
+
     def test_a_failed_transaction_leaves_nothing(self):
         service = Service(self)
         with database.connection(service.db) as opened:
@@ -545,7 +577,7 @@ class LeaderboardTests(unittest.TestCase):
         self.assertEqual([tuple(row[:4]) for row in rows], [
             ("=1", "strong", "1.0", "exact"), ("=1", "rounder", "1.0", "rounded to 0.5"),
             ("2", "exact", "0.8", "exact"), ("4", "weak", "0.6", "Ladder (exact share)"),
-            ("-", "quiet", "not released", "-"), ("-", "waiting", "not released", "-"),
+            ("-", "quiet", "not released", "-"), ("-", "waiting", "no submission", "-"),
             ("revoked", "gone (revoked)", "1.0", "exact")])
         self.assertEqual(rows[0][4], "PASS")
         self.assertEqual((rows[5][4], rows[5][5]), ("-", "0"))
@@ -602,9 +634,11 @@ class LeaderboardTests(unittest.TestCase):
         tables = parse_page(text)  # two dataset versions: two tables, the current first
         self.assertEqual(len(tables), 2)
         self.assertEqual(re.findall(r"<h2>(.*?)</h2>", text), [
-            "order-agent-benchmark 1.0.0, dataset &lt;b&gt;orders-2027&lt;/b&gt;&amp;: every "
-            "test case (current)", "order-agent-benchmark 1.0.0, dataset orders-2026-07: every "
-            "test case (earlier; not ranked with the current one)"])
+            'every test case (current)<span class="versions">order-agent-benchmark 1.0.0, '
+            'dataset &lt;b&gt;orders-2027&lt;/b&gt;&amp;</span>',
+            'every test case (earlier; not ranked with the current one)<span class="versions">'
+            'order-agent-benchmark 1.0.0, dataset orders-2026-07</span>',
+            "How rows are chosen and ranked"])
         checker = ResourceFinder()
         checker.feed(text)
         self.assertEqual(checker.found, [])

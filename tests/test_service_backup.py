@@ -12,7 +12,7 @@ import unittest
 from proagents_bench.service import database, tokens
 
 from .service_support import Service, failing, submission_bytes
-from .support import TempDir, example_package, run_cli
+from .support import TempDir, example_package, load_example, run_cli
 
 
 class BackupTests(unittest.TestCase):
@@ -90,6 +90,164 @@ class BackupTests(unittest.TestCase):
         self.assertEqual(service.rows("SELECT name FROM teams"), [("alpha",)])
         with open(existing, "rb") as handle:
             self.assertEqual(handle.read(), b"not a database")
+
+
+def foreign_database(path, statements, version=0):
+    """A real SQLite file of another application at ``path``: ``statements`` run, its
+    ``user_version`` set to ``version``."""
+    with database.connection(path) as opened:
+        for statement in statements:
+            opened.execute(statement)
+        opened.execute("PRAGMA user_version = %d" % version)
+    return path
+
+
+def read(path):
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def flip_byte(path, marker):
+    """Change one byte of ``path``: the first of the only place ``marker`` is."""
+    with open(path, "rb") as handle:
+        data = bytearray(handle.read())
+    self_check = data.count(marker)
+    if self_check != 1:
+        raise AssertionError("%r is in %s %d times" % (marker, path, self_check))
+    data[data.index(marker)] ^= 0x01
+    with open(path, "wb") as handle:
+        handle.write(bytes(data))
+
+
+SUBMISSION_MARKER = b"marked-result-set"
+CASES_MARKER = b"marked-initial-state"
+
+
+def marked_backup(test):
+    """A service whose one submission's bytes and served cases file each hold a marker
+    found nowhere else in its database, and a backup of it; (service, backup path)."""
+    cases = load_example("benchmark_cases.json")
+    cases["cases"][0]["initial_state"] = CASES_MARKER.decode("ascii")
+    service = Service(test, cases=cases)
+    token = service.team("alpha", level="verdict")
+    results = example_package()[2]
+    results["result_set_version"] = SUBMISSION_MARKER.decode("ascii")
+    test.assertEqual(service.submit(token, submission_bytes(results)).status, 200)
+    target = os.path.join(TempDir(test).path, "backup.sqlite3")
+    made = run_cli(["backup", "--data", service.data, "--to", target])
+    test.assertEqual(made.status, 0, made.stderr)
+    return service, target
+
+
+class RefusalTests(unittest.TestCase):
+    """What restore and backup refuse, each with exit 2 and nothing left behind."""
+
+    def refused(self, arguments, words):
+        run = run_cli(arguments)
+        self.assertEqual((run.status, run.document["errors"][0]["code"]), (2, "cli.backup"),
+                         run.stderr)
+        message = run.document["errors"][0]["message"]
+        for word in words:
+            self.assertIn(word, message)
+        return message
+
+    def test_restore_checks_everything_it_copies_and_leaves_nothing_when_it_refuses(self):
+        service, good = marked_backup(self)
+        folder = TempDir(self)
+        newer = folder.write_bytes("newer.sqlite3", read(good))
+        with database.connection(newer) as opened:
+            opened.execute("PRAGMA user_version = %d" % (database.SCHEMA_VERSION + 1))
+        flipped_submission = folder.write_bytes("submission.sqlite3", read(good))
+        flip_byte(flipped_submission, SUBMISSION_MARKER)
+        flipped_cases = folder.write_bytes("cases.sqlite3", read(good))
+        flip_byte(flipped_cases, CASES_MARKER)
+        other_teams = folder.write_bytes("teams.sqlite3", read(good))
+        with database.connection(other_teams) as opened:  # the service's version, not its table
+            opened.execute("ALTER TABLE teams ADD COLUMN nickname TEXT")
+        sources = {
+            "empty": (folder.write_bytes("empty.sqlite3", b""), ["empty (0 bytes)"]),
+            "text": (folder.write_bytes("text.sqlite3", b"not a database at all\n" * 10),
+                     ["not an SQLite database"]),
+            "another application": (foreign_database(
+                os.path.join(folder.path, "notes.sqlite3"),
+                ["CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)",
+                 "INSERT INTO notes (text) VALUES ('hello')"]),
+                ["another application's tables (notes)"]),
+            "a teams table of its own": (foreign_database(
+                os.path.join(folder.path, "own-teams.sqlite3"),
+                ["CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT)"]),
+                ["another application's tables (teams)"]),
+            "the service's version, another teams table": (
+                other_teams, ["table teams is not the service's"]),
+            "a newer schema": (newer, ["newer than this release's"]),
+            "a flipped byte in a submission": (
+                flipped_submission, ["submission 1: its stored bytes no longer match"]),
+            "a flipped byte in the cases": (
+                flipped_cases, ["dataset version 'orders-2026-07': its stored cases file"]),
+        }
+        target = os.path.join(folder.path, "new", "data")
+        for label, (source, words) in sources.items():
+            with self.subTest(source=label):
+                before = read(source)
+                self.refused(["restore", "--from", source, "--data", target],
+                             [source] + words)
+                self.assertFalse(os.path.exists(os.path.join(folder.path, "new")))
+                self.assertEqual(read(source), before)  # the backup itself is never touched
+        self.assertEqual(sorted(os.listdir(folder.path)), sorted(
+            os.path.basename(source) for source, _words in sources.values()))
+        # Into a folder that was there: the folder stays, empty.
+        existing = os.path.join(folder.path, "existing")
+        os.makedirs(existing)
+        self.refused(["restore", "--from", flipped_submission, "--data", existing], [])
+        self.assertEqual(os.listdir(existing), [])
+        # Nothing was left: the next restore into the same folder works.
+        restored = run_cli(["restore", "--from", good, "--data", target])
+        self.assertEqual(restored.status, 0, restored.stderr)
+        self.assertEqual((restored.document["submissions"], os.listdir(target)),
+                         (1, ["service.sqlite3"]))
+
+    def test_backup_checks_its_copy_and_leaves_nothing_when_it_refuses(self):
+        folder = TempDir(self)
+        for label, statements, version, words in (
+                ("another application", ["CREATE TABLE notes (id INTEGER PRIMARY KEY)"], 0,
+                 ["another application's tables (notes)"]),
+                ("a newer schema", [], database.SCHEMA_VERSION + 1,
+                 ["newer than this release's"])):
+            with self.subTest(database=label):
+                data = os.path.join(folder.path, label.replace(" ", "-"))
+                os.makedirs(data)
+                foreign_database(database.database_path(data), statements, version)
+                target = os.path.join(folder.path, "backup.sqlite3")
+                self.refused(["backup", "--data", data, "--to", target],
+                             ["nothing was written"] + words)
+                self.assertFalse(os.path.lexists(target))
+        # The live database's own bytes changed behind its digest: the copy is refused.
+        service = Service(self)
+        token = service.team("alpha")
+        service.submit(token)
+        with database.connection(service.db) as opened:
+            opened.execute("UPDATE submissions SET body = CAST('{}' AS BLOB)")
+        target = os.path.join(folder.path, "changed.sqlite3")
+        self.refused(["backup", "--data", service.data, "--to", target],
+                     ["submission 1: its stored bytes no longer match"])
+        self.assertEqual(sorted(os.listdir(folder.path)),
+                         ["a-newer-schema", "another-application"])
+
+    @unittest.skipUnless(hasattr(os, "symlink"), "symbolic links are not available")
+    def test_backup_never_replaces_a_symbolic_link_even_a_dangling_one(self):
+        service = Service(self)
+        service.team("alpha")
+        folder = TempDir(self).path
+        link = os.path.join(folder, "backup.sqlite3")
+        try:
+            os.symlink(os.path.join(folder, "nowhere", "file"), link)
+        except OSError as problem:  # Windows without the right to make links
+            self.skipTest("cannot make a symbolic link here: %s" % problem)
+        self.refused(["backup", "--data", service.data, "--to", link],
+                     ["exists already (a symbolic link)"])
+        self.assertTrue(os.path.islink(link))
+        self.assertEqual(os.readlink(link), os.path.join(folder, "nowhere", "file"))
+        self.assertEqual(os.listdir(folder), ["backup.sqlite3"])
 
 
 def version_1_database(folder):

@@ -7,16 +7,18 @@ answer), and a changed file under a version already served refused."""
 import copy
 import json
 import os
+import shutil
 import unittest
 
 from proagents_bench.errors import ContractErrors
-from proagents_bench.service import public
+from proagents_bench.service import database, public
 from proagents_bench.service.app import ServiceApp, SetupError, create_app
 from proagents_bench.service.submissions import Benchmark
 
 from .service_support import (Service, failing, secret_baseline, secret_cases, submission_bytes,
                               write_benchmark)
 from .support import TempDir, example_package, run_cli, run_subprocess
+from .test_service_backup import foreign_database, read
 
 # What only the health report says: none of it may reach a team.
 HEALTH_WORDS = (b"discrimination", b"effective size", b"effective_size", b"never_passed",
@@ -85,6 +87,40 @@ class MaintainerHealthTests(unittest.TestCase):
                              service.baseline_path])
         self.assertEqual((elsewhere.status, elsewhere.document["errors"][0]["code"]),
                          (2, "cli.data"))
+
+    def test_a_data_folder_whose_database_is_not_the_services_is_a_clear_error(self):
+        service = Service(self)
+        folder = TempDir(self)
+        newer = os.path.join(folder.path, "newer")
+        shutil.copytree(service.data, newer)
+        with database.connection(database.database_path(newer)) as opened:
+            opened.execute("PRAGMA user_version = %d" % (database.SCHEMA_VERSION + 1))
+        for label, content, words in (
+                ("empty", b"", "empty (0 bytes)"),
+                ("text", b"name,score\nalpha,1\n", "not an SQLite database"),
+                ("another application", ["CREATE TABLE notes (id INTEGER PRIMARY KEY)"],
+                 "another application's tables (notes)"),
+                ("a newer schema", None, "newer than this release's")):
+            with self.subTest(database=label):
+                data = newer
+                if content is not None:
+                    data = os.path.join(folder.path, label.replace(" ", "-"))
+                    os.makedirs(data)
+                    path = database.database_path(data)
+                    if isinstance(content, bytes):
+                        folder.write_bytes(os.path.join(data, database.DATABASE_NAME), content)
+                    else:
+                        foreign_database(path, content)
+                before = read(database.database_path(data))
+                run = run_cli(["health", "--spec", service.spec_path, "--cases",
+                               service.cases_path, "--data", data, "--baseline",
+                               service.baseline_path])
+                self.assertEqual((run.status, run.document["errors"][0]["code"]),
+                                 (2, "cli.data"), run.stderr)
+                message = run.document["errors"][0]["message"]
+                self.assertIn("cannot read the service's database", message)
+                self.assertIn(words, message)
+                self.assertEqual(read(database.database_path(data)), before)  # untouched
 
 
 def next_version(cases, results):

@@ -9,13 +9,18 @@ import hashlib
 import json
 import os
 import random
+import re
 import unittest
 
 from proagents_bench.service import database, feedback, parts, phases, teams
 from proagents_bench.service.submissions import Benchmark
 
+from proagents_bench.tools.attack_bench import make_benchmark
+from proagents_bench.tools.attack_bench import submission as attack_submission
+
 from .service_support import Service, failing, submission_bytes
 from .support import example_package, load_example, run_cli, run_subprocess
+from .test_service import parse_page
 
 SEED = "00112233445566778899aabbccddeeff" * 2
 TEST_IDS = ["test-refund", "test-cancel", "test-status", "test-safety", "test-privacy"]
@@ -173,6 +178,26 @@ class RoundingStepTests(unittest.TestCase):
         self.assertEqual(service.rows("SELECT released_step FROM submissions ORDER BY id"),
                          [("0.5",), ("0.75",)])
 
+    def test_the_team_sees_the_step_in_force(self):
+        service = Service(self)
+        automatic = service.team("auto", level="rounded")
+        teams.add(service.db, "coarse", "100/24h", "rounded", "0.75")
+        coarse = teams.rotate(service.db, "coarse")
+        ladder = service.team("ladder", level="ladder")
+
+        def step(token):
+            shown = service.call("GET", "/v1/team", token=token).document
+            return (shown["rounding_step"], shown["rounding_step_chosen"],
+                    shown["feedback_test_tasks"])
+
+        self.assertEqual(step(automatic), ("0.5", "automatic", 5))  # as the answer rounds
+        self.assertEqual(service.submit(automatic).document["rounded"]["rounding_step"], 0.5)
+        self.assertEqual(step(coarse), ("0.75", "by the maintainer", 5))
+        self.assertEqual(step(ladder), (None, None, 5))
+        self.assertEqual(open_phase(service).status, 0)  # 3 public test cases: steps of 1
+        self.assertEqual(step(automatic), ("1", "automatic", 3))
+        self.assertEqual(service.submit(automatic).document["rounded"]["rounding_step"], 1.0)
+
     def test_a_step_finer_than_the_test_set_allows_is_refused(self):
         service = Service(self)
         data = service.data
@@ -275,6 +300,25 @@ class PhaseTests(unittest.TestCase):
         self.assertNotIn("seed", status["phases"][0])
         again = open_phase(self.service, name="other")
         self.assertEqual((again.status, again.document["errors"][0]["code"]), (2, "cli.phase"))
+        # Two choices (this phase's): their price is said when the phase opens.
+        self.assertEqual(self.opened["choices"], 2)
+        self.assertIn("gains about 0.8 standard errors", self.opened["choices_note"])
+
+    def test_one_final_choice_by_default(self):
+        self.assertEqual(close_phase(self.service).status, 0)
+        opened = run_cli(["phase", "open", "--name", "summer", "--spec",
+                          self.service.spec_path, "--cases", self.service.cases_path,
+                          "--baseline", self.service.baseline_path, "--data",
+                          self.service.data])
+        self.assertEqual(opened.status, 0, opened.stderr)
+        self.assertEqual(opened.document["choices"], 1)
+        self.assertNotIn("choices_note", opened.document)
+        token = self.service.team("alpha")
+        numbers = [self.service.submit(token).document["submission_id"] for _ in range(2)]
+        refused = self.service.call("PUT", "/v1/final", json.dumps(
+            {"submission_ids": numbers}).encode("ascii"), token)
+        self.assertEqual(refused.status, 400)
+        self.assertIn("at most 1 submission for the final board", refused.document["detail"])
 
     def test_every_answer_during_the_phase_is_computed_on_the_public_part(self):
         token = self.service.team("alpha", level="full")
@@ -324,12 +368,17 @@ class PhaseTests(unittest.TestCase):
                          ("by the team", "the last (default)"))
         self.assertEqual(closed.document["phase"]["seed"], SEED)
         self.assertEqual(closed.document["phase"]["private_case_ids"], self.private)
+        # With no phase open, the final board of the phase closed last opens the page.
         boards = self.service.call("GET", "/v1/leaderboard").document["boards"]
         self.assertEqual([(board["board"], board["current"]) for board in boards],
-                         [("all", True), ("public", False), ("final", False)])
-        self.assertEqual(boards[2]["entries"], closed.document["entries"])
+                         [("final", False), ("all", True), ("public", False)])
+        self.assertEqual(boards[0]["entries"], closed.document["entries"])
         page = self.service.call("GET", "/").body.decode("utf-8")
-        self.assertIn("phase spring, final board", page)
+        self.assertEqual(re.findall(r"<h2>([^<]*)", page)[:3], [
+            "phase spring, final board", "every test case (current)",
+            "phase spring, public board (earlier; not ranked with the current one)"])
+        # Nobody submitted on every test case yet: one line, not a table of empty rows.
+        self.assertIn("No scored submission yet. Taking part: alpha, beta, gamma, idle.", page)
         self.assertIn(SEED, page)  # published once closed
         # After the close: no final board to choose for, and answers on every test case.
         refused = self.service.call("PUT", "/v1/final", b'{"submission_ids": []}', alpha)
@@ -401,6 +450,76 @@ class PhaseTests(unittest.TestCase):
         reply = self.service.submit(token)
         self.assertEqual((reply.status, reply.document["code"]), (503, "service.unavailable"))
         self.assertEqual(self.service.rows("SELECT COUNT(*) FROM submissions"), [(0,)])
+
+
+class RowTests(unittest.TestCase):
+    """A leaderboard row is one submission: the better decision, then the higher score, then
+    the earlier; never one submission's score beside another's decision."""
+
+    def setUp(self):
+        spec, cases, baseline, self.expected = make_benchmark(12, 3, None)
+        self.private = parts.split_test_cases(cases, bytes.fromhex(SEED),
+                                              phases.parse_share("0.5"))
+        public = [case_id for case_id in self.expected if case_id not in self.private]
+        self.critical = [self.private[0], public[0]]  # one critical case in each part
+        for case in cases["cases"]:
+            case["critical"] = case["id"] in self.critical
+        self.protocol = spec["protocol"]
+        self.versions = (spec["benchmark_id"], spec["benchmark_version"],
+                         cases["dataset_version"])
+        self.service = Service(self, spec=spec, cases=cases, results=baseline)
+
+    def answers(self, right):
+        """A submission whose ``right`` cases have their expected state, the others not."""
+        return attack_submission(self.protocol, self.versions, {
+            case_id: state if case_id in right else "wrong"
+            for case_id, state in self.expected.items()})
+
+    def test_the_issues_attack_a_critical_failure_and_its_complement(self):
+        """A: every case but the critical ones (BLOCK, a high score); B: the critical ones
+        only (PASS, a low score). The row is B, whole, on the public and the final board."""
+        self.assertEqual(open_phase(self.service, share="0.5").status, 0)
+        token = self.service.team("hedger", level="full")
+        a = self.service.submit(token, self.answers(
+            [case for case in self.expected if case not in self.critical])).document
+        b = self.service.submit(token, self.answers(self.critical)).document
+        self.assertEqual([(answer["action"], answer["decision"]["candidate_metrics"][
+            "primary_task_success_rate"]) for answer in (a, b)], [("BLOCK", 5 / 6),
+                                                                  ("PASS", 1 / 6)])
+        chosen = self.service.call("PUT", "/v1/final", json.dumps(
+            {"submission_ids": [a["submission_id"], b["submission_id"]]}).encode("ascii"),
+            token)
+        self.assertEqual(chosen.status, 200, chosen.body)
+        public_row = self.rows("public")["hedger"]
+        self.assertEqual((public_row["decision"], public_row["score"], public_row["sha256"]),
+                         ("PASS", 1 / 6, b["sha256"]))
+        self.assertEqual(public_row["scored_submissions"], 2)
+        closed = close_phase(self.service)
+        self.assertEqual(closed.status, 0, closed.stderr)
+        final_row = self.rows("final")["hedger"]
+        self.assertEqual((final_row["decision"], final_row["score"], final_row["sha256"],
+                          final_row["chosen"]), ("PASS", 1 / 6, b["sha256"], "by the team"))
+        self.assertEqual(closed.document["entries"][0], final_row)
+        page = parse_page(self.service.call("GET", "/").body.decode("utf-8"))
+        self.assertEqual(page[0][0][:4], ["1", "hedger" + b["sha256"][:12] + "\u2026",
+                                          "0.1667", "PASS"])
+
+    def test_among_equal_decisions_the_higher_score_then_the_earlier(self):
+        token = self.service.team("steady", level="full")
+        everything = list(self.expected)
+        low = self.service.submit(token, self.answers(self.critical)).document
+        high = self.service.submit(token, self.answers(everything)).document
+        again = self.service.submit(token, self.answers(everything).replace(  # other bytes
+            b'"result_set_version": "attack"', b'"result_set_version": "again"')).document
+        self.assertEqual([answer["action"] for answer in (low, high, again)], ["PASS"] * 3)
+        self.assertNotEqual(high["sha256"], again["sha256"])
+        row = self.rows("all")["steady"]
+        self.assertEqual((row["score"], row["sha256"]), (1.0, high["sha256"]))
+
+    def rows(self, kind):
+        boards = self.service.call("GET", "/v1/leaderboard").document["boards"]
+        board = next(board for board in boards if board["board"] == kind)
+        return {entry["team"]: entry for entry in board["entries"]}
 
 
 if __name__ == "__main__":

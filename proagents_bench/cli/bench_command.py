@@ -116,6 +116,13 @@ def build_parser(program: str) -> Parser:
     attack.add_argument("--seed", type=int, default=1, help="seed (default 1)")
     attack.add_argument("--python", metavar="EXE", default=sys.executable,
                         help="interpreter for the servers (default: this one)")
+    attack.add_argument("--strategy", choices=attack_bench.STRATEGIES,
+                        default=attack_bench.BOTH,
+                        help="the boosting attack, the choice of a submission and its "
+                             "complement for the final board, or both (default)")
+    attack.add_argument("--pairs", type=int, default=attack_bench.DEFAULT_PAIRS,
+                        help="teams of the choice attack per number of final choices "
+                             "(default %d)" % attack_bench.DEFAULT_PAIRS)
     imports = kinds.add_parser(
         "import", help="the import of two synthetic logs (Inspect AI .eval, promptfoo "
                        "results, JSON lines, Harbor jobs or SWE-bench run summaries: --format) "
@@ -210,14 +217,16 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "attack":
         if (options.cases < 4 or options.submissions < 1 or options.repetitions < 1
-                or options.seed < 0 or (options.private_share != "0" and not phases_share_ok(
-                    options.private_share))):
+                or options.pairs < 2 or options.seed < 0 or (
+                    options.private_share != "0" and not phases_share_ok(
+                        options.private_share))):
             return contract_error_outcome([ContractError(
                 "cli.usage", "--cases is at least 4, --submissions and --repetitions at least "
-                "1, --seed at least 0, --private-share 0 or a decimal in (0, 1)")])
+                "1, --pairs at least 2, --seed at least 0, --private-share 0 or a decimal in "
+                "(0, 1)")])
         succeeded = attack_bench.attack_benchmark(
             options.cases, options.submissions, options.repetitions, options.private_share,
-            options.seed, options.python, session.say)
+            options.seed, options.python, session.say, options.strategy, options.pairs)
         return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)
     if options.kind == "import":
         templates = None

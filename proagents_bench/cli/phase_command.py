@@ -40,7 +40,9 @@ def build_parser(program: str) -> Parser:
                               "family (default %s)" % phases.DEFAULT_PRIVATE_SHARE)
     opening.add_argument("--choices", type=int, default=phases.DEFAULT_CHOICES,
                          help="how many submissions a team may choose for the final board "
-                              "(default %d; without a choice, its last)"
+                              "(default %d; without a choice, its last). Above 1 a team's "
+                              "final row is its best chosen submission, which a team can "
+                              "inflate without any feedback (docs/service.md)"
                               % phases.DEFAULT_CHOICES)
     opening.add_argument("--seed", default=None,
                          help="the split's seed, at least %d hexadecimal digits (default: 32 "
@@ -78,6 +80,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
             shown.update(seed=phase.seed, note="keep the seed: it is published when the "
                          "phase closes, so that anyone can recompute the split and check it "
                          "against its SHA-256, published now")
+            if phase.choices > 1:
+                shown["choices_note"] = phases.choices_note(phase.choices)
             return Outcome(EXIT_PASS, document_bytes(shown))
         phase, _results = phases.close_phase(path, benchmark)
     except phases.PhaseError as problem:

@@ -114,7 +114,7 @@ class ServiceApp:
         self.submitter = Submitter(benchmark, database_path, after_store)
         self.grader = document_bytes(public.grader_interface(
             feedback.LEVELS, [float(step) for step in feedback.AUTOMATIC_STEPS],
-            max_submission_bytes))
+            max_submission_bytes, benchmark.results_version))
         self.index = document_bytes({
             "service": "proagents-bench private-test service",
             "benchmark_id": benchmark.benchmark_id,
@@ -245,7 +245,11 @@ class ServiceApp:
                 "SELECT COUNT(*) FROM submissions WHERE team_id = ? AND outcome = 'scored' "
                 "AND received_at > ?", (team.id, time.time() - team.budget_window_seconds)
             ).fetchone()[0]
+            phase = phases.current(opened)  # feedback is computed on its public part
+            step = teams.step_in_force(team, phase.public_count if phase is not None
+                                       else len(self.benchmark.test_ids))
         answer = team.as_dict()
+        answer.update(step)
         answer.update(used_in_window=used, remaining=max(0, team.budget_count - used))
         return self.json_answer(answer)
 
@@ -356,8 +360,9 @@ class ServiceApp:
                                   "board to choose for")
                 if len(ids) > phase.choices:
                     raise Problem("service.bad_request", "phase %s takes at most %d "
-                                  "submissions for the final board" % (phase.name,
-                                                                       phase.choices))
+                                  "submission%s for the final board" % (
+                                      phase.name, phase.choices,
+                                      "" if phase.choices == 1 else "s"))
                 try:
                     phases.choose(opened, phase, team.id, ids)
                 except phases.PhaseError as problem:

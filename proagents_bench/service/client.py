@@ -37,16 +37,17 @@ def submissions_url(base: str) -> str:
 
 
 def request(url: str, token: Optional[str] = None, body: Optional[bytes] = None,
-            timeout: float = CLIENT_TIMEOUT_SECONDS) -> Answer:
-    """One request (POST when ``body`` is given); an error status is an answer too, as long
-    as it is the service's JSON."""
+            timeout: float = CLIENT_TIMEOUT_SECONDS, method: Optional[str] = None) -> Answer:
+    """One request (``method``; by default POST when ``body`` is given, else GET); an error
+    status is an answer too, as long as it is the service's JSON."""
     headers = {"Accept": "application/json"}
     if token is not None:
         headers["Authorization"] = "Bearer " + token
     if body is not None:
         headers["Content-Type"] = "application/json"
     prepared = urllib.request.Request(url, data=body, headers=headers,
-                                      method="POST" if body is not None else "GET")
+                                      method=method or ("POST" if body is not None
+                                                        else "GET"))
     try:
         with urllib.request.urlopen(prepared, timeout=timeout) as response:
             return _answer(response.status, response.headers, response.read())

@@ -19,7 +19,7 @@ import os
 import sqlite3
 import threading
 from contextlib import contextmanager
-from typing import Iterator, List, Tuple
+from typing import Dict, Iterator, List, Tuple
 
 DATABASE_NAME = "service.sqlite3"
 
@@ -210,28 +210,134 @@ def open_database(folder: str) -> str:
         os.makedirs(folder, exist_ok=True)
         path = database_path(folder)
         with connection(path) as opened:
+            check_schema(opened, empty_allowed=True)  # before anything is written to it
             mode = opened.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise DatabaseError("%s cannot use write-ahead logging (journal mode %s)" % (
                     path, mode))
             migrate(opened)
-    except (sqlite3.Error, OSError) as problem:
+    except (sqlite3.Error, OSError, DatabaseError) as problem:
         raise DatabaseError("cannot open the service's database in %s: %s" % (folder, problem))
     return path
+
+
+# The first 16 bytes of every SQLite database file (https://sqlite.org/fileformat.html).
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def check_file(path: str) -> None:
+    """Refuse what cannot be an SQLite database file (:class:`DatabaseError`): a missing path,
+    a folder or another file that is not a regular one, an empty file, another kind of
+    file. (SQLite itself takes an empty file for an empty database.)"""
+    if not os.path.isfile(path):
+        raise DatabaseError("%s is not a file" % path)
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as problem:
+        raise DatabaseError("%s cannot be read: %s" % (path, problem))
+    if not header:
+        raise DatabaseError("%s is empty (0 bytes): not an SQLite database" % path)
+    if header != SQLITE_HEADER:
+        raise DatabaseError("%s is not an SQLite database (it does not begin with SQLite's "
+                            "header)" % path)
 
 
 def schema_version(opened: sqlite3.Connection) -> int:
     return int(opened.execute("PRAGMA user_version").fetchone()[0])
 
 
+# A schema object as :func:`schema_shape` describes it: its type, name and table, and for a
+# table its columns and foreign keys, for an index its columns (as SQLite's pragmas give them).
+SchemaObject = Tuple[object, ...]
+
+
+def schema_shape(opened: sqlite3.Connection) -> Dict[str, SchemaObject]:
+    """Every table, index, view and trigger of the database by name, with what makes it what
+    it is: a table's columns (name, type, not null, default, key) and foreign keys, an
+    index's columns. SQLite's own statistics tables (``ANALYZE``) are left out."""
+    found: Dict[str, SchemaObject] = {}
+    for kind, name, table in opened.execute(
+            "SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_stat%' "
+            "ORDER BY name").fetchall():
+        if kind == "table":
+            found[name] = (kind, table, tuple(
+                tuple(row[1:]) for row in opened.execute(
+                    "SELECT * FROM pragma_table_info(?)", (name,))), tuple(
+                tuple(row[2:]) for row in opened.execute(
+                    "SELECT * FROM pragma_foreign_key_list(?)", (name,))))
+        elif kind == "index":
+            found[name] = (kind, table, tuple(tuple(row) for row in opened.execute(
+                "SELECT * FROM pragma_index_info(?)", (name,))))
+        else:
+            found[name] = (kind, table)
+    return found
+
+
+_SHAPES: Dict[int, Dict[str, SchemaObject]] = {}
+
+
+def expected_shape(version: int) -> Dict[str, SchemaObject]:
+    """The shape of this release's schema at ``version`` (1..:data:`SCHEMA_VERSION`): its
+    migrations applied to an empty database in memory."""
+    if version not in _SHAPES:
+        with connection(":memory:") as opened:
+            for step in MIGRATIONS[:version]:
+                for statement in step:
+                    opened.execute(statement)
+            _SHAPES[version] = schema_shape(opened)
+    return _SHAPES[version]
+
+
+def check_schema(opened: sqlite3.Connection, empty_allowed: bool = False) -> int:
+    """The database's schema version, once its schema is this service's at that version,
+    object for object; :class:`DatabaseError` saying what differs otherwise: a newer version,
+    another application's tables, a table of the service's name with other columns. An
+    empty database (version 0, no table) is allowed when ``empty_allowed`` (a new one)."""
+    version = schema_version(opened)
+    if version > SCHEMA_VERSION:
+        raise DatabaseError("the database has schema version %d, newer than this release's "
+                            "%d: use a newer proagents-bench" % (version, SCHEMA_VERSION))
+    found = schema_shape(opened)
+    if version <= 0:
+        if not found and empty_allowed:
+            return 0
+        raise DatabaseError(
+            "not the service's database: %s, and no schema version of the service's" % (
+                "it holds another application's tables (%s)" % ", ".join(sorted(found))
+                if found else "it is an empty SQLite database"))
+    expected = expected_shape(version)
+    if found != expected:
+        differences = ["no %s" % name for name in sorted(set(expected) - set(found))]
+        differences += ["a %s %s of another application" % (found[name][0], name)
+                        for name in sorted(set(found) - set(expected))]
+        differences += ["%s %s is not the service's (other columns or keys)" % (
+            found[name][0], name) for name in sorted(set(found) & set(expected))
+            if found[name] != expected[name]]
+        raise DatabaseError("not the service's database at schema version %d: %s" % (
+            version, "; ".join(differences)))
+    return version
+
+
+@contextmanager
+def existing(path: str) -> Iterator[sqlite3.Connection]:
+    """A connection to the service's database at ``path``, which must exist and be the
+    service's (:func:`check_file`, :func:`check_schema`; never created nor migrated), closed
+    on leaving; :class:`DatabaseError` naming the file otherwise."""
+    check_file(path)
+    with connection(path) as opened:
+        try:
+            check_schema(opened)
+        except (DatabaseError, sqlite3.Error) as problem:
+            raise DatabaseError("%s: %s" % (path, problem))
+        yield opened
+
+
 def migrate(opened: sqlite3.Connection) -> List[int]:
-    """Apply the missing migrations in one transaction; return the versions reached."""
+    """Apply the missing migrations in one transaction, once the schema is the service's
+    (:func:`check_schema`); return the versions reached."""
     with transaction(opened):
-        current = schema_version(opened)
-        if current > SCHEMA_VERSION:
-            raise DatabaseError("the database has schema version %d, newer than this "
-                                "release's %d: use a newer proagents-bench" % (
-                                    current, SCHEMA_VERSION))
+        current = check_schema(opened, empty_allowed=True)
         reached = []
         for version in range(current, SCHEMA_VERSION):
             for statement in MIGRATIONS[version]:

@@ -5,9 +5,11 @@ every value escaped) and ``GET /v1/leaderboard`` (the same boards as JSON), both
 One public board per benchmark version, dataset version and phase (a new
 ``dataset_version`` is never ranked with an old one, nor a phase's public part with every
 test case), the current one first; a closed phase adds its final board, scored on its
-private part. Per team: its best released result with its precision, its best decision as
-its answers showed it, its submission counts, its feedback level and budget, and the SHA-256
-of the submission behind the result.
+private part, and while no phase is open the final board of the phase closed last comes
+first of all. A team's row is one submission (:func:`row_order`: the better decision, then
+the higher score, then the earlier): its released result with its precision, its decision as
+its answer showed it, and its SHA-256; beside them the team's count of scored submissions,
+its feedback level and budget.
 
 Ranking: a released score stands for the range its precision leaves open (an exact share or
 a Ladder score: itself; a score rounded to step h: within h/2 of it). A team ranks above
@@ -48,19 +50,26 @@ FINAL = "final"
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #1a1a1a; max-width: 72em; }
-h1 { font-size: 1.5em; } h2 { font-size: 1.15em; margin-top: 2em; }
-h3 { font-size: 1em; margin: 1.2em 0 .2em; }
+h1 { font-size: 1.5em; margin: 0 0 .3em; } h2 { font-size: 1.15em; margin: 1.6em 0 .3em; }
+h2 span.versions { display: block; font-size: .8em; font-weight: normal; color: #444;
+                   overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; margin-top: .5em; }
 th, td { border-bottom: 1px solid #ccc; padding: .35em .5em; text-align: left;
          vertical-align: top; }
-th { background: #f2f2f2; } td.num { text-align: right; font-variant-numeric: tabular-nums;
-                                      white-space: nowrap; }
+th { background: #f2f2f2; } td.num, th.num { text-align: right;
+                                            font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
 td.name { font-weight: 600; overflow-wrap: anywhere; min-width: 7em; max-width: 16em; }
+td.name code { font-weight: normal; } td.decision { overflow-wrap: anywhere; }
+table.final td.name { min-width: 0; } table.final td.name code { font-size: .75em; }
 td.plain { white-space: nowrap; } tr.revoked td { color: #777; }
 tr.revoked td.name { text-decoration: line-through; }
-code { font-size: .85em; } p.note { color: #444; overflow-wrap: anywhere; }
+code { font-size: .85em; } p.note, p.empty { color: #444; overflow-wrap: anywhere; }
 div.table { overflow-x: auto; } div.table table { min-width: 40em; }
-@media (max-width: 40em) { body { margin: 1em; } th, td { padding: .3em .35em; } }
+@media (max-width: 40em) { body { margin: 1em; } th, td { padding: .3em .35em; }
+                           h2 { margin-top: 1.2em; }
+                           table.final th, table.final td { padding: .3em .2em; }
+                           table.final th { font-size: .85em; } }
 """
 
 
@@ -103,7 +112,8 @@ def released_result(level: str, score: float, step: Optional[str], at: float,
 
 
 class Entry:
-    """One team's row on one board."""
+    """One team's row on one board: one submission of the team's, the best by
+    :func:`row_order`, with the team's counts."""
 
     def __init__(self, team: str, revoked: bool, level: str, budget_text: str) -> None:
         self.team = team
@@ -113,24 +123,19 @@ class Entry:
         self.scored = 0
         self.result: Optional[Result] = None
         self.decision: Optional[str] = None
-        self.decision_sha256 = ""
+        self.sha256 = ""
+        self.at: Optional[float] = None  # when the row's submission was received
         self.chosen: Optional[str] = None  # final boards: how the submissions were chosen
         self.rank: Optional[int] = None
         self.tied = False
 
-    def offer(self, result: Optional[Result], decision: Optional[str], sha256: str) -> None:
-        """A scored submission's released result and shown decision: keep the best."""
-        if decision is not None and (self.decision is None or _ACTION_RANK[decision]
-                                     < _ACTION_RANK[self.decision]):
-            self.decision = decision
-            self.decision_sha256 = sha256
-        if result is not None and (self.result is None or result.order()
-                                   < self.result.order()):
-            self.result = result
-
-    @property
-    def sha256(self) -> str:
-        return self.result.sha256 if self.result is not None else self.decision_sha256
+    def offer(self, result: Optional[Result], decision: Optional[str], sha256: str,
+              at: float) -> None:
+        """A submission as the board shows it (its released result, its shown decision):
+        it becomes the row when it is better by :func:`row_order` than the row's."""
+        if self.at is None or row_order(result, decision, at) < row_order(
+                self.result, self.decision, self.at):
+            self.result, self.decision, self.sha256, self.at = result, decision, sha256, at
 
     def as_dict(self) -> JSONObject:
         result = self.result
@@ -146,6 +151,25 @@ class Entry:
         if self.chosen is not None:
             shown["chosen"] = self.chosen
         return shown
+
+
+def row_order(result: Optional[Result], decision: Optional[str],
+              at: float) -> Tuple[int, int, Fraction, Fraction, float]:
+    """Which of a team's submissions is its row, better first (:data:`ROW_RULE`): the better
+    decision (PASS, REVIEW, BLOCK, INCOMPARABLE, then none shown), then a released score
+    before none, the higher guaranteed score, the higher possible one, then the earlier
+    submission. A BLOCKed submission is never a team's best however it scores, as the gate
+    never lets a higher score outweigh a failed critical task. (A ladder submission that
+    released nothing showed the verdict of the team's best released one, which is on the same
+    board with its score, so it never becomes the row: a released score comes first.)"""
+    if result is None:
+        return (_ACTION_RANK.get(decision, len(ACTIONS)), 1, Fraction(0), Fraction(0), at)
+    return (_ACTION_RANK.get(decision, len(ACTIONS)), 0) + result.order()
+
+
+ROW_RULE = ("A team's row is one of its submissions, the best: the better decision first "
+            "(PASS, REVIEW, BLOCK, INCOMPARABLE), then the higher score, then the earlier "
+            "submission; its score, decision and SHA-256 are that submission's.")
 
 
 class Board:
@@ -189,7 +213,8 @@ def rank(entries: List[Entry]) -> List[Entry]:
 def boards(database_path: str, current: Tuple[str, str, str]) -> List[Board]:
     """Every board: the current public one first (every team that is not revoked has a row
     there, scored or not yet), then the others, most recently active first; each closed
-    phase's final board right after its public one."""
+    phase's final board right after its public one, but while no phase is open the final
+    board of the phase closed last, which comes before them all."""
     with database.connection(database_path) as opened:
         opened.row_factory = sqlite3.Row
         rows = opened.execute(
@@ -229,27 +254,36 @@ def boards(database_path: str, current: Tuple[str, str, str]) -> List[Board]:
         result = (released_result(row["feedback_level"], row["released_score"],
                                   row["released_step"], row["received_at"], row["sha256"])
                   if row["score_released"] else None)
-        entry.offer(result, row["shown_action"], row["sha256"])
+        entry.offer(result, row["shown_action"], row["sha256"], row["received_at"])
     final_entries: Dict[int, Dict[str, Entry]] = {}
     for row in finals:
         entries = final_entries.setdefault(row["phase_id"], {})
         entry = entries.get(row["name"])
         if entry is None:
             entry = entries[row["name"]] = _entry(row)
-            entry.chosen = "by the team" if row["chosen"] else "the last (default)"
+            entry.chosen = CHOSEN_BY_TEAM if row["chosen"] else CHOSEN_BY_DEFAULT
         entry.scored += 1
         result = (Result(row["score"], EXACT, None, row["received_at"], row["sha256"])
                   if row["score"] is not None else None)
-        entry.offer(result, row["action"], row["sha256"])
+        entry.offer(result, row["action"], row["sha256"], row["received_at"])
     order = sorted(found, key=lambda key: (
         key != current_key, -latest.get(key, known[key[3]].opened_at if key[3] else 0.0),
         str(key)))
+    closed = sorted((phase for phase in known.values() if phase.status == phases.CLOSED),
+                    key=lambda phase: (phase.closed_at or 0.0, phase.id))
+    # While no phase is open, the phase closed last has the latest result nobody could
+    # climb: its final board opens the page.
+    first = closed[-1] if closed and open_phase is None else None
     made = []
+    if first is not None:
+        made.append(Board(first.versions, first, FINAL, False,
+                          list(final_entries.get(first.id, {}).values())))
     for key in order:
         board_phase = known.get(key[3]) if key[3] is not None else None
         made.append(Board(key[:3], board_phase, PUBLIC if board_phase else ALL_CASES,
                           key == current_key, list(found[key].values())))
-        if board_phase is not None and board_phase.status == phases.CLOSED:
+        if (board_phase is not None and board_phase.status == phases.CLOSED
+                and board_phase is not first):
             made.append(Board(key[:3], board_phase, FINAL, False,
                               list(final_entries.get(board_phase.id, {}).values())))
     return made
@@ -283,14 +317,16 @@ def show_score(score: float) -> str:
 
 
 def _digest(sha256: str) -> str:
+    """The SHA-256 shortened, the whole value in its tooltip ("-" when there is none)."""
     if not sha256:
-        return "<td>-</td>"
-    return '<td><code title="%s">%s&hellip;</code></td>' % (html.escape(sha256),
-                                                            html.escape(sha256[:DIGEST_SHOWN]))
+        return "-"
+    return '<code title="%s">%s&hellip;</code>' % (html.escape(sha256),
+                                                   html.escape(sha256[:DIGEST_SHOWN]))
 
 
 def _heading(board: Board) -> str:
-    versions = "%s %s, dataset %s" % board.versions
+    """The board's title (what it is scored on, first: it is what tells the boards apart),
+    its benchmark's versions on a line of their own."""
     if board.phase is None:  # the board of every test case (no phase)
         where = "every test case"
     elif board.kind == PUBLIC:
@@ -299,8 +335,9 @@ def _heading(board: Board) -> str:
         where = "phase %s, final board" % board.phase.name
     tail = "" if board.current or board.kind == FINAL else (
         " (earlier; not ranked with the current one)")
-    return "<h2>%s: %s%s%s</h2>" % (html.escape(versions), html.escape(where),
-                                     " (current)" if board.current else "", html.escape(tail))
+    return '<h2>%s%s%s<span class="versions">%s</span></h2>' % (
+        html.escape(where), " (current)" if board.current else "", html.escape(tail),
+        html.escape("%s %s, dataset %s" % board.versions))
 
 
 def _phase_note(board: Board) -> str:
@@ -309,15 +346,19 @@ def _phase_note(board: Board) -> str:
         return ""
     if board.kind == PUBLIC:
         text = ("Scored on the public part: %d of %d test cases. The private part is scored "
-                "once, when the phase closes, on the submissions each team chose (up to %d; "
-                "by default its last). Phase %s; the split's seed has SHA-256 %s." % (
+                "once, when the phase closes, on the submission%s each team chose (%s; by "
+                "default its last). Phase %s; the split's seed has SHA-256 %s." % (
                     phase.public_count, phase.public_count + phase.private_count,
-                    phase.choices, phase.status, phase.commitment))
+                    "" if phase.choices == 1 else "s",
+                    "one" if phase.choices == 1 else "up to %d" % phase.choices,
+                    phase.status, phase.commitment))
     else:
         text = ("Scored on the private part only (%d test cases), which no answer during the "
-                "phase depended on. The seed, now published, is %s: the split can be "
-                "recomputed and checked against its SHA-256." % (phase.private_count,
-                                                                 phase.seed))
+                "phase depended on%s. The seed, now published, is %s: the split can be "
+                "recomputed and checked against its SHA-256." % (
+                    phase.private_count, "" if phase.choices == 1 else (
+                        "; of up to %d chosen submissions a team's row is its best"
+                        % phase.choices), phase.seed))
     return '<p class="note">%s</p>' % html.escape(text)
 
 
@@ -352,36 +393,67 @@ def _rank_cell(entry: Entry) -> str:
 
 
 def _table(board: Board) -> List[str]:
-    final = board.kind == FINAL
-    heads = (["rank", "team", "private score", "decision (private part)", "chosen",
-              "submission"] if final else
-             ["rank", "team", "best released score", "precision", "best decision",
-              "scored", "feedback level", "budget", "submission"])
+    if board.kind == FINAL:
+        return _final_table(board)
+    if board.entries and not any(entry.scored for entry in board.entries):
+        return ['<p class="empty">No scored submission yet. Taking part: %s.</p>' % (
+            html.escape(", ".join(entry.team for entry in board.entries)))]
+    heads = ["rank", "team", "released score", "precision", "decision", "scored",
+             "feedback level", "budget", "submission"]
     parts = ['<div class="table"><table><thead><tr>%s</tr></thead><tbody>' % "".join(
         "<th>%s</th>" % head for head in heads)]
     if not board.entries:
         parts.append('<tr><td colspan="%d">No team yet.</td></tr>' % len(heads))
     for entry in board.entries:
         result = entry.result
-        score = _cell(show_score(result.score) if result else "not released", "num")
-        cells = [_rank_cell(entry), _cell(entry.team + (" (revoked)" if entry.revoked else ""),
-                                          "name"), score]
-        if final:
-            cells += [_cell(entry.decision or "-"), _cell(entry.chosen)]
-        else:
-            cells += [_cell(result.describe() if result else "-"),
-                      _cell(entry.decision or "-"), _cell(entry.scored, "num"),
-                      _cell(entry.level), _cell(entry.budget)]
-        cells.append(_digest(entry.sha256))
-        parts.append('<tr%s>%s</tr>' % (' class="revoked"' if entry.revoked else "",
-                                        "".join(cells)))
+        cells = [_rank_cell(entry), _name_cell(entry), _cell(
+            show_score(result.score) if result else "not released" if entry.scored
+            else "no submission", "num"),
+            _cell(result.describe() if result else "-"), _cell(entry.decision or "-"),
+            _cell(entry.scored, "num"), _cell(entry.level), _cell(entry.budget),
+            "<td>%s</td>" % _digest(entry.sha256)]
+        parts.append(_row(entry, cells))
     parts.append("</tbody></table></div>")
     return parts
 
 
+def _final_table(board: Board) -> List[str]:
+    """The final board, narrow enough to be whole on a phone's screen: the submission's
+    SHA-256 under the team's name rather than in a column of its own."""
+    parts = ['<table class="final"><thead><tr><th>rank</th><th>team, submission</th>'
+             '<th class="num">private score</th><th>decision</th><th>chosen</th></tr>'
+             '</thead><tbody>']
+    if not board.entries:
+        parts.append('<tr><td colspan="5">No submission was scored.</td></tr>')
+    for entry in board.entries:
+        parts.append(_row(entry, [
+            _rank_cell(entry), _name_cell(entry, "<br>" + _digest(entry.sha256)),
+            _cell(show_score(entry.result.score) if entry.result else "none", "num"),
+            _cell(entry.decision or "-", "decision"),
+            _cell(CHOSEN_SHOWN.get(entry.chosen or "", entry.chosen or "-"), "chosen")]))
+    parts.append("</tbody></table>")
+    return parts
+
+
+CHOSEN_BY_TEAM = "by the team"
+CHOSEN_BY_DEFAULT = "the last (default)"
+CHOSEN_SHOWN = {CHOSEN_BY_TEAM: "by the team", CHOSEN_BY_DEFAULT: "last (default)"}
+
+
+def _name_cell(entry: Entry, below: str = "") -> str:
+    """The team's name (marked when revoked), and ``below`` it some HTML."""
+    return '<td class="name">%s%s</td>' % (
+        html.escape(entry.team + (" (revoked)" if entry.revoked else "")), below)
+
+
+def _row(entry: Entry, cells: List[str]) -> str:
+    return '<tr%s>%s</tr>' % (' class="revoked"' if entry.revoked else "", "".join(cells))
+
+
 def render(database_path: str, current: Tuple[str, str, str],
            now: Optional[float] = None) -> bytes:
-    """The page's bytes (UTF-8)."""
+    """The page's bytes (UTF-8): the boards first, the first one the latest result (see
+    :func:`boards`); how rows are chosen and ranked after them."""
     moment = time.time() if now is None else now
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
@@ -390,16 +462,22 @@ def render(database_path: str, current: Tuple[str, str, str],
              "<h1>Leaderboard: %s</h1>" % html.escape(current[0]),
              '<p class="note">Results are self-reported: the service grades the records each '
              "team submits with the same gate as <code>run_benchmark.py</code>, not the agent "
-             "itself. Scores are what each team's feedback level released, with their "
-             "precision. %s A team at the verdict level shows its best decision only. Each "
-             "dataset version and phase is ranked on its own.</p>" % html.escape(RANKING_NOTE)]
+             "itself. How each row is chosen and ranked is said below the boards.</p>"]
     changes = _version_notes(database_path, current[0])
     for board in boards(database_path, current):
         parts.append(_heading(board))
+        if board.kind == FINAL:  # the table first: it is the answer
+            parts.extend(_table(board))
+            parts.append(_phase_note(board))
+            continue
         parts.append(_phase_note(board))
-        if board.kind != FINAL:
-            parts.append(changes.get(board.versions, ""))
+        parts.append(changes.get(board.versions, ""))
         parts.extend(_table(board))
+    parts.append("<h2>How rows are chosen and ranked</h2>")
+    parts.append('<p class="note">%s Scores are what each team\'s feedback level released, '
+                 "with their precision. %s A team at the verdict level shows its decision "
+                 "only and is not ranked. Each dataset version and phase is ranked on its "
+                 "own.</p>" % (html.escape(ROW_RULE), html.escape(RANKING_NOTE)))
     parts.append('<p class="note">proagents-bench %s; page made %s.</p></body></html>' % (
         html.escape(VERSION), time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(moment))))
     return ("\n".join(part for part in parts if part) + "\n").encode("utf-8")

@@ -11,6 +11,7 @@ maintainer's access: the data folder and the maintainer's own spec, cases and ba
 from __future__ import annotations
 
 import os
+import sqlite3
 from typing import List
 
 from ..errors import ContractError, ContractErrors
@@ -59,11 +60,21 @@ def scored_submissions(data_folder: str, spec_path: str, cases_path: str,
         raise ContractErrors([ContractError(
             HEALTH_DATA_CODE, "no service database here: --data names the folder that `serve` "
             "keeps its %s in" % database.DATABASE_NAME, (), data_folder)])
-    with database.connection(path) as opened:
-        rows = opened.execute(
-            "SELECT s.id, t.name, s.size FROM submissions s JOIN teams t ON t.id = s.team_id "
-            "WHERE s.outcome = ? AND s.benchmark_id = ? AND s.benchmark_version = ? AND "
-            "s.dataset_version = ? ORDER BY s.id", (SCORED,) + benchmark.versions).fetchall()
+    try:
+        with database.existing(path) as opened:
+            rows = opened.execute(
+                "SELECT s.id, t.name, s.size FROM submissions s JOIN teams t ON "
+                "t.id = s.team_id WHERE s.outcome = ? AND s.benchmark_id = ? AND "
+                "s.benchmark_version = ? AND s.dataset_version = ? ORDER BY s.id",
+                (SCORED,) + benchmark.versions).fetchall()
+    except database.DatabaseError as problem:  # it names the file
+        raise ContractErrors([ContractError(
+            HEALTH_DATA_CODE, "cannot read the service's database: %s" % problem, (),
+            data_folder)])
+    except sqlite3.Error as problem:
+        raise ContractErrors([ContractError(
+            HEALTH_DATA_CODE, "cannot read the service's database: %s: %s" % (path, problem),
+            (), data_folder)])
     if not rows:
         raise ContractErrors([ContractError(
             HEALTH_DATA_CODE, "no scored submission of benchmark %s %s, dataset %s is stored "

@@ -33,13 +33,23 @@ OPEN = "open"
 CLOSING = "closing"
 CLOSED = "closed"
 DEFAULT_PRIVATE_SHARE = "0.5"
-DEFAULT_CHOICES = 2
+DEFAULT_CHOICES = 1  # no choice strategy without feedback gains (docs/service.md)
 MAX_CHOICES = 100
 SEED_BYTES = 32
 MIN_SEED_HEX_DIGITS = 32  # 128 bits: the published commitment cannot be searched
 _SHARE = re.compile(r"0\.[0-9]{1,4}\Z")
 _SEED = re.compile(r"[0-9a-f]+\Z")
 TEST_TASK_COUNT = "test_task_count"  # a fact: the test tasks of the cases last served
+
+
+def choices_note(choices: int) -> str:
+    """What more than one final choice costs (docs/service.md, measured by ``bench
+    attack``)."""
+    return ("with %d final choices a team's final row is its best chosen submission: without "
+            "any feedback, a team that chooses a random submission and its complement gains "
+            "about 0.8 standard errors of a private score over one honest submission, and %d "
+            "choices gain at least the expected best of %d independent draws; with 1 choice "
+            "the gain is 0" % (choices, choices, choices))
 
 
 class PhaseError(ValueError):

@@ -12,9 +12,10 @@ be tried against the hash offline.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, List, Set
+from typing import TYPE_CHECKING, Iterable, List, Sequence, Set
 
 from ..contract import publish
+from ..contract.inputs import FILE_KINDS
 from ..contract.vocabulary import BLOCKING, CHECKS, HARDNESS, REVIEWING, TEST_SPLIT
 from ..version import harness
 
@@ -36,12 +37,26 @@ GRADING_RULES = (
     "BLOCK on a failed critical task or %s gate, REVIEW on a failed %s gate, else PASS." % (
         HARDNESS[BLOCKING], HARDNESS[REVIEWING]))
 
-SUBMISSION_RULES = (
-    "POST /v1/submissions with Authorization: Bearer TOKEN and, as the body, a results "
-    "package (agent-benchmark-results-v1 or -v2) whose systems array holds only the "
-    "candidate (role candidate). The service adds the maintainer's baseline system, runs the "
-    "same gate as run_benchmark.py, and answers with what the team's feedback level allows. "
-    "Contract errors name the file submission.json and spend no budget.")
+def versions_text(versions: Sequence[str]) -> str:
+    """Schema versions as a list to read: ``a-v1, -v2 or -v3`` (each after the first by its
+    last part)."""
+    shown = [versions[0]] + ["-" + version.rsplit("-", 1)[-1] for version in versions[1:]]
+    if len(shown) == 1:
+        return shown[0]
+    return "%s or %s" % (", ".join(shown[:-1]), shown[-1])
+
+
+def submission_rules(results_version: str) -> str:
+    """How to submit, with every results version the gate reads (from the contract's table
+    of file kinds) and the one this service takes (its baseline package's)."""
+    return (
+        "POST /v1/submissions with Authorization: Bearer TOKEN and, as the body, a results "
+        "package (%s) whose systems array holds only the candidate (role candidate), in the "
+        "same schema_version as this service's baseline package: %s. The service adds the "
+        "maintainer's baseline system, runs the same gate as run_benchmark.py, and answers "
+        "with what the team's feedback level allows. Contract errors name the file "
+        "submission.json and spend no budget." % (
+            versions_text(list(FILE_KINDS["results"])), results_version))
 
 
 def public_cases(cases: JSONObject) -> JSONObject:
@@ -82,7 +97,7 @@ ROUNDING_RULE = (
 
 
 def grader_interface(levels: Iterable[str], automatic_steps: List[float],
-                     max_submission_bytes: int) -> JSONObject:
+                     max_submission_bytes: int, results_version: str) -> JSONObject:
     """The grader's published interface: the JSON Schemas, the grading rules, the output
     contract and how to submit."""
     return {
@@ -91,7 +106,8 @@ def grader_interface(levels: Iterable[str], automatic_steps: List[float],
         "schemas": {kind: publish.schema(kind) for kind in publish.GRADER_KINDS},
         "grading_rules": GRADING_RULES,
         "checks": list(CHECKS),
-        "submission": SUBMISSION_RULES,
+        "submission": submission_rules(results_version),
+        "submission_schema_version": results_version,
         "max_submission_bytes": max_submission_bytes,
         "feedback_levels": list(levels),
         "rounding": ROUNDING_RULE,

@@ -139,6 +139,25 @@ def step_unchecked(path: str, name: str, level: Optional[str],
                 and feedback_task_count(opened) is None)
 
 
+STEP_SET = "by the maintainer"
+STEP_AUTOMATIC = "automatic"
+
+
+def step_in_force(team: Team, tasks: int) -> JSONObject:
+    """The rounding step a rounded answer to ``team`` uses now, with ``tasks`` the test tasks
+    feedback is computed on (the rule of ``feedback._rounded_answer``): ``rounding_step``,
+    the team's own step or else the automatic one for ``tasks``; ``rounding_step_chosen``,
+    which of the two (both None at a level without a step); ``feedback_test_tasks``."""
+    if not feedback.level(team.feedback_level).stepped:
+        step, chosen = None, None
+    elif team.rounding_step is not None:
+        step, chosen = team.rounding_step, STEP_SET
+    else:
+        step, chosen = feedback.step_text(feedback.automatic_step(tasks)), STEP_AUTOMATIC
+    return {"rounding_step": step, "rounding_step_chosen": chosen,
+            "feedback_test_tasks": tasks}
+
+
 def rotate(path: str, name: str) -> str:
     """A new token for the team (the old one stops working; a revoked team is restored)."""
     issued = tokens.issue()

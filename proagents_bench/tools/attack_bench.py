@@ -22,6 +22,17 @@ Then ``phase close`` runs, and the public and final boards are read from
 ``GET /v1/leaderboard``. The table gives each level's mean board score over the repetitions,
 its inflation over the truth (1/2) and the Monte Carlo standard error of that mean, beside
 the standard error of one score, sqrt(1/4 / n), for the public and private parts.
+
+The choice attack (``--strategy complement``) needs no feedback at all: each of ``--pairs``
+teams submits a random vector and its complement (every case's other state) and chooses
+both for the final board, as many as the phase takes, on a server whose phase takes the
+default number of final choices and on one whose phase takes two (the same vectors on
+both). A team's final row is its best chosen submission, so with two choices its final score
+is max(K, n - K) / n for K ~ Binomial(n, 1/2) on the n private cases: a gain of
+E[max(K, n - K)] / n - 1/2 over the truth, about sqrt(2 / pi) = 0.80 standard errors; with
+one choice the final score is one submission's, chosen before the private part is scored,
+and the gain is 0. The table gives the measured mean gain in standard errors, with its
+Monte Carlo error, beside the exact figure (:func:`complement_gain`).
 """
 
 from __future__ import annotations
@@ -37,10 +48,10 @@ import tempfile
 import threading
 import time
 from fractions import Fraction
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, cast
 
 from ..jsonio import JSONObject
-from ..service import client, database, parts, teams
+from ..service import client, database, parts, phases, teams
 from .bench import PACKAGE_ROOT
 from .service_bench import UNSPENDABLE_BUDGET, ServeChild, write_files
 
@@ -48,6 +59,11 @@ STATES = ("state-a", "state-b")
 TRIALS = 2
 BOOTSTRAP_SAMPLES = 200
 PHASE_NAME = "attack"
+BOTH = "both"
+BOOSTING = "boosting"
+COMPLEMENT = "complement"
+STRATEGIES = (BOTH, BOOSTING, COMPLEMENT)
+DEFAULT_PAIRS = 200
 TRUTH = Fraction(1, 2)
 # (label, level, whether the server's spec has a gate near the team's score)
 CONFIGURATIONS = (
@@ -201,12 +217,46 @@ def _mean_and_error(values: List[float]) -> Tuple[float, str]:
     return mean, " +- %.3f" % math.sqrt(variance / len(values))
 
 
+class Server:
+    """One ``serve`` child on its own benchmark files and data folder (a phase open on it
+    when the share is above 0); ``url`` None when it did not start."""
+
+    def __init__(self, folder: str, name: str, spec: JSONObject, cases_value: JSONObject,
+                 baseline: JSONObject) -> None:
+        self.where = os.path.join(folder, name)
+        os.makedirs(self.where)
+        self.paths = write_files(self.where, spec, cases_value, baseline)
+        self.data = os.path.join(self.where, "data")
+        self.database = database.open_database(self.data)
+        self.child: Optional[ServeChild] = None
+        self.url = ""
+
+    def start(self, python: str) -> Optional[str]:
+        """Start the server; None when it runs, else why it did not."""
+        self.child = ServeChild(python, self.paths, self.data,
+                                os.path.join(self.where, "serve.log"))
+        if self.child.port is None:
+            return self.child.failure()
+        self.url = "http://127.0.0.1:%d" % self.child.port
+        return None
+
+    def maintainer(self, python: str, command: List[str]) -> Optional[str]:
+        return _maintainer(python, command, self.paths, self.data)
+
+    def stop(self) -> None:
+        if self.child is not None:
+            self.child.stop()
+
+
 def attack_benchmark(cases: int, submissions: int, repetitions: int, private_share: str,
-                     seed: int, python: str, say: Callable[[str], None]) -> bool:
-    """Run the attack at every level and ``say`` the table; False when something failed."""
+                     seed: int, python: str, say: Callable[[str], None],
+                     strategy: str = BOTH, pairs: int = DEFAULT_PAIRS) -> bool:
+    """Run the attacks of ``strategy`` (the boosting attack at every level, the choice of a
+    submission and its complement, or both) and ``say`` their tables; False when something
+    failed."""
     started = time.perf_counter()
     folder = tempfile.mkdtemp(prefix="proagents-attack-bench-")
-    servers: List[ServeChild] = []
+    servers: List[Server] = []
     try:
         share = Fraction(private_share)
         _spec, cases_file, _baseline, expected = make_benchmark(cases, seed, None)
@@ -215,77 +265,250 @@ def attack_benchmark(cases: int, submissions: int, repetitions: int, private_sha
                    if share else set())
         public_ids = [case_id for case_id in expected if case_id not in private]
         threshold = near_threshold(len(public_ids))
-        by_server: Dict[bool, List[Attack]] = {False: [], True: []}
-        urls: Dict[bool, str] = {}
-        versions: Tuple[str, str, str] = ("", "", "")
-        protocol: JSONObject = {}
-        paths_by: Dict[bool, Dict[str, str]] = {}
-        for near in (False, True):
+        made = [0]
+
+        def server(name: str, near: bool, choices: int) -> Server:
             spec, cases_value, baseline, _ = make_benchmark(
                 cases, seed, threshold if near else None)
-            versions = (spec["benchmark_id"], spec["benchmark_version"],
-                        cases_value["dataset_version"])
-            protocol = spec["protocol"]
-            where = os.path.join(folder, "near" if near else "passing")
-            os.makedirs(where)
-            paths = paths_by[near] = write_files(where, spec, cases_value, baseline)
-            data = os.path.join(where, "data")
-            path = database.open_database(data)
+            started_server = Server(folder, name, spec, cases_value, baseline)
+            servers.append(started_server)
             if share:
-                done = _maintainer(python, ["phase", "open", "--name", PHASE_NAME,
-                                            "--private-share", private_share, "--seed",
-                                            split_seed, "--choices", "1"], paths, data)
+                done = started_server.maintainer(python, [
+                    "phase", "open", "--name", PHASE_NAME, "--private-share", private_share,
+                    "--seed", split_seed, "--choices", str(choices)])
                 if done is not None:
-                    say(done)
-                    return False
-            for label, level, needs_near in CONFIGURATIONS:
-                if needs_near != near:
-                    continue
-                for repetition in range(repetitions):
-                    attack = Attack(label, level, near, repetition, "")
-                    attack.token = teams.add(path, attack.team, UNSPENDABLE_BUDGET, level)
-                    by_server[near].append(attack)
-            server = ServeChild(python, paths, data, os.path.join(where, "serve.log"))
-            servers.append(server)
-            if server.port is None:
-                say(server.failure())
-                return False
-            urls[near] = "http://127.0.0.1:%d" % server.port
+                    raise _Failed(done)
+            return started_server
 
-        def work(near: bool) -> None:
-            for attack in by_server[near]:
-                run_attack(attack, urls[near], list(expected), submissions, seed, protocol,
-                           versions)
-
-        threads = [threading.Thread(target=work, args=(near,)) for near in (False, True)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-        failed = [attack for near in by_server for attack in by_server[near] if attack.failure]
-        if failed:
-            say("the attack failed: team %s: %s" % (failed[0].team, failed[0].failure))
-            return False
-        boards: Dict[bool, JSONObject] = {}
-        for near in (False, True):
-            if share:
-                done = _maintainer(python, ["phase", "close"], paths_by[near],
-                                   os.path.join(folder, "near" if near else "passing", "data"))
-                if done is not None:
-                    say(done)
+        context = _Context(expected, public_ids, sorted(private), seed, python, say, made,
+                           _spec["protocol"], (_spec["benchmark_id"],
+                                               _spec["benchmark_version"],
+                                               cases_file["dataset_version"]))
+        if strategy in (BOTH, BOOSTING):
+            _boosting(context, server, submissions, repetitions, bool(share), threshold)
+        if strategy in (BOTH, COMPLEMENT):
+            if not share:
+                say("the choice attack needs a final board: a phase, --private-share above 0")
+                if strategy == COMPLEMENT:
                     return False
-            boards[near] = client.request(urls[near] + "/v1/leaderboard").document
-        _report(by_server, boards, expected, public_ids, sorted(private), submissions,
-                repetitions, bool(share), threshold, say)
+            else:
+                _choice_attack(context, server, pairs)
         say("time: %.0f s for %d submissions over HTTP (%s %s)" % (
-            time.perf_counter() - started,
-            (submissions + 1) * repetitions * len(CONFIGURATIONS),
-            os.path.basename(python), sys.platform))
+            time.perf_counter() - started, made[0], os.path.basename(python), sys.platform))
         return True
+    except _Failed as failure:
+        say(str(failure))
+        return False
     finally:
-        for server in servers:
-            server.stop()
+        for running in servers:
+            running.stop()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+class _Failed(Exception):
+    """A step of the benchmark that failed; the message says what it said."""
+
+
+class _Context:
+    """What every attack of one run shares: the expected states, the parts, the seed, the
+    servers' interpreter, where to say the results and the count of submissions made."""
+
+    def __init__(self, expected: Dict[str, str], public_ids: List[str], private_ids: List[str],
+                 seed: int, python: str, say: Callable[[str], None], made: List[int],
+                 protocol: JSONObject, versions: Tuple[str, str, str]) -> None:
+        self.expected = expected
+        self.public_ids = public_ids
+        self.private_ids = private_ids
+        self.seed = seed
+        self.python = python
+        self.say = say
+        self.made = made
+        self.protocol = protocol
+        self.versions = versions
+
+
+def _start_all(context: _Context, started: List[Server]) -> None:
+    for running in started:
+        problem = running.start(context.python)
+        if problem is not None:
+            raise _Failed(problem)
+
+
+def _close_and_read(context: _Context, started: List[Server], split: bool) -> List[JSONObject]:
+    """Close each server's phase (when there is one) and read its boards."""
+    boards = []
+    for running in started:
+        if split:
+            done = running.maintainer(context.python, ["phase", "close"])
+            if done is not None:
+                raise _Failed(done)
+        boards.append(client.request(running.url + "/v1/leaderboard").document)
+    return boards
+
+
+def _boosting(context: _Context, server: Callable[[str, bool, int], Server],
+              submissions: int, repetitions: int, split: bool, threshold: str) -> None:
+    """The boosting attack at every level, on two servers (every gate passing; a gate near
+    the team's score), the final choice the majority (one choice: its last)."""
+    by_server: Dict[bool, List[Attack]] = {False: [], True: []}
+    started: Dict[bool, Server] = {}
+    for near in (False, True):
+        started[near] = server("near" if near else "passing", near, 1)
+        for label, level, needs_near in CONFIGURATIONS:
+            if needs_near != near:
+                continue
+            for repetition in range(repetitions):
+                attack = Attack(label, level, near, repetition, "")
+                attack.token = teams.add(started[near].database, attack.team,
+                                         UNSPENDABLE_BUDGET, level)
+                by_server[near].append(attack)
+    _start_all(context, [started[False], started[True]])
+
+    def work(near: bool) -> None:
+        for attack in by_server[near]:
+            run_attack(attack, started[near].url, list(context.expected), submissions,
+                       context.seed, context.protocol, context.versions)
+
+    _in_threads(lambda index: work(bool(index)), 2)
+    failed = [attack for near in by_server for attack in by_server[near] if attack.failure]
+    if failed:
+        raise _Failed("the attack failed: team %s: %s" % (failed[0].team, failed[0].failure))
+    context.made[0] += (submissions + 1) * repetitions * len(CONFIGURATIONS)
+    read = _close_and_read(context, [started[False], started[True]], split)
+    _report(by_server, {False: read[0], True: read[1]}, context.expected, context.public_ids,
+            context.private_ids, submissions, repetitions, split, threshold, context.say)
+
+
+def _in_threads(work: Callable[[int], None], count: int) -> None:
+    """``work(0)`` .. ``work(count - 1)`` at once, each in a thread of its own (one per
+    server: the servers work side by side)."""
+    threads = [threading.Thread(target=work, args=(index,)) for index in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+def complement(answers: Dict[str, str]) -> Dict[str, str]:
+    """The other state of every case: a submission that passes exactly the cases
+    ``answers`` fails."""
+    return {case_id: STATES[1] if state == STATES[0] else STATES[0]
+            for case_id, state in answers.items()}
+
+
+def complement_gain(cases: int) -> float:
+    """The expected gain, in standard errors of one score, of choosing a random submission
+    and its complement when the final score is the better of the two: over n private cases
+    the two score K/n and 1 - K/n with K ~ Binomial(n, 1/2), so the gain is
+    E[max(K, n - K)] / n - 1/2 (exact), over the standard error 1 / (2 sqrt(n)). It tends
+    to E|Z| = sqrt(2 / pi) = 0.798 for a standard normal Z."""
+    total = sum(math.comb(cases, k) * max(k, cases - k) for k in range(cases + 1))
+    gain = Fraction(total, 2 ** cases * cases) - TRUTH
+    return float(gain) * 2 * math.sqrt(cases)
+
+
+def independent_gain(cases: int) -> float:
+    """The same for two independent random submissions: E[max(K1, K2)] / n - 1/2 over the
+    standard error (tends to 1 / sqrt(pi) = 0.564)."""
+    below = Fraction(0)  # P(K <= k - 1), k from 1
+    expected_max = Fraction(0)
+    for k in range(1, cases + 1):
+        below += Fraction(math.comb(cases, k - 1), 2 ** cases)
+        expected_max += 1 - below * below  # P(max >= k)
+    return float(expected_max / cases - TRUTH) * 2 * math.sqrt(cases)
+
+
+class Pair:
+    """One team of the choice attack: a random submission, its complement, its choice and
+    the final board's score."""
+
+    def __init__(self, team: str, token: str, answers: Dict[str, str]) -> None:
+        self.team = team
+        self.token = token
+        self.answers = answers
+        self.failure: Optional[str] = None
+
+
+def _choice_attack(context: _Context, server: Callable[[str, bool, int], Server],
+                   pairs: int) -> None:
+    """A team with no feedback at all submits a random vector and its complement and
+    chooses both for the final board (as many as the phase takes), on a server with the
+    default number of final choices and on one with two. The same vectors on both."""
+    choices_list = [phases.DEFAULT_CHOICES, 2] if phases.DEFAULT_CHOICES != 2 else [2]
+    started = {choices: server("choices-%d" % choices, False, choices)
+               for choices in choices_list}
+    draw = random.Random(context.seed * 7001 + 17)
+    vectors = [{case_id: draw.choice(STATES) for case_id in context.expected}
+               for _ in range(pairs)]
+    teams_of: Dict[int, List[Pair]] = {}
+    for choices, running in started.items():
+        teams_of[choices] = [Pair("pair-%d" % index, teams.add(
+            running.database, "pair-%d" % index, UNSPENDABLE_BUDGET), vector)
+            for index, vector in enumerate(vectors)]
+    _start_all(context, list(started.values()))
+
+    def work(index: int) -> None:
+        choices = choices_list[index]
+        running = started[choices]
+        for pair in teams_of[choices]:
+            ids = []
+            for answers in (pair.answers, complement(pair.answers)):
+                reply = client.request(client.submissions_url(running.url), pair.token,
+                                       submission(context.protocol, context.versions,
+                                                  answers))
+                if reply.status != 200:
+                    pair.failure = "HTTP %d: %s" % (reply.status, reply.document.get("detail"))
+                    return
+                ids.append(reply.document["submission_id"])
+            reply = client.request(running.url + "/v1/final", pair.token, json.dumps(
+                {"submission_ids": ids[:choices]}).encode("ascii"), method="PUT")
+            if reply.status != 200:
+                pair.failure = "HTTP %d: %s" % (reply.status, reply.document.get("detail"))
+                return
+
+    _in_threads(work, len(choices_list))
+    failed = [pair for listed in teams_of.values() for pair in listed if pair.failure]
+    if failed:
+        raise _Failed("the choice attack failed: team %s: %s" % (failed[0].team,
+                                                                 failed[0].failure))
+    context.made[0] += 2 * pairs * len(choices_list)
+    read = _close_and_read(context, [started[choices] for choices in choices_list], True)
+    _report_choices(context, teams_of, dict(zip(choices_list, read)), choices_list)
+
+
+def _report_choices(context: _Context, teams_of: Dict[int, List[Pair]],
+                    boards: Dict[int, JSONObject], choices_list: List[int]) -> None:
+    private = context.private_ids
+    error = math.sqrt(0.25 / len(private))
+    say = context.say
+    say("")
+    say("choice attack without feedback: %d teams, each a random submission and its "
+        "complement, choosing as many as the phase takes; %d private cases, one score's "
+        "standard error %.3f; truth %s" % (len(teams_of[choices_list[0]]), len(private), error,
+                                           float(TRUTH)))
+    say("")
+    say("| strategy | final choices | final board | gain over the truth, in standard errors "
+        "| exact |")
+    say("|---|---|---|---|---|")
+    honest = [_share(pair.answers, context.expected, private)
+              for pair in teams_of[choices_list[0]]]
+    mean, spread = _mean_and_error([(score - 0.5) / error for score in honest])
+    say("| one random submission (the honest reference) | 1 | %.3f | %+.3f%s | 0 |" % (
+        sum(honest) / len(honest), mean, spread))
+    for choices in choices_list:
+        final = _board_scores(boards[choices], "final")
+        scores = [final.get(pair.team) for pair in teams_of[choices]]
+        if any(score is None for score in scores):
+            raise _Failed("the final board lacks a team of the choice attack")
+        values = [float(cast("float", score)) for score in scores]
+        mean, spread = _mean_and_error([(score - 0.5) / error for score in values])
+        say("| a submission and its complement, %s | %d%s | %.3f | %+.3f%s | %s |" % (
+            "both chosen" if choices > 1 else "the first chosen", choices,
+            " (the default)" if choices == phases.DEFAULT_CHOICES else "",
+            sum(values) / len(values), mean, spread,
+            "0" if choices == 1 else "%.3f" % complement_gain(len(private))))
+    say("(two independent random submissions, both chosen, would gain %.3f exactly)"
+        % independent_gain(len(private)))
 
 
 def _maintainer(python: str, command: List[str], paths: Dict[str, str],
