@@ -33,7 +33,7 @@ from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .settings import Settings
-from .source import LogError, LogSource, optional, require
+from .source import LogError, LogSource, encodable, optional, require
 from .trial import LogRun, Trial, Trials
 
 if TYPE_CHECKING:  # for annotations only
@@ -79,6 +79,10 @@ def _ids(log: JSONObject, key: str, required: bool = True) -> List[str]:
             raise LogError("import.sample_id", "an instance id must be a non-blank string, got "
                            "%s" % (quote(value) if isinstance(value, str) else type_name(value)),
                            (key, index))
+        if not encodable(value):
+            raise LogError("import.field_type", "the instance id holds a lone surrogate (such "
+                           "as \\ud800, which is no Unicode character), which the gate does "
+                           "not read", (key, index))
     return values
 
 

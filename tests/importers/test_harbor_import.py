@@ -304,6 +304,20 @@ class IncompleteJobTests(unittest.TestCase):
                          ["import.logs_differ"])
         self.assertIn("in trial parse-logs__", run.document["errors"][0]["message"])
 
+    def test_a_system_whose_sample_failed_is_not_also_missing_the_case(self):
+        # Every trial of one Harbor task of the candidate is unreadable: those errors, never
+        # also "the candidate log has no sample of test case" (what failed is said once).
+        job = copied_job(self, CANDIDATE)
+        for name in os.listdir(job):
+            if name.startswith("parse-logs__"):
+                with open(os.path.join(job, name, "result.json"), "w") as handle:
+                    handle.write("{")
+        run, _written, _results = harbor_import(self, BASELINE, job)
+        self.assertEqual(run.status, 2)
+        self.assertEqual(sorted({error["code"] for error in run.document["errors"]}),
+                         ["import.json"])
+        self.assertEqual(len(run.document["errors"]), 3)
+
     def test_a_broken_trial_is_named_and_the_others_still_read(self):
         job = copied_job(self)
         broken = os.path.join(trial_folder(job, "parse-logs", 0), "result.json")

@@ -241,6 +241,22 @@ class IncompleteRunTests(unittest.TestCase):
                          ("import.sample_id", "$.resolved_ids[1]"))
 
 
+    def test_an_instance_id_with_a_lone_surrogate_is_a_field_type_error(self):
+        # json.loads takes "\\ud800" from a summary, but it is no Unicode character.
+        for key in ("resolved_ids", "incomplete_ids"):
+            with self.subTest(key=key):
+                summary = load_json(BASELINE[1])
+                summary[key] = summary[key] + ["acme__widgets-\ud800"]
+                path = TempDir(self).write_bytes("agent-v1.bad.json", json.dumps(
+                    summary).encode("ascii"))
+                run, _written, _folder = run_swebench(self, [BASELINE[0], path])
+                self.assertEqual(run.status, 2, run.stderr)
+                self.assertEqual([(error["code"], error["path"], error["file"])
+                                  for error in run.document["errors"]],
+                                 [("import.field_type", "$.%s[%d]" % (key, len(summary[key]) - 1),
+                                   path)])
+
+
 class SeveralLogsTests(unittest.TestCase):
     def test_one_log_given_twice_is_refused(self):
         run, _written, _folder = run_swebench(self, [BASELINE[0], BASELINE[1], BASELINE[0]])
@@ -275,6 +291,22 @@ class SeveralLogsTests(unittest.TestCase):
         self.assertEqual((error["code"], error["file"]), ("import.cases_mismatch", path))
         self.assertIn("log 2 has samples of case \"acme__widgets-106\" that its log 1",
                       error["message"])
+
+    def test_a_damaged_log_is_the_only_one_blamed(self):
+        # The second summary cut short: its import.json error, and no error of the intact
+        # first (its trial count alone would be 1, which the contract refuses).
+        folder = TempDir(self)
+        for role in ("baseline", "candidate"):
+            with self.subTest(role=role):
+                path = folder.write_bytes("%s-cut.json" % role, read_bytes(BASELINE[1])[:200])
+                logs = {"baseline": [BASELINE[0], path], "candidate": [CANDIDATE[0], path]}
+                run, _written, _folder = run_swebench(
+                    self, logs["baseline"] if role == "baseline" else BASELINE[:2],
+                    logs["candidate"] if role == "candidate" else CANDIDATE[:2])
+                self.assertEqual(run.status, 2)
+                self.assertEqual([(error["code"], error["file"])
+                                  for error in run.document["errors"]],
+                                 [("import.json", path)])
 
     def test_the_mappings_trial_count_is_the_systems(self):
         folder = TempDir(self)
