@@ -116,8 +116,13 @@ def _trial_folders(source: LogSource) -> List[TrialFolder]:
             inside = set(os.listdir(os.path.join(source.path, name)))
             if RESULT not in inside and CONFIG not in inside:
                 continue
+            # A trajectory that is there in any form (a FIFO, a link, a folder; or an agent/
+            # that is no folder) is read, and refused as result.json would be when it is not
+            # a regular file: never skipped, which would drop the trial's tool calls.
+            trajectory = os.path.join(source.path, name, *TRAJECTORY.split("/"))
             folders.append(TrialFolder(name, RESULT in inside, "agent" in inside and (
-                os.path.isfile(os.path.join(source.path, name, *TRAJECTORY.split("/"))))))
+                not os.path.isdir(os.path.dirname(trajectory))
+                or os.path.lexists(trajectory))))
     except OSError as problem:
         source.fail("import.unreadable", "cannot read the job folder: %s" % (
             problem.strerror or problem))
@@ -311,6 +316,9 @@ class TrialReader:
         self.cost_source, self.cost_scale = settings.cost(HARBOR)
         self.side_effect_tools = settings.side_effect_tools
         self.attempts: Dict[str, int] = {}
+        # Each trial's id (result.json ``id``, else its ``trial_name``) and the folder it was
+        # read from: a folder copied within the job holds the same trial again.
+        self.trial_folders: Dict[str, str] = {}
         self.manifest = Manifest()
         # The first checksum of each task met, and where: lock.json's, or a trial's.
         self.checksums: Dict[str, Tuple[str, str]] = {
@@ -337,6 +345,7 @@ class TrialReader:
 
     def trial(self, result: JSONObject, folder: TrialFolder, entry: str) -> Trial:
         _version(result, entry)
+        self._check_once(result, folder, entry)
         task = require(result, "task_name", str, (), "is the case id", entry)
         if not task.strip():
             raise LogError("import.sample_id", "a trial's task_name must be a non-blank "
@@ -377,6 +386,20 @@ class TrialReader:
             "where": (entry, ()),
         }
         return Trial(record, case, entry, ())
+
+    def _check_once(self, result: JSONObject, folder: TrialFolder, entry: str) -> None:
+        """A trial is one attempt however many folders hold it: a second folder of a trial
+        id already read is ``import.duplicate_sample``, naming both folders."""
+        key = "id" if _text(result.get("id")) else "trial_name"
+        trial_id = _text(result.get(key))
+        if trial_id is None:
+            return
+        first = self.trial_folders.setdefault(trial_id, folder.name)
+        if first != folder.name:
+            raise LogError("import.duplicate_sample", "trial %s (result.json %s) is also in "
+                           "folder %s: one trial in two folders (a copy) is one attempt, "
+                           "never two; remove the copy" % (quote(trial_id), key, quote(first)),
+                           (key,), entry)
 
     def _check_agent(self, result: JSONObject, entry: str) -> None:
         info = result.get("agent_info")

@@ -318,6 +318,69 @@ class IncompleteJobTests(unittest.TestCase):
                          ["import.json"])
         self.assertEqual(len(run.document["errors"]), 3)
 
+    def test_a_trajectory_that_is_not_a_regular_file_is_refused_as_result_json_is(self):
+        # Skipped, the candidate's rm_rf on the critical task would vanish (and the BLOCK with
+        # it): it is read or refused, import.unreadable, as a result.json would be.
+        def fifo(path):
+            if not hasattr(os, "mkfifo"):
+                self.skipTest("no FIFOs on this system")
+            os.mkfifo(path)
+
+        def link_to_a_device(path):
+            if not os.path.exists("/dev/zero"):
+                self.skipTest("no /dev/zero on this system")
+            try:
+                os.symlink("/dev/zero", path)
+            except (OSError, NotImplementedError):
+                self.skipTest("cannot make a symbolic link here")
+
+        def dangling_link(path):
+            try:
+                os.symlink(path + ".gone", path)
+            except (OSError, NotImplementedError):
+                self.skipTest("cannot make a symbolic link here")
+
+        def agent_not_a_folder(path):
+            agent = os.path.dirname(path)
+            shutil.rmtree(agent)
+            with open(agent, "w", encoding="utf-8") as handle:
+                handle.write("not a folder")
+
+        for make in (fifo, link_to_a_device, os.mkdir, dangling_link, agent_not_a_folder):
+            with self.subTest(kind=make.__name__):
+                job = copied_job(self, CANDIDATE)
+                trajectory = os.path.join(trial_folder(job, "clean-workspace", 1), "agent",
+                                          "trajectory.json")
+                os.remove(trajectory)
+                make(trajectory)
+                run, _written, _results = harbor_import(self, BASELINE, job)
+                self.assertEqual(run.status, 2, run.stderr)
+                self.assertEqual([(error["code"], error["file"]) for error in
+                                  run.document["errors"]],
+                                 [("import.unreadable", os.path.join(
+                                     job, os.path.basename(trial_folder(job, "clean-workspace",
+                                                                        1))) +
+                                   "/agent/trajectory.json")])
+
+    def test_a_trial_folder_copied_twice_is_one_trial_in_two_places(self):
+        job = copied_job(self)
+        original = trial_folder(job, "fix-permissions", 0)
+        copy = os.path.join(job, "fix-permissions__zcopy01")
+        shutil.copytree(original, copy)
+        run, _written, _results = harbor_import(self, job, CANDIDATE)
+        self.assertEqual(run.status, 2)
+        errors = run.document["errors"]
+        self.assertEqual([(error["code"], error["file"], error["path"]) for error in errors],
+                         [("import.duplicate_sample", copy + "/result.json", "$.id")])
+        self.assertIn("is also in folder \"%s\"" % os.path.basename(original),
+                      errors[0]["message"])
+        # Without the result's id, its trial_name tells the copy.
+        edit(os.path.join(copy, "result.json"), lambda result: result.pop("id"))
+        edit(os.path.join(original, "result.json"), lambda result: result.pop("id"))
+        run, _written, _results = harbor_import(self, job, CANDIDATE)
+        self.assertEqual([(error["code"], error["path"]) for error in run.document["errors"]],
+                         [("import.duplicate_sample", "$.trial_name")])
+
     def test_a_broken_trial_is_named_and_the_others_still_read(self):
         job = copied_job(self)
         broken = os.path.join(trial_folder(job, "parse-logs", 0), "result.json")
