@@ -548,11 +548,23 @@ def _completeness(system: ImportedSystem, settings: Settings,
         if len(seen) >= run.expected_count and run.finished:
             return []
         short = max(run.expected_count - len(seen), 0)
+        named = [(case_id, number) for case_id in run.listed_ids
+                 for number in range(1, (trials or 1) + 1) if (case_id, number) not in seen]
+        if not named:
+            unnamed = ("the header does not list their ids, so the missing ones cannot be "
+                       "named or recorded")
+        elif short > len(named):
+            unnamed = ("its header names %d of the %d missing, so the other %d cannot be "
+                       "named, and none is recorded" % (len(named), short, short - len(named)))
+        else:
+            unnamed = ("the %d it names do not make up the count, so which are missing "
+                       "cannot be told, and none is recorded" % (
+                           len(run.listed_ids) * (trials or 1)))
         return [source.error("import.incomplete_run", "%s%sthe log holds %d samples of the %d "
-                             "its header counts%s, and the header does not list their ids, "
-                             "so the missing ones cannot be named or recorded" % (
+                             "its header counts%s, and %s%s" % (
                                  not_finished, "; " if not_finished else "", len(seen),
-                                 run.expected_count, " (%d missing)" % short if short else ""))]
+                                 run.expected_count, " (%d missing)" % short if short else "",
+                                 unnamed, run.incomplete_hint))]
     else:
         return [source.error("import.incomplete_run", "%s%sthe log's header lists neither the "
                              "samples of the run nor how many there were: whether every sample "
@@ -569,11 +581,12 @@ def _completeness(system: ImportedSystem, settings: Settings,
     if missing:
         what = ("%d (%s, %s) pair%s of the %d its header lists %s missing, the first %s %s "
                 "%s %d: a smaller run is not a smaller benchmark; import it with --missing-as "
-                "unknown to record each missing one as a failed trial of status unknown" % (
+                "unknown to record each missing one as a failed trial of status unknown%s" % (
                     len(missing), harness.case_word, harness.trial_word,
                     "" if len(missing) == 1 else "s", len(run.expected_ids) * trials,
                     "is" if len(missing) == 1 else "are", harness.case_word,
-                    quote(missing[0][0]), harness.trial_word, missing[0][1]))
+                    quote(missing[0][0]), harness.trial_word, missing[0][1],
+                    run.incomplete_hint))
     else:
         what = ("every sample its header lists is in the log, but a run that did not finish "
                 "is not a finished one; import it with --missing-as unknown to accept it "

@@ -32,7 +32,7 @@ from ..contract.vocabulary import ERROR, SUCCESS, UNKNOWN
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
-from .settings import Settings
+from .settings import SWEBENCH_INSTANCES, Settings
 from .source import LogError, LogSource, encodable, optional, require
 from .trial import LogRun, Trial, Trials
 
@@ -58,6 +58,7 @@ OUTCOMES: Tuple[Tuple[str, str, Optional[str]], ...] = (
     ("empty_patch_ids", SUCCESS, EMPTY_PATCH),
 )
 INCOMPLETE = "incomplete_ids"
+SUBMITTED = SWEBENCH_INSTANCES[1]
 
 
 def read_summary(source: LogSource, log: JSONObject,
@@ -65,7 +66,7 @@ def read_summary(source: LogSource, log: JSONObject,
     """A run summary, decoded whole (its format has no smaller unit): its run, and a trial
     per instance it ran."""
     try:
-        run, outcome = _header(log)
+        run, outcome = _header(log, settings.swebench_instances == SUBMITTED)
     except LogError as failure:
         raise ContractErrors([source.placed(failure)])
     return run, _trials(source, outcome)
@@ -106,7 +107,11 @@ def _check_one_outcome_each(log: JSONObject) -> None:
             seen[instance] = key
 
 
-def _header(log: JSONObject) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str], Path]]]:
+def _header(log: JSONObject, submitted: bool = False
+            ) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str], Path]]]:
+    """The run and each instance's (status, final state, path). ``submitted``: the run's
+    instances are those it submitted a prediction for (every one has an outcome), not its
+    dataset's: ``incomplete_ids`` are then outside the benchmark, never missing trials."""
     version = log.get("schema_version")
     if isinstance(version, bool) or version not in SUPPORTED_VERSIONS:
         raise LogError("import.format_version", "SWE-bench summary schema_version %s is not one "
@@ -122,11 +127,20 @@ def _header(log: JSONObject) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str]
             outcome.setdefault(instance, (status, final_state, (key, index)))
     incomplete = _ids(log, INCOMPLETE, False)
     _check_one_outcome_each(log)
-    ids = sorted(set(outcome).union(incomplete))
+    ids = sorted(set(outcome) if submitted else set(outcome).union(incomplete))
     total = optional(log, "total_instances", int, ())
     run.expected_trials = 1
-    if total is not None and total > len(ids):
+    if incomplete and not submitted:
+        run.incomplete_hint = (
+            "; or, for a run on part of the dataset, import it with --swebench-instances "
+            "submitted: its instances are then the %d it submitted, and the %d of the dataset "
+            "without a prediction (incomplete_ids) are outside the benchmark" % (
+                len(outcome), len(incomplete)))
+    if submitted:
+        run.expected_ids = ids
+    elif total is not None and total > len(ids):
         run.expected_count = total  # more instances than it names: the gaps cannot be named
+        run.listed_ids = ids
     else:
         run.expected_ids = ids
     run.protocol["trial_count"] = (1, "a SWE-bench run is one attempt per instance")
