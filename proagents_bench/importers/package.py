@@ -241,12 +241,12 @@ def _once(errors: List[ContractError]) -> List[ContractError]:
 
 def _header_errors(systems: List[ImportedSystem], settings: Settings,
                    system_ids: Tuple[Optional[str], Optional[str]],
-                   given: Optional[List[str]] = None) -> List[ContractError]:
+                   given_roles: Optional[List[str]] = None) -> List[ContractError]:
     """What the logs' headers decide: the systems' protocols and ids, and the problems each
-    header found (every one of them, for every log). ``given``: the role of every log given,
-    those that could not be opened too (default: the opened ``systems``')."""
+    header found (every one of them, for every log). ``given_roles``: the role of every log
+    given, those that could not be opened too (default: the opened ``systems``')."""
     errors: List[ContractError] = []
-    roles = given if given is not None else [system.role for system in systems]
+    roles = given_roles if given_roles is not None else [system.role for system in systems]
     several = {role for role in ROLES if roles.count(role) > 1}
     for system in systems:
         for problem in system.run.problems:

@@ -1,6 +1,6 @@
 """The import docs (docs/importing.md): its mapping example is a valid mapping, and its
-walks (from a test-only Inspect log, from an Inspect eval, from a tau2 run, from a Harbor job,
-from SWE-bench runs) run as written."""
+walks (from a test-only Inspect log, from an Inspect eval, from a tau2 run, from a Harbor job
+of 0.26 and of 0.21, from SWE-bench runs, whole and on part of a dataset) run as written."""
 
 import json
 import os
@@ -30,9 +30,9 @@ class ReadmeTests(unittest.TestCase):
 
     def test_every_walk_runs_as_written(self):
         blocks = re.findall(r"```sh\n(.*?)```", readme_section(), re.S)
-        # Inspect AI (a test-only log, an eval), tau2-bench, Harbor, SWE-bench, promptfoo,
-        # JSON lines.
-        self.assertEqual(len(blocks), 7)
+        # Inspect AI (a test-only log, an eval), tau2-bench, Harbor (0.26, 0.21), SWE-bench
+        # (whole runs, a run on part of a dataset), promptfoo, JSON lines.
+        self.assertEqual(len(blocks), 9)
         for block in blocks:
             folder = TempDir(self)
             lines = [line for line in block.splitlines() if line.strip()]
