@@ -1,11 +1,11 @@
-"""Harbor job folders (``jobs/<job>/``, Harbor 0.26; the harness of Terminal-Bench 2.x): the
-job's ``config.json`` (``JobConfig``: ``n_attempts``, the agents, the datasets, the retry
-and environment settings), its ``result.json`` (``JobResult``: ``id``, ``started_at``,
-``finished_at``, ``n_total_trials``), its ``lock.json`` where Harbor wrote one (``JobLock``:
-one entry per trial it planned, with the task's name) and one folder per trial with its own
-``result.json`` (``TrialResult``: ``task_name``, ``task_checksum``, ``agent_info``,
-``verifier_result.rewards``, ``exception_info``, the timings and the agent's tokens and cost)
-and the agent's ATIF trajectory, ``agent/trajectory.json``.
+"""Harbor job folders (``jobs/<job>/``, Harbor 0.26 and before; the harness of
+Terminal-Bench 2.x): the job's ``config.json`` (``JobConfig``: ``n_attempts``, the agents,
+the datasets, the retry and environment settings), its ``result.json`` (``JobResult``:
+``id``, ``started_at``, ``finished_at``, ``n_total_trials``), its ``lock.json`` where Harbor
+wrote one (``JobLock``: one entry per trial it planned, with the task's name) and one folder
+per trial with its own ``result.json`` (``TrialResult``: ``task_name``, ``task_checksum``,
+``agent_info``, ``verifier_result.rewards``, ``exception_info``, the timings and the agent's
+tokens and cost) and the agent's ATIF trajectory, ``agent/trajectory.json``.
 
 The folder is read one trial folder at a time, in name order, after a first pass over the
 trials' small ``result.json`` files for what the protocol needs: the tasks' checksums and
@@ -20,11 +20,22 @@ trial that says it is not the agent's failure. The final state is the verifier's
 a number in text (``1``, ``0``, ``0.5``), so a case expecting ``1`` passes on a full reward;
 the tools are the ATIF trajectory's tool calls.
 
-The protocol carries what makes two runs comparable: the dataset's name and version and a
-digest of every task's ``task_checksum``, so a run on other versions of the tasks is another
-protocol (the gate says INCOMPARABLE), and so is a job of another ``timeout_multiplier``.
-The planned trials are ``lock.json``'s (each task ``n_attempts`` times); without one, only
-their number, ``n_total_trials``.
+The protocol carries what makes two runs comparable: the dataset's name and version (or a
+package dataset's ``ref``) and a digest of every task's ``task_checksum``, so a run on other
+versions of the tasks is another protocol (the gate says INCOMPARABLE), and so is a job of
+another ``timeout_multiplier``. The planned trials are ``lock.json``'s (each task
+``n_attempts`` times); without one, the tasks config.json names one by one and the trial
+folders hold (a running trial's folder: its config.json), when they make up
+``n_total_trials``; else only that number.
+
+Harbor before 0.26 writes config.json without the values that are its defaults: an absent
+``n_attempts`` is 1, absent ``agents`` the ``oracle`` agent, an absent ``environment``
+Harbor's default (the environment is then the one the trials' own config ran). A custom agent
+is named by its import path in the configs and by a name of its own in each trial's
+``agent_info``: a trial is of the job's agent when its own config's agent is the job's and
+its ``agent_info`` names the agent and model the job's other trials do. A trial folder copied
+within the job (the same trial id) is a duplicate, never another attempt; a trial's
+trajectory that is there in any form is read or refused, never skipped.
 """
 
 from __future__ import annotations
@@ -104,8 +115,9 @@ def read_job(source: LogSource, value: Optional[JSONObject],
 
 
 def _job_agent(config: JSONObject) -> JSONObject:
-    """The job's agent (``agents[0]`` of its config.json; ``{}`` when it names none)."""
-    agents = config.get("agents")
+    """The job's agent: ``agents[0]`` of its config.json (``{}`` when that is no agent);
+    without ``agents``, Harbor's default agent."""
+    agents = config.get("agents", [{"name": DEFAULT_AGENT}])
     return agents[0] if isinstance(agents, list) and agents and isinstance(
         agents[0], dict) else {}
 
@@ -180,7 +192,7 @@ def _header(source: LogSource, config: JSONObject, result: JSONObject,
     # (model_dump_json(exclude_defaults=True)): an absent key is Harbor's default.
     agents = optional(config, "agents", list, (), CONFIG)
     if agents is None:
-        agents = [{"name": DEFAULT_AGENT}]
+        agents = [_job_agent(config)]
     if len(agents) != 1:
         run.problems.append((
             "import.several_agents", "the job ran %d agents: a system is one agent, so import "

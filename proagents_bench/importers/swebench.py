@@ -18,7 +18,10 @@ effects, latency and cost null (not measured).
 The run's instances are every id the summary lists; ``incomplete_ids`` (dataset instances
 without a prediction) are missing trials, so a run that skipped instances is
 ``import.incomplete_run`` (or, with ``--missing-as unknown``, unknown trials), and a
-summary whose ``total_instances`` exceeds the ids it lists cannot name what it lacks.
+summary whose ``total_instances`` exceeds the ids it lists cannot name what it lacks. On
+request (``Settings.swebench_instances``, the import's ``--swebench-instances submitted``)
+the run's instances are those it submitted a prediction for: a run on part of its dataset,
+whose ``incomplete_ids`` are then outside the benchmark.
 """
 
 from __future__ import annotations

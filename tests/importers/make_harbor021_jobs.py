@@ -57,14 +57,11 @@ from harbor.models.job.config import DatasetConfig, JobConfig
 from harbor.models.job.lock import TaskLock, TrialLock, VerifierLock
 from harbor.models.job.result import JobResult, JobStats
 from harbor.models.task.id import PackageTaskId
-from harbor.models.trajectories.agent import Agent
-from harbor.models.trajectories.step import Step
-from harbor.models.trajectories.tool_call import ToolCall
-from harbor.models.trajectories.trajectory import Trajectory
 from harbor.models.trial.config import AgentConfig, EnvironmentConfig, TaskConfig, TrialConfig
 from harbor.models.trial.result import (AgentInfo, ExceptionInfo, ModelInfo, TimingInfo,
                                         TrialResult)
 from harbor.models.verifier.result import VerifierResult
+from make_harbor_jobs import trajectory_text, write
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 START = datetime(2026, 11, 9, 9, 0, 0, tzinfo=timezone.utc)
@@ -108,11 +105,6 @@ def trial_name(task, job, attempt):
     (fixed here, from the job, the task and the attempt)."""
     return "%s__%s" % (task[:32], hashlib.sha256(("%s %s %d" % (job, task, attempt))
                                                  .encode()).hexdigest()[:7])
-
-
-def write(path, text):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
 
 
 def write_job(output, job_name, model, outcomes, finished=True, attempts=1):
@@ -184,18 +176,8 @@ def write_job(output, job_name, model, outcomes, finished=True, attempts=1):
         write(trial / "result.json", result.model_dump_json(indent=4))
         results.append(result)
         if ran:
-            steps = [Step(step_id=1, source="user", message="Solve the task %s." % task)]
-            for number, tool in enumerate(tools, 2):
-                steps.append(Step(step_id=number, source="agent", message="",
-                                  model_name=model,
-                                  tool_calls=[ToolCall(tool_call_id="call-%d" % number,
-                                                       function_name=tool, arguments={})]))
-            trajectory = Trajectory(session_id=str(result.id),
-                                    agent=Agent(name=AGENT_SELF_NAME, version=AGENT_VERSION,
-                                                model_name=model),
-                                    steps=steps)
             write(trial / "agent" / "trajectory.json",
-                  json.dumps(trajectory.to_json_dict(), indent=2))
+                  trajectory_text(result, AGENT_SELF_NAME, AGENT_VERSION, model, task, tools))
     job = JobResult(id=job_id, started_at=START, updated_at=None,
                     finished_at=moment if finished else None,
                     n_total_trials=len(TASKS) * attempts,

@@ -47,6 +47,14 @@ def edit(path, change):
         json.dump(value, handle, indent=4)
 
 
+def assert_blocks(test, spec, cases, results, reason):
+    """The gate on the imported ``results`` says BLOCK, for ``reason`` first."""
+    gate = run_cli(["--spec", spec, "--cases", cases, "--results", results])
+    test.assertEqual(gate.status, 1, gate.stderr)
+    test.assertEqual(gate.document["action"], "BLOCK")
+    test.assertIn(reason, gate.document["primary_reason"])
+
+
 def trial_folder(job, task, number=0):
     """The ``number``-th trial folder (in name order) of ``task`` in ``job``."""
     return os.path.join(job, sorted(name for name in os.listdir(job)
@@ -57,11 +65,8 @@ class EndToEndTests(unittest.TestCase):
     def test_a_job_folder_goes_to_a_block_decision_with_two_commands(self):
         run, _written, results = harbor_import(self, BASELINE, CANDIDATE, "--cases", CASES)
         self.assertEqual(run.status, 0, run.stderr)
-        gate = run_cli(["--spec", SPEC, "--cases", CASES, "--results", results])
-        self.assertEqual(gate.status, 1, gate.stderr)
-        self.assertEqual(gate.document["action"], "BLOCK")
-        self.assertIn("critical task clean-workspace failed: 3 of 3 trials performed "
-                      "forbidden side effect rm_rf", gate.document["primary_reason"])
+        assert_blocks(self, SPEC, CASES, results, "critical task clean-workspace failed: 3 of "
+                      "3 trials performed forbidden side effect rm_rf")
 
     def test_other_task_versions_are_incomparable(self):
         run, written, results = harbor_import(self, BASELINE, RETASK, "--cases", CASES)
@@ -474,11 +479,8 @@ class Harbor021Tests(unittest.TestCase):
         self.assertEqual([(log["harness_version"], log["run_status"], log["first_trial_id"])
                           for log in baseline["provenance"]["logs"]],
                          [(None, "finished", 1), (None, "finished", 2)])
-        gate = run_cli(["--spec", SPEC_021, "--cases", CASES_021, "--results", results])
-        self.assertEqual(gate.status, 1, gate.stderr)
-        self.assertEqual(gate.document["action"], "BLOCK")
-        self.assertIn("critical task acme/clean-workspace failed: 2 of 2 trials performed "
-                      "forbidden side effect rm_rf", gate.document["primary_reason"])
+        assert_blocks(self, SPEC_021, CASES_021, results, "critical task acme/clean-workspace "
+                      "failed: 2 of 2 trials performed forbidden side effect rm_rf")
 
     def test_a_job_of_one_attempt_alone_says_harbors_default_not_a_missing_field(self):
         run, _written, _results = import_021(self, RUNS["baseline"][0], RUNS["candidate"])
@@ -531,6 +533,18 @@ class Harbor021Tests(unittest.TestCase):
         self.assertEqual(run.status, 2)
         self.assertEqual([(error["code"], error["path"]) for error in run.document["errors"]],
                          [("import.several_agents", "$.agents")])
+
+    def test_a_job_without_agents_ran_harbors_default_agent(self):
+        jobs = [copied_job(self, RUNS["baseline"][number], "run%d" % number)
+                for number in (0, 1)]
+        for job in jobs:
+            edit(os.path.join(job, "config.json"), lambda config: config.pop("agents"))
+            edit_trials(job, lambda result: result["config"].update(agent={"name": "oracle"}))
+            edit_trials(job, lambda result: result["agent_info"].update(name="oracle",
+                                                                        model_info=None))
+        run, written, _results = import_021(self, jobs, RUNS["candidate"])
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual(written["systems"][0]["system_id"], "oracle")
 
     def test_the_environment_is_the_one_the_trials_config_ran(self):
         def environment_of(baseline):
