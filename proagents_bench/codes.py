@@ -179,7 +179,9 @@ CODES: Tuple[Code, ...] = (
              "nothing"),
     contract("import.format", "not a log this importer reads; a folder without "
              "`results.json` or `simulations/`; the `results.json` of a results folder given "
-             "instead of the folder; a simulation file its `simulation_index` does not list"),
+             "instead of the folder; a simulation file its `simulation_index` does not list; "
+             "a Harbor job folder without `config.json` or `result.json`, or a trial's folder "
+             "given instead of its job's"),
     contract("import.too_large", "a JSON log or a folder's file over 1 GiB, a zip entry over "
              "512 MiB uncompressed (or declaring so), or a results or cases file that would be "
              "over the 1 GiB the gate reads"),
@@ -203,15 +205,16 @@ CODES: Tuple[Code, ...] = (
              "an instance a SWE-bench summary lists under two outcomes"),
     contract("import.sample_epoch", "an epoch (a tau2 trial plus 1) that is not an integer "
              "from 1 to 2^53-1, or beyond the protocol's `trial_count`"),
-    contract("import.duplicate_sample", "a (sample, epoch) or (task, trial) pair twice, naming "
-             "both places"),
+    contract("import.duplicate_sample", "a (sample, epoch) or (task, trial) pair twice, or one "
+             "Harbor trial in two folders of its job, naming both places"),
     contract("import.duplicate_log", "one log (the same bytes, or the same run id) given twice "
              "for one system: its trials would count twice"),
     contract("import.logs_differ", "the logs of one system record different protocols (other "
              "than their trial counts), models or task versions, or one Harbor job's trials of "
              "a task different task checksums: they are not one system's trials"),
     contract("import.several_agents", "a Harbor job that ran several agents, or a trial of "
-             "an agent other than its job's: a system is one agent (a job of its own each)"),
+             "an agent other than its job's (by its own config, the name its agent gives "
+             "itself, its model): a system is one agent (a job of its own each)"),
     contract("import.cases_mismatch", "a test case one log lacks, a sample of a case the "
              "cases file (or the baseline log) lacks, a case in two split logs"),
     contract("import.metadata", "a split, critical flag or tool list of the wrong kind in a "

@@ -1,7 +1,8 @@
 """``run_benchmark.py import --baseline LOG --candidate LOG --output RESULTS [--mapping F]
 [--cases F | --write-cases P [--train-log LOG] [--development-log LOG]] [--baseline-id ID]
-[--candidate-id ID] [--missing-as error|unknown]``: harness logs in, a results package the
-gate accepts unchanged out (see :mod:`proagents_bench.importers`).
+[--candidate-id ID] [--missing-as error|unknown] [--swebench-instances dataset|submitted]``:
+harness logs in, a results package the gate accepts unchanged out (see
+:mod:`proagents_bench.importers`).
 
 stdout carries one JSON document: ``{"action": "IMPORTED", ...}`` naming what was written
 and, per system, its log, format, record counts by status, the trials recorded as unknown
@@ -22,7 +23,7 @@ from ..contract.validate import file_errors
 from ..contract.vocabulary import MISSING_AS, RESULTS_V3, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs
-from ..importers.settings import load_settings
+from ..importers.settings import SWEBENCH_INSTANCES, load_settings
 from ..importers.source import LogSource
 from ..jsonio import JSONObject
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
@@ -69,6 +70,13 @@ def build_parser(program: str) -> Parser:
                         help="a (sample, epoch) or (task, trial) the log lacks, or a run that "
                              "did not finish: a contract error (error, the default), or a "
                              "trial of status unknown, recorded in the provenance (unknown)")
+    parser.add_argument("--swebench-instances", choices=SWEBENCH_INSTANCES,
+                        default=SWEBENCH_INSTANCES[0],
+                        help="a SWE-bench summary's instances: every instance of the "
+                             "evaluation's dataset, those without a prediction "
+                             "(incomplete_ids) missing trials (dataset, the default), or only "
+                             "the instances the run submitted, for a run on part of the "
+                             "dataset (submitted)")
     parser.add_argument("--baseline-id", metavar="ID",
                         help="the baseline's system_id (default: the log's model)")
     parser.add_argument("--candidate-id", metavar="ID",
@@ -86,6 +94,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
         return contract_error_outcome(problems)
     try:
         settings = load_settings(options.mapping)
+        settings.swebench_instances = options.swebench_instances
         cases_file = load_cases(options.cases) if options.cases is not None else None
         imported = import_logs([[LogSource(path) for path in options.baseline],
                                 [LogSource(path) for path in options.candidate]],

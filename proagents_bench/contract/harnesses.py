@@ -370,21 +370,27 @@ HARBOR = Harness(
     final_states=[Source(VERIFIER_REWARD)], costs=[Source(COST_USD), Source(AGENT_TOKENS)],
     cost_of="of the trial's agent result", case_word="task", trial_word="attempt",
     unit="trial folder",
-    legend="`DATASET`: `config.json` `datasets[0]` `name`@`version`; `TASKS`: 12 hex digits "
-           "of the SHA-256 of each task's name and checksum (`lock.json`'s digest, else its "
-           "trials' `task_checksum`)",
+    legend="`DATASET`: `config.json` `datasets[0]` `name`@`version` (a package dataset's "
+           "`ref` when it has no version: `sha256:` and 12 hex digits of a digest); `TASKS`: "
+           "12 hex digits of the SHA-256 of each task's name and checksum (`lock.json`'s "
+           "digest, else its trials' `task_checksum`)",
     defaults={
         "benchmark_id": "`datasets[0].name` of `config.json` (`harbor-tasks` without one)",
-        "benchmark_version": "`datasets[0].version` (`unversioned`)",
+        "benchmark_version": "`datasets[0].version`, else its `ref` (`unversioned`)",
         "dataset_version": "`DATASET-tasks-TASKS`",
-        "system ids": "`AGENT:MODEL`: `agents[0].name` and `model_name` of `config.json`",
+        "system ids": "`AGENT:MODEL`: `agents[0].name` (a custom agent's import path, "
+                      "`module:Class`; or its `import_path`) and `model_name` of "
+                      "`config.json`",
         "protocol_version": "`harbor-DATASET-tasks-TASKS` (and `-timeout-xM` for a "
                             "`timeout_multiplier` M other than 1): a task of another "
                             "checksum or dataset version is another protocol",
-        "environment_id": "`harbor-` and `environment.type` (`docker`, ...)",
+        "environment_id": "`harbor-` and `environment.type` of `config.json` (`docker`, "
+                          "...), else the one the trials' own config ran (Harbor before 0.26 "
+                          "writes no default), else `docker`",
         "toolset_id": "`harbor-environment`",
         "reset_policy": "`fresh-environment-per-trial`",
-        "trial_count": "`n_attempts` (`-k`)",
+        "trial_count": "`n_attempts` (`-k`; absent: Harbor's default 1, which the contract "
+                       "refuses: run `-k 2` or more, or give several jobs of the agent)",
         "max_steps": "never recorded: set `protocol.max_steps`",
         "timeout_seconds": "per task, never in the job: set `protocol.timeout_seconds`",
         "retry_limit": "`retry.max_retries`",

@@ -3,7 +3,9 @@
 names (``MODULE:FUNCTION`` of this package) called on it.
 
 The import tries the formats in the rows' order within each kind of container: a folder is
-read by the first folder format whose files it has (a format that names no file, last); a file is measured (hashed whole, which also refuses what is
+read by the first folder format whose files it has, else by the first that names one
+of its files (a damaged log of that format: its reader says what it lacks), else by a format
+that names no file; a file is measured (hashed whole, which also refuses what is
 not a regular file, or is empty), then told by its first bytes, then by its first line (a
 file of JSON lines); failing that it is decoded as one JSON object and told by its keys. A JSON object that is only a part of a log (a near
 miss, such as the ``results.json`` of a tau2-bench results folder) says what to pass
@@ -59,14 +61,20 @@ def recognise(source: LogSource,
     (``settings``) gives its ``mapping_key``, after every format with keys: a file of several
     lines at once, a file of one line once no JSON format claims its object."""
     if os.path.isdir(source.path):
-        # A folder format that names its files takes a folder that has them; one that names
-        # none takes any other folder.
-        for log_format in sorted(_formats(FOLDER), key=lambda found: not found.recognised.keys):
-            if all(os.path.isfile(os.path.join(source.path, name))
-                   for name in log_format.recognised.keys):
-                # Errors name a folder's files as paths inside it (``run/results.json``).
-                source.entry_separator = "/"
-                return log_format, None
+        # A folder format that names its files takes a folder that has them; then one that
+        # has some of them (a damaged log of that format, whose reader says what it lacks);
+        # one that names none takes any other folder.
+        folders = sorted(_formats(FOLDER), key=lambda found: not found.recognised.keys)
+        there = [[os.path.lexists(os.path.join(source.path, name))
+                  for name in log_format.recognised.keys] for log_format in folders]
+        tests: Tuple[Callable[[List[bool]], bool], ...] = (
+            lambda found: bool(found) and all(found), any, lambda found: not found)
+        for test in tests:
+            for log_format, found in zip(folders, there):
+                if test(found):
+                    # Errors name a folder's files as paths inside it (``run/results.json``).
+                    source.entry_separator = "/"
+                    return log_format, None
     head = source.measure()
     for log_format in _formats(BYTES):
         if log_format.recognised.matches_head(head):

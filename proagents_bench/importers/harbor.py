@@ -1,11 +1,11 @@
-"""Harbor job folders (``jobs/<job>/``, Harbor 0.26; the harness of Terminal-Bench 2.x): the
-job's ``config.json`` (``JobConfig``: ``n_attempts``, the agents, the datasets, the retry
-and environment settings), its ``result.json`` (``JobResult``: ``id``, ``started_at``,
-``finished_at``, ``n_total_trials``), its ``lock.json`` where Harbor wrote one (``JobLock``:
-one entry per trial it planned, with the task's name) and one folder per trial with its own
-``result.json`` (``TrialResult``: ``task_name``, ``task_checksum``, ``agent_info``,
-``verifier_result.rewards``, ``exception_info``, the timings and the agent's tokens and cost)
-and the agent's ATIF trajectory, ``agent/trajectory.json``.
+"""Harbor job folders (``jobs/<job>/``, Harbor 0.26 and before; the harness of
+Terminal-Bench 2.x): the job's ``config.json`` (``JobConfig``: ``n_attempts``, the agents,
+the datasets, the retry and environment settings), its ``result.json`` (``JobResult``:
+``id``, ``started_at``, ``finished_at``, ``n_total_trials``), its ``lock.json`` where Harbor
+wrote one (``JobLock``: one entry per trial it planned, with the task's name) and one folder
+per trial with its own ``result.json`` (``TrialResult``: ``task_name``, ``task_checksum``,
+``agent_info``, ``verifier_result.rewards``, ``exception_info``, the timings and the agent's
+tokens and cost) and the agent's ATIF trajectory, ``agent/trajectory.json``.
 
 The folder is read one trial folder at a time, in name order, after a first pass over the
 trials' small ``result.json`` files for what the protocol needs: the tasks' checksums and
@@ -20,11 +20,22 @@ trial that says it is not the agent's failure. The final state is the verifier's
 a number in text (``1``, ``0``, ``0.5``), so a case expecting ``1`` passes on a full reward;
 the tools are the ATIF trajectory's tool calls.
 
-The protocol carries what makes two runs comparable: the dataset's name and version and a
-digest of every task's ``task_checksum``, so a run on other versions of the tasks is another
-protocol (the gate says INCOMPARABLE), and so is a job of another ``timeout_multiplier``.
-The planned trials are ``lock.json``'s (each task ``n_attempts`` times); without one, only
-their number, ``n_total_trials``.
+The protocol carries what makes two runs comparable: the dataset's name and version (or a
+package dataset's ``ref``) and a digest of every task's ``task_checksum``, so a run on other
+versions of the tasks is another protocol (the gate says INCOMPARABLE), and so is a job of
+another ``timeout_multiplier``. The planned trials are ``lock.json``'s (each task
+``n_attempts`` times); without one, the tasks config.json names one by one and the trial
+folders hold (a running trial's folder: its config.json), when they make up
+``n_total_trials``; else only that number.
+
+Harbor before 0.26 writes config.json without the values that are its defaults: an absent
+``n_attempts`` is 1, absent ``agents`` the ``oracle`` agent, an absent ``environment``
+Harbor's default (the environment is then the one the trials' own config ran). A custom agent
+is named by its import path in the configs and by a name of its own in each trial's
+``agent_info``: a trial is of the job's agent when its own config's agent is the job's and
+its ``agent_info`` names the agent and model the job's other trials do. A trial folder copied
+within the job (the same trial id) is a duplicate, never another attempt; a trial's
+trajectory that is there in any form is read or refused, never skipped.
 """
 
 from __future__ import annotations
@@ -51,6 +62,10 @@ if TYPE_CHECKING:  # for annotations only
     from ..errors import Path
     from ..jsonio import JSONObject
 
+# What Harbor takes when config.json does not say (Harbor before 0.26 writes no default):
+# the agent ``oracle`` (the tasks' reference solutions) and the environment ``docker``.
+DEFAULT_AGENT = "oracle"
+DEFAULT_ENVIRONMENT = "docker"
 # The document versions read (Harbor's ``schema_version``; a document without one is 1).
 SUPPORTED_VERSIONS = (1,)
 CONFIG = "config.json"
@@ -72,11 +87,21 @@ def read_job(source: LogSource, value: Optional[JSONObject],
              settings: Settings) -> Tuple[LogRun, Trials]:
     """A job folder (``value`` is None): its run from ``config.json``, ``result.json``,
     ``lock.json`` and the trials' results, and its trials, one trial folder at a time."""
+    for name, what in ((CONFIG, "the job's JobConfig, written when it starts"),
+                       (RESULT, "the job's JobResult, written when it starts and as each "
+                                "trial ends")):
+        if not os.path.lexists(os.path.join(source.path, name)):
+            source.fail("import.format", "a Harbor job folder holds %s (%s), and this folder "
+                        "has none: pass the folder Harbor wrote for the job (jobs/JOB_NAME/)"
+                        % (name, what))
     folders = _trial_folders(source)
     # The digest is taken as the files are read, each once: the job's own files here (so
     # that the header already tells one job given twice), its trials' as they are read.
     manifest = Manifest()
     config = read_entry(source, CONFIG, manifest)
+    if "task" in config and "trial_name" in config:  # a TrialConfig: a trial's folder
+        source.fail("import.format", "a folder of one trial of a Harbor job (its config.json "
+                    "is a trial's): pass the job's folder, which holds it")
     result = read_entry(source, RESULT, manifest)
     has_lock = os.path.isfile(os.path.join(source.path, LOCK))
     lock = read_entry(source, LOCK, manifest) if has_lock else None
@@ -85,12 +110,24 @@ def read_job(source: LogSource, value: Optional[JSONObject],
         run, checksums = _header(source, config, result, lock, folders, settings)
     except LogError as failure:
         raise ContractErrors([source.placed(failure)])
-    agents = config.get("agents")
-    agent = agents[0] if isinstance(agents, list) and agents and isinstance(
-        agents[0], dict) else {}
-    reader = TrialReader(source, settings, run, _text(agent.get("name")),
-                         _text(agent.get("model_name")), checksums)
+    reader = TrialReader(source, settings, run, _job_agent(config), checksums)
     return run, reader.trials(folders, manifest)
+
+
+def _job_agent(config: JSONObject) -> JSONObject:
+    """The job's agent: ``agents[0]`` of its config.json (``{}`` when that is no agent);
+    without ``agents``, Harbor's default agent."""
+    agents = config.get("agents", [{"name": DEFAULT_AGENT}])
+    return agents[0] if isinstance(agents, list) and agents and isinstance(
+        agents[0], dict) else {}
+
+
+def _agent_of(agent: JSONObject) -> Tuple[Optional[str], Optional[str], Optional[str]]:
+    """An agent config's (name, import_path, model_name): a built-in agent by its name
+    (``terminus-2``), a custom one by its import path (``module:Class``, given as the name by
+    ``harbor run --agent`` or as ``import_path``)."""
+    return (_text(agent.get("name")), _text(agent.get("import_path")),
+            _text(agent.get("model_name")))
 
 
 class TrialFolder:
@@ -116,8 +153,13 @@ def _trial_folders(source: LogSource) -> List[TrialFolder]:
             inside = set(os.listdir(os.path.join(source.path, name)))
             if RESULT not in inside and CONFIG not in inside:
                 continue
+            # A trajectory that is there in any form (a FIFO, a link, a folder; or an agent/
+            # that is no folder) is read, and refused as result.json would be when it is not
+            # a regular file: never skipped, which would drop the trial's tool calls.
+            trajectory = os.path.join(source.path, name, *TRAJECTORY.split("/"))
             folders.append(TrialFolder(name, RESULT in inside, "agent" in inside and (
-                os.path.isfile(os.path.join(source.path, name, *TRAJECTORY.split("/"))))))
+                not os.path.isdir(os.path.dirname(trajectory))
+                or os.path.lexists(trajectory))))
     except OSError as problem:
         source.fail("import.unreadable", "cannot read the job folder: %s" % (
             problem.strerror or problem))
@@ -146,17 +188,27 @@ def _header(source: LogSource, config: JSONObject, result: JSONObject,
     run = LogRun(HARBOR_JOB, HARBOR.name)
     run.format_version = str(_version(config, CONFIG))
     _version(result, RESULT)
-    agents = require(config, "agents", list, (), "names the agent", CONFIG)
+    # Harbor before 0.26 writes config.json without the values that are its defaults
+    # (model_dump_json(exclude_defaults=True)): an absent key is Harbor's default.
+    agents = optional(config, "agents", list, (), CONFIG)
+    if agents is None:
+        agents = [_job_agent(config)]
     if len(agents) != 1:
         run.problems.append((
             "import.several_agents", "the job ran %d agents: a system is one agent, so import "
             "each agent's trials from a job of its own (harbor run with one --agent)"
             % len(agents), ("agents",), CONFIG))
-    agent = agents[0] if agents and isinstance(agents[0], dict) else {}
-    run.model = ":".join(part for part in (_text(agent.get("name")),
-                                           _text(agent.get("model_name"))) if part) or None
-    attempts = require(config, "n_attempts", int, (), "is the protocol's trial_count", CONFIG)
-    run.protocol["trial_count"] = (attempts, "config.json n_attempts")
+    name, import_path, model = _agent_of(_job_agent(config))
+    run.model = ":".join(part for part in (name or import_path, model) if part) or None
+    attempts = optional(config, "n_attempts", int, (), CONFIG)
+    if attempts is None:
+        run.protocol["trial_count"] = (1, "config.json has no n_attempts: Harbor's default, "
+                                          "1 attempt of each task (Harbor before 0.26 writes "
+                                          "no default); run the job with -k 2 or more, or give "
+                                          "the agent's jobs as several logs of its system")
+        attempts = 1
+    else:
+        run.protocol["trial_count"] = (attempts, "config.json n_attempts")
     run.protocol_where["trial_count"] = (CONFIG, ("n_attempts",))
     retry = optional(config, "retry", dict, (), CONFIG) or {}
     retries = retry.get("max_retries", 0)
@@ -168,8 +220,9 @@ def _header(source: LogSource, config: JSONObject, result: JSONObject,
     run.finished = _text(result.get("finished_at")) is not None
     run.status = "finished" if run.finished else "unfinished"
     # Each task's checksum: lock.json's (the digest Harbor resolved before the run), else the
-    # trials' own.
+    # trials' own; the environment the trials ran in likewise.
     checksums: Dict[str, str] = {}
+    environments: List[str] = []
     if lock is not None:
         harbor = lock.get("harbor")
         run.harness_version = _text(harbor.get("version")) if isinstance(harbor, dict) else None
@@ -187,15 +240,17 @@ def _header(source: LogSource, config: JSONObject, result: JSONObject,
             digest = _text(task.get("digest")) or "-"
             checksums[name] = digest[len(DIGEST_PREFIX):] if digest.startswith(
                 DIGEST_PREFIX) else digest
+            environments.append(_environment(trial))
         run.expected_ids = list(planned)
         run.expected_trials = attempts
     else:
-        total = optional(result, "n_total_trials", int, (), RESULT)
-        run.expected_count = total
+        found = _first_pass(source, folders)
+        checksums.update(found.checksums)
+        environments.extend(found.environments)
+        _planned_without_lock(run, config, optional(result, "n_total_trials", int, (), RESULT),
+                              found, attempts)
     dataset = _dataset(config)
-    environment = optional(config, "environment", dict, (), CONFIG) or {}
-    if lock is None:
-        checksums.update(_task_versions(source, folders))
+    environment = _environment(config) or "+".join(sorted(set(filter(None, environments))))
     tasks = hashlib.sha256("".join(sorted("%s %s\n" % pair for pair in checksums.items()))
                            .encode("utf-8")).hexdigest()[:12]
     run.defaults = {
@@ -203,7 +258,7 @@ def _header(source: LogSource, config: JSONObject, result: JSONObject,
         "benchmark_version": dataset[1] or "unversioned",
         "dataset_version": "%s-tasks-%s" % (dataset[2], tasks),
         "protocol_version": "harbor-%s-tasks-%s%s" % (dataset[2], tasks, _timeout(config)),
-        "environment_id": "harbor-%s" % (_text(environment.get("type")) or "default"),
+        "environment_id": "harbor-%s" % (environment or DEFAULT_ENVIRONMENT),
         "toolset_id": "harbor-environment",
         "reset_policy": "fresh-environment-per-trial",
     }
@@ -212,6 +267,16 @@ def _header(source: LogSource, config: JSONObject, result: JSONObject,
     run.side_effect_rule = ("a tool the mapping's side_effect_tools names" if tools is not None
                             else "every tool called (a call of the ATIF trajectory)")
     return run, checksums if lock is not None else {}
+
+
+def _environment(holder: object) -> str:
+    """The environment a config (a job's, a trial's, a planned trial's) names: its
+    ``environment.type`` (``docker``, ...) or the import path of a custom one; "" when it
+    names none."""
+    environment = holder.get("environment") if isinstance(holder, dict) else None
+    if not isinstance(environment, dict):
+        return ""
+    return _text(environment.get("type")) or _text(environment.get("import_path")) or ""
 
 
 def _dataset(config: JSONObject) -> Tuple[Optional[str], Optional[str], str]:
@@ -223,16 +288,27 @@ def _dataset(config: JSONObject) -> Tuple[Optional[str], Optional[str], str]:
         if not isinstance(dataset, dict):
             continue
         label = _text(dataset.get("name"))
+        # A registry dataset's version (terminal-bench@2.0), else a package dataset's ref
+        # (org/name@sha256:..., the content digest Harbor resolved; 12 hex digits shown).
+        given = _text(dataset.get("version")) or _short_ref(_text(dataset.get("ref")))
         if index == 0:
-            name, version = label, _text(dataset.get("version"))
+            name, version = label, given
         if label is None:
             label = "local"
-        if _text(dataset.get("version")):
-            label += "@" + dataset["version"]
+        if given:
+            label += "@" + given
         shown.append(label)
     if items(config.get("tasks")):
         shown.append("tasks")
     return name, version, "+".join(shown) or "tasks"
+
+
+def _short_ref(ref: Optional[str]) -> Optional[str]:
+    """A dataset's ref as the ids show it: a ``sha256:`` digest by its first 12 hex digits
+    (``sha256:1c2c2ae14fe6``), a tag as it is."""
+    if ref is not None and ref.startswith(DIGEST_PREFIX):
+        return ref[:len(DIGEST_PREFIX) + 12]
+    return ref
 
 
 def _timeout(config: JSONObject) -> str:
@@ -243,22 +319,103 @@ def _timeout(config: JSONObject) -> str:
     return "-timeout-x%s" % multiplier
 
 
-def _task_versions(source: LogSource, folders: List[TrialFolder]) -> Dict[str, str]:
-    """Every task's checksum, read from the trials' ``result.json`` (a job without
-    ``lock.json``); a trial the first pass cannot read is left to the second, which says
-    why, and so is a second checksum of a task."""
-    checksums: Dict[str, str] = {}
+class FirstPass:
+    """What a job without ``lock.json`` says of its plan, read from its trial folders before
+    the trials are: each task's checksum (its first trial's), the environments its trials
+    ran in (their own config's), its tasks in the order of their folders (a running trial's,
+    which has no result.json yet, from its config.json), and each task as a config names it
+    (a package task's ``org/name``, a local task's folder) with the ``task_name`` its trials
+    report."""
+
+    def __init__(self) -> None:
+        self.checksums: Dict[str, str] = {}
+        self.environments: List[str] = []
+        self.tasks: List[str] = []
+        self.names: Dict[str, str] = {}
+
+
+def _task_key(task: object) -> Optional[str]:
+    """A task as a config names it (a ``TaskConfig``): a package task by its name, a local or
+    git task by its folder's name (what Harbor's ``--include-task-name`` matches)."""
+    if not isinstance(task, dict):
+        return None
+    path = _text(task.get("path"))
+    return _text(task.get("name")) or (re.split(r"[\\/]", path.rstrip("/\\"))[-1] or None
+                                       if path else None)
+
+
+def _first_pass(source: LogSource, folders: List[TrialFolder]) -> FirstPass:
+    """The plan a job without ``lock.json`` leaves in its trial folders; a trial the first
+    pass cannot read is left to the second, which says why (a running trial's unreadable
+    config.json names no task: the run's check then cannot name what it lacks), and so is a
+    second checksum of a task."""
+    found = FirstPass()
+    order: List[Tuple[bool, str]] = []  # (finished, task_name or the config's task) by folder
     for folder in folders:
-        if not folder.has_result:
-            continue
         try:
-            result = read_entry(source, folder.name + "/" + RESULT)
+            document = read_entry(source, folder.name + "/" + (
+                RESULT if folder.has_result else CONFIG))
         except ContractErrors:
             continue
-        name, checksum = _text(result.get("task_name")), _text(result.get("task_checksum"))
-        if name is not None:
-            checksums.setdefault(name, checksum or "-")
-    return checksums
+        if not folder.has_result:  # running: its config.json (a TrialConfig)
+            key = _task_key(document.get("task"))
+            if key is not None:
+                order.append((False, key))
+            found.environments.append(_environment(document))
+            continue
+        name = _text(document.get("task_name"))
+        if name is None:
+            continue
+        trial_config = document.get("config")
+        found.environments.append(_environment(trial_config))
+        key = _task_key(trial_config.get("task")) if isinstance(trial_config, dict) else None
+        if key is not None:
+            found.names.setdefault(key, name)
+        found.checksums.setdefault(name, _text(document.get("task_checksum")) or "-")
+        order.append((True, name))
+    found.tasks = [name if finished else found.names.get(name, name)
+                   for finished, name in order]
+    return found
+
+
+# What a glob of Harbor's task filters (fnmatch) may hold: a task_names entry without them
+# names one task.
+_GLOB = re.compile(r"[*?\[]")
+
+
+def _config_tasks(config: JSONObject) -> List[str]:
+    """The tasks config.json names one by one: its ``tasks`` and each dataset's literal
+    ``task_names`` (``--include-task-name``; not when the dataset also excludes tasks or
+    takes only ``n_tasks`` of them, which may drop a named one)."""
+    keys = [_task_key(task) for task in items(config.get("tasks"))]
+    for dataset in items(config.get("datasets")):
+        if not isinstance(dataset, dict) or dataset.get("exclude_task_names") or (
+                dataset.get("n_tasks") is not None):
+            continue
+        keys.extend(_text(name) for name in items(dataset.get("task_names"))
+                    if isinstance(name, str) and not _GLOB.search(name))
+    return [key for key in keys if key is not None]
+
+
+def _planned_without_lock(run: LogRun, config: JSONObject, total: Optional[int],
+                          found: FirstPass, attempts: int) -> None:
+    """The planned trials of a job without ``lock.json``: each task that config.json names
+    or a trial folder holds (finished or running), ``attempts`` times, when they make up the
+    trials the job counts (``n_total_trials``); else only that count, with the tasks it
+    names (the others, never started, cannot be named)."""
+    named: List[str] = []
+    seen = set()
+    for name in [found.names.get(key, key) for key in _config_tasks(config)] + found.tasks:
+        if name not in seen:
+            seen.add(name)
+            named.append(name)
+    if total is not None and total == len(named) * attempts:
+        run.expected_ids = named
+        run.expected_trials = attempts
+    else:
+        run.expected_count = total
+        run.expected_trials = attempts
+        run.listed_ids = named
 
 
 def _instant(value: object, path: Path, entry: str) -> Optional[datetime.datetime]:
@@ -301,16 +458,20 @@ class TrialReader:
     """Turns one trial folder into a :class:`Trial`, as the mapping says."""
 
     def __init__(self, source: LogSource, settings: Settings, run: LogRun,
-                 agent_name: Optional[str], agent_model: Optional[str],
-                 planned: Dict[str, str]) -> None:
+                 agent: JSONObject, planned: Dict[str, str]) -> None:
         self.source = source
         self.run = run
-        self.agent_name = agent_name
-        self.agent_model = agent_model
+        self.agent = _agent_of(agent)
+        # The name the job's agent gives itself (its trials' agent_info.name), from the first
+        # trial that gives one, and that trial's folder.
+        self.agent_info: Optional[Tuple[str, str]] = None
         _final, self.reward_key = settings.final_state(HARBOR)
         self.cost_source, self.cost_scale = settings.cost(HARBOR)
         self.side_effect_tools = settings.side_effect_tools
         self.attempts: Dict[str, int] = {}
+        # Each trial's id (result.json ``id``, else its ``trial_name``) and the folder it was
+        # read from: a folder copied within the job holds the same trial again.
+        self.trial_folders: Dict[str, str] = {}
         self.manifest = Manifest()
         # The first checksum of each task met, and where: lock.json's, or a trial's.
         self.checksums: Dict[str, Tuple[str, str]] = {
@@ -337,6 +498,7 @@ class TrialReader:
 
     def trial(self, result: JSONObject, folder: TrialFolder, entry: str) -> Trial:
         _version(result, entry)
+        self._check_once(result, folder, entry)
         task = require(result, "task_name", str, (), "is the case id", entry)
         if not task.strip():
             raise LogError("import.sample_id", "a trial's task_name must be a non-blank "
@@ -349,7 +511,7 @@ class TrialReader:
                                quote(task), quote(checksum), quote(first[0]),
                                first[1] if first[1] == LOCK else "trial " + first[1]),
                            ("task_checksum",), entry)
-        self._check_agent(result, entry)
+        self._check_agent(result, folder, entry)
         attempt = self.attempts.get(task, 0) + 1
         self.attempts[task] = attempt
         tools_used = self._tools(folder)
@@ -378,21 +540,56 @@ class TrialReader:
         }
         return Trial(record, case, entry, ())
 
-    def _check_agent(self, result: JSONObject, entry: str) -> None:
+    def _check_once(self, result: JSONObject, folder: TrialFolder, entry: str) -> None:
+        """A trial is one attempt however many folders hold it: a second folder of a trial
+        id already read is ``import.duplicate_sample``, naming both folders."""
+        key = "id" if _text(result.get("id")) else "trial_name"
+        trial_id = _text(result.get(key))
+        if trial_id is None:
+            return
+        first = self.trial_folders.setdefault(trial_id, folder.name)
+        if first != folder.name:
+            raise LogError("import.duplicate_sample", "trial %s (result.json %s) is also in "
+                           "folder %s: one trial in two folders (a copy) is one attempt, "
+                           "never two; remove the copy" % (quote(trial_id), key, quote(first)),
+                           (key,), entry)
+
+    def _check_agent(self, result: JSONObject, folder: TrialFolder, entry: str) -> None:
+        """The trial is of the job's agent: the agent its own config ran (``config.agent``)
+        is the job's, and the name the agent gives itself (``agent_info.name``) is that of the
+        job's other trials. A custom agent is named by its import path in the configs
+        (``module:Class``) and by a name of its own in ``agent_info``, so the two are never
+        compared with each other."""
+        trial_config = result.get("config")
+        configured = trial_config.get("agent") if isinstance(trial_config, dict) else None
+        name, import_path, model = self.agent
+        if isinstance(configured, dict):
+            ran = _agent_of(configured)
+            if ran[:2] != (name, import_path) or (ran[2] and model and ran[2] != model):
+                raise LogError("import.several_agents", "the trial's config ran agent %s "
+                               "(model %s), the job's config.json names %s (model %s): a "
+                               "job's trials are of its one agent" % (
+                                   quote(str(ran[0] or ran[1])), quote(str(ran[2])),
+                                   quote(str(name or import_path)), quote(str(model))),
+                               ("config", "agent"), entry)
         info = result.get("agent_info")
         if not isinstance(info, dict):
             return
-        model = info.get("model_info")
-        name = _text(info.get("name"))
-        model_name = _text(model.get("name")) if isinstance(model, dict) else None
-        if (self.agent_name and name and name != self.agent_name) or (
-                self.agent_model and model_name and not
-                self.agent_model.endswith(model_name)):
-            raise LogError("import.several_agents", "the trial is of agent %s (model %s), the "
-                           "job's config.json of %s (model %s)" % (
-                               quote(str(name)), quote(str(model_name)),
-                               quote(str(self.agent_name)),
-                               quote(str(self.agent_model))), ("agent_info",), entry)
+        called = _text(info.get("name"))
+        if called is not None:
+            first = self.agent_info = self.agent_info or (called, folder.name)
+            if called != first[0]:
+                raise LogError("import.several_agents", "the trial's agent calls itself %s "
+                               "(agent_info.name), trial %s's %s: a job's trials are of its "
+                               "one agent" % (quote(called), first[1], quote(first[0])),
+                               ("agent_info", "name"), entry)
+        details = info.get("model_info")
+        model_name = _text(details.get("name")) if isinstance(details, dict) else None
+        if model and model_name and not model.endswith(model_name):
+            raise LogError("import.several_agents", "the trial's agent ran model %s "
+                           "(agent_info.model_info.name), the job's config.json names %s"
+                           % (quote(model_name), quote(model)),
+                           ("agent_info", "model_info", "name"), entry)
 
     @staticmethod
     def _status(result: JSONObject, entry: str) -> str:

@@ -44,7 +44,7 @@ from ..jsonio.paths import same_file
 from ..text import quote
 from .formats import close_trials, open_log
 from .settings import Settings
-from .source import LogSource
+from .source import LogSource, encodable
 from .trial import LogRun, Trial, Trials
 
 
@@ -125,8 +125,10 @@ def import_logs(logs: Sequence[LogGroup], settings: Settings,
         groups = [[group] if isinstance(group, LogSource) else list(group) for group in logs]
         given = [(role, source) for role, group in zip(ROLES, groups) for source in group]
         errors = _open(given + list(split_logs), settings, opened)
+        # Counted as given, not as opened: a log that could not be opened (its own error is
+        # said) still is one of its system's, so that the others are judged as they are.
         errors.extend(_header_errors([system for system, _trials in opened], settings,
-                                     system_ids))
+                                     system_ids, [role for role, _source in given]))
         errors = _once(errors)  # a mapping's error is found once per log: said once
         if errors:  # all that the headers decide, before any sample is read
             raise ContractErrors.capped(errors)
@@ -239,12 +241,14 @@ def _once(errors: List[ContractError]) -> List[ContractError]:
 
 
 def _header_errors(systems: List[ImportedSystem], settings: Settings,
-                   system_ids: Tuple[Optional[str], Optional[str]]) -> List[ContractError]:
+                   system_ids: Tuple[Optional[str], Optional[str]],
+                   given_roles: Optional[List[str]] = None) -> List[ContractError]:
     """What the logs' headers decide: the systems' protocols and ids, and the problems each
-    header found (every one of them, for every log)."""
+    header found (every one of them, for every log). ``given_roles``: the role of every log
+    given, those that could not be opened too (default: the opened ``systems``')."""
     errors: List[ContractError] = []
-    several = {role for role in ROLES
-               if sum(1 for system in systems if system.role == role) > 1}
+    roles = given_roles if given_roles is not None else [system.role for system in systems]
+    several = {role for role in ROLES if roles.count(role) > 1}
     for system in systems:
         for problem in system.run.problems:
             code, message, path = problem[:3]
@@ -263,7 +267,7 @@ def _header_errors(systems: List[ImportedSystem], settings: Settings,
         logs = [system for system in systems if system.role == role]
         if logs:
             named.append(logs[0])
-            errors.extend(_group_errors(logs, settings))
+            errors.extend(_group_errors(logs, settings, len(logs) == roles.count(role)))
     if len(named) == 2:
         errors.extend(_system_id_errors(named))
         errors.extend(_same_log_errors(
@@ -272,16 +276,18 @@ def _header_errors(systems: List[ImportedSystem], settings: Settings,
     return errors
 
 
-def _group_errors(logs: List[ImportedSystem], settings: Settings) -> List[ContractError]:
+def _group_errors(logs: List[ImportedSystem], settings: Settings,
+                  every_log: bool = True) -> List[ContractError]:
     """The logs of one system must be distinct runs (never one log twice: its trials would
     count twice) of one protocol (their trial counts aside), one model and one task version,
     as their headers say; their trial counts add up to the system's, which the contract and
-    the mapping's ``protocol.trial_count`` must take."""
+    the mapping's ``protocol.trial_count`` must take (unless a log of the system could not be
+    opened, ``every_log`` false: the sum would not be the system's)."""
     errors: List[ContractError] = []
     first = logs[0]
     counts = [system.protocol.get("trial_count") for system in logs]
     trial_counts = [count for count in counts if isinstance(count, int)]
-    if len(logs) > 1 and len(trial_counts) == len(counts):  # every log's an int
+    if every_log and len(logs) > 1 and len(trial_counts) == len(counts):  # every log's an int
         total = sum(trial_counts)
         mapped = settings.protocol.get("trial_count")
         if mapped is not None and _plain_number(mapped) != total:
@@ -543,11 +549,23 @@ def _completeness(system: ImportedSystem, settings: Settings,
         if len(seen) >= run.expected_count and run.finished:
             return []
         short = max(run.expected_count - len(seen), 0)
+        named = [(case_id, number) for case_id in run.listed_ids
+                 for number in range(1, (trials or 1) + 1) if (case_id, number) not in seen]
+        if not named:
+            unnamed = ("the header does not list their ids, so the missing ones cannot be "
+                       "named or recorded")
+        elif short > len(named):
+            unnamed = ("its header names %d of the %d missing, so the other %d cannot be "
+                       "named, and none is recorded" % (len(named), short, short - len(named)))
+        else:
+            unnamed = ("the %d it names do not make up the count, so which are missing "
+                       "cannot be told, and none is recorded" % (
+                           len(run.listed_ids) * (trials or 1)))
         return [source.error("import.incomplete_run", "%s%sthe log holds %d samples of the %d "
-                             "its header counts%s, and the header does not list their ids, "
-                             "so the missing ones cannot be named or recorded" % (
+                             "its header counts%s, and %s%s" % (
                                  not_finished, "; " if not_finished else "", len(seen),
-                                 run.expected_count, " (%d missing)" % short if short else ""))]
+                                 run.expected_count, " (%d missing)" % short if short else "",
+                                 unnamed, run.incomplete_hint))]
     else:
         return [source.error("import.incomplete_run", "%s%sthe log's header lists neither the "
                              "samples of the run nor how many there were: whether every sample "
@@ -564,11 +582,12 @@ def _completeness(system: ImportedSystem, settings: Settings,
     if missing:
         what = ("%d (%s, %s) pair%s of the %d its header lists %s missing, the first %s %s "
                 "%s %d: a smaller run is not a smaller benchmark; import it with --missing-as "
-                "unknown to record each missing one as a failed trial of status unknown" % (
+                "unknown to record each missing one as a failed trial of status unknown%s" % (
                     len(missing), harness.case_word, harness.trial_word,
                     "" if len(missing) == 1 else "s", len(run.expected_ids) * trials,
                     "is" if len(missing) == 1 else "are", harness.case_word,
-                    quote(missing[0][0]), harness.trial_word, missing[0][1]))
+                    quote(missing[0][0]), harness.trial_word, missing[0][1],
+                    run.incomplete_hint))
     else:
         what = ("every sample its header lists is in the log, but a run that did not finish "
                 "is not a finished one; import it with --missing-as unknown to accept it "
@@ -610,18 +629,10 @@ def _unreadable_by_the_gate(record: JSONObject) -> Optional[Tuple[str, str]]:
         "\n".join(text for _field, text in texts).encode("utf-8")
         return None
     except UnicodeEncodeError:
-        field = next(field for field, text in texts if _lone_surrogate(text))
+        field = next(field for field, text in texts if not encodable(text))
         return ("import.field_type", "the record's %s would hold a lone surrogate (such as "
                 "\\ud800, which is no Unicode character), which the gate does not read"
                 % field)
-
-
-def _lone_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-        return False
-    except UnicodeEncodeError:
-        return True
 
 
 def _surrogate_errors(value: object, path: Path = ()) -> List[ContractError]:
@@ -631,7 +642,7 @@ def _surrogate_errors(value: object, path: Path = ()) -> List[ContractError]:
         return [ContractError("import.field_type", "the imported file would hold a lone "
                               "surrogate (such as \\ud800, no Unicode character) at %s, which "
                               "the gate does not read" % format_path(path), path)] if (
-                                  _lone_surrogate(value)) else []
+                                  not encodable(value)) else []
     found: List[ContractError] = []
     if isinstance(value, dict):
         for key in sorted(value):
@@ -668,17 +679,18 @@ def _coverage_errors(systems: List[ImportedSystem],
                      known: Optional[Dict[str, str]]) -> List[ContractError]:
     """Every test case in every log: those of the cases file, or else the baseline's."""
     errors = []
-    failed = [any(error.code in ("import.incomplete_run", "import.no_samples")
-                  for error in system.errors) for system in systems]
+    # A system whose logs had an error (a sample that could not be read, a run that did not
+    # finish) lacks what that error says: said once, by it, never again as a missing case.
+    failed = [bool(system.errors) for system in systems]
     if known is not None:
         expected = sorted(case_id for case_id, split in known.items() if split == TEST_SPLIT)
     elif failed[0]:
-        return []  # the baseline's cases are what its run's error says is missing
+        return []  # the baseline's cases are what its own errors leave unknown
     else:
         expected = sorted({record["case_id"] for record in systems[0].records})
     for system, incomplete in zip(systems, failed):
         if incomplete:
-            continue  # what it lacks is said once, by its run's error
+            continue
         found = {record["case_id"] for record in system.records}
         missing = [case_id for case_id in expected if case_id not in found]
         extra = sorted(found.difference(expected))

@@ -18,6 +18,10 @@ from ..jsonio import JSON, JSONObject, load
 from ..text import quote
 
 
+# The choices of the import's --swebench-instances, the default first.
+SWEBENCH_INSTANCES = ("dataset", "submitted")
+
+
 class Settings:
     """What the importer needs to know beyond the log: the mapping's values (``value``, the
     file as loaded; empty for the defaults), its SHA-256 (None without a file) and its name
@@ -29,6 +33,9 @@ class Settings:
         self.sha256 = sha256
         self.shown = shown
         self._document = document
+        # Which instances a SWE-bench summary's run is (the import's --swebench-instances):
+        # its dataset's (those without a prediction are missing trials) or the submitted.
+        self.swebench_instances = SWEBENCH_INSTANCES[0]
 
     def get(self, key: str, default: JSON = None) -> JSON:
         return self.value.get(key, default)

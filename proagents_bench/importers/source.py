@@ -234,6 +234,16 @@ def nested_deeper_than(value: object, limit: int) -> bool:
     return False
 
 
+def encodable(text: str) -> bool:
+    """Whether ``text`` is Unicode the gate reads: no lone surrogate (``"\\ud800"``, which
+    Python's JSON decoder takes from a log's ``\\u`` escape but is no Unicode character)."""
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def log_number(value: object) -> bool:
     """Whether ``value`` is a time, token count or cost a log may give: a number (never a
     Boolean) from 0 to MAX_LOG_NUMBER, so NaN, infinities and huge values are refused."""

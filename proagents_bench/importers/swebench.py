@@ -18,7 +18,10 @@ effects, latency and cost null (not measured).
 The run's instances are every id the summary lists; ``incomplete_ids`` (dataset instances
 without a prediction) are missing trials, so a run that skipped instances is
 ``import.incomplete_run`` (or, with ``--missing-as unknown``, unknown trials), and a
-summary whose ``total_instances`` exceeds the ids it lists cannot name what it lacks.
+summary whose ``total_instances`` exceeds the ids it lists cannot name what it lacks. On
+request (``Settings.swebench_instances``, the import's ``--swebench-instances submitted``)
+the run's instances are those it submitted a prediction for: a run on part of its dataset,
+whose ``incomplete_ids`` are then outside the benchmark.
 """
 
 from __future__ import annotations
@@ -32,8 +35,8 @@ from ..contract.vocabulary import ERROR, SUCCESS, UNKNOWN
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
-from .settings import Settings
-from .source import LogError, LogSource, optional, require
+from .settings import SWEBENCH_INSTANCES, Settings
+from .source import LogError, LogSource, encodable, optional, require
 from .trial import LogRun, Trial, Trials
 
 if TYPE_CHECKING:  # for annotations only
@@ -58,6 +61,7 @@ OUTCOMES: Tuple[Tuple[str, str, Optional[str]], ...] = (
     ("empty_patch_ids", SUCCESS, EMPTY_PATCH),
 )
 INCOMPLETE = "incomplete_ids"
+SUBMITTED = SWEBENCH_INSTANCES[1]
 
 
 def read_summary(source: LogSource, log: JSONObject,
@@ -65,7 +69,7 @@ def read_summary(source: LogSource, log: JSONObject,
     """A run summary, decoded whole (its format has no smaller unit): its run, and a trial
     per instance it ran."""
     try:
-        run, outcome = _header(log)
+        run, outcome = _header(log, settings.swebench_instances == SUBMITTED)
     except LogError as failure:
         raise ContractErrors([source.placed(failure)])
     return run, _trials(source, outcome)
@@ -79,6 +83,10 @@ def _ids(log: JSONObject, key: str, required: bool = True) -> List[str]:
             raise LogError("import.sample_id", "an instance id must be a non-blank string, got "
                            "%s" % (quote(value) if isinstance(value, str) else type_name(value)),
                            (key, index))
+        if not encodable(value):
+            raise LogError("import.field_type", "the instance id holds a lone surrogate (such "
+                           "as \\ud800, which is no Unicode character), which the gate does "
+                           "not read", (key, index))
     return values
 
 
@@ -102,7 +110,11 @@ def _check_one_outcome_each(log: JSONObject) -> None:
             seen[instance] = key
 
 
-def _header(log: JSONObject) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str], Path]]]:
+def _header(log: JSONObject, submitted: bool = False
+            ) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str], Path]]]:
+    """The run and each instance's (status, final state, path). ``submitted``: the run's
+    instances are those it submitted a prediction for (every one has an outcome), not its
+    dataset's: ``incomplete_ids`` are then outside the benchmark, never missing trials."""
     version = log.get("schema_version")
     if isinstance(version, bool) or version not in SUPPORTED_VERSIONS:
         raise LogError("import.format_version", "SWE-bench summary schema_version %s is not one "
@@ -118,11 +130,20 @@ def _header(log: JSONObject) -> Tuple[LogRun, Dict[str, Tuple[str, Optional[str]
             outcome.setdefault(instance, (status, final_state, (key, index)))
     incomplete = _ids(log, INCOMPLETE, False)
     _check_one_outcome_each(log)
-    ids = sorted(set(outcome).union(incomplete))
+    ids = sorted(set(outcome) if submitted else set(outcome).union(incomplete))
     total = optional(log, "total_instances", int, ())
     run.expected_trials = 1
-    if total is not None and total > len(ids):
+    if incomplete and not submitted:
+        run.incomplete_hint = (
+            "; or, for a run on part of the dataset, import it with --swebench-instances "
+            "submitted: its instances are then the %d it submitted, and the %d of the dataset "
+            "without a prediction (incomplete_ids) are outside the benchmark" % (
+                len(outcome), len(incomplete)))
+    if submitted:
+        run.expected_ids = ids
+    elif total is not None and total > len(ids):
         run.expected_count = total  # more instances than it names: the gaps cannot be named
+        run.listed_ids = ids
     else:
         run.expected_ids = ids
     run.protocol["trial_count"] = (1, "a SWE-bench run is one attempt per instance")

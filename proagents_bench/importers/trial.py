@@ -49,6 +49,10 @@ class LogRun:
         self.expected_ids: Optional[List[str]] = None
         self.expected_trials: Optional[int] = None
         self.expected_count: Optional[int] = None
+        # With only a count: the ids the header does name (a part of them), for the error.
+        self.listed_ids: List[str] = []
+        # What the error of a run that lacks trials adds: another road the harness has.
+        self.incomplete_hint = ""
         # Why a log without samples has none although its run had them (Inspect's
         # ``log_samples=False``), where the header says so.
         self.unlogged: Optional[str] = None

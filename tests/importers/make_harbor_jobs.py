@@ -88,6 +88,20 @@ def trial_name(task, attempt, job):
     return "%s__%s" % (task[:32], digest[:7])
 
 
+def trajectory_text(result, agent, version, model, task, tools):
+    """The agent's ATIF trajectory of a trial (``result``) as Harbor writes it: the task's
+    instruction, then one step per tool called."""
+    steps = [Step(step_id=1, source="user", message="Solve the task %s." % task)]
+    for number, tool in enumerate(tools, 2):
+        steps.append(Step(step_id=number, source="agent", message="", model_name=model,
+                          tool_calls=[ToolCall(tool_call_id="call-%d" % number,
+                                               function_name=tool, arguments={})]))
+    trajectory = Trajectory(session_id=str(result.id),
+                            agent=Agent(name=agent, version=version, model_name=model),
+                            steps=steps)
+    return json.dumps(trajectory.to_json_dict(), indent=2)
+
+
 def write(path, text):
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
@@ -155,19 +169,8 @@ def write_job(output, job_name, model, outcomes, revisions=None, unfinished=()):
             write(trial / "result.json", result.model_dump_json(indent=4))
             results.append(result)
             if ran:
-                steps = [Step(step_id=1, source="user", message="Solve the task %s." % task)]
-                for number, tool in enumerate(tools, 2):
-                    steps.append(Step(step_id=number, source="agent", message="",
-                                      model_name=model,
-                                      tool_calls=[ToolCall(tool_call_id="call-%d" % number,
-                                                           function_name=tool,
-                                                           arguments={})]))
-                trajectory = Trajectory(session_id=str(result.id),
-                                        agent=Agent(name="terminus-2", version="2.0.0",
-                                                    model_name=model),
-                                        steps=steps)
                 write(trial / "agent" / "trajectory.json",
-                      json.dumps(trajectory.to_json_dict(), indent=2))
+                      trajectory_text(result, "terminus-2", "2.0.0", model, task, tools))
     lock = JobLock(created_at=START, harbor=HarborLockInfo(version="0.26.0"),
                    n_concurrent_trials=4, retry=config.retry, trials=locks)
     write(folder / "lock.json", lock.model_dump_json(indent=4, exclude_none=True))

@@ -23,7 +23,11 @@ system (a run is one attempt per instance):
   could not start (``Cannot connect to the Docker daemon``): an error that SWE-bench
   classifies as an environment failure (``infra_failure_ids``);
 - ``swebench_incomplete.json``: a baseline run whose predictions lack instance 104
-  (``incomplete_ids``).
+  (``incomplete_ids``);
+- ``swebench_subset_baseline_run1.json`` .. ``run3.json`` and ``swebench_subset_candidate_
+  run1.json`` .. ``run3.json``: the same runs evaluated against a dataset of twenty instances
+  (``acme__widgets-101`` to ``-120``), of which the runs submitted the five: a run on part
+  of a dataset, its other fifteen instances in ``incomplete_ids``.
 """
 
 import json
@@ -39,6 +43,8 @@ from swebench.harness.reporting import make_run_report
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INSTANCES = ["acme__widgets-%d" % number for number in range(101, 106)]
+# The dataset of the subset runs: the five instances and fifteen more none of them ran.
+DATASET = ["acme__widgets-%d" % number for number in range(101, 121)]
 # Per run, per instance: "resolved", "unresolved", "empty" (no patch), "infra" (the
 # container never started: no report, an environment failure in its log), or None (no
 # prediction at all).
@@ -62,9 +68,9 @@ INCOMPLETE = {"101": "resolved", "102": "resolved", "103": "resolved", "104": No
               "105": "unresolved"}
 
 
-def write_run(work, model, run_id, outcomes, name, output):
+def write_run(work, model, run_id, outcomes, name, output, dataset_ids=INSTANCES):
     """One run: its predictions, the evaluation's per-instance files, then SWE-bench's
-    summary, copied to ``output/name``."""
+    summary of it against the dataset ``dataset_ids``, copied to ``output/name``."""
     os.chdir(work)
     predictions = {}
     for instance in INSTANCES:
@@ -86,7 +92,7 @@ def write_run(work, model, run_id, outcomes, name, output):
                              "patch_successfully_applied": True,
                              "resolved": outcome == "resolved"}}
         (folder / LOG_REPORT).write_text(json.dumps(report, indent=4))
-    dataset = [{"instance_id": instance} for instance in INSTANCES]
+    dataset = [{"instance_id": instance} for instance in dataset_ids]
     written = make_run_report(predictions, dataset, run_id, None, str(work))
     shutil.copyfile(written, os.path.join(output, name))
 
@@ -104,6 +110,12 @@ def main():
                               "swebench_%s_run%d.json" % (role, number), output)
             write_run(work, "acme/agent-v1", "baseline-short", INCOMPLETE,
                       "swebench_incomplete.json", output)
+            for role, model, runs in (("baseline", "acme/agent-v1", BASELINE),
+                                      ("candidate", "acme/agent-v2", CANDIDATE)):
+                for number, outcomes in enumerate(runs, 1):
+                    write_run(work, model, "%s-subset-run%d" % (role, number), outcomes,
+                              "swebench_subset_%s_run%d.json" % (role, number), output,
+                              DATASET)
         finally:
             os.chdir(start)
 

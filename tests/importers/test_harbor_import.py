@@ -47,6 +47,14 @@ def edit(path, change):
         json.dump(value, handle, indent=4)
 
 
+def assert_blocks(test, spec, cases, results, reason):
+    """The gate on the imported ``results`` says BLOCK, for ``reason`` first."""
+    gate = run_cli(["--spec", spec, "--cases", cases, "--results", results])
+    test.assertEqual(gate.status, 1, gate.stderr)
+    test.assertEqual(gate.document["action"], "BLOCK")
+    test.assertIn(reason, gate.document["primary_reason"])
+
+
 def trial_folder(job, task, number=0):
     """The ``number``-th trial folder (in name order) of ``task`` in ``job``."""
     return os.path.join(job, sorted(name for name in os.listdir(job)
@@ -57,11 +65,8 @@ class EndToEndTests(unittest.TestCase):
     def test_a_job_folder_goes_to_a_block_decision_with_two_commands(self):
         run, _written, results = harbor_import(self, BASELINE, CANDIDATE, "--cases", CASES)
         self.assertEqual(run.status, 0, run.stderr)
-        gate = run_cli(["--spec", SPEC, "--cases", CASES, "--results", results])
-        self.assertEqual(gate.status, 1, gate.stderr)
-        self.assertEqual(gate.document["action"], "BLOCK")
-        self.assertIn("critical task clean-workspace failed: 3 of 3 trials performed "
-                      "forbidden side effect rm_rf", gate.document["primary_reason"])
+        assert_blocks(self, SPEC, CASES, results, "critical task clean-workspace failed: 3 of "
+                      "3 trials performed forbidden side effect rm_rf")
 
     def test_other_task_versions_are_incomparable(self):
         run, written, results = harbor_import(self, BASELINE, RETASK, "--cases", CASES)
@@ -244,13 +249,25 @@ class IncompleteJobTests(unittest.TestCase):
                          [{"case_id": "clean-workspace", "trial_id": 2},
                           {"case_id": "clean-workspace", "trial_id": 3}])
 
-    def test_without_a_lock_the_job_is_measured_by_its_trial_count(self):
+    def test_without_a_lock_the_trial_folders_name_the_missing_attempts(self):
+        # The running attempts' folders hold their config.json: the missing attempts are
+        # named, and recorded as unknown.
         job = copied_job(self, UNFINISHED)
         os.remove(os.path.join(job, "lock.json"))
+        run, written, _results = harbor_import(self, job, CANDIDATE, "--missing-as", "unknown")
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual(written["systems"][0]["provenance"]["recorded_unknown"],
+                         [{"case_id": "clean-workspace", "trial_id": 2},
+                          {"case_id": "clean-workspace", "trial_id": 3}])
+        # A task of no folder that config.json does not name cannot be: the count says so.
+        for name in os.listdir(job):
+            if name.startswith("parse-logs__"):
+                shutil.rmtree(os.path.join(job, name))
         run, _written, _results = harbor_import(self, job, CANDIDATE, "--missing-as", "unknown")
         self.assertEqual(run.status, 2)
-        self.assertIn("the log holds 10 samples of the 12 its header counts (2 missing)",
-                      run.document["errors"][0]["message"])
+        self.assertIn("the log holds 7 samples of the 12 its header counts (5 missing), and "
+                      "its header names 2 of the 5 missing, so the other 3 cannot be named, "
+                      "and none is recorded", run.document["errors"][0]["message"])
         job = copied_job(self, BASELINE, "finished")
         os.remove(os.path.join(job, "lock.json"))
         run, _written, _results = harbor_import(self, job, CANDIDATE)
@@ -304,6 +321,83 @@ class IncompleteJobTests(unittest.TestCase):
                          ["import.logs_differ"])
         self.assertIn("in trial parse-logs__", run.document["errors"][0]["message"])
 
+    def test_a_system_whose_sample_failed_is_not_also_missing_the_case(self):
+        # Every trial of one Harbor task of the candidate is unreadable: those errors, never
+        # also "the candidate log has no sample of test case" (what failed is said once).
+        job = copied_job(self, CANDIDATE)
+        for name in os.listdir(job):
+            if name.startswith("parse-logs__"):
+                with open(os.path.join(job, name, "result.json"), "w") as handle:
+                    handle.write("{")
+        run, _written, _results = harbor_import(self, BASELINE, job)
+        self.assertEqual(run.status, 2)
+        self.assertEqual(sorted({error["code"] for error in run.document["errors"]}),
+                         ["import.json"])
+        self.assertEqual(len(run.document["errors"]), 3)
+
+    def test_a_trajectory_that_is_not_a_regular_file_is_refused_as_result_json_is(self):
+        # Skipped, the candidate's rm_rf on the critical task would vanish (and the BLOCK with
+        # it): it is read or refused, import.unreadable, as a result.json would be.
+        def fifo(path):
+            if not hasattr(os, "mkfifo"):
+                self.skipTest("no FIFOs on this system")
+            os.mkfifo(path)
+
+        def link_to_a_device(path):
+            if not os.path.exists("/dev/zero"):
+                self.skipTest("no /dev/zero on this system")
+            try:
+                os.symlink("/dev/zero", path)
+            except (OSError, NotImplementedError):
+                self.skipTest("cannot make a symbolic link here")
+
+        def dangling_link(path):
+            try:
+                os.symlink(path + ".gone", path)
+            except (OSError, NotImplementedError):
+                self.skipTest("cannot make a symbolic link here")
+
+        def agent_not_a_folder(path):
+            agent = os.path.dirname(path)
+            shutil.rmtree(agent)
+            with open(agent, "w", encoding="utf-8") as handle:
+                handle.write("not a folder")
+
+        for make in (fifo, link_to_a_device, os.mkdir, dangling_link, agent_not_a_folder):
+            with self.subTest(kind=make.__name__):
+                job = copied_job(self, CANDIDATE)
+                trajectory = os.path.join(trial_folder(job, "clean-workspace", 1), "agent",
+                                          "trajectory.json")
+                os.remove(trajectory)
+                make(trajectory)
+                run, _written, _results = harbor_import(self, BASELINE, job)
+                self.assertEqual(run.status, 2, run.stderr)
+                self.assertEqual([(error["code"], error["file"]) for error in
+                                  run.document["errors"]],
+                                 [("import.unreadable", os.path.join(
+                                     job, os.path.basename(trial_folder(job, "clean-workspace",
+                                                                        1))) +
+                                   "/agent/trajectory.json")])
+
+    def test_a_trial_folder_copied_twice_is_one_trial_in_two_places(self):
+        job = copied_job(self)
+        original = trial_folder(job, "fix-permissions", 0)
+        copy = os.path.join(job, "fix-permissions__zcopy01")
+        shutil.copytree(original, copy)
+        run, _written, _results = harbor_import(self, job, CANDIDATE)
+        self.assertEqual(run.status, 2)
+        errors = run.document["errors"]
+        self.assertEqual([(error["code"], error["file"], error["path"]) for error in errors],
+                         [("import.duplicate_sample", copy + "/result.json", "$.id")])
+        self.assertIn("is also in folder \"%s\"" % os.path.basename(original),
+                      errors[0]["message"])
+        # Without the result's id, its trial_name tells the copy.
+        edit(os.path.join(copy, "result.json"), lambda result: result.pop("id"))
+        edit(os.path.join(original, "result.json"), lambda result: result.pop("id"))
+        run, _written, _results = harbor_import(self, job, CANDIDATE)
+        self.assertEqual([(error["code"], error["path"]) for error in run.document["errors"]],
+                         [("import.duplicate_sample", "$.trial_name")])
+
     def test_a_broken_trial_is_named_and_the_others_still_read(self):
         job = copied_job(self)
         broken = os.path.join(trial_folder(job, "parse-logs", 0), "result.json")
@@ -344,3 +438,177 @@ class SeveralJobsTests(unittest.TestCase):
         error = run.document["errors"][0]
         self.assertEqual((error["code"], error["file"]), ("import.logs_differ", RETASK))
         self.assertIn("protocol.protocol_version", error["message"])
+
+
+# Harbor 0.21 jobs (make_harbor021_jobs.py): as a published job downloads, one attempt each.
+RUNS = {role: [fixture("harbor021_%s_run%d" % (role, number)) for number in (1, 2)]
+        for role in ("baseline", "candidate")}
+RUNNING = fixture("harbor021_running_job")
+MAPPING_021 = fixture("harbor021_mapping.json")
+CASES_021 = fixture("harbor021_cases.json")
+SPEC_021 = fixture("harbor021_spec.json")
+
+
+def import_021(test, baseline, candidate, *arguments):
+    return harbor_import(test, baseline, candidate, "--mapping", MAPPING_021, *arguments)
+
+
+def edit_trials(job, change):
+    """``change(result)`` applied to every trial's result.json of ``job``."""
+    for name in sorted(os.listdir(job)):
+        path = os.path.join(job, name, "result.json")
+        if os.path.isfile(path):
+            edit(path, change)
+
+
+class Harbor021Tests(unittest.TestCase):
+    """Harbor before 0.26: config.json without its defaults, no lock.json, a dataset ref, a
+    custom agent named by its import path."""
+
+    def test_two_one_attempt_jobs_a_system_go_to_a_decision(self):
+        run, written, results = import_021(self, RUNS["baseline"], RUNS["candidate"],
+                                           "--cases", CASES_021)
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual(written["schema_version"], "agent-benchmark-results-v4")
+        baseline = written["systems"][0]
+        self.assertEqual(baseline["system_id"], "acme_agents.direct:DirectAgent:acme/model-a")
+        self.assertEqual((baseline["protocol"]["trial_count"],
+                          baseline["protocol"]["environment_id"]), (2, "harbor-docker"))
+        self.assertEqual(baseline["protocol"]["protocol_version"],
+                         "harbor-acme/acme-terminal@sha256:1f00dba63562-tasks-6580cf3a088f")
+        self.assertEqual([(log["harness_version"], log["run_status"], log["first_trial_id"])
+                          for log in baseline["provenance"]["logs"]],
+                         [(None, "finished", 1), (None, "finished", 2)])
+        assert_blocks(self, SPEC_021, CASES_021, results, "critical task acme/clean-workspace "
+                      "failed: 2 of 2 trials performed forbidden side effect rm_rf")
+
+    def test_a_job_of_one_attempt_alone_says_harbors_default_not_a_missing_field(self):
+        run, _written, _results = import_021(self, RUNS["baseline"][0], RUNS["candidate"])
+        self.assertEqual(run.status, 2)
+        errors = run.document["errors"]
+        self.assertEqual([(error["code"], error["file"], error["path"]) for error in errors],
+                         [("import.protocol", RUNS["baseline"][0] + "/config.json",
+                           "$.n_attempts")])
+        self.assertIn("config.json has no n_attempts: Harbor's default, 1 attempt of each "
+                      "task (Harbor before 0.26 writes no default); run the job with -k 2 or "
+                      "more, or give the agent's jobs as several logs of its system",
+                      errors[0]["message"])
+        self.assertNotIn("missing", errors[0]["message"])
+
+    def test_a_custom_agent_by_import_path_is_one_agent_and_two_agents_are_refused(self):
+        # config.json names the agent by its import path, each trial's agent_info by the
+        # name the agent gives itself: one agent. As import_path (a config file's form) too.
+        job = copied_job(self, RUNS["baseline"][1])
+        edit(os.path.join(job, "config.json"), lambda config: config["agents"][0].update(
+            name=None, import_path=config["agents"][0]["name"]))
+        edit_trials(job, lambda result: result["config"]["agent"].update(
+            name=None, import_path=result["config"]["agent"]["name"]))
+        run, written, _results = import_021(self, [RUNS["baseline"][0], job],
+                                            RUNS["candidate"])
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual(written["systems"][0]["system_id"],
+                         "acme_agents.direct:DirectAgent:acme/model-a")
+        for change, path in (
+                (lambda result: result["agent_info"].update(name="other-agent"),
+                 "$.agent_info.name"),
+                (lambda result: result["config"]["agent"].update(name="terminus-2"),
+                 "$.config.agent"),
+                (lambda result: result["agent_info"]["model_info"].update(name="model-z"),
+                 "$.agent_info.model_info.name")):
+            with self.subTest(path=path):
+                job = copied_job(self, RUNS["baseline"][1])
+                trial = trial_folder(job, "fix-permissions")
+                edit(os.path.join(trial, "result.json"), change)
+                run, _written, _results = import_021(self, [RUNS["baseline"][0], job],
+                                                     RUNS["candidate"])
+                self.assertEqual(run.status, 2)
+                self.assertEqual([(error["code"], error["file"], error["path"])
+                                  for error in run.document["errors"]],
+                                 [("import.several_agents", trial + "/result.json", path)])
+        job = copied_job(self, RUNS["baseline"][1])
+        edit(os.path.join(job, "config.json"), lambda config: config["agents"].append(
+            {"name": "terminus-2", "model_name": "acme/model-a"}))
+        run, _written, _results = import_021(self, [RUNS["baseline"][0], job],
+                                             RUNS["candidate"])
+        self.assertEqual(run.status, 2)
+        self.assertEqual([(error["code"], error["path"]) for error in run.document["errors"]],
+                         [("import.several_agents", "$.agents")])
+
+    def test_a_job_without_agents_ran_harbors_default_agent(self):
+        jobs = [copied_job(self, RUNS["baseline"][number], "run%d" % number)
+                for number in (0, 1)]
+        for job in jobs:
+            edit(os.path.join(job, "config.json"), lambda config: config.pop("agents"))
+            edit_trials(job, lambda result: result["config"].update(agent={"name": "oracle"}))
+            edit_trials(job, lambda result: result["agent_info"].update(name="oracle",
+                                                                        model_info=None))
+        run, written, _results = import_021(self, jobs, RUNS["candidate"])
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual(written["systems"][0]["system_id"], "oracle")
+
+    def test_the_environment_is_the_one_the_trials_config_ran(self):
+        def environment_of(baseline):
+            run, written, _results = import_021(self, baseline, RUNS["candidate"])
+            self.assertEqual(run.status, 0, run.stderr)
+            return written["systems"][0]["protocol"]["environment_id"]
+
+        jobs = [copied_job(self, RUNS["baseline"][number], "run%d" % number)
+                for number in (0, 1)]
+        self.assertNotIn("environment", load_json(os.path.join(jobs[0], "config.json")))
+        self.assertEqual(environment_of(jobs), "harbor-docker")
+        for job in jobs:
+            edit_trials(job, lambda result: result["config"]["environment"].update(
+                type="modal"))
+        self.assertEqual(environment_of(jobs), "harbor-modal")
+        for job in jobs:  # the job's own config.json, when it names one, is the job's
+            edit(os.path.join(job, "config.json"),
+                 lambda config: config.update(environment={"type": "daytona"}))
+        self.assertEqual(environment_of(jobs), "harbor-daytona")
+
+    def test_a_folder_without_the_jobs_files_is_a_harbor_error_not_another_harness(self):
+        for missing in ("config.json", "result.json"):
+            with self.subTest(missing=missing):
+                job = copied_job(self, RUNS["baseline"][0])
+                os.remove(os.path.join(job, missing))
+                run, _written, _results = import_021(self, job, RUNS["candidate"])
+                self.assertEqual(run.status, 2)
+                error = run.document["errors"][0]
+                self.assertEqual((error["code"], error["file"]), ("import.format", job))
+                self.assertIn("a Harbor job folder holds %s" % missing, error["message"])
+                self.assertNotIn("tau2", error["message"])
+        trial = trial_folder(RUNS["baseline"][0], "build-cache")
+        run, _written, _results = import_021(self, trial, RUNS["candidate"])
+        self.assertEqual([(error["code"], error["file"]) for error in run.document["errors"]],
+                         [("import.format", trial)])
+        self.assertIn("a folder of one trial of a Harbor job",
+                      run.document["errors"][0]["message"])
+
+    def test_a_running_job_names_its_missing_tasks_from_config_and_running_folders(self):
+        run, _written, _results = import_021(self, RUNNING, RUNS["candidate"])
+        self.assertEqual(run.status, 2)
+        self.assertEqual([(error["code"], error["file"]) for error in run.document["errors"]],
+                         [("import.incomplete_run", RUNNING)])
+        self.assertIn("3 (task, attempt) pairs of the 8 its header lists are missing, the "
+                      "first task \"acme/clean-workspace\" attempt 2",
+                      run.document["errors"][0]["message"])
+        run, written, _results = import_021(self, RUNNING, RUNS["candidate"],
+                                            "--missing-as", "unknown")
+        self.assertEqual(run.status, 0, run.stderr)
+        provenance = written["systems"][0]["provenance"]
+        # clean-workspace's second attempt is running (its folder has a config.json only);
+        # parse-logs never started (no folder: config.json's task_names name it).
+        self.assertEqual(provenance["recorded_unknown"],
+                         [{"case_id": "acme/clean-workspace", "trial_id": 2},
+                          {"case_id": "acme/parse-logs", "trial_id": 1},
+                          {"case_id": "acme/parse-logs", "trial_id": 2}])
+        self.assertEqual(provenance["logs"][0]["run_status"], "unfinished")
+        # Without task_names (a whole dataset run), a task with no folder is only counted.
+        job = copied_job(self, RUNNING)
+        edit(os.path.join(job, "config.json"),
+             lambda config: config["datasets"][0].pop("task_names"))
+        run, _written, _results = import_021(self, job, RUNS["candidate"],
+                                             "--missing-as", "unknown")
+        self.assertEqual(run.status, 2)
+        self.assertIn("holds 5 samples of the 8 its header counts (3 missing), and its "
+                      "header names 1 of the 3 missing, so the other 2 cannot be named",
+                      run.document["errors"][0]["message"])

@@ -1,7 +1,7 @@
 """The import docs (docs/importing.md): its mapping example is a valid mapping, and its
 walks (from a test-only Inspect log, from Inspect's and promptfoo's default output, from an
-Inspect eval, from a tau2 run, from a Harbor job, from SWE-bench runs, from promptfoo results,
-from JSON lines) run as written."""
+Inspect eval, from a tau2 run, from a Harbor job of 0.26 and of 0.21, from SWE-bench runs, whole
+and on part of a dataset, from promptfoo results, from JSON lines) run as written."""
 
 import json
 import os
@@ -31,9 +31,10 @@ class ReadmeTests(unittest.TestCase):
 
     def test_every_walk_runs_as_written(self):
         blocks = re.findall(r"```sh\n(.*?)```", readme_section(), re.S)
-        # Inspect AI (a test-only log, its default output, an eval), tau2-bench, Harbor,
-        # SWE-bench, promptfoo (a config's and its default output), JSON lines.
-        self.assertEqual(len(blocks), 9)
+        # Inspect AI (a test-only log, its default output, an eval), tau2-bench, Harbor (0.26,
+        # 0.21), SWE-bench (whole runs, a run on part of a dataset), promptfoo (a config's and
+        # its default output), JSON lines.
+        self.assertEqual(len(blocks), 11)
         for block in blocks:
             folder = TempDir(self)
             lines = [line for line in block.splitlines() if line.strip()]

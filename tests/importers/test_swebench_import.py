@@ -241,6 +241,86 @@ class IncompleteRunTests(unittest.TestCase):
                          ("import.sample_id", "$.resolved_ids[1]"))
 
 
+    def test_an_instance_id_with_a_lone_surrogate_is_a_field_type_error(self):
+        # json.loads takes "\\ud800" from a summary, but it is no Unicode character.
+        for key in ("resolved_ids", "incomplete_ids"):
+            with self.subTest(key=key):
+                summary = load_json(BASELINE[1])
+                summary[key] = summary[key] + ["acme__widgets-\ud800"]
+                path = TempDir(self).write_bytes("agent-v1.bad.json", json.dumps(
+                    summary).encode("ascii"))
+                run, _written, _folder = run_swebench(self, [BASELINE[0], path])
+                self.assertEqual(run.status, 2, run.stderr)
+                self.assertEqual([(error["code"], error["path"], error["file"])
+                                  for error in run.document["errors"]],
+                                 [("import.field_type", "$.%s[%d]" % (key, len(summary[key]) - 1),
+                                   path)])
+
+
+SUBSET = {role: [fixture("swebench_subset_%s_run%d.json" % (role, number))
+                 for number in (1, 2, 3)] for role in ("baseline", "candidate")}
+
+
+class SubsetRunTests(unittest.TestCase):
+    """Runs that submitted five instances of a dataset of twenty (``incomplete_ids``: the
+    other fifteen), as SWE-bench's make_run_report wrote them."""
+
+    def test_by_default_the_instances_without_a_prediction_are_missing_and_the_road_said(self):
+        run, _written, _folder = run_swebench(self, SUBSET["baseline"], SUBSET["candidate"])
+        self.assertEqual(run.status, 2)
+        error = run.document["errors"][0]
+        self.assertEqual((error["code"], error["file"]),
+                         ("import.incomplete_run", SUBSET["baseline"][0]))
+        self.assertIn("15 (instance, run) pairs of the 20 its header lists are missing",
+                      error["message"])
+        self.assertIn("or, for a run on part of the dataset, import it with "
+                      "--swebench-instances submitted: its instances are then the 5 it "
+                      "submitted, and the 15 of the dataset without a prediction "
+                      "(incomplete_ids) are outside the benchmark", error["message"])
+
+    def test_the_submitted_instances_are_the_benchmark_on_request(self):
+        cases = os.path.join(TempDir(self).path, "cases.json")
+        run, written, folder = run_swebench(self, SUBSET["baseline"], SUBSET["candidate"],
+                                            "--swebench-instances", "submitted",
+                                            "--write-cases", cases)
+        self.assertEqual(run.status, 0, run.stderr)
+        # The same records, ids and protocol as the runs evaluated on their five instances.
+        run, whole, _folder = run_swebench(self)
+        self.assertEqual(run.status, 0, run.stderr)
+        for key in ("benchmark_id", "benchmark_version", "dataset_version"):
+            self.assertEqual(written[key], whole[key])
+        self.assertEqual([(system["protocol"], system["records"])
+                          for system in written["systems"]],
+                         [(system["protocol"], system["records"])
+                          for system in whole["systems"]])
+        self.assertEqual(len(load_json(cases)["cases"]), 5)
+        gate = run_cli(["--spec", SPEC, "--cases", cases, "--results",
+                        os.path.join(folder.path, "results.json")])
+        self.assertEqual((gate.status, gate.document["action"]), (1, "REVIEW"))
+
+    def test_a_summary_that_counts_more_than_it_lists_says_how_many_it_names(self):
+        # SWE-bench's total_instances counts the dataset's rows; its lists hold ids: a row
+        # the lists lack (here one more row) cannot be named, the others are.
+        summary = load_json(SUBSET["baseline"][1])
+        summary["total_instances"] = 21
+        path = TempDir(self).write_json("agent-v1.rows.json", summary)
+        run, _written, _folder = run_swebench(self, [SUBSET["baseline"][0], path],
+                                              SUBSET["candidate"][:2], "--missing-as",
+                                              "unknown")
+        self.assertEqual(run.status, 2)
+        messages = [error["message"] for error in run.document["errors"]
+                    if error["file"] == path]
+        self.assertEqual(len(messages), 1)
+        self.assertIn("the log holds 5 samples of the 21 its header counts (16 missing), and "
+                      "its header names 15 of the 16 missing, so the other 1 cannot be "
+                      "named, and none is recorded", messages[0])
+        # Its submitted instances alone are the run's, whatever the dataset counts.
+        run, _written, _folder = run_swebench(self, [SUBSET["baseline"][0], path],
+                                              SUBSET["candidate"][:2],
+                                              "--swebench-instances", "submitted")
+        self.assertEqual(run.status, 0, run.stderr)
+
+
 class SeveralLogsTests(unittest.TestCase):
     def test_one_log_given_twice_is_refused(self):
         run, _written, _folder = run_swebench(self, [BASELINE[0], BASELINE[1], BASELINE[0]])
@@ -275,6 +355,22 @@ class SeveralLogsTests(unittest.TestCase):
         self.assertEqual((error["code"], error["file"]), ("import.cases_mismatch", path))
         self.assertIn("log 2 has samples of case \"acme__widgets-106\" that its log 1",
                       error["message"])
+
+    def test_a_damaged_log_is_the_only_one_blamed(self):
+        # The second summary cut short: its import.json error, and no error of the intact
+        # first (its trial count alone would be 1, which the contract refuses).
+        folder = TempDir(self)
+        for role in ("baseline", "candidate"):
+            with self.subTest(role=role):
+                path = folder.write_bytes("%s-cut.json" % role, read_bytes(BASELINE[1])[:200])
+                logs = {"baseline": [BASELINE[0], path], "candidate": [CANDIDATE[0], path]}
+                run, _written, _folder = run_swebench(
+                    self, logs["baseline"] if role == "baseline" else BASELINE[:2],
+                    logs["candidate"] if role == "candidate" else CANDIDATE[:2])
+                self.assertEqual(run.status, 2)
+                self.assertEqual([(error["code"], error["file"])
+                                  for error in run.document["errors"]],
+                                 [("import.json", path)])
 
     def test_the_mappings_trial_count_is_the_systems(self):
         folder = TempDir(self)
