@@ -31,12 +31,15 @@ trial of either system then passes with its chance, independently. How much the 
 difference p' - p varies between tasks is the one thing the link alone does not say: with
 ``like="baseline"`` only as the link makes it vary (s**2 Var(p)); with ``like="candidate"``
 (the default) as much as the package's candidate measured (omega2), by linking p' to p on a
-share of the tasks and drawing it as the link of an unrelated chance from the same prior on
-the rest (:meth:`Model.linked`; a note says when even every task unlinked spreads less than
+share of the tasks and, on the rest, taking it as the package's candidate's chance on an
+unrelated task (from a Beta fitted to the candidate) moved to the same mean
+(:meth:`Model.linked`; a note says when even every task unlinked spreads less than
 measured). So the model's per-task variance of the difference at K trials is omega2 +
-(E[p (1 - p)] + E[p' (1 - p')]) / K, Miller's structure, with the baseline's measured
-components; the distribution of one task's K-trial difference is exact under it, and the
-gate's rule (its bootstrap bound, its small-sample rules) is applied to it.
+(E[p (1 - p)] + E[p' (1 - p')]) / K, Miller's structure with the measured components; the
+distribution of one task's K-trial difference is exact under it, and the gate's rule (its
+bootstrap bound, its small-sample rules) is applied to it. (An earlier model drew each
+system's chance apart, from its own posterior given the task's trials: with few trials that
+spreads the differences far more than measured, and understated the gate's power.)
 """
 
 from __future__ import annotations
