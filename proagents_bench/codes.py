@@ -144,6 +144,9 @@ CODES: Tuple[Code, ...] = (
              "the spec's, so every submission would be INCOMPARABLE"),
     contract("cli.data", "`health --data`: no service database, a `service.sqlite3` that is "
              "not the service's database, or no scored submission of the cases' versions"),
+    contract("cli.out_of_memory", "the command ran out of memory on inputs this large "
+             "(`health`: it holds the cases file and one package at a time); the message says "
+             "how much memory their size needs"),
     # -- the maintainer's commands (maintenance/) --------------------------------------------
     contract("health.nothing_comparable", "`health`: no system ran under the spec's protocol, "
              "so nothing can be measured"),

@@ -12,7 +12,7 @@ from proagents_bench.stats.ideal_bootstrap import (bound_passes, lower_tail,
                                                    lower_tail_exact)
 from proagents_bench.stats.paired import sign_test_p, unit_standard_error
 from proagents_bench.tools import falsepass
-from tests.support import ROOT, run_cli
+from tests.support import ROOT, evaluate_package, outcome_package, run_cli
 
 TAIL = F(1, 40)
 
@@ -115,6 +115,40 @@ class GuaranteeTests(unittest.TestCase):
         self.assertFalse(bound_passes(30, 3, 0, 0, True, TAIL))
 
 
+class SeedTests(unittest.TestCase):
+    """The strict gate with the gate's own B resamples, one seed at a time (bench false-pass
+    --seeds): each outcome's verdict is the real gate's."""
+
+    def test_each_verdict_is_the_decisions(self):
+        units, samples = 6, 200
+        for seed in (0, 1, 7):
+            rates = falsepass.seed_rates(units, samples, [seed], F(95, 100), F(2), F(2))
+            alone = with_rules = F(0)
+            for gains, losses, chance in falsepass.outcome_chances(units, F(2, 5)):
+                ties = units - gains - losses
+                spec, cases, results = outcome_package(
+                    [0] * gains + [2] * losses + [0] * ties,
+                    [2] * gains + [0] * losses + [0] * ties, trials=2, version=3)
+                spec["bootstrap"].update(samples=samples, seed=seed)
+                document = evaluate_package(self, spec, cases, results).document
+                if document["comparison"]["paired_bootstrap_interval"][0] > 0:
+                    alone += chance
+                held = any(finding["code"] == "min_paired_delta_ci_low"
+                           for finding in document["findings"])
+                with_rules += 0 if held else chance
+            self.assertEqual((rates.bootstrap[0], rates.v3[0]), (alone, with_rules), seed)
+
+    def test_the_resamples_move_the_bootstrap_alone_and_v3_stays_within_level(self):
+        rates = falsepass.seed_rates(10, 1000, range(12), F(95, 100), F(2), F(2))
+        ideal = falsepass.average_rate(falsepass.conditional_rates(
+            falsepass.Rule("v3-bootstrap", "task", F(95, 100)), 10), F(2, 5))
+        self.assertGreater(len(set(rates.bootstrap)), 1)  # the rate moves with the seed
+        self.assertTrue(any(rate > TAIL for rate in rates.bootstrap))
+        self.assertGreater(sum(rates.bootstrap) / len(rates.bootstrap), ideal)
+        self.assertLessEqual(rates.v3_given, TAIL)
+        self.assertLessEqual(max(rates.v3), TAIL)
+
+
 class TableTests(unittest.TestCase):
     def test_the_docs_tables_are_this_codes_output(self):
         # The small rows are recomputed (the full tables take a minute: bench false-pass).
@@ -139,6 +173,12 @@ class TableTests(unittest.TestCase):
         self.assertIn(falsepass.task_table([10], F(95, 100), 2, 2)[-1], lines)
         self.assertIn(falsepass.family_table([6], 2, F(95, 100), 2, 2)[-1], lines)
         self.assertEqual(run_cli(["bench", "false-pass", "--beta", "2"]).status, 2)
+        run = run_cli(["bench", "false-pass", "--tasks", "6", "--families", "6", "--seeds",
+                       "2", "--samples", "100"])
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertIn(falsepass.seed_table([6], 100, 2, F(95, 100), 2, 2)[-1],
+                      run.stdout.decode("ascii").splitlines())
+        self.assertEqual(run_cli(["bench", "false-pass", "--seeds", "-1"]).status, 2)
 
 
 if __name__ == "__main__":

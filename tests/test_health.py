@@ -7,6 +7,7 @@ mode and no stale report."""
 import json
 import math
 import os
+import platform
 import unittest
 from fractions import Fraction
 
@@ -399,3 +400,44 @@ class ReportRendererTests(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@unittest.skipUnless(os.name == "posix", "a memory limit is set with POSIX setrlimit")
+@unittest.skipUnless(platform.python_implementation() == "CPython",
+                     "PyPy's own allocator aborts the interpreter when memory runs out (exit "
+                     "134), before any Python code runs; the figures are CPython's")
+class MemoryTests(unittest.TestCase):
+    """A health that runs out of memory is a clear error saying what its inputs need (exit 2,
+    cli.out_of_memory), never an internal error; and what it says they need is enough."""
+
+    def limited(self, paths, limit):
+        import resource
+        import subprocess
+        import sys
+        from tests.support import RUN_BENCHMARK
+
+        def cap():
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        completed = subprocess.run(
+            [sys.executable, "-B", RUN_BENCHMARK, "health", "--spec", paths["spec"],
+             "--cases", paths["cases"], "--results", paths["results"]],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+            preexec_fn=cap, timeout=300)
+        return completed.returncode, completed.stdout, completed.stderr.decode("utf-8")
+
+    def test_a_limit_below_the_need_is_said_and_the_need_suffices(self):
+        from proagents_bench.tools.bench import write_package
+        paths = write_package(TempDir(self).path, 10000, 2, 1000, 1)
+        need = health_module.memory_needed(os.path.getsize(paths["cases"]),
+                                           os.path.getsize(paths["results"]))
+        status, stdout, stderr = self.limited(paths, need // 2)
+        self.assertEqual(status, 2, stderr)
+        self.assertNotIn("Traceback", stderr)
+        error = json.loads(stdout)["errors"][0]
+        self.assertEqual(error["code"], "cli.out_of_memory")
+        self.assertIn("so it needs about %.0f MB here" % (need / 1e6), error["message"])
+        self.assertIn("results.json: %.0f MB" % (os.path.getsize(paths["results"]) / 1e6),
+                      error["message"])
+        status, stdout, stderr = self.limited(paths, need)
+        self.assertEqual(status, 0, stderr)
+        self.assertEqual(json.loads(stdout)["action"], "HEALTH")

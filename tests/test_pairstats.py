@@ -155,6 +155,34 @@ class NormalQuantileTests(unittest.TestCase):
             with self.assertRaises(ValueError):
                 normal_quantile(p)
 
+    def test_the_far_tails(self):
+        # Beyond 1e-20 of 0 or 1 the quantile is solved on the tail itself. Where the series
+        # about 0 still holds (at 90 digits, tails to 1e-30), the double is the nearest.
+        for exponent in (21, 25, 30):
+            p = F(1, 10 ** exponent)
+            z = normal_quantile(p)
+            low, high = neighbours(z)
+            self.assertGreater(reference_cdf((F(z) + F(low)) / 2), 0, exponent)
+            self.assertLess(reference_cdf((F(z) + F(low)) / 2), p, exponent)
+            self.assertGreater(reference_cdf((F(z) + F(high)) / 2), p, exponent)
+            self.assertEqual(normal_quantile(1 - p), -z)
+        # Further out, Q(t) = phi(t) R(t) with twice the continued fraction's levels and 120
+        # digits brackets the tail between the double's neighbours.
+        for exponent in (40, 100, 1000):
+            q = F(1, 10 ** exponent)
+            t = normal_quantile(1 - q)
+            self.assertEqual(normal_quantile(q), -t)
+            with localcontext(Context(prec=120)):
+                def tail(x):
+                    x = Decimal(x.numerator) / Decimal(x.denominator)
+                    return ((-x * x / 2).exp() / (2 * decimal_pi()).sqrt()
+                            * exact.mills_ratio(x, 2 * exact.MILLS_LEVELS))
+                target = Decimal(q.numerator) / Decimal(q.denominator)
+                low, high = neighbours(t)
+                self.assertGreater(tail((F(t) + F(low)) / 2), target, exponent)
+                self.assertLess(tail((F(t) + F(high)) / 2), target, exponent)
+        self.assertEqual(normal_quantile(F(1, 10 ** 100)), -21.273453560965326)
+
 
 def subsets_all_pass(outcomes, k):
     """pass^k by definition: the share of k-subsets of the trials that all pass."""

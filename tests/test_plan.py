@@ -3,16 +3,18 @@ the gate itself (within its Monte Carlo error), the least-cost design, the comma
 
 import json
 import math
+import os
 import statistics
 import unittest
 from fractions import Fraction as F
 
 from proagents_bench import planning
 from proagents_bench.stats.exact import normal_quantile
-from proagents_bench.tools.plan_check import simulate_gate
+from proagents_bench.stats.power import TaskPrior, linked_difference
+from proagents_bench.tools import plan_check
 from proagents_bench.tools.synthetic import make_package
-from tests.support import (TempDir, evaluate_arguments, evaluate_package, outcome_package,
-                           run_cli, run_package)
+from tests.support import (ROOT, TempDir, evaluate_arguments, evaluate_package,
+                           load_example, outcome_package, run_cli, run_package)
 
 
 def planner_for(test, package, effect=F(1, 10), **options):
@@ -72,48 +74,139 @@ class MeasuredTests(unittest.TestCase):
         var = {k: model.sd(k, effect) ** 2 for k in (2, 4, 8)}
         self.assertAlmostEqual((var[2] - var[4]) / (1 / 2 - 1 / 4),
                                (var[4] - var[8]) / (1 / 4 - 1 / 8), places=10)
+        self.assertAlmostEqual(var[2] - (var[2] - var[4]) / (1 / 2 - 1 / 4) / 2,
+                               float(model.between(effect)), places=10)
         for k in (2, 5):
             distribution = model.differences(k, effect)
             self.assertAlmostEqual(distribution.variance, model.sd(k, effect) ** 2, places=12)
-            self.assertAlmostEqual(distribution.mean, float(model.measured.rates[0] + effect)
-                                   - float(model.measured.rates[0]), places=12)
+            self.assertAlmostEqual(distribution.mean, float(effect), places=12)
+
+
+def beta_binomial_quadrature(a, b, trials, chance_of, points=4000):
+    """P(C - B = v) when p ~ Beta(a, b), B ~ Binomial(K, p), C ~ Binomial(K, chance_of(p)),
+    by the midpoint rule over p: the plain reading of "both systems share p"."""
+    out = [0.0] * (2 * trials + 1)
+    log_beta = math.lgamma(a) + math.lgamma(b) - math.lgamma(a + b)
+    total = 0.0
+    for index in range(points):
+        p = (index + 0.5) / points
+        weight = math.exp((a - 1) * math.log(p) + (b - 1) * math.log(1 - p) - log_beta)
+        total += weight
+        q = chance_of(p)
+        base = [math.comb(trials, x) * p ** x * (1 - p) ** (trials - x)
+                for x in range(trials + 1)]
+        cand = [math.comb(trials, x) * q ** x * (1 - q) ** (trials - x)
+                for x in range(trials + 1)]
+        for c, chance_c in enumerate(cand):
+            for b_count, chance_b in enumerate(base):
+                out[c - b_count + trials] += weight * chance_c * chance_b
+    return [value / total for value in out]
+
+
+class ModelTests(unittest.TestCase):
+    """The planning model: both systems share each task's chance."""
+
+    def test_the_linked_difference_is_the_shared_chance_integrated(self):
+        for a, b, trials, share in ((2.3, 1.7, 3, 0.25), (2.3, 1.7, 4, -0.3), (3.0, 5.0, 5, 0.0),
+                                    (1.5, 2.5, 2, 1.0), (0.6, 0.8, 3, 0.4)):
+            def link(p):
+                return share + (1 - share) * p if share >= 0 else (1 + share) * p
+            exact = linked_difference(TaskPrior(a, b), trials, share)
+            reference = beta_binomial_quadrature(a, b, trials, link)
+            self.assertAlmostEqual(sum(exact), 1.0, places=12)
+            for mine, theirs in zip(exact, reference):
+                # the midpoint rule's own error near p = 0 and 1 (a or b below 1 there)
+                self.assertAlmostEqual(mine, theirs, delta=2e-4 if min(a, b) < 1 else 1e-6,
+                                       msg=(a, b, trials, share))
+
+    def test_a_candidate_like_the_baseline_differs_only_by_its_trials(self):
+        # At no effect the candidate's chance is the baseline's on every task: the difference
+        # is symmetric and its variance the within-task part alone, 2 E[p (1 - p)] / K. (Two
+        # chances drawn apart would add 2 Var(p) between tasks.)
+        planner = planner_for(self, make_package(40, trial_count=3, seed=2), like="baseline")
+        model = planner.model
+        self.assertEqual(model.between(F(0)), 0)
+        self.assertGreater(model.variance, 0)
+        for trials in (2, 3, 7):
+            distribution = model.differences(trials, F(0)).distribution
+            for low, high in zip(distribution, reversed(distribution)):
+                self.assertAlmostEqual(low, high, places=14)
+            within = model.mean * (1 - model.mean) - model.variance
+            self.assertAlmostEqual(model.differences(trials, F(0)).variance,
+                                   float(2 * within / trials), places=12)
+
+    def test_the_spread_of_the_differences_is_the_measured_one(self):
+        planner = planner_for(self, make_package(60, trial_count=3, seed=10,
+                                                 candidate_skill=0.65))
+        model, measured = planner.model, planner.measured
+        self.assertGreater(measured.between, 0)
+        for effect in (F(1, 10), F(0), F(-1, 20)):
+            linked = model.linked(effect)
+            self.assertTrue(0 < linked < 1, linked)
+            self.assertEqual(model.between(effect), measured.between)
+        share = model.share(F(1, 10))
+        self.assertEqual(share, F(1, 10) / (1 - measured.rates[0]))
+        baseline_like = planner_for(self, make_package(60, trial_count=3, seed=10,
+                                                       candidate_skill=0.65),
+                                    like="baseline").model
+        self.assertEqual(baseline_like.between(F(1, 10)), share ** 2 * model.variance)
+
+    def test_a_spread_the_model_cannot_reach_is_said(self):
+        # The candidate passes exactly the tasks the baseline fails: the differences vary
+        # more than two unrelated chances can make them (a negative correlation).
+        package = outcome_package([0, 2] * 6, [2, 0] * 6, trials=2, version=4)
+        evaluation = evaluate_package(self, *package)
+        measured = planning.measure(evaluation)
+        settings = planning.settings_from_spec(evaluation.spec, measured, F(1, 10))
+        answer = planning.plan(measured, settings, evaluation.spec)
+        model = answer["model"]
+        self.assertEqual(model["linked_share"], 0.0)
+        self.assertLess(model["between_task_variance"], float(measured.between))
+        self.assertIn("spreads the tasks' true differences less than measured",
+                      " ".join(answer["notes"]))
+        # A package whose systems are not so opposed gets no such note.
+        package = outcome_package([0, 2] * 6, [1, 2] * 6, trials=2, version=4)
+        evaluation = evaluate_package(self, *package)
+        measured = planning.measure(evaluation)
+        answer = planning.plan(measured, planning.settings_from_spec(
+            evaluation.spec, measured, F(1, 10)), evaluation.spec)
+        self.assertNotIn("less than measured", " ".join(answer["notes"]))
 
 
 class GatePowerTests(unittest.TestCase):
-    """The planner's power of the gate against the gate's own code on simulated benchmarks
-    (tools/plan_check.simulate_gate): 250 benchmarks each, so the Monte Carlo standard error
-    is at most 0.032; the planner must lie within three of them and 0.02 (its own
-    approximation of the bootstrap's low end)."""
+    """The planner's power against the gate itself: benchmarks drawn from the planner's model
+    as a process (tools/plan_check.ModelWorld), written as packages and decided by
+    pipeline.evaluate, 200 each; the planner must lie within three Monte Carlo standard errors
+    of the share of passes (at most 0.035 each) and 0.02 (its own approximations)."""
 
-    REPLICATES = 250
-    SAMPLES = 200
+    BENCHMARKS = 200
 
-    def assert_matches(self, planner, tasks, trials, effect):
-        share, error = simulate_gate(planner, tasks, trials, effect, self.REPLICATES,
-                                     self.SAMPLES, seed=18)
-        predicted = planner.power(tasks, trials, effect)
-        self.assertLessEqual(abs(predicted - share), 3 * error + 0.02,
-                             (tasks, trials, effect, predicted, share, error))
-        return predicted, share
+    def assert_agrees(self, planner, designs):
+        spec = plan_check.check_spec(3, planner.settings.gate, planner.settings.strict,
+                                     planner.settings.confidence, 200, 18)
+        checks = plan_check.check_designs(planner, spec, None, designs, self.BENCHMARKS, 18)
+        for check in checks:
+            self.assertTrue(check.agrees, check.line())
+        return checks
 
     def test_the_strict_gate_with_the_small_sample_rules(self):
         planner = planner_for(self, v3(make_package(60, trial_count=3, seed=5,
                                                     candidate_skill=0.65)))
         self.assertTrue(planner.settings.rule.tested)
-        # Ten tasks: the randomization test holds most passes back (the bound alone would
-        # pass about a third of them).
-        predicted, _ = self.assert_matches(planner, 10, 3, planner.settings.effect)
-        self.assertLess(predicted, 0.1)
-        self.assert_matches(planner, 30, 3, planner.settings.effect)
-        false_passes, _ = self.assert_matches(planner, 20, 3, F(0))
-        self.assertLessEqual(false_passes, 0.025 + 0.005)
+        effect = planner.settings.effect
+        few, many, none = self.assert_agrees(planner, [(10, 3, effect), (30, 3, effect),
+                                                       (20, 3, F(0))])
+        # Ten tasks: the randomization test holds most passes back.
+        self.assertLess(few.predicted, 0.1)
+        self.assertGreater(many.predicted, few.predicted)
+        self.assertLessEqual(none.predicted, 0.025 + 0.005)
 
     def test_an_inclusive_gate_below_zero(self):
         planner = planner_for(self, v3(make_package(60, trial_count=3, seed=5,
                                                     candidate_skill=0.65), "inclusive"),
                               gate=F(-1, 20))
         self.assertFalse(planner.settings.rule.tested)
-        self.assert_matches(planner, 20, 3, planner.settings.effect)
+        self.assert_agrees(planner, [(20, 3, planner.settings.effect)])
 
     def test_the_normal_limit_agrees_with_the_exact_sum_where_they_meet(self):
         planner = planner_for(self, v3(make_package(60, trial_count=3, seed=5)))
@@ -122,6 +215,22 @@ class GatePowerTests(unittest.TestCase):
                 exact = planner.power(tasks, 3, effect, "exact")
                 normal = planner.power(tasks, 3, effect, "normal")
                 self.assertLess(abs(exact - normal), 0.02, (tasks, effect, exact, normal))
+
+
+class WorldTests(unittest.TestCase):
+    """The plan held to the gate on a world it does not assume (tools/plan_check.BetaWorld):
+    success chances Beta(2, 2) per task, the candidate's the baseline's plus 0.1 on the same
+    task. The plan is made from a pilot benchmark of that world, as a user makes it; the gate
+    judges 200 fresh benchmarks of it. A model that draws the two systems' chances apart
+    said 0.54 to 0.62 for 100 tasks x 3 trials here, where the gate passes about 0.73."""
+
+    def test_the_plan_holds_in_a_world_where_both_systems_share_each_task(self):
+        effect = F(1, 10)
+        world = plan_check.BetaWorld(2.0, 2.0)
+        spec = plan_check.check_spec(3, F(0), True, F(95, 100), 400, 31)
+        planner = plan_check.pilot_planner(spec, 1000, world.at(effect), 31, effect, 10000)
+        check = plan_check.compare(planner, spec, world.at, 100, 3, effect, 200, 32)
+        self.assertTrue(check.agrees, check.line())
 
 
 class DesignTests(unittest.TestCase):
@@ -156,6 +265,35 @@ class DesignTests(unittest.TestCase):
         self.assertLessEqual(poor.best_within_limits()["cost"], unlimited["cost"] / 2)
         self.assertLess(poor.best_within_limits()["power"], 0.8)
 
+    def test_what_more_tasks_would_buy(self):
+        unlimited = self.planner(max_tasks=10000)
+        chosen = unlimited.recommended()
+        few = self.planner(max_tasks=6)
+        self.assertIsNone(few.recommended())
+        more = few.with_more_tasks()
+        self.assertEqual((more["tasks"], more["trials"]), (chosen["tasks"], chosen["trials"]))
+        self.assertEqual(more["tasks_beyond_limit"], more["tasks"] - 6)
+        self.assertGreaterEqual(more["power"], 0.8)
+        self.assertLess(few.power(more["tasks"] - 1, more["trials"]), 0.8)
+        self.assertIsNone(unlimited.with_more_tasks())  # nothing beyond: the limit held it
+        # When the budget binds, more tasks buy nothing: the cheapest design is within the
+        # tasks and beyond the budget.
+        poor = self.planner(max_tasks=10000, budget=F(chosen["cost"]) / 2)
+        self.assertIsNone(poor.recommended())
+        self.assertIsNone(poor.with_more_tasks())
+        # An effect no billion tasks detect: none.
+        tiny = self.planner(F(1, 10 ** 12), max_tasks=6)
+        self.assertIsNone(tiny.with_more_tasks())
+
+    def test_costs_are_exact(self):
+        planner = self.planner(max_tasks=300, cost_per_task=F(1, 10))
+        per_trial = sum(F(cost) for cost in planner.measured.costs)
+        self.assertEqual(planner.cost(7, 3), 7 * (F(1, 10) + 3 * per_trial))
+        budget = planner.cost(7, 3)
+        limited = self.planner(max_tasks=300, cost_per_task=F(1, 10), budget=budget)
+        self.assertTrue(limited.affordable(7, 3))
+        self.assertFalse(limited.affordable(8, 3))
+
     def test_the_smallest_detectable_effect(self):
         planner = self.planner()
         effect = planner.smallest_effect(40, 3)
@@ -177,9 +315,109 @@ class CommandTests(unittest.TestCase):
         self.assertIsNone(document["recommended"])  # 5 tasks cannot detect 0.1
         self.assertIn("no min_trial_delta_ci_low", " ".join(document["notes"]))
         self.assertIn("recommended: none within the limits", run.stderr)
+        # ... and says what more tasks would buy, marked as beyond the 5 available
+        more = document["with_more_tasks"]
+        self.assertGreater(more["tasks"], 5)
+        self.assertEqual(more["tasks_beyond_limit"], more["tasks"] - 5)
+        self.assertIn("more tasks:  %5d tasks x %3d trials" % (more["tasks"], more["trials"]),
+                      run.stderr)
+        self.assertIn("(%d more tasks than the 5 available)" % (more["tasks"] - 5),
+                      run.stderr)
         self.assertEqual(run_cli(["plan", "--summary"]).stdout, run.stdout)
         wider = json.loads(run_cli(["plan", "--max-tasks", "1000"]).stdout)
-        self.assertGreater(wider["recommended"]["tasks"], 5)
+        self.assertEqual((wider["recommended"]["tasks"], wider["recommended"]["trials"]),
+                         (more["tasks"], more["trials"]))
+        self.assertIsNone(wider["with_more_tasks"])
+        self.assertEqual(document["model"]["between_task_variance"],
+                         document["measured"]["between_task_variance"]["difference"])
+
+    def test_the_docs_summary_is_the_commands_output(self):
+        with open(os.path.join(ROOT, "docs", "statistics.md"), "rb") as handle:
+            docs = handle.read().decode("utf-8")
+        command = ["plan", "--spec", "examples/benchmark_spec_v3_strict.json", "--summary"]
+        self.assertTrue("`%s` says on stderr" % " ".join(command) in " ".join(docs.split()),
+                        "docs/statistics.md no longer names the command")
+        run = run_cli(command)
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertTrue("```\n%s```" % run.stderr in docs,
+                        "docs/statistics.md's summary is not the command's:\n" + run.stderr)
+
+    def test_extreme_settings_are_answered_or_refused_clearly(self):
+        for arguments, status, check in (
+                (["--power", "1e-100"], 0,
+                 lambda document: document["recommended"]["tasks"] == 2),
+                (["--effect", "1e-300"], 0,
+                 lambda document: document["with_more_tasks"] is None),
+                (["--budget", "1e308"], 0,
+                 lambda document: document["settings"]["budget"] == 1e308),
+                (["--power", "1/3"], 0,
+                 lambda document: document["settings"]["power"] == 1 / 3),
+                (["--confidence", "0.999999999999999999999999999999"], 0,
+                 lambda document: document["now"]["power"] < 0.2),
+                (["--effect", "1e-5000000"], 2, "from 1e-1000 to 1e1000"),
+                (["--effect", "1" * 101], 2, "at most 100 characters"),
+                (["--cost-per-task", "1e308"], 2, "beyond the largest number"),
+                (["--budget", "1e400"], 2, "the budget, 1e+400 cost units"),
+                (["--max-tasks", "10000000000"], 2, "2..1000000000 tasks")):
+            with self.subTest(arguments=arguments):
+                run = run_cli(["plan", "--summary"] + arguments)
+                self.assertEqual(run.status, status, run.stderr)
+                self.assertNotIn("Traceback", run.stderr)
+                if callable(check):
+                    self.assertTrue(check(run.document), run.document)
+                elif check is not None:
+                    self.assertIn(check, run.document["errors"][0]["message"])
+
+    def test_a_gate_below_every_possible_difference(self):
+        run = run_cli(["plan", "--summary", "--gate=-1"])
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertIsNone(run.document["now"]["false_pass_rate"])
+        self.assertIn("false passes none possible", run.stderr)
+        self.assertIn("gate (-1) lies below minus the baseline's success rate",
+                      " ".join(run.document["notes"]))
+        self.assertNotIn("an effect of -1", run.stderr)
+        # The effect, not the gate, is what an effect's message names.
+        run = run_cli(["plan", "--gate=-1", "--effect=-0.9"])
+        self.assertEqual(run.status, 2)
+        self.assertIn("an effect of -0.9 would put", run.document["errors"][0]["message"])
+
+    def test_costs_at_the_doubles_limit(self):
+        # The gate takes cost_units up to the largest double and averages them exactly; the
+        # plan, whose design costs would pass that limit, says so (exit 2).
+        results = load_example("benchmark_results_pass.json")
+        values = [1.7e308, 1.7976931348623157e308, 1e308, 5e-324]
+        records = [record for system in results["systems"] for record in system["records"]]
+        for index, record in enumerate(records):
+            record["cost_units"] = values[index % 4]
+        paths = TempDir(self).package(None, None, results)
+        run = run_cli(paths)
+        self.assertEqual(run.status, 1, run.stderr)
+        for role, system in zip(("baseline", "candidate"), results["systems"]):
+            exact = sum((F(record["cost_units"]) for record in system["records"]), F(0))
+            self.assertEqual(run.document[role + "_metrics"]["mean_cost_units"],
+                             float(exact / len(system["records"])))
+        run = run_cli(["plan"] + paths)
+        self.assertEqual(run.status, 2, run.stderr)
+        self.assertEqual(run.document["errors"][0]["code"], "cli.plan")
+        self.assertIn("the cost of the benchmark as it is, 3.49815e+309 cost units, lies "
+                      "beyond the largest number", run.document["errors"][0]["message"])
+        # Costs a design can still state are planned as usual, compared exactly.
+        for record in records:
+            record["cost_units"] = 1e300
+        paths = TempDir(self).package(None, None, results)
+        run = run_cli(["plan", "--budget", "1e305"] + paths)
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual(run.document["now"]["cost"], 5 * 3 * 2e300)
+
+    def test_the_bench_checks_a_plan_against_the_gate(self):
+        run = run_cli(["bench", "plan", "--tasks", "40", "--trials", "3", "--repeat", "1",
+                       "--simulate", "30"])
+        self.assertEqual(run.status, 0, run.stderr)
+        lines = run.stdout.decode("ascii").splitlines() + run.stderr.splitlines()
+        checks = [line for line in lines if ": plan " in line and " gate " in line]
+        self.assertGreaterEqual(len(checks), 2, lines)
+        for line in checks:
+            self.assertTrue(line.endswith("agrees"), line)
 
     def test_an_unmeasured_cost_counts_trials(self):
         from tests.test_package_evidence import results_v3, system

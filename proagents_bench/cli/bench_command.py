@@ -163,6 +163,12 @@ def build_parser(program: str) -> Parser:
     enumeration.add_argument("--beta", default="2,2",
                              help="the Beta(alpha, beta) of a task's success probability "
                                   "(default 2,2)")
+    enumeration.add_argument("--seeds", type=int, default=0, metavar="N",
+                             help="also the strict gate's rates with the gate's own "
+                                  "bootstrap of --samples resamples, at seeds 0..N-1, for "
+                                  "each of --tasks (default 0: none)")
+    enumeration.add_argument("--samples", type=int, default=1000, metavar="B",
+                             help="the bootstrap's resamples for --seeds (default 1000)")
     planning = kinds.add_parser(
         "plan", help="time the plan command on the example and on a synthetic package, each "
                      "in a fresh child process")
@@ -269,10 +275,11 @@ def _false_pass(options: argparse.Namespace, session: Session) -> Outcome:
         return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" %
                                                      problem)])
     if (min(tasks + families) < 1 or options.family_size < 1 or not 0 < confidence < 1
-            or alpha <= 0 or beta <= 0):
+            or alpha <= 0 or beta <= 0 or options.seeds < 0 or options.samples < 1):
         return contract_error_outcome([ContractError(
-            "cli.usage", "--tasks, --families and --family-size are at least 1, --confidence "
-            "lies between 0 and 1, and --beta is two positive numbers")])
+            "cli.usage", "--tasks, --families, --family-size and --samples are at least 1, "
+            "--seeds at least 0, --confidence lies between 0 and 1, and --beta is two "
+            "positive numbers")])
     q = falsepass.discordance(alpha, beta)
     session.say("Independent tasks; p ~ Beta(%s, %s), so a task is discordant with chance "
                 "%s; gate min_paired_delta_ci_low = 0 at confidence %s, ideal bootstrap; "
@@ -285,4 +292,12 @@ def _false_pass(options: argparse.Namespace, session: Session) -> Outcome:
     session.say("")
     falsepass.family_table(families, options.family_size, confidence, alpha, beta,
                            session.say)
+    if options.seeds:
+        session.say("")
+        session.say("Independent tasks, the strict gate with the gate's own bootstrap of %d "
+                    "resamples at each seed 0..%d; exact given each seed's draws:" % (
+                        options.samples, options.seeds - 1))
+        session.say("")
+        falsepass.seed_table(tasks, options.samples, options.seeds, confidence, alpha, beta,
+                             session.say)
     return Outcome(EXIT_PASS)

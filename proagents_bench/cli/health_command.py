@@ -22,7 +22,7 @@ from ..contract.vocabulary import MISSING_AS
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..jsonio.dump import document_bytes
-from ..maintenance.health import Health, Package, health_document, measure
+from ..maintenance.health import Health, Package, health_document, measure, out_of_memory
 from ..reports import write as reports
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
@@ -101,8 +101,20 @@ def _health(arguments: List[str], session: Session, targets: Targets) -> Outcome
         return contract_error_outcome(problems)
     spec = pipeline.InputFile("spec", options.spec)
     cases = pipeline.InputFile("cases", options.cases)
+    packages = [Package(pipeline.InputFile("results", path)) for path in options.results]
     try:
-        packages = [Package(pipeline.InputFile("results", path)) for path in options.results]
+        return _measured(options, session, targets, spec, cases, packages)
+    except MemoryError:
+        pass  # answered below, once the exception (and the frames it holds) is gone
+    return contract_error_outcome([out_of_memory(cases, packages)])
+
+
+def _measured(options: argparse.Namespace, session: Session, targets: Targets,
+              spec: pipeline.InputFile, cases: pipeline.InputFile,
+              packages: List[Package]) -> Outcome:
+    """The health of ``packages`` (extended in place by the logs imported and the service's
+    submissions, so that a caller who runs out of memory knows what was read)."""
+    try:
         if options.logs:
             packages += _imported(options, spec, cases)
         if options.data is not None:

@@ -11,6 +11,8 @@ A package or setting the plan cannot use is a CONTRACT_ERROR document (exit 2).
 
 from __future__ import annotations
 
+from argparse import ArgumentTypeError
+from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import List, Optional
 
@@ -26,11 +28,28 @@ from .status import EXIT_PASS
 from .usage import Parser, UsageError
 
 
+# A command-line number: at most this many characters, and a decimal exponent within this
+# (1e-1000 .. 1e1000 in size), so that reading it never builds a number of millions of
+# digits.
+MAX_NUMBER_CHARACTERS = 100
+MAX_EXPONENT = 1000
+
+
 def _fraction(text: str) -> Fraction:
+    """A decimal (``0.1``, ``1e-3``) or a fraction (``1/3``), exactly; anything else, or a
+    number too long or too large or small to read, is a usage error that says so."""
+    if len(text) > MAX_NUMBER_CHARACTERS:
+        raise ArgumentTypeError("a number of at most %d characters, not %d" % (
+            MAX_NUMBER_CHARACTERS, len(text)))
     try:
+        written = None if "/" in text else Decimal(text.strip())
+        if (written is not None and written.is_finite() and written
+                and not -MAX_EXPONENT <= written.adjusted() <= MAX_EXPONENT):
+            raise ArgumentTypeError("%r: a number from 1e-%d to 1e%d in size, or 0" % (
+                text, MAX_EXPONENT, MAX_EXPONENT))
         return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        raise ValueError("not a number: %r" % text)
+    except (ValueError, ZeroDivisionError, InvalidOperation):
+        raise ArgumentTypeError("not a number: %r" % text)
 
 
 def build_parser(program: str) -> Parser:
@@ -98,12 +117,11 @@ def run(arguments: List[str], session: Session) -> Outcome:
             evaluation.spec, measured, options.effect, options.power, options.confidence,
             options.gate, options.lower_bound, options.max_tasks, options.max_trials,
             options.budget, options.cost_per_task, options.like)
-        answer = planning.plan(measured, settings)
+        answer = planning.plan(measured, settings, evaluation.spec)
     except planning.PlanError as problem:
         return contract_error_outcome([ContractError("cli.plan", str(problem))])
     document = evaluation.lazy_document
     answer.update({
-        "notes": planning.notes(evaluation.spec, settings),
         "benchmark_id": document["benchmark_id"],
         "benchmark_version": document["benchmark_version"],
         "evidence_fingerprint": document["evidence_fingerprint"],
@@ -153,9 +171,18 @@ def summary(answer: JSONObject) -> List[str]:
         "%-12s smallest effect detected %s (Miller %s); false passes %s" % (
             "", "none up to 1" if smallest is None else show_number(smallest),
             show_number(now["miller_minimum_detectable_effect"]),
-            show_number(now["false_pass_rate"])),
+            "none possible" if now["false_pass_rate"] is None
+            else show_number(now["false_pass_rate"])),
         _design("recommended:", answer["recommended"]),
     ]
     if answer["recommended"] is None:
         lines.append(_design("best:", answer["best_within_limits"]))
+        more = answer["with_more_tasks"]
+        if more is None:
+            lines.append("%-12s none up to %s tasks, or the budget binds" % (
+                "more tasks:", show_number(planning.MAX_PLANNED_TASKS)))
+        else:
+            lines.append("%s  (%d more tasks than the %d available)" % (
+                _design("more tasks:", more), more["tasks_beyond_limit"],
+                answer["settings"]["max_tasks"]))
     return lines + ["note: %s" % note for note in answer["notes"]]

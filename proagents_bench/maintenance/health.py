@@ -7,7 +7,10 @@ dataset version, or one that breaks the contract, is a contract error naming its
 grades every trial with the gate's grader (:func:`~proagents_bench.evaluation.grading.
 grade_system`), and reports per test task, per slice and per family how the systems fared,
 with the tasks to audit first. One package is read at a time and dropped once graded, so
-the memory is one package's and a few numbers per task and system.
+the memory is the cases file's and one package's and a few numbers per task and system:
+about :data:`MEMORY_PER_INPUT_BYTE` bytes per byte of the cases file and the largest package
+(:func:`memory_needed`); a run that finds less is a ``cli.out_of_memory`` error saying how
+much its inputs need (:func:`out_of_memory`), never an internal error.
 
 **Systems and runs.** A system is a ``system_id`` (a package may give its candidate another
 name: the private-test service names each submission by its team). Its runs are its
@@ -69,6 +72,13 @@ from ..version import NAME
 
 HEALTH = "HEALTH"
 DISCRIMINATING = Fraction(1, 5)
+# The memory health needs: it holds the cases file and one package at a time (a forked
+# process reads a second one, in its own memory). Measured as the peak resident set of
+# ``health`` on one synthetic package of 10,000 to 100,000 tasks x 2 and 5 trials (CPython
+# 3.11): 6.2 to 7.7 bytes per byte of the cases file and the package together, the
+# interpreter's own 20 MB included; so 8 per byte, and 32 MB besides.
+MEMORY_PER_INPUT_BYTE = 8
+MEMORY_BASE = 32 << 20
 # The audit reasons, most urgent first.
 NEVER_PASSED = "never_passed"
 NEGATIVE_DISCRIMINATION = "negative_discrimination"
@@ -286,6 +296,31 @@ def run_here(read: Callable[[], List[Reading]]) -> Callable[[], List[Reading]]:
 
 
 Background = Callable[[Callable[[], List[Reading]]], Callable[[], List[Reading]]]
+
+
+def memory_needed(cases_bytes: int, package_bytes: int) -> int:
+    """The bytes of memory health needs for a cases file and a largest package of these
+    sizes (:data:`MEMORY_PER_INPUT_BYTE`)."""
+    return MEMORY_BASE + MEMORY_PER_INPUT_BYTE * (cases_bytes + package_bytes)
+
+
+def out_of_memory(cases: pipeline.InputFile, packages: Sequence[Package]) -> ContractError:
+    """The error of a health that ran out of memory: what its inputs' sizes need."""
+    cases_bytes = cases.size() or 0
+    sized = [(package.source.size() or 0, package.source.shown) for package in packages]
+    largest, name = max(sized) if sized else (0, None)
+    return ContractError("cli.out_of_memory", (
+        "health ran out of memory: it holds the cases file (%s)%s at a time, about %d bytes "
+        "of memory per byte of them, so it needs about %s here; run it where the process may "
+        "use that much, or on fewer tasks" % (
+            _megabytes(cases_bytes),
+            " and one results package (the largest, %s: %s)" % (name, _megabytes(largest))
+            if name is not None else " and one results package",
+            MEMORY_PER_INPUT_BYTE, _megabytes(memory_needed(cases_bytes, largest)))))
+
+
+def _megabytes(size: int) -> str:
+    return "%.0f MB" % (size / 1e6) if size >= 10 ** 6 else "%d bytes" % size
 
 
 def measure(spec: pipeline.InputFile, cases: pipeline.InputFile, packages: Sequence[Package],

@@ -158,14 +158,57 @@ def _normal_quantile_decimal(probability: Fraction) -> Decimal:
         return +z
 
 
+# Below this tail (p or 1 - p), Phi's series at 60 digits can no longer tell p from 0 or 1
+# to a double's precision: the quantile is taken from the tail itself.
+FAR_TAIL = Fraction(1, 10 ** 20)
+# Levels of Mills' ratio continued fraction, evaluated backwards, for t > 9 (FAR_TAIL): far
+# more than the 60 digits need (a test holds it to twice as many).
+MILLS_LEVELS = 400
+
+
+def mills_ratio(t: Decimal, levels: int = MILLS_LEVELS) -> Decimal:
+    """R(t) = Q(t) / phi(t) = 1 / (t + 1 / (t + 2 / (t + 3 / (t + ...)))) for t > 0 (Laplace's
+    continued fraction, evaluated backwards from ``levels``), in the caller's context."""
+    fraction = t
+    for level in range(levels, 0, -1):
+        fraction = t + level / fraction
+    return 1 / fraction
+
+
+def _far_tail_quantile_decimal(tail: Fraction) -> Decimal:
+    """t > 0 with Q(t) = 1 - Phi(t) = ``tail`` (0 < tail < FAR_TAIL, so t > 9), at 60 digits:
+    Newton's method on ln Q(t) - ln tail, where Q(t) = phi(t) R(t) (:func:`mills_ratio`) and
+    d ln Q / dt = -1 / R(t), from t = sqrt(-2 ln tail), which lies above the root
+    (Q(t) < phi(t) / t < exp(-t**2 / 2) there); ln Q is concave, so the iterates fall to it
+    monotonically. Every step is relative to the tail, which the series about 0 cannot be."""
+    with localcontext(_context()):
+        target = Decimal(tail.numerator).ln() - Decimal(tail.denominator).ln()
+        log_root_two_pi = (2 * _PI).sqrt().ln()
+        tolerance = Decimal(10) ** (10 - _PRECISION)
+        t = (-2 * target).sqrt()
+        for _ in range(200):
+            ratio = mills_ratio(t)
+            step = (-t * t / 2 - log_root_two_pi + ratio.ln() - target) * ratio
+            t += step
+            if abs(step) < tolerance:
+                break
+        return +t
+
+
 def normal_quantile(probability: Exact) -> float:
     """The standard normal quantile z_p = Phi^-1(p) as the double nearest its exact value.
 
-    ``probability`` is exact (Fraction, Decimal or int ratio); 0 < p < 1.
+    ``probability`` is exact (Fraction, Decimal or int ratio); 0 < p < 1. Within FAR_TAIL of
+    0 or 1 (beyond |z| = 9.26) it is solved on the tail itself
+    (:func:`_far_tail_quantile_decimal`).
     """
     probability = Fraction(probability)
     if not 0 < probability < 1:
         raise ValueError("a normal quantile needs 0 < p < 1")
+    if probability < FAR_TAIL:
+        return -to_float(_far_tail_quantile_decimal(probability))
+    if 1 - probability < FAR_TAIL:
+        return to_float(_far_tail_quantile_decimal(1 - probability))
     return to_float(_normal_quantile_decimal(probability))
 
 

@@ -36,7 +36,7 @@ figure is the same on every platform.
 from __future__ import annotations
 
 from fractions import Fraction
-from math import sqrt
+from math import comb, sqrt
 from typing import Callable, List, Optional, Sequence, Tuple
 
 from .binomial import pmf, power
@@ -132,6 +132,58 @@ def difference_distribution(tasks: Sequence[Tuple[float, TaskPrior, TaskPrior]],
             for b, chance_b in enumerate(base):
                 result[c - b + trials] += scaled * chance_b
     return result
+
+
+def linked_difference(prior: TaskPrior, trials: int, shift: float) -> List[float]:
+    """P(Delta = v) for v = -K..K (index v + K) when the two systems share the task's chance:
+    the baseline's p drawn once from ``prior``, the candidate's p' = shift + (1 - shift) p
+    (shift >= 0) or (1 + shift) p (shift < 0) on the same task, every trial independent given
+    them.
+
+    For shift >= 0, let x = 1 - p: each baseline trial fails with chance x (J of the K fail),
+    and each candidate trial falls in the same branch with chance x (L of the K), where the
+    link then fixes it with chance ``shift``. So B = K - J, C = K - L + Binomial(L, shift) and
+    Delta = J - L + Binomial(L, shift), J and L independent Binomial(K, x) given x. Over the
+    prior, P(J = i, L = l) = C(K, i) C(K, l) / C(2K, i + l) times P(i + l of 2K draws with
+    one chance x fall in the branch) (a hypergeometric share of the prior's row 2K: Polya's
+    urn), and the sum over l of each l's part convolved l times with Bernoulli(shift) is
+    taken by Horner's rule: O(K**2) in all. For shift < 0 the branch is a pass (x = p), the
+    link breaks it, and Delta = -(J - L + Binomial(L, -shift))."""
+    k = trials
+    share = abs(shift)
+    if prior.b is None:
+        branch = TaskPrior(1.0 - prior.a if shift >= 0 else prior.a, None)
+    else:
+        branch = (TaskPrior(prior.b, prior.a) if shift >= 0
+                  else TaskPrior(prior.a, prior.b))
+    row = branch.table(2 * k)[2 * k]  # P(n of the 2K draws fall in the branch)
+    each = [float(comb(k, i)) for i in range(k + 1)]
+    pairs = [float(comb(2 * k, n)) for n in range(2 * k + 1)]
+    result = [0.0] * (2 * k + 1)  # index D + K, D = J - L + Binomial(L, share)
+    for l in range(k, -1, -1):
+        if l < k:  # convolve what the larger l left with Bernoulli(share)
+            for index in range(2 * k, 0, -1):
+                result[index] = (1.0 - share) * result[index] + share * result[index - 1]
+            result[0] *= 1.0 - share
+        scale = each[l]
+        for i in range(k + 1):
+            result[i - l + k] += scale * each[i] / pairs[i + l] * row[i + l]
+    return result if shift >= 0 else result[::-1]
+
+
+def mixed_difference(priors: Tuple[TaskPrior, TaskPrior], trials: int, shift: float,
+                     candidate_shift: float, linked: float) -> List[float]:
+    """P(Delta = v) when a share ``linked`` of tasks link the candidate's chance to the
+    baseline's by ``shift`` (:func:`linked_difference`) and on the rest the candidate's chance
+    is the link by ``candidate_shift`` of an unrelated chance from the candidate's prior
+    (``priors``: the baseline's and the candidate's; :func:`difference_distribution`)."""
+    if linked >= 1.0:
+        return linked_difference(priors[0], trials, shift)
+    apart = difference_distribution([(1.0, priors[0], priors[1])], trials, candidate_shift)
+    if linked <= 0.0:
+        return apart
+    together = linked_difference(priors[0], trials, shift)
+    return [linked * a + (1.0 - linked) * b for a, b in zip(together, apart)]
 
 
 class Differences:
@@ -287,7 +339,12 @@ def miller_power(effect: float, gate: float, sd: float, tasks: int, z: float) ->
 
 def miller_tasks(effect: float, gate: float, sd: float, z: float, z_power: float) -> float:
     """n = ((z + z_power) sd / (effect - gate))**2: Miller's tasks for the power (section 5),
-    as a real number (inf when the effect is not above the gate)."""
+    as a real number (inf when the effect is not above the gate, or the tasks beyond the
+    double's range; 0 when z + z_power <= 0, a power that no task is needed for)."""
     if effect <= gate:
         return float("inf")
-    return ((z + z_power) * sd / (effect - gate)) ** 2
+    factor = z + z_power
+    if factor <= 0.0:  # a power at most 1 - Phi(z): any number of tasks has it
+        return 0.0
+    ratio = factor * sd / (effect - gate)
+    return ratio * ratio  # inf, never an exception, beyond the double's range

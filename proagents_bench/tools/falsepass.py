@@ -40,6 +40,7 @@ from math import comb
 from typing import Callable, Iterable, List, Sequence, Tuple
 
 from ..evaluation.decision import claims_improvement
+from ..stats.bootstrap import paired_interval, task_clusters
 from ..stats.ideal_bootstrap import bound_passes
 from ..stats.paired import MIN_FAMILIES, sign_test_rejects
 
@@ -111,6 +112,95 @@ def conditional_rates(rule: Rule, units: int, size: int = 1) -> List[Fraction]:
                 passing += comb(discordant, gains)
         rates.append(Fraction(passing, 2 ** discordant))
     return rates
+
+
+def outcome_chances(units: int, discordant_chance: Fraction
+                    ) -> List[Tuple[int, int, Fraction]]:
+    """(gains, losses, P(gains, losses)) of n units under the null, every outcome with a
+    gain: the trinomial of q/2, q/2 and 1 - q. (Without a gain every resampled mean is at
+    most 0, so a strict bound above 0 never passes.)"""
+    q = Fraction(discordant_chance)
+    return [(gains, losses, comb(units, gains) * comb(units - gains, losses)
+             * (q / 2) ** (gains + losses) * (1 - q) ** (units - gains - losses))
+            for gains in range(1, units + 1) for losses in range(units - gains + 1)]
+
+
+class SeedRates:
+    """The false-pass rates of the strict gate at 0 with the gate's own B resamples, one
+    bootstrap seed each (:func:`seed_rates`): ``bootstrap`` the bootstrap alone's, ``v3``
+    with the small-sample rules, each a list of exact fractions in seed order; ``v3_given``
+    the largest rate of v3 given the number D of discordant units over every seed."""
+
+    def __init__(self, bootstrap: List[Fraction], v3: List[Fraction],
+                 v3_given: Fraction) -> None:
+        self.bootstrap = bootstrap
+        self.v3 = v3
+        self.v3_given = v3_given
+
+
+def seed_rates(units: int, samples: int, seeds: Sequence[int], confidence: Fraction,
+               alpha: Fraction, beta: Fraction) -> SeedRates:
+    """The null's average false-pass rate of the strict gate at 0 (tasks the unit) when the
+    bound is the gate's own: :func:`proagents_bench.stats.bootstrap.paired_interval` of the
+    outcome's differences with ``samples`` resamples and each seed of ``seeds``, the code the
+    comparison runs. Each outcome (gains, losses) is decided for every seed and weighted by
+    its exact chance: nothing but the bootstrap's own draws is random, and each rate is exact
+    given them."""
+    tail = (1 - Fraction(confidence)) / 2
+    outcomes = outcome_chances(units, discordance(alpha, beta))
+    bootstrap: List[Fraction] = []
+    v3: List[Fraction] = []
+    worst = Fraction(0)
+    for seed in seeds:
+        alone = with_rules = Fraction(0)
+        given = [Fraction(0)] * (units + 1)
+        for gains, losses, chance in outcomes:
+            differences = [1] * gains + [-1] * losses + [0] * (units - gains - losses)
+            low = paired_interval(task_clusters(differences), samples, seed,
+                                  Fraction(confidence)).low
+            if low <= GATE:
+                continue
+            alone += chance
+            if estimable(units, gains, losses, "task") and sign_test_rejects(gains, losses,
+                                                                             tail):
+                with_rules += chance
+                given[gains + losses] += Fraction(comb(gains + losses, gains),
+                                                  2 ** (gains + losses))
+        bootstrap.append(alone)
+        v3.append(with_rules)
+        worst = max([worst] + given)
+    return SeedRates(bootstrap, v3, worst)
+
+
+def seed_table(task_counts: Sequence[int], samples: int, seeds: int, confidence: Fraction,
+               alpha: Fraction, beta: Fraction,
+               progress: Callable[[str], None] = lambda line: None) -> List[str]:
+    """The docs' third table (Markdown lines): for each n, the strict bootstrap-alone rule's
+    ideal average rate beside its rates with the gate's ``samples`` resamples over seeds
+    0..``seeds`` - 1 (least, median, mean, largest, and the share of seeds above the tail),
+    and v3's largest average rate and largest rate given D over those seeds."""
+    tail = (1 - Fraction(confidence)) / 2
+    q = discordance(alpha, beta)
+    header = ["| test tasks | v3 `strict`, bootstrap alone: ideal | with %d resamples: least | "
+              "median | mean | largest | seeds above %s | v3 `strict` (small-sample rules): "
+              "largest | given D, largest |" % (samples, percent(tail)),
+              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def row(tasks: int) -> Tuple[str, List[str]]:
+        ideal = average_rate(conditional_rates(Rule("v3-bootstrap", "task", confidence),
+                                               tasks), q)
+        rates = seed_rates(tasks, samples, range(seeds), confidence, alpha, beta)
+        ordered = sorted(rates.bootstrap)
+        middle = len(ordered) // 2
+        median = (ordered[middle] if len(ordered) % 2
+                  else (ordered[middle - 1] + ordered[middle]) / 2)
+        above = Fraction(sum(1 for rate in ordered if rate > tail), len(ordered))
+        return "%d" % tasks, [percent(ideal), percent(ordered[0]), percent(median),
+                              percent(sum(ordered, Fraction(0)) / len(ordered)),
+                              percent(ordered[-1]), "%d%%" % round(100 * above),
+                              percent(max(rates.v3)), percent(rates.v3_given)]
+
+    return _table(header, (row(tasks) for tasks in task_counts), progress)
 
 
 def average_rate(rates: Sequence[Fraction], discordant_chance: Fraction) -> Fraction:
