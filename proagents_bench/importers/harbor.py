@@ -52,11 +52,10 @@ from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
 from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
-from .inspect_log import milliseconds, scaled
 from .settings import Settings
-from .source import (LogError, LogSource, Manifest, items, log_number, optional, read_entry,
-                     require)
+from .source import LogError, LogSource, Manifest, read_entry
 from .trial import LogRun, Trial, Trials
+from .values import items, log_number, milliseconds, optional, require, scaled
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import Path

@@ -24,12 +24,10 @@ sample's model usage. Keys the importer does not read are ignored: logs grow.
 
 from __future__ import annotations
 
-import json
-import math
 import struct
 import zipfile
 import zlib
-from typing import BinaryIO, Generator, Iterator, List, Optional, Set, Tuple, Union, cast
+from typing import BinaryIO, Generator, List, Optional, Set, Tuple, Union, cast
 
 from ..contract.harnesses import (INSPECT_AI, INSPECT_EVAL, INSPECT_JSON, SCORE_ANSWER,
                                   SCORE_VALUE, TOTAL_TOKENS, ZIP_MAGIC)
@@ -42,9 +40,10 @@ from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from . import zstd
 from .settings import Settings
-from .source import (MAX_LOG_DEPTH, MAX_LOG_NUMBER, LogError, LogSource, array_trials,
-                     decode_json, items, log_number, nested_deeper_than, optional, require)
+from .source import LogError, LogSource, decode_json
 from .trial import LogRun, Trial, Trials
+from .values import (MAX_LOG_NUMBER, array_trials, items, log_number, milliseconds, optional,
+                     require, scaled, state_text)
 
 # The log format versions read (Inspect's ``version``; 2 since 2024). A newer major version
 # may have moved what the importer reads, so it is refused rather than misread.
@@ -413,50 +412,6 @@ def _input_text(value: object) -> Optional[str]:
                 if isinstance(content, str) and content.strip():
                     return content
     return None
-
-
-def state_text(value: object, path: Path, entry: Optional[str]) -> Optional[str]:
-    """A final state as text: a string as it is (blank: none), a number or a Boolean as JSON
-    writes it, any other value as canonical JSON (sorted keys). A value nested more than
-    MAX_LOG_DEPTH deep is ``import.field_type`` at ``path``."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return value if value.strip() else None
-    too_deep = LogError("import.field_type", "the value nests more than %d deep: too deep "
-                        "to be a final state" % MAX_LOG_DEPTH, path, entry)
-    if nested_deeper_than(value, MAX_LOG_DEPTH):  # never left to the recursion limit
-        raise too_deep
-    try:
-        return json.dumps(value, sort_keys=True, ensure_ascii=False, allow_nan=True)
-    except RecursionError:  # the stack was deep already
-        raise too_deep from None
-
-
-def milliseconds(seconds: float) -> Union[int, float]:
-    """Seconds as milliseconds, to the microsecond (``0.0123`` s: ``12.3``, not
-    ``12.299999999999999``)."""
-    value = round(seconds * 1000, 3)
-    return int(value) if value == int(value) else value
-
-
-def scaled(value: Union[int, float], scale: Union[int, float], path: Path,
-           entry: Optional[str] = None) -> Union[int, float]:
-    """A cost times the mapping's scale; an integer stays one, a float has 12 decimals at most
-    (sums of floats carry noise the results file should not). A product beyond a float (a
-    scale of ``1e400``) is ``import.field_type`` at the cost's ``path``."""
-    product = value * scale
-    if isinstance(product, int) and product > MAX_SAFE_INTEGER:
-        raise LogError("import.field_type", "the cost %s times the mapping's cost.scale is %d, "
-                       "beyond 2**53 - 1, which the gate does not read (I-JSON)"
-                       % (value, product), path, entry)
-    if isinstance(product, int):
-        return product
-    if not math.isfinite(product):
-        raise LogError("import.field_type", "the cost %s times the mapping's cost.scale is not "
-                       "a finite number" % value, path, entry)
-    product = round(product, 12)
-    return int(product) if product == int(product) else product
 
 
 # -- the two formats ---------------------------------------------------------------------

@@ -44,8 +44,9 @@ from ..jsonio.paths import same_file
 from ..text import quote
 from .formats import close_trials, open_log
 from .settings import Settings
-from .source import LogSource, encodable
-from .trial import LogRun, Trial, Trials
+from .source import LogSource
+from .trial import LogRun, Trials
+from .values import encodable
 
 
 class ImportedSystem:

@@ -36,11 +36,11 @@ from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, FAILED, PASSED, SUCCESS
 from ..errors import ContractErrors, format_path
 from ..text import quote
-from .inspect_log import scaled
 from .settings import Settings
-from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, items, log_number,
-                     measured, optional, require)
+from .source import LogError, LogSource
 from .trial import LogRun, Trial, Trials
+from .values import (MAX_LOG_NUMBER, array_trials, items, log_number, measured, optional,
+                     require, scaled)
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import Path

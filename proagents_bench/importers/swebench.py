@@ -36,8 +36,9 @@ from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .settings import SWEBENCH_INSTANCES, Settings
-from .source import LogError, LogSource, encodable, optional, require
+from .source import LogError, LogSource
 from .trial import LogRun, Trial, Trials
+from .values import encodable, optional, require
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import Path
