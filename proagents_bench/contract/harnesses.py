@@ -188,7 +188,7 @@ INSPECT_AI = Harness(
     formats=[
         LogFormat(INSPECT_EVAL, "an Inspect AI .eval log",
                   Recognition(BYTES, magic=ZIP_MAGIC, text="a zip"),
-                  "inspect_log:read_eval", ".eval"),
+                  "inspect_eval:read_eval", ".eval"),
         LogFormat(INSPECT_JSON, "an Inspect AI .json log",
                   Recognition(JSON, keys=("version", "eval")), "inspect_log:read_json_log",
                   ".json"),

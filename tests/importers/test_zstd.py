@@ -11,7 +11,7 @@ import zipfile
 import zlib
 
 from proagents_bench.importers import zstd, zstd_tables
-from proagents_bench.importers.inspect_log import LOCAL_HEADER
+from proagents_bench.importers.inspect_eval import LOCAL_HEADER
 from tests.importers.support import EXAMPLE_CASES, fixture, run_import
 from tests.support import TempDir
 
