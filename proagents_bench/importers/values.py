@@ -162,3 +162,9 @@ def scaled(value: Union[int, float], scale: Union[int, float], path: Path,
                        "a finite number" % value, path, entry)
     product = round(product, 12)
     return int(product) if product == int(product) else product
+
+
+def nonblank(value: object) -> Optional[str]:
+    """A log's string that is not blank; None for anything else (absent, null, another type,
+    blank: not given)."""
+    return value if isinstance(value, str) and value.strip() else None
