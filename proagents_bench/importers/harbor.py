@@ -273,7 +273,7 @@ def _task_key(task: object) -> Optional[str]:
         return None
     path = nonblank(task.get("path"))
     return nonblank(task.get("name")) or (re.split(r"[\\/]", path.rstrip("/\\"))[-1] or None
-                                       if path else None)
+                                          if path else None)
 
 
 def _first_pass(source: LogSource, folders: List[TrialFolder]) -> FirstPass:

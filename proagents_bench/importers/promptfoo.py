@@ -315,6 +315,3 @@ def _is_provider_error(result: JSONObject, path: Path) -> bool:
     if not isinstance(error, str):
         return False
     return bool(error.strip()) and result.get("gradingResult") is None
-
-
-
