@@ -1,22 +1,16 @@
 """The harnesses whose logs the import command reads, one row per harness: its log formats
-(how each is told from its bytes, and the function of ``proagents_bench/importers/`` that
-reads it), the mapping's final-state and cost sources it has (the first of each its
-default), the mapping keys only it reads, the words its logs use, and what its columns of the
+(how each is told from its bytes), the mapping's final-state and cost sources it has (the
+first of each its default), the mapping keys only it reads, the words its logs use, and what its columns of the
 docs' tables say (what it fills by default, what becomes each record field).
 
 Everything the contract says of harnesses comes from these rows: the results' provenance
 (``log_format``, ``harness``; :mod:`.inputs`) and the mapping file's sources (:mod:`.mapping`)
 and their docs; and so do the import command's help, the dispatch from a log to its reader
 (``importers/formats.py``) and the mapping's defaults (``importers/settings.py``). Adding a
-harness is one row here and one module in ``importers/`` with its reader; ``publish``
-rewrites the schemas and the docs' tables.
-
-A reader is named ``MODULE:FUNCTION`` of ``proagents_bench.importers`` (the contract imports
-no importer: the importers resolve the name), and is called as ``read(source, value,
-settings)`` with the log's :class:`~proagents_bench.importers.source.LogSource`, its decoded
-JSON object (a format told by its JSON; else None) and the mapping's
-:class:`~proagents_bench.importers.settings.Settings`; it returns the run and its trials
-(``importers/trial.py``). A log is one file or one folder.
+harness is one row here, one module in ``importers/`` with its reader and the reader's row
+in ``importers/readers.py`` (the contract imports no importer: the link from a format to its
+reader is made there); ``publish`` rewrites the schemas and the docs' tables. A log is one
+file or one folder.
 """
 
 from __future__ import annotations
@@ -76,21 +70,20 @@ class Recognition:
 
 class LogFormat:
     """One kind of log: its name (the provenance's ``log_format``), what it is in words
-    (``an Inspect AI .eval log``), how it is recognised, its reader (``MODULE:FUNCTION``),
-    its name in the import command's help (``.eval``) and, optionally, a near miss: a JSON
+    (``an Inspect AI .eval log``), how it is recognised, its name in the import command's
+    help (``.eval``) and, optionally, a near miss: a JSON
     object that is a part of such a log given on its own (``near_miss``), and what to do
     instead (``near_miss_fix``). A format of JSON lines with no keys of its own (any object
     on the first line) is read only when the mapping gives ``mapping_key``, which says where
     its lines hold the record's fields."""
 
-    def __init__(self, name: str, what: str, recognised: Recognition, reader: str,
-                 help_name: str, near_miss: Optional[Recognition] = None,
-                 near_miss_fix: str = "", mapping_key: str = "") -> None:
+    def __init__(self, name: str, what: str, recognised: Recognition, help_name: str,
+                 near_miss: Optional[Recognition] = None, near_miss_fix: str = "",
+                 mapping_key: str = "") -> None:
         self.mapping_key = mapping_key
         self.name = name
         self.what = what
         self.recognised = recognised
-        self.reader = reader
         self.help_name = help_name
         self.near_miss = near_miss
         self.near_miss_fix = near_miss_fix
@@ -187,11 +180,9 @@ INSPECT_AI = Harness(
     "inspect_ai", "Inspect AI",
     formats=[
         LogFormat(INSPECT_EVAL, "an Inspect AI .eval log",
-                  Recognition(BYTES, magic=ZIP_MAGIC, text="a zip"),
-                  "inspect_eval:read_eval", ".eval"),
+                  Recognition(BYTES, magic=ZIP_MAGIC, text="a zip"), ".eval"),
         LogFormat(INSPECT_JSON, "an Inspect AI .json log",
-                  Recognition(JSON, keys=("version", "eval")), "inspect_log:read_json_log",
-                  ".json"),
+                  Recognition(JSON, keys=("version", "eval")), ".json"),
     ],
     final_states=[Source(SCORE_ANSWER), Source(SCORE_VALUE), Source(STORE, needs_key="the store key that holds the final state")],
     costs=[Source(TOTAL_TOKENS), Source(TOTAL_COST)], cost_of="of the sample's model usage",
@@ -252,11 +243,9 @@ TAU2_BENCH = Harness(
     "tau2-bench", "tau2-bench",
     formats=[
         LogFormat(TAU2_JSON, "a tau2-bench results.json",
-                  Recognition(JSON, keys=("info", "simulations")), "tau2:read_results",
-                  "results.json"),
+                  Recognition(JSON, keys=("info", "simulations")), "results.json"),
         # Any folder: the last folder format, since it takes every folder.
-        LogFormat(TAU2_DIR, "a tau2-bench results folder", Recognition(FOLDER),
-                  "tau2:read_folder", "results folder",
+        LogFormat(TAU2_DIR, "a tau2-bench results folder", Recognition(FOLDER), "results folder",
                   near_miss=Recognition(JSON, keys=("info", "simulation_index")),
                   near_miss_fix="the results.json of a tau2-bench results folder (its "
                                 "simulations are files of the simulations/ folder beside "
@@ -310,8 +299,7 @@ SWE_BENCH = Harness(
     "swebench", "SWE-bench",
     formats=[
         LogFormat(SWEBENCH_SUMMARY, "a SWE-bench run summary",
-                  Recognition(JSON, keys=("submitted_ids", "resolved_ids")),
-                  "swebench:read_summary", "run summary"),
+                  Recognition(JSON, keys=("submitted_ids", "resolved_ids")), "run summary"),
     ],
     final_states=[Source(RESOLUTION)], costs=[Source(NOT_RECORDED)],
     cost_of="(the evaluation records no cost: `cost_units` is null)",
@@ -364,8 +352,7 @@ HARBOR = Harness(
     "harbor", "Harbor",
     formats=[
         LogFormat(HARBOR_JOB, "a Harbor job folder",
-                  Recognition(FOLDER, keys=("config.json", "result.json")), "harbor:read_job",
-                  "job folder"),
+                  Recognition(FOLDER, keys=("config.json", "result.json")), "job folder"),
     ],
     final_states=[Source(VERIFIER_REWARD)], costs=[Source(COST_USD), Source(AGENT_TOKENS)],
     cost_of="of the trial's agent result", case_word="task", trial_word="attempt",
@@ -431,7 +418,7 @@ PROMPTFOO = Harness(
     formats=[
         LogFormat(PROMPTFOO_JSON, "a promptfoo results.json",
                   Recognition(JSON, keys=("evalId", "results", "config")),
-                  "promptfoo:read_results", "--output results.json"),
+                  "--output results.json"),
     ],
     final_states=[Source(ASSERTIONS), Source(OUTPUT)],
     costs=[Source(TOKEN_USAGE), Source(RESULT_COST)], cost_of="of the result",
@@ -484,8 +471,7 @@ JSON_LINES = Harness(
         LogFormat(JSONL, "a JSON-lines log",
                   Recognition(LINES, text="JSON lines: an object on each line, one line per "
                                           "trial"),
-                  "jsonl:read_lines", ".jsonl (with a v2 mapping's `lines`)",
-                  mapping_key="lines"),
+                  ".jsonl (with a v2 mapping's `lines`)", mapping_key="lines"),
     ],
     final_states=[Source(LINES_SOURCE)], costs=[Source(LINES_SOURCE)],
     cost_of="(the `lines` pointers)", case_word="case", trial_word="trial", unit="line",

@@ -1,16 +1,18 @@
 """The harness rows (proagents_bench/contract/harnesses.py) are the one description of every
-log format: each row's reader reads the format it is named for, and the results'
+log format: each row's reader (importers/readers.py) reads the format it is named for, and the results'
 provenance, the mapping's schema, the dispatch, the import command's help and its error for
 an unknown log all say what the rows say."""
 
+import importlib.util
 import unittest
+from unittest import mock
 
 from proagents_bench.cli import import_command
 from proagents_bench.contract import harnesses
 from proagents_bench.contract.inputs import PROVENANCE
 from proagents_bench.contract.mapping import COST, FINAL_STATE
 from proagents_bench.contract.publish import schema
-from proagents_bench.importers import formats
+from proagents_bench.importers import formats, inspect_log, readers
 from proagents_bench.importers.settings import default_settings, load_settings
 from proagents_bench.importers.source import LogSource
 from tests.support import TempDir
@@ -110,11 +112,27 @@ class HarnessRowTests(unittest.TestCase):
                 self.assertFalse(harnesses.Recognition(
                     harnesses.JSON, keys=("run",)).matches_first_line(first))
 
-    def test_a_reader_that_is_not_there_fails_at_once(self):
-        broken = harnesses.LogFormat("x", "an x log", harnesses.Recognition(harnesses.FOLDER),
-                                     "inspect_log:no_such_reader", "x")
-        with self.assertRaises(AttributeError):
-            formats.reader(broken)
+    def test_every_format_has_one_reader_and_every_reader_a_format(self):
+        rows = readers.READERS
+        self.assertEqual(sorted(readers.READER_OF), sorted(harnesses.LOG_FORMATS))
+        self.assertEqual(readers.reader_problems(rows, harnesses.LOG_FORMATS), [])
+        stray = readers.FormatReader("x-log", inspect_log.read_json_log)
+        self.assertEqual(readers.reader_problems(rows[1:] + rows[2:3] + (stray,),
+                                                 harnesses.LOG_FORMATS),
+                         ["the log format %s has no reader" % rows[0].log_format,
+                          "the log format %s has 2 readers" % rows[2].log_format,
+                          "a reader of x-log, which no harness row declares"])
+
+    def test_a_format_without_a_reader_fails_when_the_readers_are_imported(self):
+        # The registry, executed afresh (not put in sys.modules) against harness rows with
+        # one more format.
+        spec = importlib.util.spec_from_file_location("proagents_bench.importers.readers_copy",
+                                                      readers.__file__)
+        copy = importlib.util.module_from_spec(spec)
+        with mock.patch.object(harnesses, "LOG_FORMATS", harnesses.LOG_FORMATS + ("x-log",)):
+            with self.assertRaises(RuntimeError) as raised:
+                spec.loader.exec_module(copy)
+        self.assertIn("the log format x-log has no reader", str(raised.exception))
 
     def test_a_harness_row_must_fill_every_docs_cell(self):
         with self.assertRaises(ValueError):
