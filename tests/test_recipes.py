@@ -89,16 +89,23 @@ HARNESS = [
      '    formats=[LogFormat(DEMO_JSONL, "a Demo log",\n'
      '                       Recognition(LINES, keys=("demo_log",)), ".demo.jsonl")],\n'
      '    final_states=[Source("state")], costs=[Source("cost")], case_word="case",\n'
-     '    trial_word="trial", unit="trial", legend="`M`: `model`",\n'
-     '    defaults={row: "`demo`" for row in DEFAULT_ROWS if row not in SHARED_DEFAULTS},\n'
-     '    records={row: "`%s`" % row for row in RECORD_ROWS},\n'
-     '    side_effects_default="every side effect the log lists")\n\n'
+     '    trial_word="trial")\n\n'
      '# -- the table ---'),
     ("contract/harnesses.py",
      "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,\n"
      "                                  JSON_LINES)",
      "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,\n"
      "                                  JSON_LINES, DEMO)"),
+    ("contract/harness_docs.py", "from .harnesses import (", "from .harnesses import (DEMO, "),
+    ("contract/harness_docs.py", "# -- the table ---",
+     'DEMO_DOCS = HarnessDocs(\n'
+     '    DEMO, unit="trial", legend="`M`: `model`",\n'
+     '    defaults={row: "`demo`" for row in DEFAULT_ROWS if row not in SHARED_DEFAULTS},\n'
+     '    records={row: "`%s`" % row for row in RECORD_ROWS},\n'
+     '    side_effects_default="every side effect the log lists")\n\n'
+     '# -- the table ---'),
+    ("contract/harness_docs.py", "PROMPTFOO_DOCS, JSON_LINES_DOCS)",
+     "PROMPTFOO_DOCS, JSON_LINES_DOCS,\n                                         DEMO_DOCS)"),
     ("importers/readers.py", "from ..contract.harnesses import (",
      "from ..contract.harnesses import (DEMO_JSONL, "),
     ("importers/readers.py", "from . import harbor,", "from . import demo_log, harbor,"),

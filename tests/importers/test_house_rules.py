@@ -25,6 +25,7 @@ READER_MAY_IMPORT = ("contract", "errors", "text", "jsonio")
 REGISTRY = "readers"
 IMPORT_MODULES = ("importers", os.path.join("contract", "mapping.py"),
                   os.path.join("contract", "harnesses.py"),
+                  os.path.join("contract", "harness_docs.py"),
                   os.path.join("cli", "import_command.py"),
                   os.path.join("tools", "import_bench.py"))
 
