@@ -2,9 +2,9 @@
 :mod:`.harnesses` (the row itself, not its name): what the importer fills by default
 (:data:`DEFAULT_ROWS`), what becomes each record field (:data:`RECORD_ROWS`), what holds one
 trial, what its cost sources are sums of, what its side effects are when the mapping names
-none, and the optional mapping keys only it reads. Data for the docs, the schemas'
-descriptions (:mod:`.mapping`) and ``publish``'s tables, beside the rows but out of the
-gate's way: the gate loads the rows (:mod:`.inputs`), never this prose.
+none, and the optional mapping keys only it reads. Data for the docs: ``publish``'s tables
+and the mapping schema's descriptions (:mod:`.mapping`); the results' checks read the rows
+alone (:mod:`.inputs`), never this prose.
 
 Every harness has its row here, checked when this module is imported; a row lacking a cell
 of the tables is refused when it is made.
