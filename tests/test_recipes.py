@@ -55,8 +55,9 @@ import json
 from typing import Optional, Tuple
 
 from .settings import Settings
-from .source import LogSource, array_trials
+from .source import LogSource
 from .trial import LogRun, Trial, Trials
+from .values import array_trials
 
 
 def read(source: LogSource, value: Optional[dict],
@@ -82,22 +83,35 @@ def read(source: LogSource, value: Optional[dict],
 '''
 HARNESS = [
     ("contract/harnesses.py", "# -- the table ---",
+     'DEMO_JSONL = "demo-jsonl"\n'
      'DEMO = Harness(\n'
      '    "demo", "Demo",\n'
-     '    formats=[LogFormat("demo-jsonl", "a Demo log",\n'
-     '                       Recognition(LINES, keys=("demo_log",)), "demo_log:read",\n'
-     '                       ".demo.jsonl")],\n'
+     '    formats=[LogFormat(DEMO_JSONL, "a Demo log",\n'
+     '                       Recognition(LINES, keys=("demo_log",)), ".demo.jsonl")],\n'
      '    final_states=[Source("state")], costs=[Source("cost")], case_word="case",\n'
-     '    trial_word="trial", unit="trial", legend="`M`: `model`",\n'
-     '    defaults={row: "`demo`" for row in DEFAULT_ROWS if row not in SHARED_DEFAULTS},\n'
-     '    records={row: "`%s`" % row for row in RECORD_ROWS},\n'
-     '    side_effects_default="every side effect the log lists")\n\n'
+     '    trial_word="trial")\n\n'
      '# -- the table ---'),
     ("contract/harnesses.py",
      "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,\n"
      "                                  JSON_LINES)",
      "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,\n"
      "                                  JSON_LINES, DEMO)"),
+    ("contract/harness_docs.py", "from .harnesses import (", "from .harnesses import (DEMO, "),
+    ("contract/harness_docs.py", "# -- the table ---",
+     'DEMO_DOCS = HarnessDocs(\n'
+     '    DEMO, unit="trial", legend="`M`: `model`",\n'
+     '    defaults={row: "`demo`" for row in DEFAULT_ROWS if row not in SHARED_DEFAULTS},\n'
+     '    records={row: "`%s`" % row for row in RECORD_ROWS},\n'
+     '    side_effects_default="every side effect the log lists")\n\n'
+     '# -- the table ---'),
+    ("contract/harness_docs.py", "PROMPTFOO_DOCS, JSON_LINES_DOCS)",
+     "PROMPTFOO_DOCS, JSON_LINES_DOCS,\n                                         DEMO_DOCS)"),
+    ("importers/readers.py", "from ..contract.harnesses import (",
+     "from ..contract.harnesses import (DEMO_JSONL, "),
+    ("importers/readers.py", "from . import harbor,", "from . import demo_log, harbor,"),
+    ("importers/readers.py", "    FormatReader(JSONL, jsonl.read_lines),\n",
+     "    FormatReader(JSONL, jsonl.read_lines),\n"
+     "    FormatReader(DEMO_JSONL, demo_log.read),\n"),
 ]
 LEVEL = [
     ("service/feedback.py", "LEVEL_TABLE: Tuple[Level, ...] = (\n",

@@ -14,7 +14,7 @@ import os
 from typing import Callable, List, Tuple
 
 from ..codes import code_table
-from ..contract import harnesses, publish
+from ..contract import harness_docs, publish
 from ..contract.changes import changes_table
 from ..errors import ContractError
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
@@ -66,9 +66,9 @@ CODE_PAGES = (
 GENERATED = [
     Generated("contract.md", "contract tables", publish.contract_tables),
     Generated("contract.md", "exit statuses", exit_status_table),
-    Generated("importing.md", "log formats", harnesses.formats_table),
-    Generated("importing.md", "import defaults", harnesses.defaults_table),
-    Generated("importing.md", "record fields", harnesses.records_table),
+    Generated("importing.md", "log formats", harness_docs.formats_table),
+    Generated("importing.md", "import defaults", harness_docs.defaults_table),
+    Generated("importing.md", "record fields", harness_docs.records_table),
     Generated("service.md", "feedback levels", feedback.levels_table),
     Generated("service.md", "what each level leaks", feedback.leaks_table),
     Generated("maintaining.md", "kinds of change", changes_table),

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional
 
 from ..errors import ContractErrors
 from ..importers import zstd
-from ..importers.inspect_log import LOCAL_HEADER, ZSTD_METHOD, eval_samples
+from ..importers.inspect_eval import LOCAL_HEADER, ZSTD_METHOD, eval_samples
 from ..importers.source import LogSource
 from ..contract.harnesses import INSPECT_EVAL, PROMPTFOO_JSON
 from . import harness_bench, import_formats
