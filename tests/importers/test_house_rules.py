@@ -9,12 +9,11 @@ import unittest
 
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "proagents_bench")
-# Above the importers: the command line and the tools that run it.
-MAY_IMPORT_IMPORTERS = ("importers", "cli", "tools")
+# Above the importers: the command line.
+MAY_IMPORT_IMPORTERS = ("importers", "cli")
 IMPORT_MODULES = ("importers", os.path.join("contract", "mapping.py"),
                   os.path.join("contract", "harnesses.py"),
-                  os.path.join("cli", "import_command.py"),
-                  os.path.join("tools", "import_bench.py"))
+                  os.path.join("cli", "import_command.py"))
 
 
 def python_files(*parts):
