@@ -127,6 +127,24 @@ class BenchCommandTests(unittest.TestCase):
         self.assertEqual((document["action"], document["system_count"]), ("HEALTH", 4))
         self.assertEqual(len(document["systems"][0]["runs"]), 1)  # the shared baseline
 
+    def test_the_release_benchmark_runs_end_to_end_and_finds_each_gate_inside(self):
+        kept = os.path.join(TempDir(self).path, "kept")
+        run = run_devtools(["bench", "release", "--benchmarks", "2", "--tasks", "5",
+                            "--trials", "2", "--samples", "100", "--keep", kept])
+        text = run.stdout.decode("ascii")
+        self.assertEqual(run.status, 0, text + run.stderr)
+        for phrase in ("release: 2 benchmarks, each 5 tasks x 2 trials x 2 systems = 20 "
+                       "records", "2 gates, one after another:",
+                       "release (benchmarks in parallel):", "release --jobs 1 (one after "
+                       "another):", "ratio: the release takes",
+                       "each benchmark's decision inside the release is byte for byte its "
+                       "gate's: yes"):
+            self.assertIn(phrase, text)
+        with open(os.path.join(kept, "release.json"), "rb") as handle:
+            manifest = json.load(handle)
+        self.assertEqual([entry["tier"] for entry in manifest["benchmarks"]],
+                         ["critical", "supporting"])
+
     def test_the_service_benchmark_runs_end_to_end(self):
         run = run_devtools(["bench", "service", "--requests", "4", "--concurrency", "2"])
         text = run.stdout.decode("ascii")
