@@ -62,8 +62,9 @@ def _no_check(options: argparse.Namespace) -> List[str]:
 
 class Bench(NamedTuple):
     """One kind of benchmark: its name and help, the options it adds to its parser, the
-    bounds of its numbers, the further problems its arguments may have (checked once the
-    bounds hold), and the function that runs it (False when a child failed)."""
+    bounds of its numbers, the further problems its arguments may have (:func:`problems`),
+    and the function that runs it (False when a child failed; a :class:`UsageError` for an
+    argument it finds wrong only when it reads it)."""
     kind: str
     help: str
     add_options: Callable[[Parser], None]
