@@ -36,7 +36,7 @@ from proagents_bench.stats.bootstrap import paired_interval, task_clusters
 
 from .timing import (FILES, JSON_LOAD_DROPPED_SCRIPT, JSON_LOAD_SCRIPT, Child, failure,
                      generated, interpreter, peak_ratio, report_rows, rounds, time_children,
-                     workspace, write_package)
+                     workspace, write_package, written_only)
 
 if TYPE_CHECKING:  # for annotations only
     import argparse
@@ -72,9 +72,7 @@ def gate_benchmark(options: argparse.Namespace, say: Callable[[str], None]) -> b
 
     what = "package: %d tasks x %d trials x 2 systems = %d records, %d bootstrap samples" % (
         options.tasks, options.trials, 2 * options.tasks * options.trials, options.samples)
-    if options.write:
-        generated(options.write, write, what, say)
-        say("written to %s; nothing timed" % options.write)
+    if written_only(options.write, write, what, say):
         return True
     with workspace(options.keep) as folder:
         files = generated(folder, write, what, say)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, TypedDict
 from .synthetic import make_health_packages
 from .timing import (JSON_LOAD_DROPPED_SCRIPT, JSON_LOAD_SCRIPT, Child, Run, failure,
                      generated, interpreter, peak_ratio, report_rows, rounds, time_children,
-                     workspace)
+                     workspace, written_only)
 
 if TYPE_CHECKING:  # for annotations only
     import argparse
@@ -76,9 +76,7 @@ def health_benchmark(options: argparse.Namespace, say: Callable[[str], None]) ->
     what = ("%d packages of %d tasks x %d trials x 2 systems (one baseline shared): %d "
             "records" % (options.packages, options.tasks, options.trials,
                          options.packages * 2 * options.tasks * options.trials))
-    if options.write:
-        generated(options.write, write, what, say)
-        say("written to %s; nothing timed" % options.write)
+    if written_only(options.write, write, what, say):
         return True
     with workspace(options.keep) as folder:
         files = generated(folder, write, what, say)

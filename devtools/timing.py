@@ -180,6 +180,17 @@ def generated(folder: str, write: Callable[[str], Sequence[str]], what: str,
     return files
 
 
+def written_only(folder: Optional[str], write: Callable[[str], Sequence[str]], what: str,
+                 say: Callable[[str], None]) -> bool:
+    """With ``--write DIR`` (``folder``): the files written there and said, nothing timed
+    (True); without it, False."""
+    if not folder:
+        return False
+    generated(folder, write, what, say)
+    say("written to %s; nothing timed" % folder)
+    return True
+
+
 def median_run(runs: Sequence["Run"]) -> "Run":
     peaks = [run.peak for run in runs if run.peak is not None]
     cpus = [run.cpu for run in runs if run.cpu is not None]
