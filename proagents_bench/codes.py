@@ -13,7 +13,7 @@ Two kinds of code:
 The modules raise their codes as literals; a test reads the package's source and holds both
 directions (every code raised is a row here; every row is raised somewhere), and the docs'
 lists of codes (docs/contract.md, docs/importing.md, docs/service.md) are written from these
-rows by ``run_benchmark.py publish`` (:func:`code_table`). A rule of the contract
+rows by ``python -B -m devtools publish`` (:func:`code_table`). A rule of the contract
 (``contract/shapes.py``'s :class:`Rule`) takes its statement from its row here. Codes never
 change meaning; new ones may be added.
 """

@@ -137,7 +137,7 @@ class CodeRegistryTests(unittest.TestCase):
     def test_every_family_is_listed_on_one_docs_page(self):
         # publish writes each page's list from the registry; test_schema holds the pages to
         # publish's output, so every code is documented.
-        from proagents_bench.cli.publish_command import CODE_PAGES
+        from devtools.publish import CODE_PAGES
         listed = [family for _page, families in CODE_PAGES for family in families]
         self.assertEqual(sorted(listed), sorted({row.family for row in codes.CODES}))
 

@@ -29,7 +29,7 @@ from proagents_bench.render import document as render
 from proagents_bench.render.trialrows import TrialRows
 from proagents_bench.stats import exact, paired
 from proagents_bench.stats.quantiles import nearest_rank, nearest_rank_unsorted
-from proagents_bench.tools.synthetic import make_package
+from devtools.synthetic import make_package
 from tests import oracles
 from tests.support import TempDir, example_package, example_path, run_cli, run_package
 

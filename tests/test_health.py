@@ -426,7 +426,7 @@ class MemoryTests(unittest.TestCase):
         return completed.returncode, completed.stdout, completed.stderr.decode("utf-8")
 
     def test_a_limit_below_the_need_is_said_and_the_need_suffices(self):
-        from proagents_bench.tools.bench import write_package
+        from devtools.timing import write_package
         paths = write_package(TempDir(self).path, 10000, 2, 1000, 1)
         need = health_module.memory_needed(os.path.getsize(paths["cases"]),
                                            os.path.getsize(paths["results"]))

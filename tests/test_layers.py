@@ -1,8 +1,9 @@
-"""The house rules of the source, read from its syntax trees: data flows one way (each layer
-imports only the layers below it, no module imports itself back through others, nothing
-below the service imports it, and the service imports no command), only the commands print
-or end the process, no ``assert`` validates anything (``-O`` would remove it), and every
-SQLite connection is opened in one place, by the context manager that closes it."""
+"""The house rules of the source, read from its syntax trees: the product imports nothing of
+the development package beside it (``devtools/``) nor of the tests, data flows one way (each
+layer imports only the layers below it, no module imports itself back through others,
+nothing below the service imports it, and the service imports no command), only the commands
+print or end the process, no ``assert`` validates anything (``-O`` would remove it), and
+every SQLite connection is opened in one place, by the context manager that closes it."""
 
 import ast
 import os
@@ -11,14 +12,16 @@ import unittest
 from .support import ROOT
 
 PACKAGE = os.path.join(ROOT, "proagents_bench")
-# The layers allowed to use the service: the commands and the command-line tools.
-SERVICE_USERS = ("service", "cli", "tools")
+# The layers allowed to use the service: the commands.
+SERVICE_USERS = ("service", "cli")
 # The package's layers, bottom first (a top-level module or folder each): a module imports
 # only from its own layer and those before it.
 LAYERS = ("text", "version", "codes", "errors", "stats", "jsonio", "contract", "evaluation",
           "render", "pipeline", "release", "maintenance", "reports", "planning", "importers",
           "service",
-          "tools", "cli", "__main__", "__init__")
+          "cli", "__main__", "__init__")
+# What the product never imports: the top-level packages beside it in the checkout.
+OUTSIDE_THE_PRODUCT = ("devtools", "tests")
 
 
 def modules():
@@ -89,6 +92,23 @@ def runtime_imports(relative, tree):
 
 
 class LayerTests(unittest.TestCase):
+    def test_the_product_imports_no_development_code(self):
+        # Every import statement of every module (those under TYPE_CHECKING and inside
+        # functions too): nothing of devtools/ or tests/, whose modules import the product.
+        wrong = [(relative, node.lineno, name)
+                 for relative, tree in modules() for node in ast.walk(tree)
+                 for name in imported(relative, node)
+                 if name.split(".")[0] in OUTSIDE_THE_PRODUCT]
+        self.assertEqual(wrong, [])
+        dynamic = [(relative, node.lineno) for relative, tree in modules()
+                   for node in ast.walk(tree) if isinstance(node, ast.Call)
+                   and dotted(node.func) in ("import_module", "importlib.import_module",
+                                             "__import__")
+                   and any(isinstance(argument, ast.Constant)
+                           and str(argument.value).split(".")[0] in OUTSIDE_THE_PRODUCT
+                           for argument in node.args)]
+        self.assertEqual(dynamic, [])
+
     def test_nothing_below_the_service_imports_it_and_it_imports_no_command(self):
         wrong = []
         for relative, tree in modules():
@@ -145,10 +165,10 @@ class LayerTests(unittest.TestCase):
         self.assertEqual(cycles, [])
 
     def test_maintenance_sits_above_the_pipeline_and_below_the_reports(self):
-        # health and diff reuse the pipeline's stages; the reports, the service, the
-        # commands and the tools use them, and they use none of those (nor the importers).
-        users = ("maintenance", "reports", "service", "cli", "tools")
-        above = ("reports", "service", "cli", "tools", "importers")
+        # health and diff reuse the pipeline's stages; the reports, the service and the
+        # commands use them, and they use none of those (nor the importers).
+        users = ("maintenance", "reports", "service", "cli")
+        above = ("reports", "service", "cli", "importers")
         wrong = []
         for relative, tree in modules():
             for node in ast.walk(tree):

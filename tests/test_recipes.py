@@ -132,7 +132,8 @@ sys.path.insert(0, COPY)
 import proagents_bench
 found = {"package": os.path.dirname(proagents_bench.__file__)}
 from proagents_bench import cli
-from proagents_bench.cli import publish_command, team_command
+from proagents_bench.cli import team_command
+from devtools.publish import published_files
 from proagents_bench.contract.publish import schema
 
 def run(arguments):
@@ -154,7 +155,7 @@ def read(name):
         return json.load(handle)
 
 pages = {os.path.basename(path): data.decode("utf-8")
-         for path, data in publish_command.published_files() if path.endswith(".md")}
+         for path, data in published_files() if path.endswith(".md")}
 
 # the gate
 spec_schema = schema("spec")
@@ -296,7 +297,7 @@ def tree_digest(folder):
 class RecipeTests(unittest.TestCase):
     def setUp(self):
         self.folder = TempDir(self).path
-        for name in (PACKAGE, "docs", "examples"):
+        for name in (PACKAGE, "devtools", "docs", "examples"):
             shutil.copytree(os.path.join(ROOT, name), os.path.join(self.folder, name),
                             ignore=shutil.ignore_patterns("__pycache__"))
         self.touched = {}

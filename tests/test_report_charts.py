@@ -14,7 +14,7 @@ from fractions import Fraction
 
 from proagents_bench.reports import html as report_html
 from proagents_bench.reports import svg
-from proagents_bench.tools import synthetic
+from devtools import synthetic
 from tests.support import evaluate_arguments, evaluate_package, example_package
 from tests.test_reports import SCENARIOS
 

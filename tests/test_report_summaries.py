@@ -11,7 +11,7 @@ from proagents_bench.reports import markdown as report_markdown
 from proagents_bench.reports import svg as report_svg
 from proagents_bench.reports import terminal
 from proagents_bench.reports.view import ACTION_WORDS, GROUP_NAMES, reason_groups
-from proagents_bench.tools import synthetic
+from devtools import synthetic
 from tests.support import evaluate_arguments, evaluate_package
 from tests.test_report_pages import text_inside, tree
 from tests.test_reports import SCENARIOS, parse_html

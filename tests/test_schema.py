@@ -12,7 +12,7 @@ import os
 import unittest
 from decimal import Decimal
 
-from proagents_bench.cli import publish_command
+from devtools import publish
 from proagents_bench.contract import output as output_contract
 from proagents_bench.contract import publish as schema
 from proagents_bench.contract.inputs import FILE_KINDS
@@ -61,8 +61,7 @@ class GeneratedSchemaTests(unittest.TestCase):
             self.assertEqual(generated["$id"], "urn:proagents-bench:schema:" + kind)
 
     def test_shipped_schemas_and_contract_tables_are_current(self):
-        self.assertEqual(publish_command.stale_files(), [],
-                         "run: python -B run_benchmark.py publish")
+        self.assertEqual(publish.stale_files(), [], "run: %s" % publish.COMMAND)
 
     def test_the_command_line_prints_the_schema_and_reads_nothing(self):
         missing = os.path.join(TempDir(self).path, "missing.json")

@@ -15,8 +15,8 @@ import unittest
 from proagents_bench.service import database, feedback, parts, phases, teams
 from proagents_bench.service.submissions import Benchmark
 
-from proagents_bench.tools.attack_bench import make_benchmark
-from proagents_bench.tools.attack_bench import submission as attack_submission
+from devtools.attack_setup import make_benchmark
+from devtools.attack_setup import submission as attack_submission
 
 from .service_support import Service, failing, submission_bytes
 from .support import example_package, load_example, run_cli, run_subprocess

@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 import sys
 from importlib import import_module
-from typing import TYPE_CHECKING, BinaryIO, Callable, List, Optional, Sequence, TextIO, Union
+from typing import (TYPE_CHECKING, BinaryIO, Callable, List, Mapping, Optional, Sequence, TextIO,
+                    Union)
 
 from ..version import VERSION
 from .status import EXIT_CONTRACT_ERROR, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OUTPUT_FAILURE
@@ -27,24 +28,23 @@ if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
     from ..jsonio import BytesLike
 
-# The commands besides the gate: the first argument names one; anything else is the gate's.
+# The commands besides the gate, each by the module that runs it (relative to this package):
+# the first argument names one; anything else is the gate's.
 COMMANDS = {
-    "publish": "publish_command",
-    "bench": "bench_command",
-    "serve": "serve_command",
-    "team": "team_command",
-    "submit": "submit_command",
-    "phase": "phase_command",
-    "backup": "backup_command",
-    "restore": "restore_command",
-    "import": "import_command",
-    "init": "init_command",
-    "release": "release_command",
-    "plan": "plan_command",
-    "health": "health_command",
-    "diff": "diff_command",
+    "serve": ".serve_command",
+    "team": ".team_command",
+    "submit": ".submit_command",
+    "phase": ".phase_command",
+    "backup": ".backup_command",
+    "restore": ".restore_command",
+    "import": ".import_command",
+    "init": ".init_command",
+    "release": ".release_command",
+    "plan": ".plan_command",
+    "health": ".health_command",
+    "diff": ".diff_command",
 }
-DEFAULT_COMMAND = "gate_command"
+DEFAULT_COMMAND = ".gate_command"
 
 
 class Outcome:
@@ -112,9 +112,11 @@ def command_word(text: str) -> str:
         text.replace('"', '\\"'))
 
 
-def run() -> None:
+def run(commands: Optional[Mapping[str, str]] = None, default: str = DEFAULT_COMMAND,
+        program: Optional[str] = None) -> None:
     """The console entry point (``run_benchmark.py``, ``python -m proagents_bench``, the
-    installed ``proagents-bench``): exit with :func:`main`'s status.
+    installed ``proagents-bench``): exit with :func:`main`'s status (``commands``,
+    ``default`` and ``program`` as there).
 
     Once everything is written, the process ends at once (``os._exit``), without freeing
     what the command kept: a large package's values are millions of objects, and freeing
@@ -122,7 +124,8 @@ def run() -> None:
     stdout is written and checked through its descriptor before (streams.py); stderr's
     buffer is flushed here, and a failure to flush it never changes the status."""
     kept: List[object] = []
-    status = main(restore_signals=False, kept=kept)
+    status = main(restore_signals=False, program=program, kept=kept, commands=commands,
+                  default=default)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -133,15 +136,23 @@ def run() -> None:
 
 def main(argv: Optional[Sequence[str]] = None, stdout: Optional[BinaryIO] = None,
          stderr: Optional[TextIO] = None, restore_signals: bool = True,
-         program: Optional[str] = None, kept: Optional[List[object]] = None) -> int:
+         program: Optional[str] = None, kept: Optional[List[object]] = None,
+         commands: Optional[Mapping[str, str]] = None, default: str = DEFAULT_COMMAND) -> int:
     """Run a command; return the exit status. ``stdout`` takes bytes and ``stderr`` text; by
     default the process's own (stdout written through its descriptor, see streams.py).
-    ``kept``, when given, receives what the command's work is made of (see :func:`run`)."""
+    ``kept``, when given, receives what the command's work is made of (see :func:`run`).
+    ``commands`` (default :data:`COMMANDS`) names the module of each command, ``default``
+    the one that runs when the first argument names none; a module name is relative to this
+    package when it starts with a dot. ``program`` is the name the help texts and messages
+    give the command line (default: as it was invoked)."""
     guard = SignalGuard().install()
     try:
+        given = program
         program = program or (program_name() if argv is None else "run_benchmark.py")
+        pasted = pasted_command(sys.argv[0] if argv is None and given is None else program)
         return _main(list(sys.argv[1:] if argv is None else argv), stdout, stderr, guard,
-                     program, pasted_command(sys.argv[0] if argv is None else program), kept)
+                     program, pasted, kept, COMMANDS if commands is None else commands,
+                     default)
     except Interrupted as interrupted:  # a signal in the instants around _main's handling
         return interrupted.status
     finally:
@@ -151,7 +162,8 @@ def main(argv: Optional[Sequence[str]] = None, stdout: Optional[BinaryIO] = None
 
 
 def _main(argv: List[str], stdout: Optional[BinaryIO], stderr: Optional[TextIO],
-          guard: SignalGuard, program: str, pasted: str, kept: Optional[List[object]]) -> int:
+          guard: SignalGuard, program: str, pasted: str, kept: Optional[List[object]],
+          commands: Mapping[str, str], default: str) -> int:
     messages = MessageWriter(stderr if stderr is not None else sys.stderr)
     if stdout is None:
         if reserve_standard_descriptors():
@@ -161,11 +173,11 @@ def _main(argv: List[str], stdout: Optional[BinaryIO], stderr: Optional[TextIO],
     else:
         writer = DocumentWriter(stream=stdout)
     try:
-        if argv and argv[0] in COMMANDS:
-            command, arguments = COMMANDS[argv[0]], argv[1:]
+        if argv and argv[0] in commands:
+            command, arguments = commands[argv[0]], argv[1:]
         else:
-            command, arguments = DEFAULT_COMMAND, argv
-        module = import_module("." + command, __name__)
+            command, arguments = default, argv
+        module = import_module(command, __name__)
         outcome: Outcome = module.run(arguments, Session(messages, writer, guard, program,
                                                               pasted))
         if kept is not None:

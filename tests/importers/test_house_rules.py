@@ -14,8 +14,8 @@ from proagents_bench.importers.readers import READERS
 
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "proagents_bench")
-# Above the importers: the command line and the tools that run it.
-MAY_IMPORT_IMPORTERS = ("importers", "cli", "tools")
+# Above the importers: the command line.
+MAY_IMPORT_IMPORTERS = ("importers", "cli")
 # The importers' toolkit (see importers/__init__.py): what every harness's reader may import
 # of the importers; the toolkit imports nothing else of them.
 TOOLKIT = ("source", "values", "trial", "settings", "zstd", "zstd_tables")
@@ -26,8 +26,7 @@ REGISTRY = "readers"
 IMPORT_MODULES = ("importers", os.path.join("contract", "mapping.py"),
                   os.path.join("contract", "harnesses.py"),
                   os.path.join("contract", "harness_docs.py"),
-                  os.path.join("cli", "import_command.py"),
-                  os.path.join("tools", "import_bench.py"))
+                  os.path.join("cli", "import_command.py"))
 
 
 def python_files(*parts):

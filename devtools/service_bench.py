@@ -1,4 +1,4 @@
-"""The private-test service's load benchmark: ``run_benchmark.py bench service``.
+"""The private-test service's load benchmark: ``python -B -m devtools bench service``.
 
 It writes a benchmark (the shipped example by default, or a synthetic package of
 ``--tasks`` x ``--trials``) to a temporary folder, adds one team with a budget no run can
@@ -22,17 +22,20 @@ import tempfile
 import threading
 import time
 from fractions import Fraction
-from typing import IO, Callable, Dict, List, Optional, cast
+from typing import IO, TYPE_CHECKING, Callable, Dict, List, Optional, cast
 
-from ..jsonio import JSONObject
-from ..service import database, teams
-from ..stats.quantiles import nearest_rank
-from .bench import PACKAGE_ROOT
+from proagents_bench.jsonio import JSONObject
+from proagents_bench.service import database, teams
+from proagents_bench.stats.quantiles import nearest_rank
+from . import ROOT
 from .synthetic import make_package
+
+if TYPE_CHECKING:  # for annotations only
+    import argparse
 
 SERVE_START_SECONDS = 60.0
 UNSPENDABLE_BUDGET = "999999/1s"
-EXAMPLES = os.path.join(PACKAGE_ROOT, "examples")
+EXAMPLES = os.path.join(ROOT, "examples")
 
 
 def _example_package() -> List[JSONObject]:
@@ -53,7 +56,7 @@ class ServeChild:
         self.port: Optional[int] = None
         with open(log_path, "wb") as log:
             self.process = subprocess.Popen(
-                [python, "-B", os.path.join(PACKAGE_ROOT, "run_benchmark.py"), "serve",
+                [python, "-B", os.path.join(ROOT, "run_benchmark.py"), "serve",
                  "--spec", paths["spec"], "--cases", paths["cases"], "--baseline",
                  paths["baseline"], "--data", data, "--port", "0"],
                 stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL)
@@ -95,10 +98,12 @@ def write_files(folder: str, spec: JSONObject, cases: JSONObject,
     return paths
 
 
-def service_benchmark(tasks: Optional[int], trials: int, requests: int, concurrency: int,
-                      python: str, say: Callable[[str], None]) -> bool:
-    """Run the load and ``say`` the figures; False when the server could not be started or
-    a request failed."""
+def service_benchmark(options: argparse.Namespace, say: Callable[[str], None]) -> bool:
+    """Run the load of ``options`` (tasks, trials, requests, concurrency, python: the command
+    line's ``bench service``) and ``say`` the figures; False when the server could not be
+    started or a request failed."""
+    tasks, trials, python = options.tasks, options.trials, options.python
+    requests, concurrency = options.requests, options.concurrency
     import http.client
     folder = tempfile.mkdtemp(prefix="proagents-service-bench-")
     server = None

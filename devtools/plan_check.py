@@ -1,4 +1,4 @@
-"""The planner checked against the gate itself, and timed (``run_benchmark.py bench plan``).
+"""The planner checked against the gate itself, and timed (``python -B -m devtools bench plan``).
 
 **A world** is a stated way benchmarks arise, independent of the planner's arithmetic: each
 task's baseline chance p and the candidate's chance p' on the same task are drawn once per
@@ -38,13 +38,13 @@ import tempfile
 import time
 from fractions import Fraction
 from math import sqrt
-from typing import Callable, List, Optional, Sequence, Tuple, Union
+from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from ..contract.vocabulary import CASES_V1, RESULTS_V1
-from ..jsonio import JSONObject
-from ..pipeline import Evaluation, InputFile, evaluate
-from ..planning import TRIAL_GATE, Model, Planner, measure, settings_from_spec
-from .bench import describe_interpreter, median_run, run_child, write_package
+from proagents_bench.contract.vocabulary import CASES_V1, RESULTS_V1
+from proagents_bench.jsonio import JSONObject
+from proagents_bench.pipeline import Evaluation, InputFile, evaluate
+from proagents_bench.planning import TRIAL_GATE, Model, Planner, measure, settings_from_spec
+from .timing import Child, failure, interpreter, rounds, time_children, write_package
 from .synthetic import make_protocol, make_spec
 
 # The planner's allowance beside the Monte Carlo error: its normal limits of the bootstrap's
@@ -185,22 +185,32 @@ def gate_passes(spec: JSONObject, tasks: int, chances: Chances, benchmarks: int,
     return held
 
 
-class Check:
-    """The planner's power beside the gate's share of passes at one design."""
+class Check(NamedTuple):
+    """The planner's power (``predicted``) beside the gate's share of passes at one design:
+    ``passed`` of ``benchmarks``."""
+    tasks: int
+    trials: int
+    effect: Fraction
+    predicted: float
+    passed: int
+    benchmarks: int
 
-    def __init__(self, tasks: int, trials: int, effect: Fraction, predicted: float,
-                 passed: int, benchmarks: int) -> None:
-        self.tasks = tasks
-        self.trials = trials
-        self.effect = effect
-        self.predicted = predicted
-        self.passed = passed
-        self.benchmarks = benchmarks
-        self.share = passed / benchmarks
-        # Monte Carlo standard error of the share (at least that of one pass in N)
-        self.error = sqrt(max(self.share * (1 - self.share), 1.0 / benchmarks) / benchmarks)
-        self.tolerance = 3 * self.error + ALLOWANCE
-        self.agrees = abs(predicted - self.share) <= self.tolerance
+    @property
+    def share(self) -> float:
+        return self.passed / self.benchmarks
+
+    @property
+    def error(self) -> float:
+        """The Monte Carlo standard error of the share (at least that of one pass in N)."""
+        return sqrt(max(self.share * (1 - self.share), 1.0 / self.benchmarks) / self.benchmarks)
+
+    @property
+    def tolerance(self) -> float:
+        return 3 * self.error + ALLOWANCE
+
+    @property
+    def agrees(self) -> bool:
+        return abs(self.predicted - self.share) <= self.tolerance
 
     def line(self) -> str:
         return ("%6d tasks x %3d trials, effect %.4f: plan %.4f, gate %d of %d = %.4f "
@@ -265,25 +275,26 @@ def plan_benchmark(options: argparse.Namespace, say: Callable[[str], None]) -> b
     (:func:`check_world`: a pilot of ``options.tasks`` x ``options.trials`` from Beta(2, 2)
     at +0.1). True when every child ran and every design agreed."""
     base = [options.python, "-B", "-m", "proagents_bench", "plan"]
-    say("interpreter: %s (%s)" % (options.python, describe_interpreter(options.python)))
+    say(interpreter(options.python))
     with tempfile.TemporaryDirectory(prefix="proagents-bench-") as scratch:
         started = time.perf_counter()
         paths = write_package(scratch, options.tasks, options.trials, 1000, 1)
         say("synthetic package: %d tasks x %d trials (written in %.1f s)" % (
             options.tasks, options.trials, time.perf_counter() - started))
-        runs = {"the shipped example": base,
-                "the synthetic package": base + ["--spec", paths["spec"], "--cases",
-                                                 paths["cases"], "--results", paths["results"],
-                                                 "--max-tasks", str(10 * options.tasks)]}
-        for label, command in runs.items():
-            output = os.path.join(scratch, "plan.json")
-            timed = median_run([run_child(command, output)
-                                for _ in range(max(options.repeat, 1))])
-            if timed.status != 0:
-                say("plan on %s failed: exit %s" % (label, timed.status))
-                return False
-            say("plan on %s: %.3f s (median of %d, interpreter start to exit)" % (
-                label, timed.seconds, max(options.repeat, 1)))
+        children = [
+            Child("plan on the shipped example", base, os.path.join(scratch, "example.json")),
+            Child("plan on the synthetic package", base + [
+                "--spec", paths["spec"], "--cases", paths["cases"], "--results",
+                paths["results"], "--max-tasks", str(10 * options.tasks)],
+                os.path.join(scratch, "synthetic.json"))]
+        runs = time_children(children, options.repeat)
+        failed = failure(children, runs)
+        if failed is not None:
+            say(failed)
+            return False
+        for child, run in zip(children, runs):
+            say("%s: %.3f s (%s, interpreter start to exit)" % (
+                child.name, run.seconds, rounds(options.repeat)))
     if options.simulate:
         return check_world(BetaWorld(2.0, 2.0), options.tasks, options.trials,
                            Fraction(1, 10), options.simulate, 2027, say)

@@ -8,12 +8,12 @@ import unittest
 import zipfile
 from unittest import mock
 
+from devtools.eval_logs import read_templates, write_format_logs, write_logs, zstd_speeds
 from proagents_bench.importers import zstd
-from proagents_bench.tools.import_bench import (read_templates, write_format_logs, write_logs,
-                                                zstd_speeds)
+from tests.devtools.support import run_devtools
 from tests.importers.support import (eval_entries, fixture, load_json, read_bytes, records,
                                      run_import, write_eval)
-from tests.support import TempDir, run_cli
+from tests.support import TempDir
 
 
 def load_json_bytes(data):
@@ -23,7 +23,7 @@ def load_json_bytes(data):
 class ImportBenchTests(unittest.TestCase):
     def test_runs_end_to_end_on_tiny_logs(self):
         kept = os.path.join(TempDir(self).path, "kept")
-        run = run_cli(["bench", "import", "--tasks", "60", "--epochs", "2", "--keep", kept])
+        run = run_devtools(["bench", "import", "--tasks", "60", "--epochs", "2", "--keep", kept])
         text = run.stdout.decode("ascii")
         self.assertEqual(run.status, 0, text + run.stderr)
         for phrase in ("logs: 60 tasks x 2 epochs = 120 samples per log",
@@ -39,19 +39,20 @@ class ImportBenchTests(unittest.TestCase):
                                          ("swebench-summary", "BLOCK", 3)):
             with self.subTest(log_format):
                 kept = os.path.join(TempDir(self).path, "kept")
-                run = run_cli(["bench", "import", "--format", log_format, "--tasks", "60",
+                run = run_devtools(["bench", "import", "--format", log_format, "--tasks", "60",
                                "--epochs", "3", "--keep", kept])
                 text = run.stdout.decode("ascii")
                 self.assertEqual(run.status, 0, text + run.stderr)
                 self.assertIn("logs (%s): 60 tasks x 3 trials = 180 trials per system in %d "
                               "log" % (log_format, logs), text)
                 for phrase in ("import (both logs):", "gate on its output:",
-                               "bare read of both logs (json.loads", "ratio: the import takes"):
+                               "bare read of both logs:", "(json.loads of every file, on the "
+                               "import's cores)", "ratio: the import takes"):
                     self.assertIn(phrase, text)
                 decision = load_json(os.path.join(kept, "decision.json"))
                 self.assertEqual(decision["action"], action)
                 self.assertEqual(decision["baseline_metrics"]["trial_count"], 180)
-        run = run_cli(["bench", "import", "--format", "harbor-job", "--template-log",
+        run = run_devtools(["bench", "import", "--format", "harbor-job", "--template-log",
                        fixture("baseline.eval")])
         self.assertEqual(run.status, 2)
 
@@ -60,13 +61,13 @@ class ImportBenchTests(unittest.TestCase):
                                  ("jsonl", "json.loads of every line")):
             with self.subTest(log_format):
                 kept = os.path.join(TempDir(self).path, "kept")
-                run = run_cli(["bench", "import", "--tasks", "60", "--epochs", "2", "--format",
+                run = run_devtools(["bench", "import", "--tasks", "60", "--epochs", "2", "--format",
                                log_format, "--keep", kept])
                 text = run.stdout.decode("ascii")
                 self.assertEqual(run.status, 0, text + run.stderr)
                 self.assertIn("logs: %s, 60 tasks x 2 epochs = 120 trials per log" % log_format,
                               text)
-                self.assertIn("bare read of both logs (%s" % told, text)
+                self.assertIn("(%s, on the import's cores)" % told, text)
                 imported = load_json(os.path.join(kept, "import.json"))
                 self.assertEqual([system["log_format"] for system in imported["systems"]],
                                  [log_format] * 2)
@@ -99,25 +100,25 @@ class ImportBenchTests(unittest.TestCase):
                 (["--python", os.path.join(folder.path, "no-python")],
                  "is not an interpreter that can be run")):
             with self.subTest(arguments=arguments):
-                run = run_cli(["bench", "import", "--keep", kept] + arguments)
+                run = run_devtools(["bench", "import", "--keep", kept] + arguments)
                 self.assertEqual(run.status, 2, run.stderr)
                 errors = load_json_bytes(run.stdout)["errors"]
                 self.assertEqual([error["code"] for error in errors], ["cli.usage"])
                 self.assertIn(said, errors[0]["message"])
                 self.assertFalse(os.path.exists(kept))
         not_a_folder = folder.write_bytes("file", b"")
-        run = run_cli(["bench", "import", "--keep", not_a_folder])
+        run = run_devtools(["bench", "import", "--keep", not_a_folder])
         self.assertEqual(run.status, 2, run.stderr)
         self.assertIn("is a file, not a folder",
                       load_json_bytes(run.stdout)["errors"][0]["message"])
         self.assertEqual(read_bytes(not_a_folder), b"")
 
     def test_a_template_log_is_an_eval_logs(self):
-        run = run_cli(["bench", "import", "--tasks", "2", "--format", "jsonl",
+        run = run_devtools(["bench", "import", "--tasks", "2", "--format", "jsonl",
                        "--template-log", fixture("baseline.eval")])
         self.assertEqual(run.status, 2)
-        self.assertIn("needs --format inspect-eval",
-                      load_json_bytes(run.stdout)["errors"][0]["message"])
+        self.assertIn("needs --format inspect-eval", " ".join(
+            error["message"] for error in load_json_bytes(run.stdout)["errors"]))
 
     def test_a_template_log_gives_each_task_a_real_sample(self):
         folder = TempDir(self)
@@ -186,7 +187,7 @@ class ImportBenchTests(unittest.TestCase):
                              (corrupt_path, "cannot be read"),
                              (no_samples, "holds no samples")):
             with self.subTest(path=os.path.basename(path)):
-                run = run_cli(["bench", "import", "--tasks", "8", "--template-log", path])
+                run = run_devtools(["bench", "import", "--tasks", "8", "--template-log", path])
                 self.assertEqual(run.status, 2, run.stderr)
                 error = load_json_bytes(run.stdout)["errors"][0]
                 self.assertEqual(error["code"], "cli.usage")

@@ -23,10 +23,10 @@ import json
 import os
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
-from .bench import FORKED_READ
+from .timing import FORKED_READ
 
 if TYPE_CHECKING:  # for annotations only
-    from ..jsonio import JSONObject
+    from proagents_bench.jsonio import JSONObject
 
 # What a writer wrote: each system's logs (a list per role), and the cases, spec and mapping
 # files (a path per kind).

@@ -1,4 +1,4 @@
-"""The exact enumeration behind the docs' false-pass tables (tools/falsepass.py), held to a
+"""The exact enumeration behind the docs' false-pass tables (devtools/falsepass.py), held to a
 brute force that shares none of its shortcuts: every (gains, losses) decided one by one with
 the exact bootstrap tail, the exact sign test and the real standard-error code."""
 
@@ -8,11 +8,12 @@ import unittest
 from fractions import Fraction as F
 from math import comb
 
+from devtools import falsepass
 from proagents_bench.stats.ideal_bootstrap import (bound_passes, lower_tail,
                                                    lower_tail_exact)
 from proagents_bench.stats.paired import sign_test_p, unit_standard_error
-from proagents_bench.tools import falsepass
-from tests.support import ROOT, evaluate_package, outcome_package, run_cli
+from tests.devtools.support import run_devtools
+from tests.support import ROOT, evaluate_package, outcome_package
 
 TAIL = F(1, 40)
 
@@ -166,19 +167,19 @@ class TableTests(unittest.TestCase):
         self.assertEqual(falsepass.percent(F(1)), "100.00%")
 
     def test_the_bench_command_prints_both_tables(self):
-        run = run_cli(["bench", "false-pass", "--tasks", "10", "--families", "6",
+        run = run_devtools(["bench", "false-pass", "--tasks", "10", "--families", "6",
                        "--family-size", "2"])
         self.assertEqual(run.status, 0, run.stderr)
         lines = run.stdout.decode("ascii").splitlines()
         self.assertIn(falsepass.task_table([10], F(95, 100), 2, 2)[-1], lines)
         self.assertIn(falsepass.family_table([6], 2, F(95, 100), 2, 2)[-1], lines)
-        self.assertEqual(run_cli(["bench", "false-pass", "--beta", "2"]).status, 2)
-        run = run_cli(["bench", "false-pass", "--tasks", "6", "--families", "6", "--seeds",
+        self.assertEqual(run_devtools(["bench", "false-pass", "--beta", "2"]).status, 2)
+        run = run_devtools(["bench", "false-pass", "--tasks", "6", "--families", "6", "--seeds",
                        "2", "--samples", "100"])
         self.assertEqual(run.status, 0, run.stderr)
         self.assertIn(falsepass.seed_table([6], 100, 2, F(95, 100), 2, 2)[-1],
                       run.stdout.decode("ascii").splitlines())
-        self.assertEqual(run_cli(["bench", "false-pass", "--seeds", "-1"]).status, 2)
+        self.assertEqual(run_devtools(["bench", "false-pass", "--seeds", "-1"]).status, 2)
 
 
 if __name__ == "__main__":

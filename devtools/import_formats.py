@@ -14,11 +14,11 @@ import json
 import os
 from typing import TYPE_CHECKING, Callable, Dict
 
-from ..contract.harnesses import INSPECT_EVAL, JSONL, PROMPTFOO_JSON
-from ..contract.vocabulary import MAPPING_V1, MAPPING_V2, PASSED
+from proagents_bench.contract.harnesses import INSPECT_EVAL, JSONL, PROMPTFOO_JSON
+from proagents_bench.contract.vocabulary import MAPPING_V1, MAPPING_V2, PASSED
 
 if TYPE_CHECKING:  # for annotations only
-    from ..jsonio import JSONObject
+    from proagents_bench.jsonio import JSONObject
 
 # How the bare read decodes each format's log (``import_bench.BARE_READ_SCRIPT``'s kinds).
 BARE_READ_KIND = {INSPECT_EVAL: "zip", PROMPTFOO_JSON: "json", JSONL: "lines"}

@@ -1,10 +1,10 @@
 """The release's benchmark, and the docs' tables of false alarms.
 
-``python -B run_benchmark.py bench release --benchmarks 5 --tasks 10000 --trials 5`` writes
-that many synthetic packages (:func:`proagents_bench.tools.bench.write_package`, a different
-seed each: 2 x tasks x trials records per package) and a manifest naming them (the first
-critical, the others supporting), then runs, each in a fresh child process of the same
-interpreter, one after the other:
+``python -B -m devtools bench release --benchmarks 5 --tasks 10000 --trials 5`` writes that
+many synthetic packages (:func:`devtools.timing.write_package`, a different seed each: 2 x
+tasks x trials records per package) and a manifest naming them (the first critical, the
+others supporting), then runs, each in a fresh child process of the same interpreter, one
+after the other:
 
 - the gate on each package, one after another, as a release engineer without the release
   command runs them (their times summed), and
@@ -26,13 +26,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import tempfile
 from fractions import Fraction
 from typing import Callable, List, Sequence
 
-from ..stats.multiplicity import false_alarm_rate, independent_false_alarm
-from .bench import (FILES, Run, describe_interpreter, median_run, megabytes, run_child,
-                    write_package)
+from proagents_bench.cli.parallel import usable_cores
+from proagents_bench.stats.multiplicity import false_alarm_rate, independent_false_alarm
+
+from .timing import (FILES, Child, Run, failure, interpreter, median_run, report_rows, rounds,
+                     run_child, workspace, write_package)
 
 # The tables' level, benchmark counts and discordant task counts.
 TABLE_LEVEL = Fraction(1, 20)
@@ -123,13 +124,11 @@ def _spliced_in(release_path: str, documents: Sequence[str]) -> bool:
     return True
 
 
-def release_benchmark(options: argparse.Namespace, say: Callable[[str], None], cores: int) -> bool:
+def release_benchmark(options: argparse.Namespace, say: Callable[[str], None]) -> bool:
     """Run the release benchmark with ``options`` (benchmarks, tasks, trials, samples, seed,
     repeat, python, keep: the command line's ``bench release``), telling each result line to
-    ``say`` (``cores``: how many this process may use, for the report); return True when
-    every child ran."""
-    with tempfile.TemporaryDirectory(prefix="proagents-bench-") as scratch:
-        folder = options.keep or scratch
+    ``say``; return True when every child ran."""
+    with workspace(options.keep) as folder:
         manifest = write_release(folder, options.benchmarks, options.tasks, options.trials,
                                  options.samples, options.seed)
         size = sum(os.path.getsize(os.path.join(folder, "bench-%d" % (index + 1),
@@ -139,8 +138,7 @@ def release_benchmark(options: argparse.Namespace, say: Callable[[str], None], c
             "bootstrap samples; %.1f MB in all" % (
                 options.benchmarks, options.tasks, options.trials,
                 2 * options.tasks * options.trials, options.samples, size / 1e6))
-        say("interpreter: %s (%s); %s cores usable here" % (
-            options.python, describe_interpreter(options.python), cores))
+        say("%s; %s cores usable here" % (interpreter(options.python), usable_cores()))
         base = [options.python, "-B", "-m", "proagents_bench"]
         gates: List[List[str]] = []
         documents = []
@@ -150,30 +148,33 @@ def release_benchmark(options: argparse.Namespace, say: Callable[[str], None], c
                 "--" + kind, os.path.join(name, kind + ".json"))])
             documents.append(os.path.join(folder, "decision-%d.json" % (index + 1)))
         release_document = os.path.join(folder, "release-decision.json")
-        gate_runs, release_runs, serial_runs = [], [], []
+        children = [Child("gates", [], worked=(0, 1)),
+                    Child("release", base + ["release", "--manifest", manifest],
+                          release_document, worked=(0, 1)),
+                    Child("release --jobs 1", base + ["release", "--manifest", manifest,
+                                                      "--jobs", "1"], release_document,
+                          worked=(0, 1))]
+        runs: List[List[Run]] = [[] for _ in children]
         for _ in range(max(options.repeat, 1)):
-            runs = [run_child(command, document) for command, document in zip(gates,
-                                                                              documents)]
-            gate_runs.append(_sum(runs))
-            release_runs.append(run_child(base + ["release", "--manifest", manifest],
-                                          release_document))
-            serial_runs.append(run_child(base + ["release", "--manifest", manifest,
-                                                 "--jobs", "1"], release_document))
-        gates_run, release_run = median_run(gate_runs), median_run(release_runs)
-        serial_run = median_run(serial_runs)
-        if gates_run.status not in (0, 1) or release_run.status not in (0, 1) or (
-                serial_run.status not in (0, 1)):
-            say("a child failed: gates exit %s, release exit %s and %s" % (
-                gates_run.status, release_run.status, serial_run.status))
+            # The gates one after another, as one run; then each release.
+            runs[0].append(_sum([run_child(command, document)
+                                 for command, document in zip(gates, documents)]))
+            for child, found in zip(children[1:], runs[1:]):
+                found.append(run_child(child.command, child.stdout))
+        gates_run, release_run, serial_run = medians = [median_run(found) for found in runs]
+        failed = failure(children, medians)
+        if failed is not None:
+            say(failed)
             return False
-        label = "median of %d" % len(gate_runs) if len(gate_runs) > 1 else "one run"
-        say("%s   (%s; CPU: user and system seconds of the process and its children)" % (
-            " " * 36, label))
-        for name, run in (("%d gates, one after another:" % options.benchmarks, gates_run),
-                          ("release (benchmarks in parallel):", release_run),
-                          ("release --jobs 1 (one after another):", serial_run)):
-            say("%-37s %6.2f s   CPU %s   peak %s   (exit %d)" % (
-                name, run.seconds, _cpu(run), megabytes(run.peak), run.status))
+        say("times: %s; CPU: user and system seconds of the process and its children" %
+            rounds(options.repeat))
+        for line in report_rows([
+                ("%d gates, one after another" % options.benchmarks, gates_run,
+                 "exit %d" % gates_run.status),
+                ("release (benchmarks in parallel)", release_run, "exit %d" % release_run.status),
+                ("release --jobs 1 (one after another)", serial_run,
+                 "exit %d" % serial_run.status)], cpu=True):
+            say(line)
         say("ratio: the release takes %.2fx the time of the gates one after another "
             "(--jobs 1: %.2fx)%s" % (
                 release_run.seconds / gates_run.seconds, serial_run.seconds / gates_run.seconds,
@@ -185,10 +186,6 @@ def release_benchmark(options: argparse.Namespace, say: Callable[[str], None], c
         if options.keep:
             say("kept the packages, the manifest and the documents in %s" % options.keep)
     return True
-
-
-def _cpu(run: Run) -> str:
-    return "%6.2f s" % run.cpu if run.cpu is not None else "not measured"
 
 
 def _sum(runs: Sequence[Run]) -> Run:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from typing import Iterator, List, Tuple
 
-from ..contract.vocabulary import CASES_V1, RESULTS_V1, SPEC_V1
-from ..jsonio import JSONObject
+from proagents_bench.contract.vocabulary import CASES_V1, RESULTS_V1, SPEC_V1
+from proagents_bench.jsonio import JSONObject
 
 SLICES = ("refunds", "orders", "privacy", "shipping", "accounts")
 STATES = ("refund_issued", "order_cancelled", "status_reported", "refund_denied",

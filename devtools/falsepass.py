@@ -1,5 +1,5 @@
 """The bootstrap lower-bound gate's false-pass rate with no true difference, by exact
-enumeration: the tables of the docs (``python -B run_benchmark.py bench false-pass``).
+enumeration: the tables of the docs (``python -B -m devtools bench false-pass``).
 
 **The null.** Each test task's success probability p is drawn from Beta(alpha, beta)
 (Beta(2, 2) unless told otherwise) and is the same for both systems; each system passes the
@@ -37,12 +37,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import comb
-from typing import Callable, Iterable, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Iterable, List, Sequence, Tuple
 
-from ..evaluation.decision import claims_improvement
-from ..stats.bootstrap import paired_interval, task_clusters
-from ..stats.ideal_bootstrap import bound_passes
-from ..stats.paired import MIN_FAMILIES, sign_test_rejects
+from proagents_bench.evaluation.decision import claims_improvement
+from proagents_bench.stats.bootstrap import paired_interval, task_clusters
+from proagents_bench.stats.ideal_bootstrap import bound_passes
+from proagents_bench.stats.paired import MIN_FAMILIES, sign_test_rejects
+
+if TYPE_CHECKING:  # for annotations only
+    import argparse
 
 GATE = Fraction(0)
 RULES = ("v1", "v3-bootstrap", "v3")
@@ -273,3 +276,30 @@ def family_table(family_counts: Sequence[int], family_size: int, confidence: Fra
             Rule(name, unit, confidence), families, family_size if unit == "task" else 1), q)])
         for families in family_counts)
     return _table(header, rows, progress)
+
+
+def false_pass_benchmark(options: argparse.Namespace, say: Callable[[str], None]) -> bool:
+    """``bench false-pass``: the tables of independent tasks (``options.tasks``) and of
+    families (``options.families`` of ``options.family_size``), and with ``options.seeds``
+    the strict gate's rates with its own bootstrap at each seed, all at
+    ``options.confidence`` with p ~ Beta(``options.beta``); ``say`` each line."""
+    alpha, beta = options.beta
+    confidence = options.confidence
+    say("Independent tasks; p ~ Beta(%s, %s), so a task is discordant with chance %s; gate "
+        "min_paired_delta_ci_low = 0 at confidence %s, ideal bootstrap; exact:" % (
+            alpha, beta, discordance(alpha, beta), float(confidence)))
+    say("")
+    task_table(options.tasks, confidence, alpha, beta, say)
+    say("")
+    say("Families of %d near-duplicate tasks (each system passes all of a family or none, "
+        "with chance p); D counts discordant families:" % options.family_size)
+    say("")
+    family_table(options.families, options.family_size, confidence, alpha, beta, say)
+    if options.seeds:
+        say("")
+        say("Independent tasks, the strict gate with the gate's own bootstrap of %d resamples "
+            "at each seed 0..%d; exact given each seed's draws:" % (options.samples,
+                                                                     options.seeds - 1))
+        say("")
+        seed_table(options.tasks, options.samples, options.seeds, confidence, alpha, beta, say)
+    return True

@@ -1,4 +1,4 @@
-"""``run_benchmark.py publish``: write what the contract publishes into the checkout: the
+"""``python -B -m devtools publish``: write what the contract publishes into the checkout: the
 JSON Schemas shipped in the package (``contract/schemas/``) and the generated parts of the
 docs (:data:`GENERATED`): the contract's objects, rules and gates and the exit statuses
 (``docs/contract.md``), what each kind of change breaks (``docs/maintaining.md``), the
@@ -13,26 +13,28 @@ import functools
 import os
 from typing import Callable, List, Tuple
 
-from ..codes import code_table
-from ..contract import harness_docs, publish
-from ..contract.changes import changes_table
-from ..errors import ContractError
-from ..jsonio.atomic import AtomicWriteError, write_files_atomically
-from ..service import feedback
-from ..tools.release_bench import false_alarm_tables
-from . import Outcome, Session, contract_error_outcome
-from .gate_command import PROJECT_ROOT
-from .status import EXIT_PASS, exit_status_table
-from .usage import Parser, UsageError
+from proagents_bench.cli import Outcome, Session, contract_error_outcome
+from proagents_bench.cli.status import EXIT_PASS, exit_status_table
+from proagents_bench.cli.usage import Parser, UsageError
+from proagents_bench.codes import code_table
+from proagents_bench.contract import harness_docs, publish
+from proagents_bench.contract.changes import changes_table
+from proagents_bench.errors import ContractError
+from proagents_bench.jsonio.atomic import AtomicWriteError, write_files_atomically
+from proagents_bench.service import feedback
 
-DOCS = os.path.join(PROJECT_ROOT, "docs")
+from . import ROOT
+from .commands import PROGRAM
+from .release_bench import false_alarm_tables
+
+DOCS = os.path.join(ROOT, "docs")
 CONTRACT_DOC = os.path.join(DOCS, "contract.md")
-COMMAND = "python -B run_benchmark.py publish"
+COMMAND = PROGRAM + " publish"
 
 
 class Generated:
     """One generated part of a docs page: the text between ``<!-- BEGIN generated NAME:
-    python -B run_benchmark.py publish -->`` and ``<!-- END generated NAME -->`` in
+    python -B -m devtools publish -->`` and ``<!-- END generated NAME -->`` in
     ``docs/PAGE``, written by ``make``."""
 
     def __init__(self, page: str, name: str, make: Callable[[], str]) -> None:
