@@ -12,6 +12,7 @@ MODULES = (
     "proagents_bench.stats.quantiles",
     "proagents_bench.stats.passk",
     "proagents_bench.stats.paired",
+    "proagents_bench.stats.exact_tests",
     "proagents_bench.stats.student",
     "proagents_bench.stats.binomial",
     "proagents_bench.stats.multiplicity",

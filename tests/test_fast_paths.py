@@ -27,7 +27,7 @@ from proagents_bench.jsonio import load as jsonload
 from proagents_bench.jsonio.canonical import evidence_fingerprint
 from proagents_bench.render import document as render
 from proagents_bench.render.trialrows import TrialRows
-from proagents_bench.stats import exact, paired
+from proagents_bench.stats import exact, exact_tests, paired
 from proagents_bench.stats.quantiles import nearest_rank, nearest_rank_unsorted
 from proagents_bench.tools.synthetic import make_package
 from tests import oracles
@@ -362,7 +362,7 @@ class NumberPathTests(unittest.TestCase):
                 if b + c == 0:
                     continue
                 tail = sum(math.comb(b + c, i) for i in range(min(b, c) + 1))
-                self.assertEqual(paired.mcnemar_exact_p(b, c),
+                self.assertEqual(exact_tests.mcnemar_exact_p(b, c),
                                  min(Fraction(1), Fraction(2 * tail, 2 ** (b + c))))
 
     def test_linear_mcnemar_gives_the_double_of_the_exact_p_value(self):
@@ -372,15 +372,16 @@ class NumberPathTests(unittest.TestCase):
                   for b in [rng.randrange(0, n + 1)]]
         for b, c in pairs:
             with self.subTest(b=b, c=c):
-                self.assertEqual(paired.mcnemar_exact_p_float(b, c),
-                                 exact.to_float(paired.mcnemar_exact_p(b, c)))
+                self.assertEqual(exact_tests.mcnemar_exact_p_float(b, c),
+                                 exact.to_float(exact_tests.mcnemar_exact_p(b, c)))
 
     def test_linear_mcnemar_falls_back_to_the_exact_sum_when_its_bracket_straddles(self):
-        reference = paired.mcnemar_exact_p
-        with mock.patch.object(paired, "mcnemar_exact_p", side_effect=reference) as fallback:
+        reference = exact_tests.mcnemar_exact_p
+        with mock.patch.object(exact_tests, "mcnemar_exact_p",
+                               side_effect=reference) as fallback:
             for b in range(1, 30):
                 for c in range(b, 30):
-                    self.assertEqual(paired.mcnemar_exact_p_float(b, c, bits=6),
+                    self.assertEqual(exact_tests.mcnemar_exact_p_float(b, c, bits=6),
                                      exact.to_float(reference(b, c)))
         self.assertTrue(fallback.called)  # six bits of precision straddle often
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Union
 
-from ..stats.paired import EXACT_TEST_METHODS
+from ..stats.exact_tests import EXACT_TEST_METHODS
 from .metrics import COUNT, MEASURE, METRICS, RATE
 from .shapes import (AnyOf, Array, Boolean, Field, Integer, Mapping, Nullable, Number, Object,
                      Shape, String)

@@ -19,7 +19,7 @@ import re
 from typing import TYPE_CHECKING, Iterator, List, Sequence, Set
 
 from ..errors import ContractError
-from ..stats.paired import EXACT_TEST_METHODS
+from ..stats.exact_tests import EXACT_TEST_METHODS
 from ..text import quote
 from .output import CONTRACT_ERROR_DOCUMENT, DECISION, HARNESS, INPUT_FILE
 from .shapes import (AnyOf, Array, Boolean, Field, Integer, Nullable, Number, Object, Rule,

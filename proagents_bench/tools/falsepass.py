@@ -42,7 +42,8 @@ from typing import Callable, Iterable, List, Sequence, Tuple
 from ..evaluation.decision import claims_improvement
 from ..stats.bootstrap import paired_interval, task_clusters
 from ..stats.ideal_bootstrap import bound_passes
-from ..stats.paired import MIN_FAMILIES, sign_test_rejects
+from ..stats.exact_tests import sign_test_rejects
+from ..stats.paired import MIN_FAMILIES
 
 GATE = Fraction(0)
 RULES = ("v1", "v3-bootstrap", "v3")
