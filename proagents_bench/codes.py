@@ -77,7 +77,7 @@ CODES: Tuple[Code, ...] = (
              "(`MAX_NUMBER_LITERAL_CHARS`)"),
     contract("json.too_deep", "nesting deeper than 64 levels (`MAX_DEPTH`)"),
     contract("json.root_not_object", "the top level of the file is not an object"),
-    # -- the shapes of the files (contract/shapes.py) ---------------------------------------
+    # -- the shapes of the files (contract/shapes.py, containers.py) ------------------------
     contract("schema.missing_key", "a required key is missing"),
     contract("schema.unknown_key", "a key the object does not have"),
     contract("schema.type", "a value of the wrong type (an integer written `8.0` too)"),

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, List, Mapping
 
 from ..errors import ContractError
 from ..text import quote
+from .containers import Object
 from .inputs import FILE_KINDS
-from .shapes import Object
 from .vocabulary import MAPPING_VERSIONS, RELEASE_VERSIONS
 
 # Every kind of file the commands read, by its schema versions: what a version names when a
