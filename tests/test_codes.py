@@ -2,8 +2,9 @@
 ways: every code the package raises is a row of the registry, and every row is raised
 somewhere. The source is read as syntax trees: a code is a string literal where a code goes
 (the first argument of ``ContractError``, ``Problem``, ``Rule``, ``LogError`` and the helpers
-that make one, every argument after the shared check of ``rules_of``, the first item of a ``(code, message)`` pair, a name or parameter called
-``code``, the values of a ``..._CODES`` table)."""
+that make one, every argument after the shared check of ``rules_of``, the first item of a
+``(code, message)`` pair, a name or parameter called ``code``, the values of a ``..._CODES``
+table)."""
 
 import ast
 import os
