@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, List, Mapping
 
 from ..errors import ContractError
 from ..text import quote
-from .containers import Object
 from .inputs import FILE_KINDS
 from .vocabulary import MAPPING_VERSIONS, RELEASE_VERSIONS
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, SupportsFloat
 
-from ..maintenance.health import (AUDIT_REASONS, HEALTH, METHODS, Health, TaskHealth,
-                                  describe_reason, group_document, system_documents)
+from ..maintenance.health_document import METHODS, group_document, system_documents
+from ..maintenance.health_figures import AUDIT_REASONS, HEALTH, Health, TaskHealth, describe_reason
 from . import svg as report_svg
 from .html import _chart, _digest, _e, _head, _id, _table, render_no_decision  # noqa: F401
 from .view import counted, named, show
