@@ -36,7 +36,7 @@ from __future__ import annotations
 import json.encoder
 import re
 from decimal import Decimal
-from typing import Callable, Dict, Iterator, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from . import JSON
 from .load import MAX_SAFE_INTEGER
@@ -155,14 +155,31 @@ def _format_int(n: int) -> str:
 
 # --- the reference writer --------------------------------------------------------------------
 
+# An open container: (iterator over its remaining members or items, the dict or None, its id).
+_Open = Tuple[Iterator[JSON], Optional[Dict[str, JSON]], int]
+
+
+def _enter(container: JSON, obj: Optional[Dict[str, JSON]], items: Iterable[JSON],
+           open_ids: Set[int], stack: List[_Open]) -> Iterator[JSON]:
+    """Open the non-empty ``container`` (``obj``: the dict, None for a list): refuse it when
+    it is open already on the path (a cycle), push an iterator over ``items`` (the dict's
+    members in order, or the list's items) and return it."""
+    ident = id(container)
+    if ident in open_ids:
+        raise ValueError("canonical JSON: circular reference")
+    open_ids.add(ident)
+    it = iter(items)
+    stack.append((it, obj, ident))
+    return it
+
+
 def reference_batches(value: JSON) -> Iterator[str]:
     """Yield the canonical text of ``value`` in batches of str (plain Python, any depth)."""
     out: List[str] = []
     append = out.append
     encode = encode_string
     orders: Dict[Tuple[str, ...], List[_Member]] = {}  # key order by key tuple: records share one
-    # (iterator over the remaining members or items, the dict or None, id)
-    stack: List[Tuple[Iterator[JSON], Optional[Dict[str, JSON]], int]] = []
+    stack: List[_Open] = []
     open_ids: Set[int] = set()  # containers on the current path, to refuse cycles
     v = value
     while True:
@@ -171,32 +188,20 @@ def reference_batches(value: JSON) -> Iterator[str]:
             append(encode(v))
         elif t is dict:
             if v:
-                ident = id(v)
-                if ident in open_ids:
-                    raise ValueError("canonical JSON: circular reference")
                 shape = tuple(v)
                 members = orders.get(shape)
                 if members is None:
                     members = orders[shape] = _member_order(v)
-                it = iter(members)
-                key, written = next(it)
+                key, written = next(_enter(v, v, members, open_ids, stack))
                 append("{")
                 append(written)
-                open_ids.add(ident)
-                stack.append((it, v, ident))
                 v = v[key]
                 continue
             append("{}")
         elif t is list:
             if v:
-                ident = id(v)
-                if ident in open_ids:
-                    raise ValueError("canonical JSON: circular reference")
-                it = iter(v)
                 append("[")
-                open_ids.add(ident)
-                stack.append((it, None, ident))
-                v = next(it)
+                v = next(_enter(v, None, v, open_ids, stack))
                 continue
             append("[]")
         elif t is int:
