@@ -10,7 +10,8 @@ from proagents_bench.reports import html as report_html
 from proagents_bench.reports import markdown as report_markdown
 from proagents_bench.reports import svg as report_svg
 from proagents_bench.reports import terminal
-from proagents_bench.reports.view import ACTION_WORDS, GROUP_NAMES, reason_groups
+from proagents_bench.reports.view import ACTION_WORDS, reason_groups
+from proagents_bench.reports.words import GROUP_NAMES
 from proagents_bench.tools import synthetic
 from tests.support import evaluate_arguments, evaluate_package
 from tests.test_report_pages import text_inside, tree

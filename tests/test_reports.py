@@ -20,7 +20,8 @@ from proagents_bench.jsonio import atomic
 from proagents_bench.reports import html as report_html
 from proagents_bench.reports import junit as report_junit
 from proagents_bench.reports import markdown as report_markdown
-from proagents_bench.reports.view import clean, gate_states, task_rows
+from proagents_bench.reports.view import gate_states, task_rows
+from proagents_bench.reports.words import clean
 from proagents_bench.tools import synthetic
 from tests.support import (EXAMPLES, TempDir, evaluate_arguments, evaluate_package, example_package,
                            run_cli)

@@ -16,7 +16,7 @@ from ..maintenance.health_document import METHODS, group_document, system_docume
 from ..maintenance.health_figures import AUDIT_REASONS, HEALTH, Health, TaskHealth, describe_reason
 from . import svg as report_svg
 from .html import _chart, _digest, _e, _head, _id, _table, render_no_decision  # noqa: F401
-from .view import counted, named, show
+from .words import counted, named, show
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject

@@ -26,10 +26,10 @@ from ..contract.gates import P95_LATENCY_GATE, PAIRED_INTERVAL_GATE, TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..stats.quantiles import nearest_rank_index
 from . import svg as report_svg
-from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, clean, counted, gate_states,
-                   gate_text, held_text, interval_rows, latencies, metric_rows, metric_value, note_facts, notes,
-                   problems_first, reason_groups, shorten, show, show_gate, slices,
-                   tagged_reasons, task_rows)
+from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, gate_states, gate_text, held_text,
+                   interval_rows, latencies, metric_rows, metric_value, note_facts, notes,
+                   problems_first, reason_groups, slices, tagged_reasons, task_rows)
+from .words import clean, counted, shorten, show, show_gate
 
 if TYPE_CHECKING:  # for annotations only
     from ..contract.gates import Gate

@@ -22,7 +22,7 @@ from ..text import show_number
 from .html import STYLE, _digest, _e, _id, _table
 from .release_view import (ACTION_WORDS, RESULT_WORDS, BenchmarkRow, anchor, benchmark_count,
                            hypothesis_text, rows)
-from .view import counted
+from .words import counted
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.release import ReleaseDecision

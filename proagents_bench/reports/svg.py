@@ -28,7 +28,7 @@ from fractions import Fraction
 from html import escape
 from typing import Dict, Iterator, List, Optional, Sequence, SupportsFloat, Tuple, Union
 
-from .view import clean, show
+from .words import clean, show
 
 # A value on a chart's axis: exact (the bootstrap's means) or a double (latencies).
 Real = Union[Fraction, float]
