@@ -17,6 +17,7 @@ MODULES = (
     "proagents_bench.stats.binomial",
     "proagents_bench.stats.multiplicity",
     "proagents_bench.reports.svg",
+    "proagents_bench.reports.charts",
     "proagents_bench.reports.words",
     "proagents_bench.cli.streams",
     "proagents_bench.service.budget",

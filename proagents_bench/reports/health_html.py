@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, List, Optional, SupportsFloat
 
 from ..maintenance.health_document import METHODS, group_document, system_documents
 from ..maintenance.health_figures import AUDIT_REASONS, HEALTH, Health, TaskHealth, describe_reason
-from . import svg as report_svg
+from . import charts
 from .html import _chart, _digest, _e, _head, _id, _table, render_no_decision  # noqa: F401
 from .words import counted, named, show
 
@@ -145,10 +145,10 @@ def _audit(health: Health, audit: List[TaskHealth]) -> str:
 
 def _spread(health: Health) -> str:
     rates = [float(task.pass_rate) for task in health.tasks]
-    bars, _above = report_svg.even_bins(rates, 0.0, 1.0, PASS_RATE_BINS)
+    bars, _above = charts.even_bins(rates, 0.0, 1.0, PASS_RATE_BINS)
     title = "Pass rate of the %d test tasks (mean over %d systems)" % (len(rates),
                                                                        len(health.systems))
-    svg = report_svg.histogram(title, bars, (0.0, 1.0), x_label="task pass rate",
+    svg = charts.histogram(title, bars, (0.0, 1.0), x_label="task pass rate",
                                unit=" tasks")
     return ('<section id="spread">\n<h2>How hard the tasks are</h2>\n<p class="note">%s. A bar '
             'at 0 holds the tasks no system passes, one at 1 the saturated ones; the tasks '

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Set, Tuple
 from ..contract.gates import P95_LATENCY_GATE, PAIRED_INTERVAL_GATE, TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..stats.quantiles import nearest_rank_index
+from . import charts
 from . import svg as report_svg
 from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, gate_states, gate_text, held_text,
                    interval_rows, latencies, metric_rows, metric_value, note_facts, notes,
@@ -375,7 +376,7 @@ def _bootstrap(evaluation: Evaluation, gates: JSONObject) -> str:
     task_count = len(document["candidate_metrics"]["task_results"])
     # The resampled means lie on a lattice (multiples of 1/n for n tasks): each bar is centred
     # on the values it counts, so the bar of a zero difference straddles 0.
-    bars, cell, lattice = report_svg.support_bins(distribution, BOOTSTRAP_BARS,
+    bars, cell, lattice = charts.support_bins(distribution, BOOTSTRAP_BARS,
                                                   Fraction(1, max(task_count, 1)))
     half_cell = float(cell) / 2
     if bars:
@@ -395,7 +396,7 @@ def _bootstrap(evaluation: Evaluation, gates: JSONObject) -> str:
     ]
     title = ("Paired bootstrap: %s resampled mean differences (unit: %s, seed %s)" % (
         comparison["samples"], comparison.get("bootstrap_unit", "task"), comparison["seed"]))
-    svg = report_svg.histogram(
+    svg = charts.histogram(
         title, bars, (axis_low - pad, axis_high + pad), markers,
         band=(low - half_cell, high + half_cell),
         x_label="mean task success difference, candidate - baseline", unit=" samples")
@@ -459,7 +460,7 @@ def _latency(document: JSONObject, gates: JSONObject) -> str:
         metrics["p95_latency_ms"] if metrics["p95_latency_ms"] is not None else
         (max(found) if found else 0) for (_name, metrics), found in zip(systems, values)])
     axis_low, axis_high, gate_on_axis = report_svg.axis_around(low, high, gate)
-    binned = [report_svg.even_bins(found, low, high, HISTOGRAM_BINS) for found in values]
+    binned = [charts.even_bins(found, low, high, HISTOGRAM_BINS) for found in values]
     parts = ['<section id="latency">\n<h2>Latency per trial</h2>\n<p class="note">%s; the '
              'solid line is each system\'s observed p95.%s</p>' % (
                  "The dashed red line is the gate %s %s (it judges the candidate)" % (
@@ -490,7 +491,7 @@ def _latency(document: JSONObject, gates: JSONObject) -> str:
             name, clean(metrics.get("system_id", "")), metrics["trial_count"],
             show(metrics["mean_latency_ms"]),
             " (%d unmeasured, not drawn)" % unmeasured if unmeasured else "")
-        parts.append("<h3>%s</h3>\n%s" % (_e(title), _chart(report_svg.histogram(
+        parts.append("<h3>%s</h3>\n%s" % (_e(title), _chart(charts.histogram(
             title, bars, (axis_low, axis_high), markers, x_label="latency (ms)",
             plot_height=110, off_scale=off_scale, unit=" trials"))))
     parts.append("</section>\n")
@@ -508,7 +509,7 @@ def _slices(document: JSONObject) -> str:
     return ('<section id="slices">\n<h2>Task success by slice</h2>\n<p class="note">Grey: '
             'baseline; blue: candidate. The candidate\'s gap between its best and worst slice '
             'is %s.</p>\n%s\n%s</section>\n' % (
-                _e(show(gap)), _chart(report_svg.paired_bars("Task success rate by slice", rows)),
+                _e(show(gap)), _chart(charts.paired_bars("Task success rate by slice", rows)),
                 cut))
 
 
