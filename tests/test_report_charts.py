@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ElementTree
 from fractions import Fraction
 
 from proagents_bench.reports import html as report_html
+from proagents_bench.reports import html_charts
 from proagents_bench.reports import charts as report_charts
 from proagents_bench.reports import svg
 from proagents_bench.tools import synthetic
@@ -342,7 +343,7 @@ class ExtremeValueTests(ChartAssertions):
     def test_latencies_near_the_largest_double(self):
         largest = 1.7976931348623157e308
         values = [0.0, 1e-300, 1.0, 1e300, 1.7e308, largest]
-        low, high, _clipped = report_html.latency_axis([values, values], [1.7e308, 1e300])
+        low, high, _clipped = html_charts.latency_axis([values, values], [1.7e308, 1e300])
         bars, above = report_charts.even_bins(values, low, high, 40)
         self.assertEqual(sum(count for _l, _r, count in bars) + above, len(values))
         markers = [svg.Marker(largest, "gate max_p95_latency_ms %r" % largest, "gate", True),

@@ -171,16 +171,16 @@ def histogram(title: str, bars: Sequence[Bar], axis: Tuple[Real, Real],
         out.append('<rect class="bar" x="%s" y="%s" width="%s" height="%s"><title>%s: %s%s'
                    '</title></rect>' % (
                        coordinate(left + inset), coordinate(axis_y - bar_height),
-                       coordinate(max(right - left - 2 * inset, 0.75)), coordinate(bar_height), svg_text(what),
-                       group_digits(count), svg_text(unit)))
+                       coordinate(max(right - left - 2 * inset, 0.75)), coordinate(bar_height),
+                       svg_text(what), group_digits(count), svg_text(unit)))
     blocked = math.inf  # where the off-scale bar's label starts: ticks stay left of it
     if off_scale:
         count, text = off_scale
         bar_height = count / float(tallest) * plot_height
         centre = plot_right + off_scale_width / 2 + MARGIN_RIGHT / 2
         out.append('<rect class="bar off-scale" x="%s" y="%s" width="%d" height="%s"><title>%s'
-                   '</title></rect>' % (coordinate(centre - 7), coordinate(axis_y - bar_height), 14,
-                                        coordinate(bar_height), svg_text(text)))
+                   '</title></rect>' % (coordinate(centre - 7), coordinate(axis_y - bar_height),
+                                        14, coordinate(bar_height), svg_text(text)))
         out.append('<text class="tick-label off-scale" x="%s" y="%d" text-anchor="middle">'
                    '%s</text>' % (coordinate(centre), axis_y + 16, svg_text(off_scale_text)))
         blocked = centre - text_width(off_scale_text) / 2
