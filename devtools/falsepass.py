@@ -41,8 +41,9 @@ from typing import TYPE_CHECKING, Callable, Iterable, List, Sequence, Tuple
 
 from proagents_bench.evaluation.decision import claims_improvement
 from proagents_bench.stats.bootstrap import paired_interval, task_clusters
+from proagents_bench.stats.exact_tests import sign_test_rejects
 from proagents_bench.stats.ideal_bootstrap import bound_passes
-from proagents_bench.stats.paired import MIN_FAMILIES, sign_test_rejects
+from proagents_bench.stats.paired import MIN_FAMILIES
 
 if TYPE_CHECKING:  # for annotations only
     import argparse

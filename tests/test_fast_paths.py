@@ -27,7 +27,7 @@ from proagents_bench.jsonio import load as jsonload
 from proagents_bench.jsonio.canonical import evidence_fingerprint
 from proagents_bench.render import document as render
 from proagents_bench.render.trialrows import TrialRows
-from proagents_bench.stats import exact, paired
+from proagents_bench.stats import exact, exact_tests, paired
 from proagents_bench.stats.quantiles import nearest_rank, nearest_rank_unsorted
 from devtools.synthetic import make_package
 from tests import oracles
@@ -362,7 +362,7 @@ class NumberPathTests(unittest.TestCase):
                 if b + c == 0:
                     continue
                 tail = sum(math.comb(b + c, i) for i in range(min(b, c) + 1))
-                self.assertEqual(paired.mcnemar_exact_p(b, c),
+                self.assertEqual(exact_tests.mcnemar_exact_p(b, c),
                                  min(Fraction(1), Fraction(2 * tail, 2 ** (b + c))))
 
     def test_linear_mcnemar_gives_the_double_of_the_exact_p_value(self):
@@ -372,15 +372,16 @@ class NumberPathTests(unittest.TestCase):
                   for b in [rng.randrange(0, n + 1)]]
         for b, c in pairs:
             with self.subTest(b=b, c=c):
-                self.assertEqual(paired.mcnemar_exact_p_float(b, c),
-                                 exact.to_float(paired.mcnemar_exact_p(b, c)))
+                self.assertEqual(exact_tests.mcnemar_exact_p_float(b, c),
+                                 exact.to_float(exact_tests.mcnemar_exact_p(b, c)))
 
     def test_linear_mcnemar_falls_back_to_the_exact_sum_when_its_bracket_straddles(self):
-        reference = paired.mcnemar_exact_p
-        with mock.patch.object(paired, "mcnemar_exact_p", side_effect=reference) as fallback:
+        reference = exact_tests.mcnemar_exact_p
+        with mock.patch.object(exact_tests, "mcnemar_exact_p",
+                               side_effect=reference) as fallback:
             for b in range(1, 30):
                 for c in range(b, 30):
-                    self.assertEqual(paired.mcnemar_exact_p_float(b, c, bits=6),
+                    self.assertEqual(exact_tests.mcnemar_exact_p_float(b, c, bits=6),
                                      exact.to_float(reference(b, c)))
         self.assertTrue(fallback.called)  # six bits of precision straddle often
 
@@ -404,7 +405,7 @@ if __name__ == "__main__":
 
 class PiecewiseFingerprintTests(unittest.TestCase):
     def test_pieces_equal_the_reference_writer(self):
-        from proagents_bench.jsonio import canonical as fingerprint
+        from proagents_bench.jsonio import canonical_fast, canonical_reference
         records = [{"id": "r%d" % i, "n": i, "x": Decimal("%d.25" % i), "t": ["a", "b"],
                     "s": None if i % 2 else "ok", "z": Decimal("%d.0" % i)} for i in range(50)]
         values = [
@@ -414,31 +415,31 @@ class PiecewiseFingerprintTests(unittest.TestCase):
             [{"a": "b", "c": [True, None]}] * 30,
             [{"\u00e9": [1, 2] * 10}, "caf\u00e9 \U0001F600"] * 12,
         ]
-        with mock.patch.object(fingerprint, "_PIECE_ITEMS", 7):
+        with mock.patch.object(canonical_fast, "_PIECE_ITEMS", 7):
             for value in values:
                 with self.subTest(value=str(value)[:60]):
-                    pieces = fingerprint._fast_batches(value)
-                    if fingerprint._c_make_encoder is None:
+                    pieces = canonical_fast.fast_batches(value)
+                    if canonical_fast._c_make_encoder is None:
                         self.assertIsNone(pieces)
                         continue
                     pieces = list(pieces)
                     self.assertGreater(len(pieces), 1)
-                    self.assertEqual("".join(pieces), fingerprint._reference_text(value))
+                    self.assertEqual("".join(pieces), canonical_reference.reference_text(value))
 
     def test_declines_what_cannot_be_vouched_for(self):
-        from proagents_bench.jsonio import canonical as fingerprint
+        from proagents_bench.jsonio import canonical_fast
         for value in ([1.5], [{"\ue000": 1}], "text"):
             with self.subTest(value=value):
-                self.assertIsNone(fingerprint._fast_batches(value))
+                self.assertIsNone(canonical_fast.fast_batches(value))
 
     def test_pieces_with_markers_equal_the_reference_writer(self):
-        from proagents_bench.jsonio import canonical as fingerprint
-        if fingerprint._c_make_encoder is None:
+        from proagents_bench.jsonio import canonical_fast, canonical_reference
+        if canonical_fast._c_make_encoder is None:
             self.skipTest("no C JSON encoder on this interpreter")
         values = [[{"x": Decimal("1e-7"), "y": Decimal("1e20"), "z": Decimal("2.5")}] * 20,
                   {"a": [Decimal("%de-6" % i) for i in range(1, 40)], "b": "1e-5"}]
-        with mock.patch.object(fingerprint, "_PIECE_ITEMS", 7):
+        with mock.patch.object(canonical_fast, "_PIECE_ITEMS", 7):
             for value in values:
-                pieces = list(fingerprint._fast_batches(value))
+                pieces = list(canonical_fast.fast_batches(value))
                 self.assertGreater(len(pieces), 1)
-                self.assertEqual("".join(pieces), fingerprint._reference_text(value))
+                self.assertEqual("".join(pieces), canonical_reference.reference_text(value))

@@ -13,7 +13,7 @@ from proagents_bench.evaluation.release import BenchmarkVerdict, decide_release
 from proagents_bench.stats.multiplicity import (alarm_chance, false_alarm_rate, holm,
                                                 independent_false_alarm,
                                                 least_significant_count)
-from proagents_bench.stats.paired import sign_test_p
+from proagents_bench.stats.exact_tests import sign_test_p
 
 
 def brute_sign_p(gains, losses):

@@ -18,8 +18,8 @@ from proagents_bench.contract import publish as schema
 from proagents_bench.contract.inputs import FILE_KINDS
 from proagents_bench.contract.publish import DOCUMENT_KINDS
 from proagents_bench.contract.rules import CROSS_FILE_RULES
-from proagents_bench.contract.shapes import (SCHEMA_KEY, AnyOf, Array, Boolean, Integer, Mapping,
-                                             Nullable, Number, Object, String, StringSet)
+from proagents_bench.contract.containers import SCHEMA_KEY, AnyOf, Array, Mapping, Nullable, Object
+from proagents_bench.contract.shapes import Boolean, Integer, Number, String, StringSet
 from proagents_bench.contract.validate import file_errors, version_errors
 from proagents_bench.jsonio import load as jsonload
 from tests.schema_check import schema_errors

@@ -22,7 +22,9 @@ from ..contract.vocabulary import MISSING_AS
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..jsonio.dump import document_bytes
-from ..maintenance.health import Health, Package, health_document, measure, out_of_memory
+from ..maintenance.health import Package, measure, out_of_memory
+from ..maintenance.health_document import health_document
+from ..maintenance.health_figures import Health
 from ..reports import write as reports
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Iterator, List
 
 from ..errors import ContractError
 from .inputs import PROTOCOL
-from .shapes import (AnyOf, Boolean, Field, Integer, Mapping, Nullable, Number, Object, Rule,
-                     String, StringSet)
+from .containers import AnyOf, Field, Mapping, Nullable, Object
+from .shapes import Boolean, Integer, Number, Rule, String, StringSet
 from .validate import version_errors
 from .harness_docs import (DOCS_OF, SHARED_DEFAULTS, harness_defaults, mapping_key_text,
                            sources_text)

@@ -21,13 +21,14 @@ import json
 import os
 from typing import TYPE_CHECKING, Dict, Iterator, List, Tuple
 
+from .containers import SCHEMA_KEY, Object, object_shapes
 from .gates import CASE_FINDERS, GATES, version_span
 from .inputs import FILE_KINDS
 from .mapping import MAPPING_KINDS
 from .output import OUTPUT
 from .release import RELEASE_KINDS, RELEASE_OUTPUT
 from .rules import CROSS_FILE_RULES
-from .shapes import SCHEMA_KEY, Object, Rule, object_shapes
+from .shapes import Rule
 from .vocabulary import BLOCK, BLOCKING, HARDNESS, REVIEW, REVIEWING
 
 if TYPE_CHECKING:  # for annotations only

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Sequence, cast
 from ..contract.gates import AT_LEAST, CRITICAL_GATE, Gate, deciding_gates
 from ..contract.vocabulary import (BLOCK, BLOCKING, HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS,
                                    REVIEW, REVIEWING, STRICT)
-from ..stats.paired import MCNEMAR, NORMAL_LIMIT, RANDOMIZATION
+from ..stats.exact_tests import MCNEMAR, NORMAL_LIMIT, RANDOMIZATION
 from ..text import show_number
 from .comparison import MIN_TAIL_RESAMPLES, Comparison, Evidence, minimum_samples
 from .grading import CHECK_BITS
@@ -32,7 +32,7 @@ from .metrics import MEASURED_FIELD, SystemMetrics
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
     from ..stats.exact import Exact
-    from ..stats.paired import ExactTest
+    from ..stats.exact_tests import ExactTest
 
 
 class Finding:
@@ -267,7 +267,7 @@ UNIT_WORDS = {"task": ("task", "tasks"), "family": ("family", "families")}
 # What each level's difference is called in a reason.
 LEVEL_WORDS = {"task": "paired task success", "trial": "trial-level"}
 EXACT_TEST_METRIC = "%s_exact_test_p"  # the finding's metric, by level: task_exact_test_p
-# The one-sided test in a reason, by how it was computed (stats/paired.py).
+# The one-sided test in a reason, by how it was computed (stats/exact_tests.py).
 TEST_WORDS = {
     MCNEMAR: "McNemar's exact one-sided test",
     RANDOMIZATION: "the exact one-sided sign-flip randomization test",

@@ -1,3 +1,4 @@
 """The reports beside the JSON document, for people and for CI: HTML (``html``, with inline
-SVG charts from ``svg``), Markdown (``markdown``) and JUnit XML (``junit``), all three read
-from one view of the evaluation (``view``), and written all or none (``write``)."""
+SVG charts from ``charts``), Markdown (``markdown``) and JUnit XML (``junit``), all three read
+from one view of the evaluation (``view``, its values in ``words``), and written all or none
+(``write``)."""

@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tupl
 from ..contract.gates import CRITICAL_GATE, TASK_GATE, Gate
 from ..contract.vocabulary import BLOCKING, HARDNESS, NOT_RUN_FINDINGS, REVIEWING
 from ..version import NAME
-from .view import (NOT_JUDGED, clean, gate_states, hardness, note_facts, notes,
-                   show, show_gate, shorten, task_rows)
+from .view import NOT_JUDGED, gate_states, hardness, note_facts, notes, task_rows
+from .words import clean, shorten, show, show_gate
 from .view import latencies as latencies_of
 
 if TYPE_CHECKING:  # for annotations only

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, cast
 from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..version import NAME
-from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, clean, counted, gate_states,
-                   gate_text, held_text, interval_rows, metric_rows, metric_value, note_facts,
-                   notes, problems_first, reason_groups, shorten, show, show_gate, slices,
-                   task_rows)
+from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, gate_states, gate_text, held_text,
+                   interval_rows, metric_rows, metric_value, note_facts, notes, problems_first,
+                   reason_groups, slices, task_rows)
+from .words import clean, counted, shorten, show, show_gate
 
 if TYPE_CHECKING:  # for annotations only
     from ..contract.gates import Gate

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Tuple
 from ..contract.vocabulary import INFO_TIER
 from .junit import Case, _element, _failure, _suite
 from .release_view import RESULT_WORDS, hypothesis_text, rows
-from .view import shorten
+from .words import shorten
 
 if TYPE_CHECKING:  # for annotations only
     from ..release import Release

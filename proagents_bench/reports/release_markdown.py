@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from .markdown import ICONS, MAX_BYTES, text
 from .release_view import ACTION_WORDS, RESULT_WORDS, benchmark_count, hypothesis_text, rows
-from .view import counted
+from .words import counted
 
 if TYPE_CHECKING:  # for annotations only
     from ..release import Release

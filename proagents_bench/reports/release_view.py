@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, List, Optional
 
 from ..contract.vocabulary import BLOCK, INCOMPARABLE, PASS, REVIEW
 from ..evaluation.release import show_probability
-from .view import show
+from .words import show
 from .write import REPORTS, Report
 
 if TYPE_CHECKING:  # for annotations only

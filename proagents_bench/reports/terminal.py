@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from ..contract.gates import Gate
 from ..contract.vocabulary import BLOCK, BLOCKING, INCOMPARABLE, PASS, REVIEW, REVIEWING
-from .view import (ACTION_WORDS, clean, counted, gate_states, gate_text, hardness,
-                   interval_rows, metric_rows, metric_value, notes, problems_first,
-                   reason_groups, show, show_gate, task_rows)
+from .view import (ACTION_WORDS, gate_states, gate_text, hardness, interval_rows, metric_rows,
+                   metric_value, notes, problems_first, reason_groups, task_rows)
+from .words import clean, counted, show, show_gate
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision

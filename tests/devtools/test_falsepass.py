@@ -11,7 +11,8 @@ from math import comb
 from devtools import falsepass
 from proagents_bench.stats.ideal_bootstrap import (bound_passes, lower_tail,
                                                    lower_tail_exact)
-from proagents_bench.stats.paired import sign_test_p, unit_standard_error
+from proagents_bench.stats.exact_tests import sign_test_p
+from proagents_bench.stats.paired import unit_standard_error
 from tests.devtools.support import run_devtools
 from tests.support import ROOT, evaluate_package, outcome_package
 
