@@ -98,6 +98,7 @@ class Part:
                 if case["split"] != TEST_SPLIT or case["id"] in self.test_ids]
         self.task_count = len(self.test_ids)
         self.cases_bytes = cut(cases, {("cases",): kept})
+        self.cases_sha256 = hashlib.sha256(self.cases_bytes).hexdigest()
 
     def results_bytes(self, results: load.Document) -> bytes:
         """A valid results package cut down to this part's test cases' records."""
