@@ -24,10 +24,11 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Tupl
 
 from ..errors import ContractErrors
 from ..jsonio.dump import document_bytes
-from . import database, feedback, leaderboard, phases, public, teams, tokens, versions
+from . import (database, feedback, leaderboard, leaderboard_page, phases, public, teams, tokens,
+               versions)
 from .audit import AuditEntry
-from .problems import PROBLEM_TYPE, Problem
 from .benchmark import Benchmark
+from .problems import PROBLEM_TYPE, Problem
 from .submissions import Submitter, now_iso
 from .teams import Team
 
@@ -204,7 +205,7 @@ class ServiceApp:
         return problem.status, headers, problem.body()
 
     def leaderboard(self, request: Request) -> Response:
-        page = leaderboard.render(self.database_path, self.benchmark.versions)
+        page = leaderboard_page.render(self.database_path, self.benchmark.versions)
         return 200, [("Content-Type", HTML_TYPE), (
             "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")], page
 
