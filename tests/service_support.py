@@ -21,6 +21,7 @@ from proagents_bench.service.server import make_server
 from proagents_bench.service.benchmark import Benchmark
 
 from .support import RUN_BENCHMARK, TempDir, example_package, load_example
+from .test_package_evidence import cases_v2, results_v3, system
 
 HTTP_TIMEOUT = 30.0
 JSON = "application/json"
@@ -77,6 +78,21 @@ def secret_baseline(cases):
                     record["side_effects"] = ["secret-observed-%s-%d" % (
                         record["case_id"], record["trial_id"])]
     return results
+
+
+def evidence_package():
+    """(cases, results) of a benchmark whose files carry findings of their own: cases v2
+    declaring the development split absent, and a results v3 package whose baseline
+    recorded a trial as unknown."""
+    def recorded_unknown(results):
+        chosen = system(results, "baseline")
+        record = chosen["records"][2]
+        record.update(status="unknown", final_state=None, side_effects=[], tools_used=[],
+                      latency_ms=None, cost_units=None)
+        chosen["provenance"].update(missing_as="unknown", recorded_unknown=[
+            {"case_id": record["case_id"], "trial_id": record["trial_id"]}])
+
+    return cases_v2(["development"], drop=("development",)), results_v3(recorded_unknown)
 
 
 def write_benchmark(folder, cases=None, results=None, spec=None):

@@ -20,9 +20,10 @@ import os
 import re
 import unittest
 
-from .service_support import Service, failing, raw_exchange, submission_bytes
+from .service_support import (Service, evidence_package, failing, raw_exchange,
+                              submission_bytes)
 from .support import ROOT, example_package, run_cli
-from .test_package_evidence import cases_v2, results_v3, system
+from .test_package_evidence import system
 
 GOLDEN = os.path.join(ROOT, "tests", "golden", "service_answers.json")
 SEED = "0123456789abcdef" * 4
@@ -199,17 +200,8 @@ def example_scenario(test):
 def evidence_scenario(test):
     """A results v3 baseline that recorded a trial as unknown, on cases v2 that declare the
     development split absent: the package's own findings, every test case and a part."""
-    def recorded_unknown(results):
-        chosen = system(results, "baseline")
-        record = chosen["records"][2]
-        record.update(status="unknown", final_state=None, side_effects=[], tools_used=[],
-                      latency_ms=None, cost_units=None)
-        chosen["provenance"].update(missing_as="unknown", recorded_unknown=[
-            {"case_id": record["case_id"], "trial_id": record["trial_id"]}])
-
-    results = results_v3(recorded_unknown)
-    service = Service(test, results=results,
-                      cases=cases_v2(["development"], drop=("development",)))
+    cases, results = evidence_package()
+    service = Service(test, results=results, cases=cases)
     recorder = Recorder(service)
     token = service.team("maintainers", level="full")
     ladder = service.team("ladder", level="ladder")

@@ -21,9 +21,9 @@ from proagents_bench.service.benchmark import Benchmark
 from proagents_bench.tools.synthetic import make_package
 
 from . import oracles
-from .service_support import candidate_only, write_benchmark
+from .service_support import candidate_only, evidence_package, write_benchmark
 from .support import TempDir, example_package
-from .test_package_evidence import PROVENANCE, cases_v2, results_v3, system
+from .test_package_evidence import PROVENANCE
 
 SPLITS = 20  # seeded random parts of each synthetic package
 NAMED_ONLY_BY_THE_FILES = ("inputs", "evidence_fingerprint")
@@ -68,22 +68,6 @@ PACKAGES = {
 }
 
 
-def _evidence_package():
-    """The service's results v3 fixture: a baseline trial recorded as unknown, cases v2
-    declaring the development split absent."""
-    def recorded_unknown(results):
-        chosen = system(results, "baseline")
-        record = chosen["records"][2]
-        record.update(status="unknown", final_state=None, side_effects=[], tools_used=[],
-                      latency_ms=None, cost_units=None)
-        chosen["provenance"].update(missing_as="unknown", recorded_unknown=[
-            {"case_id": record["case_id"], "trial_id": record["trial_id"]}])
-
-    spec = example_package()[0]
-    return spec, cases_v2(["development"], drop=("development",)), results_v3(
-        recorded_unknown)
-
-
 class PartTests(unittest.TestCase):
     def held_to_the_files(self, spec, cases, results, parts_to_try, submissions=None):
         """Every submission (the package's candidate by default) decided on every test
@@ -119,7 +103,8 @@ class PartTests(unittest.TestCase):
         self.held_to_the_files(spec, cases, results, [tests[:2], tests[2:], tests[1:2]], [
             json.dumps(candidate_only(results), indent=1).encode("utf-8"),
             json.dumps(incomparable).encode("utf-8")])
-        self.held_to_the_files(*_evidence_package(), [tests[:3], tests[3:]])
+        evidence_cases, evidence_results = evidence_package()
+        self.held_to_the_files(spec, evidence_cases, evidence_results, [tests[:3], tests[3:]])
 
     def test_seeded_random_parts(self):
         for name, make in sorted(PACKAGES.items()):
