@@ -6,11 +6,9 @@ placed at its file, line and column. It never prints and never exits: the comman
 it may pass a ``progress`` callback, which is told the name of each stage as it starts and
 how much that stage works on (``progress("grading", 1000000, "trials")``).
 
-It is two steps, each usable on its own: :func:`check` loads the three files and runs every
-contract check (a :class:`Checked`, with the evidence fingerprint started), and
-:meth:`Checked.decide` grades, compares, decides and renders, on every test task or on a part
-of them. ``evaluate(...)`` is ``check(...).decide()``. The private-test service checks a
-submission once and decides it on the part of the test cases a phase scores.
+``evaluate(...)`` is ``check(...).decide()``: :func:`check` loads the files and runs every
+contract check once; :meth:`Checked.decide` does the rest, on every test task or on a part of
+them (the private-test service decides a submission on a phase's part from its one check).
 
 Every stage is linear in the records (one pass for coverage and canonical order, one grading
 pass, no sort of the records but a partial one for the p95 latency) and the bootstrap is
@@ -29,17 +27,15 @@ from __future__ import annotations
 
 import os
 from decimal import Decimal
-from fractions import Fraction
 from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, List, NoReturn, Optional,
                     Sequence, Tuple, TypedDict)
 
-from .contract.gates import deciding_gates
 from .contract.rules import Context, cross_file_errors
 from .contract.validate import file_errors
-from .contract.vocabulary import CANDIDATE_ROLE, PASS, TEST_SPLIT
+from .contract.vocabulary import CANDIDATE_ROLE, TEST_SPLIT
 from .errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from .evaluation.comparison import compare, protocol_mismatches
-from .evaluation.decision import Decision, decide, incomparable
+from .evaluation.decision import decide, incomparable
 from .evaluation.evidence import package_findings
 from .evaluation.grading import grade_system
 from .evaluation.metrics import SystemMetrics
@@ -47,6 +43,7 @@ from .jsonio import JSONObject, load
 from .jsonio.canonical import evidence_fingerprint
 from .jsonio.gcpause import CollectorPaused
 from .render import document as render
+from .render.evaluation import Evaluation as Evaluation  # what evaluate() returns
 from .text import display_name
 from .version import VERSION
 
@@ -65,11 +62,9 @@ KindError = Tuple[str, ContractError]
 class InputFile:
     """One input: its ``kind`` (spec, cases or results), the ``path`` to open, and the name
     to show for it (``shown``: the path as given). With ``data`` the file's bytes are given
-    instead of read (the importers' checks); with ``document`` the file is given loaded (the
-    private-test service's spec and cases, loaded at start, and a submission with the
-    maintainer's baseline added to its value). A ``checked`` document passed its own
-    contract before (:func:`check` runs only the rules across the files on it); the caller
-    keeps a given document: the pipeline never changes it."""
+    instead of read (the importers' checks); with ``document``, the file loaded (the
+    service's), which the pipeline never changes, and ``checked`` when it passed its own
+    contract before (then only the rules across the files run on it)."""
 
     def __init__(self, kind: str, path: Optional[str] = None, shown: Optional[str] = None,
                  data: Optional[bytes] = None, document: Optional[load.Document] = None,
@@ -107,57 +102,6 @@ class InputFile:
         if self.path is None:
             raise TypeError("an input file needs a path or its bytes")
         return load.load_file(self.path, source=self.shown)
-
-
-class Evaluation:
-    """The decision and its document.
-
-    ``decision`` holds the action, the reasons and every finding with its severity and
-    reason; ``spec`` is the spec as validated (exact values), ``gates`` its gates,
-    ``gate_rows`` the rows of the gates table that decide under its version, and
-    ``bootstrap_distribution`` the resampled means as sorted (mean, how many samples) pairs
-    of exact values (None when INCOMPARABLE), all for reports and the planner. ``document`` is the decision document as plain data;
-    its per-trial evidence is built on first use, and :meth:`chunks` writes the same bytes
-    straight from the graded records, so printing a decision never builds a dict per trial.
-    """
-
-    def __init__(self, decision: Decision, document: JSONObject, spec: JSONObject,
-                 bootstrap_distribution: Optional[List[Tuple[Fraction, int]]] = None) -> None:
-        self.decision = decision
-        self._document = document
-        self.spec = spec
-        self.gates = spec["gates"]
-        self.gate_rows = deciding_gates(spec["schema_version"])
-        self.bootstrap_distribution = bootstrap_distribution
-
-    @property
-    def action(self) -> str:
-        return self.decision.action
-
-    @property
-    def passed(self) -> bool:
-        return self.decision.action == PASS
-
-    @property
-    def document(self) -> JSONObject:
-        return render.materialize(self._document)
-
-    @property
-    def lazy_document(self) -> JSONObject:
-        """The document with each system's ``trial_results`` still kept as the graded
-        records (a :class:`~proagents_bench.render.trialrows.TrialRows`, which gives single
-        entries and all latencies on demand): what the reports read, so that a report of a
-        million trials never builds a million dicts."""
-        return self._document
-
-    def chunks(self) -> List[bytes]:
-        """The document's bytes (exactly ``render.dumps(self.document)``) as a list of
-        chunks of about a megabyte each."""
-        with CollectorPaused():
-            return list(render.chunks(self._document))
-
-    def dumps(self) -> bytes:
-        return b"".join(self.chunks())
 
 
 class PendingFingerprint:
@@ -236,11 +180,9 @@ def _quiet(stage: str, count: Optional[int] = None, unit: str = "") -> None:
 
 class Checked:
     """Three files that passed every contract check: the validated ``spec``, ``cases`` and
-    ``results``, the baseline and candidate ``systems`` (records in canonical order), the
-    loaded ``documents`` by kind, what the decision document says of the ``inputs``, and the
-    evidence fingerprint, started. :meth:`decide` makes the decision, on every test task or
-    on a part of them, as many times as asked: the files are loaded, validated and checked
-    once."""
+    ``results``, the ``systems`` (records in canonical order), the loaded ``documents``, what
+    the document says of the ``inputs``, and the evidence fingerprint, started; decide as
+    often as asked, on every test task or on a part of them."""
 
     def __init__(self, context: Context, systems: Systems,
                  documents: Dict[str, load.Document], inputs: JSONObject,
@@ -354,12 +296,8 @@ def _check(inputs: Sequence[InputFile], candidate_id: Optional[str], progress: P
                                         documents["results"].value, presumed,
                                         _recorded_decimals(documents))
     try:
-        values = _validate(documents, load_errors,
+        context = _context(documents, load_errors, candidate_id,
                            {item.kind for item in inputs if item.checked})
-        context = Context(values["spec"], values["cases"], values["results"], candidate_id)
-        errors = cross_file_errors(context)
-        if errors:
-            _raise_located(errors, documents)
     except BaseException:  # a failed check, or a signal: the fingerprint is not needed
         if fingerprint is not None:
             fingerprint.abandon()
@@ -397,10 +335,7 @@ def load_benchmark(spec: InputFile, cases: InputFile,
     documents, or raise :class:`ContractErrors` placed at their lines (the commands that read
     many results packages of one benchmark: ``health``, ``diff``)."""
     documents, errors = _load([spec, cases], progress or _quiet)
-    values = _validate(documents, errors)
-    found = cross_file_errors(Context(values["spec"], values["cases"]))
-    if found:
-        _raise_located(found, documents)
+    _context(documents, errors)
     return documents["spec"], documents["cases"]
 
 
@@ -410,15 +345,8 @@ def check_results(spec: load.Document, cases: load.Document, results: load.Docum
     :func:`load_benchmark`, with the gate's own checks (the file's contract, then every rule
     across the files); return the rules' :class:`Context` (its ``systems`` hold the records in
     canonical order), or raise :class:`ContractErrors` placed in the results file."""
-    documents = {"spec": spec, "cases": cases, "results": results}
-    problems = file_errors("results", results.value)
-    if problems:
-        _raise_located([("results", error) for error in problems], documents)
-    context = Context(spec.value, cases.value, results.value, candidate_id)
-    found = cross_file_errors(context)
-    if found:
-        _raise_located(found, documents)
-    return context
+    return _context({"spec": spec, "cases": cases, "results": results}, [], candidate_id,
+                    {"spec", "cases"})
 
 
 def _load(inputs: Sequence[InputFile],
@@ -442,6 +370,19 @@ def _record_count(results: object) -> int:
         return 0
     return sum(len(system["records"]) for system in systems
                if isinstance(system, dict) and isinstance(system.get("records"), list))
+
+
+def _context(documents: Dict[str, load.Document], errors: List[KindError],
+             candidate_id: Optional[str] = None,
+             checked: AbstractSet[str] = frozenset()) -> Context:
+    """Validate the loaded files (but the kinds ``checked`` before), then every rule across
+    them: the rules' :class:`Context`, or :class:`ContractErrors` placed at their lines."""
+    values = _validate(documents, errors, checked)
+    context = Context(values["spec"], values["cases"], values.get("results"), candidate_id)
+    found = cross_file_errors(context)
+    if found:
+        _raise_located(found, documents)
+    return context
 
 
 def _validate(documents: Dict[str, load.Document], errors: List[KindError],
