@@ -13,6 +13,8 @@ import json
 import random
 import unittest
 
+from proagents_bench import pipeline
+from proagents_bench.cli import gate_command
 from proagents_bench.jsonio.dump import document_bytes
 from fractions import Fraction
 
@@ -121,6 +123,29 @@ class PartTests(unittest.TestCase):
                     tried.append(rng.sample(tests, rng.randint(1, len(tests) - 1)))
             with self.subTest(package=name):
                 self.held_to_the_files(spec, cases, results, tried)
+
+
+class TwoStepTests(unittest.TestCase):
+    """The pipeline's two steps, as the service uses them."""
+
+    def test_a_given_document_is_never_changed_and_only_a_given_one_counts_as_checked(self):
+        spec, cases, results = gate_command.default_inputs()
+        given = results.load()
+        checked = pipeline.check([spec, cases, pipeline.InputFile(
+            "results", shown="results.json", document=given)])
+        self.assertEqual(checked.documents["results"].text, given.text)
+        self.assertTrue(given.text and given.decimals is not None)
+        self.assertEqual(checked.documents["spec"].text, "")  # loaded here: released
+        with self.assertRaises(TypeError):
+            pipeline.InputFile("cases", cases.path, checked=True)
+
+    def test_a_part_holds_a_test_case(self):
+        checked = pipeline.check(gate_command.default_inputs())
+        self.assertEqual(document_bytes(checked.decide().document),
+                         document_bytes(pipeline.evaluate(gate_command.default_inputs())
+                                        .document))
+        with self.assertRaises(ValueError):
+            checked.decide(frozenset(["train-refund-basic"]))
 
 
 if __name__ == "__main__":
