@@ -25,7 +25,7 @@ from proagents_bench.tools.synthetic import make_package
 from . import oracles
 from .service_support import candidate_only, evidence_package, write_benchmark
 from .support import TempDir, example_package
-from .test_package_evidence import PROVENANCE
+from .test_package_evidence import PROVENANCE, system
 
 SPLITS = 20  # seeded random parts of each synthetic package
 NAMED_ONLY_BY_THE_FILES = ("inputs", "evidence_fingerprint")
@@ -47,6 +47,9 @@ def _v3_package():
             {"case_id": record["case_id"], "trial_id": record["trial_id"]}])
         for other in chosen["records"][::5]:
             other["latency_ms"] = None
+    # A number of the baseline's alone whose canonical form is not its double's text
+    # (0.00001234, not 1.234e-05): the evidence fingerprint must know every Decimal.
+    system(results, "baseline")["records"][1]["cost_units"] = 1.234e-05
     return spec, cases, results
 
 

@@ -66,16 +66,20 @@ class Benchmark:
                 (), baseline_path)])
         spec, cases, baseline = (checked.documents[kind] for kind in pipeline.KINDS)
         self.cases_bytes = _read(cases_path)  # kept as served (versions.py)
-        self.files_sha256 = {kind: hashlib.sha256(_read(path)).hexdigest() for kind, path in (
-            ("spec", spec_path), ("cases", cases_path), ("baseline", baseline_path))}
+        self.baseline_package = _read(baseline_path)  # cut down to a part at phase open
+        self.files_sha256 = {kind: hashlib.sha256(data).hexdigest() for kind, data in (
+            ("spec", _read(spec_path)), ("cases", self.cases_bytes),
+            ("baseline", self.baseline_package))}
         # As a submission's inputs name them (the maintainer's paths are never shown).
         self.spec_input = pipeline.InputFile("spec", shown=SPEC_NAME, checked=True,
                                              document=_named(spec, SPEC_NAME))
         self.cases_input = pipeline.InputFile("cases", shown=CASES_NAME, checked=True,
                                               document=_named(cases, CASES_NAME))
         self.cases_document = cases
-        self.baseline_document = baseline
+        # What a submission needs of the baseline's package: its system, as a value (with
+        # every Decimal in it, for the fingerprint) and as written.
         self.baseline_system = checked.systems.baseline
+        self.baseline_decimals = _decimals_in(self.baseline_system)
         start, end = baseline.span(("systems", checked.systems.baseline_index))
         self.baseline_text = baseline.text[start:end]
         self.results_version = baseline.value["schema_version"]
@@ -115,9 +119,10 @@ class Benchmark:
             data = piece.encode("utf-8")
             digest.update(data)
             size += len(data)
+        decimals = submission.decimals
         results = load.Document(SUBMISSION_NAME, submission.text, combined, digest.hexdigest(),
-                                size, _joined(submission.decimals,
-                                              self.baseline_document.decimals))
+                                size, None if decimals is None else
+                                decimals + self.baseline_decimals)
         try:
             checked = pipeline.check([self.spec_input, self.cases_input, pipeline.InputFile(
                 "results", shown=SUBMISSION_NAME, document=results)])
@@ -168,12 +173,13 @@ class Benchmark:
         """Both parts of a split can be scored: the maintainer's baseline package, cut down
         to each part's test cases, passes the contract with that part's cases file
         (:class:`ContractErrors` otherwise)."""
+        package = load.parse_bytes(self.baseline_package, SUBMISSION_NAME)
         for part in (self.public_part(private_ids), self.part(private_ids)):
             pipeline.check([
                 self.spec_input,
                 pipeline.InputFile("cases", None, CASES_NAME, data=part.cases_bytes),
                 pipeline.InputFile("results", None, SUBMISSION_NAME,
-                                   data=part.results_bytes(self.baseline_document))]).abandon()
+                                   data=part.results_bytes(package))]).abandon()
 
 
 class Submission:
@@ -239,16 +245,20 @@ def _named(document: load.Document, name: str) -> load.Document:
                          document.decimals)
 
 
-def _joined(*lists: Optional[List[Decimal]]) -> Optional[List[Decimal]]:
-    """The Decimals of the submission and of the baseline's package: every Decimal of the
-    combined value, and some more, which the fingerprint allows (it reads their range and
-    their set); None when one of them was not recorded."""
-    joined: List[Decimal] = []
-    for found in lists:
-        if found is None:
-            return None
-        joined.extend(found)
-    return joined
+def _decimals_in(value: object) -> List[Decimal]:
+    """Every Decimal in a loaded value (in no particular order: the fingerprint reads only
+    their range and their set)."""
+    found: List[Decimal] = []
+    waiting = [value]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, dict):
+            waiting.extend(item.values())
+        elif isinstance(item, list):
+            waiting.extend(item)
+        elif isinstance(item, Decimal):
+            found.append(item)
+    return found
 
 
 def _in_submission(errors: List[ContractError], count: int) -> List[ContractError]:
