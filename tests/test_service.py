@@ -21,7 +21,7 @@ from proagents_bench.service import budget, database, feedback, phases, public, 
 from proagents_bench.service.app import ServiceApp, SetupError, create_app
 from proagents_bench.service.audit import AuditEntry
 from proagents_bench.service.problems import PROBLEMS
-from proagents_bench.service.submissions import Benchmark
+from proagents_bench.service.benchmark import Benchmark
 
 from .service_support import (Service, call, failing, secret_baseline, secret_cases,
                               submission_bytes, write_benchmark)

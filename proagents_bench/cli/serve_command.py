@@ -20,22 +20,10 @@ from ..service import database, phases
 from ..service.app import MAX_SUBMISSION_BYTES, ServiceApp
 from ..service.server import (DEFAULT_HOST, REQUEST_DEADLINE_SECONDS, SOCKET_TIMEOUT_SECONDS,
                               make_server)
-from ..service.submissions import Benchmark
+from ..service.benchmark import Benchmark
 from . import Outcome, Session, contract_error_outcome
 from .streams import Interrupted
 from .usage import Parser, UsageError
-
-# A test hook, never set in production: with the value "after-store" the process ends at once
-# (os._exit: no cleanup, as kill -9 would) after a scored submission is committed and before
-# it is answered. The crash test starts the server with it.
-CRASH_HOOK_VARIABLE = "PROAGENTS_BENCH_SERVICE_TEST_CRASH"
-CRASH_AFTER_STORE = "after-store"
-CRASH_EXIT_STATUS = 70
-
-
-def _crash() -> None:
-    os._exit(CRASH_EXIT_STATUS)
-
 
 PHASE_ERROR_CODE = "cli.phase"
 
@@ -113,9 +101,8 @@ def run(arguments: List[str], session: Session) -> Outcome:
     except phases.PhaseError as problem:
         return contract_error_outcome([ContractError(PHASE_ERROR_CODE, str(problem))])
     phases.record_served(path, benchmark)
-    crash = os.environ.get(CRASH_HOOK_VARIABLE) == CRASH_AFTER_STORE
     try:
-        app = ServiceApp(benchmark, path, options.max_bytes, _crash if crash else None)
+        app = ServiceApp(benchmark, path, options.max_bytes)
     except ContractErrors as failure:  # a changed cases file under a version served before
         return contract_error_outcome(failure.errors, failure.omitted)
     try:
