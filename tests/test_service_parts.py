@@ -20,7 +20,7 @@ from fractions import Fraction
 
 from proagents_bench.service import parts
 from proagents_bench.service.benchmark import Benchmark
-from proagents_bench.tools.synthetic import make_package
+from devtools.synthetic import make_package
 
 from . import oracles
 from .service_support import candidate_only, evidence_package, write_benchmark
