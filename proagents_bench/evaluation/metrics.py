@@ -135,8 +135,8 @@ class SystemMetrics:
         self.side_effect_free_trial_rate = Fraction(
             _count_with(outcomes, SIDE_EFFECTS_SAFE), trials)
         self.unknown_trial_count = grades.unknown_trial_count
-        self.unmeasured_latency_trial_count = grades.latencies.count(None)
-        self.unmeasured_cost_trial_count = grades.costs.count(None)
+        self.unmeasured_latency_trial_count = grades.unmeasured_latency_count
+        self.unmeasured_cost_trial_count = grades.unmeasured_cost_count
         self.mean_latency_ms: Optional[Fraction] = None
         self.p95_latency_ms: Optional[Fraction] = None
         self.mean_cost_units: Optional[Fraction] = None
