@@ -143,28 +143,28 @@ class ForkedFingerprintTests(unittest.TestCase):
     """The fingerprint computed in a forked child gives the very same document."""
 
     def test_the_forked_fingerprint_is_the_same(self):
-        from proagents_bench.cli import parallel
+        from proagents_bench.cli import fork
         expected = run_cli(["--results", example_path("benchmark_results_regression.json")])
-        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
-                mock.patch.object(parallel, "_start_in_child",
-                                  wraps=parallel._start_in_child) as started:
+        with mock.patch.object(fork, "FORK_INPUT_BYTES", 0), \
+                mock.patch.object(fork, "_start_in_child",
+                                  wraps=fork._start_in_child) as started:
             forked = run_cli(["--results", example_path("benchmark_results_regression.json")])
         self.assertTrue(started.called)
         self.assertEqual((forked.status, forked.stdout), (expected.status, expected.stdout))
 
     def test_a_child_that_fails_leaves_the_fingerprint_to_the_parent(self):
-        from proagents_bench.cli import parallel
+        from proagents_bench.cli import fork
         expected = run_cli([])
-        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
-                mock.patch.object(parallel, "_FINGERPRINT_CHARS", 5):
+        with mock.patch.object(fork, "FORK_INPUT_BYTES", 0), \
+                mock.patch.object(fork, "_FINGERPRINT_CHARS", 5):
             self.assertEqual(run_cli([]).stdout, expected.stdout)
-        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
+        with mock.patch.object(fork, "FORK_INPUT_BYTES", 0), \
                 mock.patch.object(os, "fork", side_effect=OSError("no fork")):
             self.assertEqual(run_cli([]).stdout, expected.stdout)
 
     def test_the_child_starts_before_validation_and_ends_with_an_invalid_package(self):
-        from proagents_bench.cli import parallel
-        started, original = [], parallel._start_in_child
+        from proagents_bench.cli import fork
+        started, original = [], fork._start_in_child
 
         def start(*arguments):
             result = original(*arguments)
@@ -172,8 +172,8 @@ class ForkedFingerprintTests(unittest.TestCase):
             started.append(getattr(child, "pid", None))  # the pid, not the result
             return result
 
-        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
-                mock.patch.object(parallel, "_start_in_child", side_effect=start):
+        with mock.patch.object(fork, "FORK_INPUT_BYTES", 0), \
+                mock.patch.object(fork, "_start_in_child", side_effect=start):
             run = run_cli(["--cases", example_path("benchmark_cases_contract_error.json")])
         self.assertEqual(run.status, 2)
         self.assertEqual(len(started), 1)  # forked once the files loaded, before the checks
