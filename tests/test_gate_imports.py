@@ -44,6 +44,7 @@ GATE_MODULES = (
     "proagents_bench.jsonio",
     "proagents_bench.jsonio.atomic",
     "proagents_bench.jsonio.canonical",
+    "proagents_bench.jsonio.checks",
     "proagents_bench.jsonio.dump",
     "proagents_bench.jsonio.gcpause",
     "proagents_bench.jsonio.load",
@@ -69,13 +70,15 @@ GATE_MODULES = (
 )
 
 # What must never be among them, whatever the list above grows to: the other commands'
-# rooms, the schemas' builder, and the renderers of reports nobody asked for.
+# rooms, the schemas' builder, the loader's slow path (a valid file never needs it), and the
+# renderers of reports nobody asked for.
 NEVER = ("proagents_bench.importers", "proagents_bench.service",
          "proagents_bench.maintenance", "proagents_bench.planning", "proagents_bench.release",
          "proagents_bench.manifest", "proagents_bench.release_outcome",
          "proagents_bench.contract.publish", "proagents_bench.contract.mapping",
          "proagents_bench.contract.release", "proagents_bench.contract.harness_docs",
-         "proagents_bench.cli.parallel", "proagents_bench.tools", "devtools")
+         "proagents_bench.cli.parallel", "proagents_bench.jsonio.locate",
+         "proagents_bench.tools", "devtools")
 # Of reports/, only these may be imported by a plain run; of cli/, no other command module.
 ALLOWED_REPORTS = ("proagents_bench.reports", "proagents_bench.reports.registry",
                    "proagents_bench.reports.nodecision", "proagents_bench.reports.write")
