@@ -26,6 +26,7 @@ from proagents_bench.jsonio import dump as jsondump
 from proagents_bench.jsonio import load as jsonload
 from proagents_bench.jsonio.canonical import evidence_fingerprint
 from proagents_bench.render import document as render
+from proagents_bench.render import trialrows
 from proagents_bench.render.trialrows import TrialRows
 from proagents_bench.stats import exact, paired
 from proagents_bench.stats.quantiles import nearest_rank, nearest_rank_unsorted
@@ -198,6 +199,31 @@ class DocumentBytesTests(unittest.TestCase):
         self.assertEqual("".join(rows.json_pieces(2)),
                          "".join(jsondump.pieces(rows.to_list(), 2)))
         self.assertEqual("".join(TrialRows([], b"").json_pieces(0)), "[]")
+
+    def test_decimal_columns_are_written_as_their_doubles(self):
+        # A column of Decimals is written by their own texts when those are the doubles'
+        # (trialrows._decimal_texts): each value below fails one condition of that proof.
+        rng = random.Random(29)
+        odd = ["1.5E-7", "15", "0.00005", "1.50", "1.00000000000000001", "-0.00001",
+               "100.00", "0.30000000000000004", "1E+2", "123456789012345.6"]
+        plain = ["1725.38", "0.0306", "380.0", "-0.0", "0.0", "0.0001", "-1234567890123.5",
+                 "99999999999999.9", "0.1"]
+        columns = [[Decimal(text)] for text in odd + plain]
+        for _ in range(400):
+            integer = str(rng.randint(0, 10 ** rng.randint(0, 16)))
+            fraction = str(rng.randint(0, 10 ** rng.randint(1, 6))).zfill(rng.randint(1, 6))
+            text = rng.choice(["", "-"]) + integer + "." + fraction + rng.choice(
+                ["", "", "", "0", "e-3", "E+2"])
+            columns.append([Decimal(text)])
+        columns.append([Decimal(text) for text in plain] * 3)
+        columns.append([Decimal(text) for text in plain + odd[:1]])
+        for column in columns:
+            with self.subTest(column=column[:3]):
+                self.assertEqual(trialrows._number_texts(column, 3),
+                                 [float.__repr__(float(value)) for value in column])
+        self.assertIsNotNone(trialrows._decimal_texts([Decimal(text) for text in plain]))
+        for text in odd:
+            self.assertIsNone(trialrows._decimal_texts([Decimal(text)]), text)
 
 
 class ProgressTests(unittest.TestCase):
