@@ -184,30 +184,6 @@ class ForkedFingerprintTests(unittest.TestCase):
                 os.waitpid(child, os.WNOHANG)
 
 
-class GateImportsTests(unittest.TestCase):
-    """A gate run loads only the modules the gate needs: every module is compiled at each run
-    when no bytecode is cached (``python -B``), so the renderers of reports nobody asked for,
-    the importers and the service must stay out of its way."""
-
-    def test_the_gate_imports_no_importer_service_or_report_renderer(self):
-        probe = ("import io, os, sys; sys.path.insert(0, sys.argv[1]); "
-                 "from proagents_bench import cli; "
-                 "cli.main([], stdout=io.BytesIO(), stderr=io.StringIO()); "
-                 "print(' '.join(sorted(name for name in sys.modules "
-                 "if name.startswith('proagents_bench.'))))")
-        loaded = subprocess.run([sys.executable, "-B", "-c", probe,
-                                 os.path.dirname(RUN_BENCHMARK)], stdout=subprocess.PIPE,
-                                check=True).stdout.decode("ascii").split()
-        self.assertIn("proagents_bench.pipeline", loaded)
-        for name in loaded:
-            self.assertFalse(name.startswith(("proagents_bench.importers",
-                                              "proagents_bench.service",
-                                              "proagents_bench.reports.html",
-                                              "proagents_bench.reports.svg",
-                                              "proagents_bench.reports.junit",
-                                              "proagents_bench.reports.markdown")), name)
-
-
 class InputFileTests(unittest.TestCase):
     def test_an_input_given_as_bytes_needs_a_name(self):
         # The decision document names every input file (a string): bytes without a name
