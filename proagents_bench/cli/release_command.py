@@ -31,9 +31,10 @@ from ..reports.release_view import RELEASE_REPORTS, SECTION_KINDS
 from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
+from .fork import can_fork, forking_fingerprinter
 from .gate_command import (EXAMPLES_FOLDER, PROJECT_ROOT, Targets, add_decision_options,
                            add_output_options, deliver, guarded)
-from .parallel import can_fork, forked_map, forking_background, forking_fingerprinter, usable_cores
+from .parallel import forked_map, forking_background, usable_cores
 from .progress import Progress
 from .usage import Parser, UsageError
 
