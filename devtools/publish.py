@@ -17,7 +17,7 @@ from proagents_bench.cli import Outcome, Session, contract_error_outcome
 from proagents_bench.cli.status import EXIT_PASS, exit_status_table
 from proagents_bench.cli.usage import Parser, UsageError
 from proagents_bench.codes import code_table
-from proagents_bench.contract import harness_docs, publish
+from proagents_bench.contract import harness_docs, origins, publish
 from proagents_bench.contract.changes import changes_table
 from proagents_bench.errors import ContractError
 from proagents_bench.jsonio.atomic import AtomicWriteError, write_files_atomically
@@ -71,6 +71,7 @@ GENERATED = [
     Generated("importing.md", "log formats", harness_docs.formats_table),
     Generated("importing.md", "import defaults", harness_docs.defaults_table),
     Generated("importing.md", "record fields", harness_docs.records_table),
+    Generated("importing.md", "failure origins", origins.origins_table),
     Generated("service.md", "feedback levels", feedback.levels_table),
     Generated("service.md", "what each level leaks", feedback.leaks_table),
     Generated("maintaining.md", "kinds of change", changes_table),

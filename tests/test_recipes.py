@@ -106,6 +106,14 @@ HARNESS = [
      '# -- the table ---'),
     ("contract/harness_docs.py", "PROMPTFOO_DOCS, JSON_LINES_DOCS)",
      "PROMPTFOO_DOCS, JSON_LINES_DOCS,\n                                         DEMO_DOCS)"),
+    ("contract/origins.py", "from .harnesses import HARBOR,",
+     "from .harnesses import DEMO, HARBOR,"),
+    ("contract/origins.py", "# -- the table ---",
+     'DEMO_ROWS = (OriginRow(DEMO, "`outcome`", ("crashed",), INFRASTRUCTURE,\n'
+     '                       "the demo runner lost its sandbox", status="unknown"),)\n\n'
+     '# -- the table ---'),
+    ("contract/origins.py", "+ PROMPTFOO_ROWS + JSONL_ROWS)",
+     "+ PROMPTFOO_ROWS + JSONL_ROWS + DEMO_ROWS)"),
     ("importers/readers.py", "from ..contract.harnesses import (",
      "from ..contract.harnesses import (DEMO_JSONL, "),
     ("importers/readers.py", "from . import harbor,", "from . import demo_log, harbor,"),
@@ -224,6 +232,8 @@ found["results_schema"] = "demo-jsonl" in json.dumps(schema("results"))
 found["format_row"] = ('| `demo-jsonl` | Demo (`demo`) | Demo log | its first line: a JSON '
                        'object with "demo_log" (JSON lines) |') in pages["importing.md"]
 found["defaults_column"] = "Demo (`M`: `model`)" in pages["importing.md"]
+found["origin_row"] = ("| Demo | `outcome` | `crashed` | `unknown` | `infrastructure` | the demo "
+                       "runner lost its sandbox |") in pages["importing.md"]
 from proagents_bench.cli import import_command
 found["import_help"] = "Demo .demo.jsonl" in " ".join(
     import_command.build_parser("run_benchmark.py").format_help().split())
@@ -356,7 +366,7 @@ class RecipeTests(unittest.TestCase):
         self.assertEqual(found["provenance"], ["demo-jsonl", "demo"])
         self.assertEqual(found["imported_decision"], [0, "PASS"])
         for key in ("mapping_schema", "results_schema", "format_row", "defaults_column",
-                    "import_help"):
+                    "origin_row", "import_help"):
             self.assertTrue(found[key], key)
         # the feedback level: the team command, the docs, the service's answer
         self.assertEqual(found["team_level"], "action")

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ..contract.harness_docs import SWE_BENCH_DOCS
 from ..contract.harnesses import SWE_BENCH, SWEBENCH_SUMMARY
+from ..contract.origins import SWEBENCH_ROWS, origin_of
 from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, SUCCESS, UNKNOWN
 from ..errors import ContractErrors
@@ -171,7 +172,9 @@ def _trials(source: LogSource, outcome: Dict[str, Tuple[str, Optional[str], Path
             record = {"case_id": instance, "trial_id": 1, "status": status,
                       "final_state": final_state, "side_effects": [], "tools_used": [],
                       "latency_ms": None, "cost_units": None}
-            yield Trial(record, _case(instance, path), None, path)
+            # Whose a failure is: the outcome list's row (its path's first step).
+            yield Trial(record, _case(instance, path), None, path,
+                        origin=origin_of(SWEBENCH_ROWS, path[0]))
 
 
 def _case(instance: str, path: Path) -> JSONObject:
