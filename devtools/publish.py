@@ -21,6 +21,7 @@ from proagents_bench.contract import harness_docs, origins, publish
 from proagents_bench.contract.changes import changes_table
 from proagents_bench.errors import ContractError
 from proagents_bench.jsonio.atomic import AtomicWriteError, write_files_atomically
+from proagents_bench.maintenance import validity
 from proagents_bench.service import feedback
 
 from . import ROOT
@@ -75,6 +76,7 @@ GENERATED = [
     Generated("service.md", "feedback levels", feedback.levels_table),
     Generated("service.md", "what each level leaks", feedback.leaks_table),
     Generated("maintaining.md", "kinds of change", changes_table),
+    Generated("maintaining.md", "validity checks", validity.checks_table),
     Generated("release.md", "false-alarm tables", false_alarm_tables),
 ] + [Generated(page, "codes", functools.partial(code_table, families))
      for page, families in CODE_PAGES]
