@@ -25,11 +25,11 @@ from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from ..jsonio import JSONObject, load
 from ..jsonio.dump import document_bytes
 from ..maintenance.versions import DIFF, comparability, diff_cases, diff_specs, refusals
-from ..reports import write as reports
 from ..text import display_name
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Targets, add_output_options, guarded, text_width
+from .gate_command import text_width
+from .report_files import Targets, add_output_options, guarded
 from .status import EXIT_PASS
 from .streams import colour_wanted
 from .usage import Parser, UsageError
@@ -73,7 +73,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     return guarded(arguments, session, Targets(session, (), _inputs), _diff)
 
 
-def _diff(arguments: List[str], session: Session, targets: Targets) -> Outcome:
+def _diff(arguments: List[str], session: Session, targets: Targets[object]) -> Outcome:
     try:
         options = build_parser(session.program).parse_args(arguments)
     except UsageError as usage:
@@ -94,8 +94,7 @@ def _diff(arguments: List[str], session: Session, targets: Targets) -> Outcome:
         return contract_error_outcome(failure.errors, failure.omitted)
     data = document_bytes(document)
     output = targets.output
-    problems = reports.write([], None, session.guard.deferred, (output, data) if output
-                             else None)
+    problems = targets.write(None, data if output else None)
     if problems:
         return contract_error_outcome(problems)
     if targets.text:

@@ -25,12 +25,13 @@ from ..jsonio.dump import document_bytes
 from ..maintenance.health import Package, measure, out_of_memory
 from ..maintenance.health_document import health_document
 from ..maintenance.health_figures import Health
-from ..reports import write as reports
+from ..reports.registry import HEALTH_REPORTS
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Targets, add_output_options, guarded, text_width
+from .gate_command import text_width
 from .parallel import in_background
 from .progress import EAGER_BYTES, Progress
+from .report_files import Targets, add_output_options, guarded
 from .status import EXIT_PASS
 from .streams import colour_wanted
 from .usage import Parser, UsageError
@@ -70,7 +71,7 @@ def build_parser(program: str) -> Parser:
                              "--baseline)")
     parser.add_argument("--baseline", metavar="FILE",
                         help="with --data: the service's baseline package")
-    add_output_options(parser, reports.HEALTH_REPORTS, "the HEALTH document")
+    add_output_options(parser, HEALTH_REPORTS, "the HEALTH document")
     return parser
 
 
@@ -88,11 +89,10 @@ def _inputs(options: argparse.Namespace) -> List[pipeline.InputFile]:
 
 
 def run(arguments: List[str], session: Session) -> Outcome:
-    return guarded(arguments, session, Targets(session, reports.HEALTH_REPORTS, _inputs),
-                   _health)
+    return guarded(arguments, session, Targets(session, HEALTH_REPORTS, _inputs), _health)
 
 
-def _health(arguments: List[str], session: Session, targets: Targets) -> Outcome:
+def _health(arguments: List[str], session: Session, targets: Targets[Health]) -> Outcome:
     try:
         options = build_parser(session.program).parse_args(arguments)
     except UsageError as usage:
@@ -111,7 +111,7 @@ def _health(arguments: List[str], session: Session, targets: Targets) -> Outcome
     return contract_error_outcome([out_of_memory(cases, packages)])
 
 
-def _measured(options: argparse.Namespace, session: Session, targets: Targets,
+def _measured(options: argparse.Namespace, session: Session, targets: Targets[Health],
               spec: pipeline.InputFile, cases: pipeline.InputFile,
               packages: List[Package]) -> Outcome:
     """The health of ``packages`` (extended in place by the logs imported and the service's
@@ -129,8 +129,7 @@ def _measured(options: argparse.Namespace, session: Session, targets: Targets,
         return contract_error_outcome(failure.errors, failure.omitted)
     document = document_bytes(health_document(health, VERSION))
     output = targets.output
-    problems = reports.write(targets.reports, health, session.guard.deferred,
-                             (output, document) if output else None)
+    problems = targets.write(health, document if output else None)
     if problems:
         return contract_error_outcome(problems)
     if targets.text:
@@ -140,7 +139,7 @@ def _measured(options: argparse.Namespace, session: Session, targets: Targets,
     return Outcome(EXIT_PASS, stdout, kept=health)
 
 
-def _text(health: Health, session: Session, targets: Targets) -> bytes:
+def _text(health: Health, session: Session, targets: Targets[Health]) -> bytes:
     from ..reports import health_text  # imported only when a person reads the run
     return health_text.render(health, text_width(), colour_wanted(session.stdout.isatty()),
                               targets.hints())

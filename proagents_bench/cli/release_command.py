@@ -17,7 +17,6 @@ import argparse
 import os
 import pickle
 import struct
-from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
 
 from .. import release as releases
@@ -26,16 +25,15 @@ from ..errors import ContractError, ContractErrors
 from ..jsonio.dump import document_bytes
 from ..jsonio.gcpause import CollectorPaused
 from ..render.release import Spliced
-from ..reports import write as reports
-from ..reports.release_view import RELEASE_REPORTS, SECTION_KINDS
+from ..reports.registry import RELEASE_REPORTS, REPORTS, release_text
 from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
 from .fork import can_fork, forking_fingerprinter
-from .gate_command import (EXAMPLES_FOLDER, PROJECT_ROOT, Targets, add_decision_options,
-                           add_output_options, deliver, guarded)
+from .gate_command import EXAMPLES_FOLDER, PROJECT_ROOT, add_decision_options, deliver
 from .parallel import forked_map, forking_background, usable_cores
 from .progress import Progress
+from .report_files import Targets, add_output_options, guarded
 from .usage import Parser, UsageError
 
 if TYPE_CHECKING:  # for annotations only
@@ -72,8 +70,8 @@ def build_parser(program: str) -> Parser:
 
 
 class _Input:
-    """A file a release reads, for the checks of the report paths (``reports.checked_paths``
-    reads its ``kind``, ``path`` and ``shown``)."""
+    """A file a release reads, for the checks of the report paths (``checked_paths`` reads
+    its ``kind``, ``path`` and ``shown``)."""
 
     def __init__(self, kind: str, place: releases.Place) -> None:
         self.kind = kind
@@ -99,14 +97,14 @@ class _ReleaseInputs:
 
 def run(arguments: List[str], session: Session) -> Outcome:
     """Decide the release. A run that ends without a decision replaces every report it names
-    and its ``--output``, as the gate's does (:func:`~.gate_command.guarded`)."""
+    and its ``--output``, as the gate's does (:func:`~.report_files.guarded`)."""
     inputs = _ReleaseInputs()
     return guarded(arguments, session, Targets(session, RELEASE_REPORTS, inputs),
                    lambda arguments, session, targets: _release(arguments, session, targets,
                                                                 inputs))
 
 
-def _release(arguments: List[str], session: Session, targets: Targets,
+def _release(arguments: List[str], session: Session, targets: Targets[releases.Release],
              inputs: _ReleaseInputs) -> Outcome:
     try:
         options = build_parser(session.program).parse_args(arguments)
@@ -136,8 +134,9 @@ def _release(arguments: List[str], session: Session, targets: Targets,
     problems = targets.aim(options)  # now against every file of every benchmark too
     if problems:
         return contract_error_outcome(problems)
-    renderers = {SECTION_KINDS[report.module]: _section(SECTION_KINDS[report.module])
-                 for report, _path in targets.reports}
+    kinds = {report.kind for report, _path in targets.reports}
+    renderers: Dict[str, releases.Renderer] = {report.kind: report.render for report in REPORTS
+                 if report.kind in kinds and not report.append}
     workers = options.jobs or usable_cores()
     if progress is not None:
         progress("deciding the benchmarks, %d at once" % min(workers, len(manifest.jobs)),
@@ -148,14 +147,8 @@ def _release(arguments: List[str], session: Session, targets: Targets,
         errors, omitted = releases.release_errors(manifest, outcomes)
         return contract_error_outcome(errors, omitted)
     release = releases.decide(manifest, outcomes, VERSION)
-    return deliver(release, release_terminal, options, session, targets, progress,
+    return deliver(release, release_text, options, session, targets, progress,
                    (release, kept))
-
-
-def release_terminal() -> ModuleType:
-    """The release's text renderer, imported when a person is to read the run."""
-    from ..reports import release_terminal as terminal
-    return terminal
 
 
 def _manifest_place(given: Optional[str]) -> Tuple[str, str]:
@@ -176,11 +169,6 @@ def _load(given: Optional[str]) -> releases.Manifest:
             "installed proagents-bench has no examples; a checkout has them): pass --manifest "
             "FILE" % quote(shown), (), shown)])
     return releases.load_manifest(path, shown, slash=given is None)
-
-
-def _section(kind: str) -> releases.Renderer:
-    """The renderer of a benchmark's section: its gate's report of that kind."""
-    return next(report for report in reports.REPORTS if report.module == kind).render
 
 
 def import_benchmark(job: releases.BenchmarkJob, background: Optional[Background] = None

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, List, Sequence, Tuple
 
 from ..evaluation.release import alone_level
 from ..text import show_number
+from .html import render_no_decision as render_no_decision  # the no-decision page: the gate's
 from .html_parts import STYLE, breakable_digest, breakable_id, escaped, scrolling_table
 from .release_view import (ACTION_WORDS, RESULT_WORDS, BenchmarkRow, anchor, benchmark_count,
                            hypothesis_text, rows)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Tuple
 
 from ..contract.vocabulary import INFO_TIER
 from .junit import Case, _element, _failure, _suite
+from .junit import render_no_decision as render_no_decision  # the gate's no-decision report
 from .release_view import RESULT_WORDS, hypothesis_text, rows
 from .words import shorten
 

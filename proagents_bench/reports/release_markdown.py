@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from .markdown import ICONS, MAX_BYTES, text
+from .markdown import render_no_decision as render_no_decision  # the gate's no-decision summary
 from .release_view import ACTION_WORDS, RESULT_WORDS, benchmark_count, hypothesis_text, rows
 from .words import counted
 
