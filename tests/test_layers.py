@@ -14,12 +14,19 @@ from .support import ROOT
 PACKAGE = os.path.join(ROOT, "proagents_bench")
 # The layers allowed to use the service: the commands.
 SERVICE_USERS = ("service", "cli")
-# The package's layers, bottom first (a top-level module or folder each): a module imports
-# only from its own layer and those before it.
-LAYERS = ("text", "version", "codes", "errors", "stats", "jsonio", "contract", "evaluation",
-          "render", "pipeline", "release", "maintenance", "reports", "planning", "importers",
-          "service",
-          "cli", "__main__", "__init__")
+# The package's layers, bottom first (a top-level module or folder each), in the order the
+# data flows: a module imports only from its own layer and those before it.
+LAYERS = (
+    "text", "version", "codes", "errors", "stats", "jsonio",  # the ground: words, numbers, JSON
+    "contract", "evaluation",  # what the files must be; grade, aggregate, compare, decide
+    "importers",  # harness logs -> a results package (the contract's shapes, the metrics' P95)
+    "render", "pipeline",  # load -> validate -> ... -> decide -> render: the gate
+    "maintenance", "planning",  # health, diff and the planner, on the pipeline's stages
+    "manifest", "release_outcome",  # a release's data: its manifest, its benchmarks' outcomes
+    "reports",  # bytes for people and CI, from an Evaluation, a Health, a Release
+    "release",  # a release's benchmarks: imports, gates and their reports, through the above
+    "service",  # the private-test service, on the pipeline
+    "cli", "__main__", "__init__")  # the command line: the only code that prints or exits
 # What the product never imports: the top-level packages beside it in the checkout.
 OUTSIDE_THE_PRODUCT = ("devtools", "tests")
 
@@ -166,9 +173,10 @@ class LayerTests(unittest.TestCase):
 
     def test_maintenance_sits_above_the_pipeline_and_below_the_reports(self):
         # health and diff reuse the pipeline's stages; the reports, the service and the
-        # commands use them, and they use none of those (nor the importers).
+        # commands use them, and they use none of those (nor the release, nor the importers:
+        # the command line imports the logs a health reads).
         users = ("maintenance", "reports", "service", "cli")
-        above = ("reports", "service", "cli", "importers")
+        above = ("reports", "release", "service", "cli", "importers")
         wrong = []
         for relative, tree in modules():
             for node in ast.walk(tree):

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
-from .. import pipeline
 from ..contract.harnesses import formats_help
-from ..contract.validate import file_errors
 from ..contract.vocabulary import MISSING_AS, RESULTS_V3, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
-from ..importers.package import Imported, import_logs
+from ..importers.package import Imported, import_logs, load_cases
 from ..importers.settings import SWEBENCH_INSTANCES, load_settings
 from ..importers.source import LogSource
 from ..jsonio import JSONObject
@@ -207,16 +205,6 @@ def inside_folder(path: str, folder: str) -> bool:
         return os.path.commonpath([real_folder, real_path]) == real_folder
     except ValueError:  # another drive, an embedded NUL
         return False
-
-
-def load_cases(path: str, shown: Optional[str] = None) -> JSONObject:
-    """The cases file at ``path`` (shown as ``shown``), loaded and validated alone (the
-    import checks the logs against it); ContractErrors otherwise."""
-    document = pipeline.InputFile("cases", path, shown).load()
-    errors = file_errors("cases", document.value)
-    if errors:
-        raise ContractErrors(document.errors_at(errors))
-    return document.value
 
 
 def _summary(imported: Imported, options: argparse.Namespace) -> JSONObject:

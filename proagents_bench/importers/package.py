@@ -29,9 +29,10 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
+from ..contract.validate import file_errors
 from ..contract.vocabulary import MISSING_AS, ROLES
 from ..errors import ContractErrors
-from ..jsonio import JSONObject
+from ..jsonio import JSONObject, load
 from .cases import built_cases
 from .coverage import coverage_errors, mapping_errors
 from .formats import close_trials
@@ -45,7 +46,7 @@ from .trial import Trials
 
 # What the command line, the release and the scaffold use.
 __all__ = ["Background", "Described", "Imported", "ImportedSystem", "LogGroup", "describe_log",
-           "import_logs", "run_here"]
+           "import_logs", "load_cases", "run_here"]
 
 
 class Imported:
@@ -69,6 +70,16 @@ def run_here(read: Callable[[], ImportedSystem]) -> Callable[[], ImportedSystem]
 
 
 LogGroup = Union[LogSource, Sequence[LogSource]]
+
+
+def load_cases(path: str, shown: Optional[str] = None) -> JSONObject:
+    """The cases file at ``path`` (shown as ``shown``), loaded and validated alone (an
+    import checks the logs against it); ContractErrors otherwise."""
+    document = load.load_file(path, source=shown)
+    errors = file_errors("cases", document.value)
+    if errors:
+        raise ContractErrors(document.errors_at(errors))
+    return document.value
 
 
 def import_logs(logs: Sequence[LogGroup], settings: Settings,

@@ -20,7 +20,7 @@ from typing import (TYPE_CHECKING, Callable, Generic, List, Optional, Protocol, 
 if TYPE_CHECKING:  # for annotations only
     from ..maintenance.health_figures import Health
     from ..pipeline import Evaluation
-    from ..release import Release
+    from ..release_outcome import Release
     from ..render.nodecision import NoDecision
 
 # What a report reports: the gate's Evaluation, health's Health, a Release.

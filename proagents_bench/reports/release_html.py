@@ -27,7 +27,7 @@ from .words import counted
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.release import ReleaseDecision
-    from ..release import Release
+    from ..release_outcome import Release
     from ..stats.exact import Exact
 
 
@@ -86,7 +86,7 @@ def _action(action: str) -> str:
 
 
 def render(release: "Release") -> bytes:
-    """The page's bytes (UTF-8) for a :class:`~proagents_bench.release.Release`."""
+    """The page's bytes (UTF-8) for a :class:`~proagents_bench.release_outcome.Release`."""
     decision = release.decision
     manifest = release.manifest
     found = rows(release)

@@ -26,7 +26,7 @@ from .release_view import RESULT_WORDS, hypothesis_text, rows
 from .words import shorten
 
 if TYPE_CHECKING:  # for annotations only
-    from ..release import Release
+    from ..release_outcome import Release
 
 
 MAX_NOTE_NAME = 200
@@ -54,7 +54,7 @@ def section_suites(report: bytes, name: str) -> Tuple[int, int, int, Decimal, st
 
 
 def render(release: "Release") -> bytes:
-    """The report's bytes (UTF-8 XML) for a :class:`~proagents_bench.release.Release`."""
+    """The report's bytes (UTF-8 XML) for a :class:`~proagents_bench.release_outcome.Release`."""
     decision = release.decision
     found = rows(release)
     cases = []

@@ -20,7 +20,7 @@ from .release_view import ACTION_WORDS, RESULT_WORDS, benchmark_count, hypothesi
 from .words import counted
 
 if TYPE_CHECKING:  # for annotations only
-    from ..release import Release
+    from ..release_outcome import Release
 
 
 MAX_REASONS = 20
@@ -41,7 +41,7 @@ def section_text(report: bytes) -> str:
 
 
 def render(release: "Release") -> bytes:
-    """The summary's bytes (UTF-8) for a :class:`~proagents_bench.release.Release`."""
+    """The summary's bytes (UTF-8) for a :class:`~proagents_bench.release_outcome.Release`."""
     decision = release.decision
     found = rows(release)
     lines = [

@@ -1,4 +1,4 @@
-"""What the release's reports show, read from a :class:`~proagents_bench.release.Release` once.
+"""What the release's reports show, read from a :class:`~proagents_bench.release_outcome.Release` once.
 
 A release report is the release's own part (its decision, reasons and notes, one row per
 benchmark, the multiplicity table) above each benchmark's own section, which is that
@@ -18,7 +18,7 @@ from .words import show
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.release import Hypothesis, MultiplicityRow
-    from ..release import BenchmarkOutcome, Release
+    from ..release_outcome import BenchmarkOutcome, Release
 
 
 ACTION_WORDS = {
