@@ -132,7 +132,7 @@ sys.path.insert(0, COPY)
 import proagents_bench
 found = {"package": os.path.dirname(proagents_bench.__file__)}
 from proagents_bench import cli
-from proagents_bench.cli import team_command
+from proagents_bench.cli.commands import COMMAND_BY_NAME
 from devtools.publish import published_files
 from proagents_bench.contract.publish import schema
 
@@ -224,15 +224,14 @@ found["results_schema"] = "demo-jsonl" in json.dumps(schema("results"))
 found["format_row"] = ('| `demo-jsonl` | Demo (`demo`) | Demo log | its first line: a JSON '
                        'object with "demo_log" (JSON lines) |') in pages["importing.md"]
 found["defaults_column"] = "Demo (`M`: `model`)" in pages["importing.md"]
-from proagents_bench.cli import import_command
 found["import_help"] = "Demo .demo.jsonl" in " ".join(
-    import_command.build_parser("run_benchmark.py").format_help().split())
+    COMMAND_BY_NAME["import"].parser("run_benchmark.py").format_help().split())
 
 # the feedback level
 from proagents_bench.service import database, teams
 from proagents_bench.service.app import create_app
 from proagents_bench.service.server import make_server
-parser = team_command.build_parser("run_benchmark.py")
+parser = COMMAND_BY_NAME["team"].parser("run_benchmark.py")
 found["team_level"] = parser.parse_args(["add", "t", "--data", "d", "--level",
                                          "action"]).level
 found["level_rows"] = ("| `action` | the action alone |" in pages["service.md"],

@@ -13,8 +13,7 @@ import argparse
 import os
 import sys
 import shutil
-from typing import (TYPE_CHECKING, Callable, List, Optional, Protocol, Sequence, Tuple, TypeVar,
-                    Union)
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from .. import pipeline
 from ..contract.vocabulary import BLOCK, INCOMPARABLE, PASS, REVIEW, SCHEMA_KINDS
@@ -24,17 +23,17 @@ from ..jsonio.paths import same_file
 from ..reports.registry import REPORTS, TextModule, gate_text
 from ..text import quote
 from ..version import NAME, VERSION
-from . import COMMANDS, Outcome, Session, command_word, contract_error_outcome
+from . import Outcome, Session, command_word, contract_error_outcome
 from .fork import forking_fingerprinter
 from .progress import EAGER_BYTES, Progress
-from .report_files import Targets, add_output_options, guarded
+from .report_files import Targets, add_output_options
 from .status import (EXIT_BLOCK, EXIT_DECISION, EXIT_INCOMPARABLE, EXIT_PASS, EXIT_REVIEW)
 from .streams import colour_wanted
-from .usage import Parser, UsageError, choice_list
+from .usage import Parser, choice_list
 
 if TYPE_CHECKING:  # for annotations only
+    from ..evaluation.decision import Actioned, Decided
     from ..jsonio import BytesLike
-    from ..pipeline import Evaluation
 
 # The shipped example package, evaluated when no file is given; shown relative to the
 # project (``examples/benchmark_spec.json``) so the document is the same on every machine.
@@ -60,9 +59,6 @@ DEFAULTS_HELP = ("Without --spec, --cases and --results the shipped example pack
 # What a refusal's command names when there is no file to suggest.
 PLACEHOLDERS = {"spec": "SPEC.json", "cases": "CASES.json", "results": "RESULTS.json"}
 
-# argparse quotes the arguments it refuses: a usage message shows this much of them.
-MAX_USAGE_CHARS = 1000
-
 # --fail-on: the decisions that fail the run (exit 1, or their own status with
 # --distinct-exit-codes); the others exit 0 like PASS. By default all three: the contract's
 # 0/1/2.
@@ -76,17 +72,15 @@ def _fail_on(text: str) -> List[str]:
     return [FAIL_ON[word] for word in choice_list(text, list(FAIL_ON), "none")]
 
 
-def build_parser(program: str = "run_benchmark.py") -> Parser:
-    parser = Parser(
-        prog=program, commands=list(COMMANDS),
-        description="Release gate for AI agents: validate the spec, cases and results files, "
-                    "grade every trial, compare baseline and candidate, and decide PASS, "
-                    "REVIEW, BLOCK or INCOMPARABLE.",
-        epilog="Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 contract or "
-               "command-line error; 3 internal error (a bug); 4 the document could not be "
-               "written whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with "
-               "--distinct-exit-codes. %s Other commands: %s." % (
-                   DEFAULTS_HELP, ", ".join(COMMANDS)))
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("Release gate for AI agents: validate the spec, cases and results "
+                          "files, grade every trial, compare baseline and candidate, and "
+                          "decide PASS, REVIEW, BLOCK or INCOMPARABLE.")
+    parser.epilog = ("Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 contract or "
+                     "command-line error; 3 internal error (a bug); 4 the document could not "
+                     "be written whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with "
+                     "--distinct-exit-codes. %s Other commands: %s." % (
+                         DEFAULTS_HELP, ", ".join(parser.commands)))
     parser.add_argument("--spec", metavar="FILE",
                         help="benchmark spec (default: the example's, as said below; - reads "
                              "standard input)")
@@ -98,14 +92,13 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
                              "below; - reads standard input)")
     parser.add_argument("--candidate", metavar="ID",
                         help="the candidate's system_id; optional, checked when given")
-    add_output_options(parser, REPORTS, "the decision document")
+    add_output_options(parser, REPORTS, "the decision document", _gate_inputs)
     add_decision_options(parser, "decisions")
     parser.add_argument("--schema", choices=SCHEMA_KINDS,
                         help="print the JSON Schema of a file kind, or of the output "
                              "document, and exit; reads no input")
     parser.add_argument("-V", "--version", action="version",
                         version="%s %s" % (NAME, VERSION))
-    return parser
 
 
 def add_decision_options(parser: Parser, decisions: str) -> None:
@@ -162,23 +155,13 @@ def default_inputs(spec: Optional[str] = None, cases: Optional[str] = None,
     return chosen
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     """Run the gate. A run that ends without a decision (a contract or command-line error, an
     internal error, an interruption) replaces every report named on the command line by a
     report of that outcome, and the ``--output`` file by its CONTRACT_ERROR document (or
     removes it: exit 3, 130 and 143 have no document), so that no path is left holding an
-    earlier run's decision (see :class:`~.report_files.Targets`)."""
-    return guarded(arguments, session, Targets(session, REPORTS, _gate_inputs), _gate)
-
-
-def _gate(arguments: List[str], session: Session, targets: Targets[Evaluation]) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        text = str(usage)
-        if len(text) > MAX_USAGE_CHARS:
-            text = text[:MAX_USAGE_CHARS] + "... (cut)"
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % text)])
+    earlier run's decision (the dispatcher runs it guarded: :mod:`.report_files`)."""
+    targets = session.targets
     problems = targets.aim(options)
     empty = [ContractError("cli.usage", "--%s was given an empty path: name a file" % option)
              for option in ("spec", "cases", "results", "output")
@@ -193,7 +176,7 @@ def _gate(arguments: List[str], session: Session, targets: Targets[Evaluation]) 
         from ..contract import publish
         return Outcome(EXIT_PASS, publish.schema_bytes(options.schema))
     inputs = default_inputs(options.spec, options.cases, options.results)
-    missing = unnamed_inputs(options, session.command, arguments) or missing_examples(
+    missing = unnamed_inputs(options, session.command, session.arguments) or missing_examples(
         inputs, options)
     if missing:
         return contract_error_outcome(missing)
@@ -210,17 +193,8 @@ def _gate(arguments: List[str], session: Session, targets: Targets[Evaluation]) 
     return deliver(evaluation, gate_text, options, session, targets, progress, evaluation)
 
 
-class Decided(Protocol):
-    """What :func:`deliver` delivers: a decision (the gate's Evaluation, a release) with
-    its action and its document's bytes."""
-
-    @property
-    def action(self) -> str: ...
-
-    def chunks(self) -> Sequence[BytesLike]: ...
-
-
-DecidedT = TypeVar("DecidedT", bound=Decided)
+# What deliver() delivers: a decision made (the gate's Evaluation, a Release).
+DecidedT = TypeVar("DecidedT", bound="Decided[Actioned]")
 
 
 def deliver(decided: DecidedT, text: Callable[[], TextModule[DecidedT]],

@@ -11,7 +11,7 @@ A package or setting the plan cannot use is a CONTRACT_ERROR document (exit 2).
 
 from __future__ import annotations
 
-from argparse import ArgumentTypeError
+from argparse import ArgumentTypeError, Namespace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import List, Optional
@@ -25,7 +25,7 @@ from ..version import harness
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import DEFAULTS_HELP, default_inputs, missing_examples, unnamed_inputs
 from .status import EXIT_PASS
-from .usage import Parser, UsageError
+from .usage import Parser
 
 
 # A command-line number: at most this many characters, and a decimal exponent within this
@@ -52,14 +52,12 @@ def _fraction(text: str) -> Fraction:
         raise ArgumentTypeError("not a number: %r" % text)
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(
-        prog=program + " plan",
-        description="How many tasks and trials to run: the power to detect an effect on the "
-                    "trial-level success rate (candidate minus baseline), from a package's "
-                    "measured variances and costs, by Miller's K-samples formula and by the "
-                    "gate's own rule.",
-        epilog="Exit status: 0 a plan; 2 a contract or command-line error. " + DEFAULTS_HELP)
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("How many tasks and trials to run: the power to detect an effect on "
+                          "the trial-level success rate (candidate minus baseline), from a "
+                          "package's measured variances and costs, by Miller's K-samples "
+                          "formula and by the gate's own rule.")
+    parser.epilog = "Exit status: 0 a plan; 2 a contract or command-line error. " + DEFAULTS_HELP
     parser.add_argument("--spec", metavar="FILE",
                         help="benchmark spec (default: the example's, as said below)")
     parser.add_argument("--cases", metavar="FILE",
@@ -93,17 +91,12 @@ def build_parser(program: str) -> Parser:
                              "(default candidate)")
     parser.add_argument("--summary", action="store_true",
                         help="also write a short table to stderr (the default on a terminal)")
-    return parser
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+def run(options: Namespace, session: Session) -> Outcome:
     inputs = default_inputs(options.spec, options.cases, options.results,
                             stdin=lambda: b"")
-    missing = unnamed_inputs(options, session.command + " plan", arguments) or \
+    missing = unnamed_inputs(options, session.command + " plan", session.arguments) or \
         missing_examples(inputs, options)
     if missing:
         return contract_error_outcome(missing)

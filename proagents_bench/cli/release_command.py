@@ -23,7 +23,7 @@ from ..errors import ContractError, ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..manifest import Manifest, Place, load_manifest
 from ..release import run_benchmark
-from ..release_outcome import BenchmarkOutcome, Release, decide, release_errors
+from ..release_outcome import BenchmarkOutcome, decide, release_errors
 from ..render.release import Spliced
 from ..reports.registry import RELEASE_REPORTS, release_text
 from ..text import quote
@@ -33,8 +33,8 @@ from .fork import can_fork, forking_fingerprinter
 from .gate_command import EXAMPLES_FOLDER, PROJECT_ROOT, add_decision_options, deliver
 from .parallel import forked_map, forking_background, usable_cores
 from .progress import Progress
-from .report_files import Targets, add_output_options, guarded
-from .usage import Parser, UsageError
+from .report_files import add_output_options
+from .usage import Parser
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import BytesLike
@@ -44,29 +44,27 @@ if TYPE_CHECKING:  # for annotations only
 DEFAULT_MANIFEST = "release_manifest.json"
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(
-        prog=program + " release",
-        description="One release decision across several benchmarks: each decided exactly as "
-                    "its gate decides it alone, then the release by its benchmarks' tiers "
-                    "(critical, supporting, info) and, across them, Holm's step-down over "
-                    "every benchmark's exact one-sided tests of a regression and an "
-                    "improvement.",
-        epilog="Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 a contract or "
-               "command-line error in the manifest or in any benchmark (the release is not "
-               "decided); 3 internal error (a bug); 4 the document could not be written "
-               "whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with --distinct-exit-codes. "
-               "Without --manifest the shipped example manifest is decided.")
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("One release decision across several benchmarks: each decided "
+                          "exactly as its gate decides it alone, then the release by its "
+                          "benchmarks' tiers (critical, supporting, info) and, across them, "
+                          "Holm's step-down over every benchmark's exact one-sided tests of a "
+                          "regression and an improvement.")
+    parser.epilog = ("Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 a contract or "
+                     "command-line error in the manifest or in any benchmark (the release is "
+                     "not decided); 3 internal error (a bug); 4 the document could not be "
+                     "written whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with "
+                     "--distinct-exit-codes. Without --manifest the shipped example manifest "
+                     "is decided.")
     parser.add_argument("--manifest", metavar="FILE",
                         help="the release manifest (proagents-bench-release-v1; default: the "
                              "example, %s/%s)" % (EXAMPLES_FOLDER, DEFAULT_MANIFEST))
-    add_output_options(parser, RELEASE_REPORTS, "the release document")
+    add_output_options(parser, RELEASE_REPORTS, "the release document", _manifest_input)
     add_decision_options(parser, "release decisions")
     parser.add_argument("--jobs", metavar="N", type=int, default=0,
                         help="benchmarks decided at once, each in its own process where the "
                              "platform can fork (default 0: one per core this process may "
                              "use; 1: one after the other)")
-    return parser
 
 
 class _Input:
@@ -79,37 +77,23 @@ class _Input:
         self.shown = place.shown
 
 
-class _ReleaseInputs:
-    """The files a release reads, for the checks of the report paths (``Targets``' inputs):
-    the manifest, and once it is read every file of every benchmark."""
-
-    def __init__(self) -> None:
-        self.manifest: Optional[Manifest] = None
-
-    def __call__(self, options: argparse.Namespace) -> List[_Input]:
-        if self.manifest is not None:
-            return [_Input("release manifest", self.manifest.place)] + [
-                _Input("%s of benchmark %s" % (kind, quote(job.name)), place)
-                for job in self.manifest.jobs for kind, place in job.places()]
-        path, shown = _manifest_place(getattr(options, "manifest", None))
-        return [_Input("release manifest", Place(path, shown))]
+def _manifest_input(options: argparse.Namespace) -> List[_Input]:
+    """The file a release reads first, for the checks of the report paths: its manifest
+    (once it is read, every file of every benchmark too: :func:`_benchmark_inputs`)."""
+    path, shown = _manifest_place(getattr(options, "manifest", None))
+    return [_Input("release manifest", Place(path, shown))]
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
+def _benchmark_inputs(manifest: Manifest) -> List[_Input]:
+    return [_Input("%s of benchmark %s" % (kind, quote(job.name)), place)
+            for job in manifest.jobs for kind, place in job.places()]
+
+
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     """Decide the release. A run that ends without a decision replaces every report it names
-    and its ``--output``, as the gate's does (:func:`~.report_files.guarded`)."""
-    inputs = _ReleaseInputs()
-    return guarded(arguments, session, Targets(session, RELEASE_REPORTS, inputs),
-                   lambda arguments, session, targets: _release(arguments, session, targets,
-                                                                inputs))
-
-
-def _release(arguments: List[str], session: Session, targets: Targets[Release],
-             inputs: _ReleaseInputs) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+    and its ``--output``, as the gate's does (the dispatcher runs it guarded:
+    :mod:`.report_files`)."""
+    targets = session.targets
     problems = [ContractError("cli.usage", "--%s was given an empty path: name a file" % option)
                 for option in ("manifest", "output") if getattr(options, option) == ""]
     if options.manifest == "-":
@@ -128,10 +112,10 @@ def _release(arguments: List[str], session: Session, targets: Targets[Release],
         return contract_error_outcome(problems)
     progress = Progress(session.messages.say) if session.messages.isatty() else None
     try:
-        manifest = inputs.manifest = _load(options.manifest)
+        manifest = _load(options.manifest)
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
-    problems = targets.aim(options)  # now against every file of every benchmark too
+    problems = targets.aim(options, _benchmark_inputs(manifest))  # every benchmark's files
     if problems:
         return contract_error_outcome(problems)
     kinds = sorted({report.kind for report, _path in targets.reports})

@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-from typing import (TYPE_CHECKING, Callable, ContextManager, Generic, List, Optional, Sequence,
-                    Tuple, Union)
+from typing import (TYPE_CHECKING, Any, Callable, ContextManager, Generic, List, NamedTuple,
+                    Optional, Sequence, Tuple, Union)
 
 from ..contract.vocabulary import CONTRACT_ERROR
 from ..errors import ContractError
@@ -25,7 +25,7 @@ from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..render.nodecision import INTERNAL_ERROR, INTERRUPTED, NoDecision
 from ..reports.registry import REPORTS, Report, Reported, no_decision_text
 from ..text import quote
-from . import Outcome, Session, contract_error_outcome, internal_error_line
+from . import Outcome, contract_error_outcome, internal_error_line
 from .report_paths import (OUTPUT_OPTION, STDOUT_PATH, OutputOption, checked_paths, path_error,
                            requested)
 from .status import EXIT_CONTRACT_ERROR, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_TERMINATED
@@ -33,6 +33,7 @@ from .streams import Interrupted
 from .usage import Parser, UsageError
 
 if TYPE_CHECKING:  # for annotations only
+    from . import Session
     from .report_paths import Input
 
 # A section of the command line in which a signal waits (see jsonio/atomic.py).
@@ -41,9 +42,31 @@ CriticalSection = Callable[[], ContextManager[None]]
 FORMATS = ("auto", "json", "text")
 
 
-def add_output_options(parser: Parser, kinds: Sequence[Report[Reported]], document: str) -> None:
+# inputs(options): the files a command reads, which no report or --output may overwrite.
+Inputs = Callable[[argparse.Namespace], Sequence["Input"]]
+
+
+class Outputs(NamedTuple):
+    """What a command writes besides stdout: its ``kinds`` of reports (and ``--output``),
+    and the ``inputs`` they must never overwrite."""
+
+    # The reports of one command render what it decides (an Evaluation, a Health, a
+    # Release): the dispatcher that reads them need not know which.
+    kinds: Sequence[Report[Any]]
+    inputs: Inputs
+
+
+def _no_inputs(options: argparse.Namespace) -> Sequence[Input]:
+    return []
+
+
+def add_output_options(parser: Parser, kinds: Sequence[Report[Reported]], document: str,
+                       inputs: Inputs) -> None:
     """The options of what a command writes: its reports (``kinds``), ``--output`` and
-    ``--format`` (``document``: what its JSON document is)."""
+    ``--format`` (``document``: what its JSON document is), ``inputs(options)`` being the
+    files they must not overwrite. The parser's ``outputs`` say so to the dispatcher, which
+    then runs the command guarded (:func:`guarded`)."""
+    parser.outputs = Outputs(kinds, inputs)
     for report in kinds:
         parser.add_argument(report.option, metavar="PATH", help=report.help)
     parser.add_argument("--output", metavar="PATH",
@@ -55,14 +78,16 @@ def add_output_options(parser: Parser, kinds: Sequence[Report[Reported]], docume
                              "pipe and file" % document)
 
 
-def guarded(arguments: List[str], session: Session, targets: Targets[Reported],
-            body: Callable[[List[str], Session, Targets[Reported]], Outcome]) -> Outcome:
-    """Run a command that writes reports (``body``) so that no report outlives its run: a
-    run that ends without a result replaces every report ``targets`` names by a report of
-    that outcome, and its ``--output`` by its CONTRACT_ERROR document or by nothing."""
+def guarded(arguments: List[str], targets: Targets[Reported],
+            body: Callable[[], Outcome]) -> Outcome:
+    """Run a command that writes reports (``body``, which parses ``arguments``) so that no
+    report outlives its run: a run that ends without a result replaces every report
+    ``targets`` names by a report of that outcome, and its ``--output`` by its
+    CONTRACT_ERROR document or by nothing. The paths are read from ``arguments`` leniently
+    first, so that a command line argparse refuses still names them."""
     try:
         targets.aim(_named_paths(arguments))
-        outcome = body(arguments, session, targets)
+        outcome = body()
         if outcome.status == EXIT_CONTRACT_ERROR:
             outcome = targets.contract_error(outcome)
     except (Interrupted, KeyboardInterrupt) as stop:
@@ -100,8 +125,8 @@ class Targets(Generic[Reported]):
     ``kinds`` are the command's reports (:data:`~proagents_bench.reports.registry.REPORTS`
     for the gate) and ``inputs(options)`` its input files."""
 
-    def __init__(self, session: Session, kinds: Sequence[Report[Reported]],
-                 inputs: Callable[[argparse.Namespace], Sequence[Input]]) -> None:
+    def __init__(self, session: Session, kinds: Sequence[Report[Reported]] = (),
+                 inputs: Inputs = _no_inputs) -> None:
         self.session = session
         self.kinds = kinds
         self.inputs = inputs
@@ -110,17 +135,19 @@ class Targets(Generic[Reported]):
         self.text = False  # stdout carries the text mode, not JSON
         self.summary = False  # --summary: say the outcome on stderr too
 
-    def aim(self, options: Optional[argparse.Namespace]) -> List[ContractError]:
+    def aim(self, options: Optional[argparse.Namespace], more: Sequence[Input] = ()
+            ) -> List[ContractError]:
         """Take the report and output paths of ``options`` (None: keep what is known); return
-        the errors of the paths that cannot be written."""
+        the errors of the paths that cannot be written: among them, one that is an input
+        (``inputs(options)`` and ``more``, files known once the inputs are read)."""
         if options is None:
             return []
         output = options.output if options.output not in (None, STDOUT_PATH) else None
         chosen: List[Tuple[Union[Report[Reported], OutputOption], str]] = []
         chosen += requested(options, self.kinds)
         chosen += [(OUTPUT_OPTION, output)] if output else []
-        problems, usable = checked_paths(chosen, [item for item in self.inputs(options)
-                                                  if item.path])
+        problems, usable = checked_paths(chosen, [item for item in list(self.inputs(options)) +
+                                                  list(more) if item.path])
         self.reports = [(report, path) for report, path in usable
                         if isinstance(report, Report)]  # all but OUTPUT_OPTION
         self.output = next((path for report, path in usable if report is OUTPUT_OPTION), None)
