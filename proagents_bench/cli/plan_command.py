@@ -16,7 +16,9 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import List, Optional
 
-from .. import pipeline, planning
+from .. import pipeline
+from ..planning import planner
+from ..planning.measured import PlanError, measure
 from ..errors import ContractError, ContractErrors
 from ..jsonio import JSONObject
 from ..jsonio.dump import document_bytes
@@ -81,8 +83,8 @@ def add_arguments(parser: Parser) -> None:
                         help="the most a run may cost, in cost units (default: no limit)")
     parser.add_argument("--max-tasks", type=int,
                         help="the test tasks available (default: the package's)")
-    parser.add_argument("--max-trials", type=int, default=planning.MAX_TRIALS,
-                        help="the most trials per task (default %d)" % planning.MAX_TRIALS)
+    parser.add_argument("--max-trials", type=int, default=planner.MAX_TRIALS,
+                        help="the most trials per task (default %d)" % planner.MAX_TRIALS)
     parser.add_argument("--cost-per-task", type=_fraction, default=Fraction(0),
                         help="a fixed cost per task besides its trials (default 0)")
     parser.add_argument("--like", choices=("candidate", "baseline"), default="candidate",
@@ -105,13 +107,13 @@ def run(options: Namespace, session: Session) -> Outcome:
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
     try:
-        measured = planning.measure(evaluation)
-        settings = planning.settings_from_spec(
+        measured = measure(evaluation)
+        settings = planner.settings_from_spec(
             evaluation.spec, measured, options.effect, options.power, options.confidence,
             options.gate, options.lower_bound, options.max_tasks, options.max_trials,
             options.budget, options.cost_per_task, options.like)
-        answer = planning.plan(measured, settings, evaluation.spec)
-    except planning.PlanError as problem:
+        answer = planner.plan(measured, settings, evaluation.spec)
+    except PlanError as problem:
         return contract_error_outcome([ContractError("cli.plan", str(problem))])
     document = evaluation.lazy_document
     answer.update({
@@ -173,7 +175,7 @@ def summary(answer: JSONObject) -> List[str]:
         more = answer["with_more_tasks"]
         if more is None:
             lines.append("%-12s none up to %s tasks, or the budget binds" % (
-                "more tasks:", show_number(planning.MAX_PLANNED_TASKS)))
+                "more tasks:", show_number(planner.MAX_PLANNED_TASKS)))
         else:
             lines.append("%s  (%d more tasks than the %d available)" % (
                 _design("more tasks:", more), more["tasks_beyond_limit"],
