@@ -27,7 +27,7 @@ bytes whatever order the harness wrote its samples in.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ..contract.validate import file_errors
 from ..contract.vocabulary import MISSING_AS, ROLES
@@ -130,18 +130,16 @@ def import_logs(logs: Sequence[LogGroup], settings: Settings,
     return Imported(results, cases, systems)
 
 
-class Described:
+class Described(NamedTuple):
     """What one log (and the logs of train and development cases) says of its benchmark, for
     a scaffold (``init --from-log``): the benchmark's ids, the system's id and protocol, the
     cases file built as ``import --write-cases`` builds it, and the log's system."""
 
-    def __init__(self, ids: Dict[str, str], system_id: str, protocol: JSONObject,
-                 cases: JSONObject, system: ImportedSystem) -> None:
-        self.ids = ids
-        self.system_id = system_id
-        self.protocol = protocol
-        self.cases = cases
-        self.system = system
+    ids: Dict[str, str]
+    system_id: str
+    protocol: JSONObject
+    cases: JSONObject
+    system: ImportedSystem
 
 
 def describe_log(log: LogSource, settings: Settings, system_id: Optional[str] = None,
