@@ -296,7 +296,7 @@ class RegistryLinkTests(unittest.TestCase):
             return importlib.import_module("proagents_bench.reports.html")
 
         def imports_another():
-            from proagents_bench.reports import junit
+            from proagents_bench.reports import junit  # noqa: F401 - imported, not returned
             return registry
 
         self.assertIsNone(loader_imports(by_string))

@@ -120,8 +120,8 @@ def _restore() -> CommandModule:
     return restore_command
 
 
-GATE = Command("gate", _gate, "validate the three files, compare the candidate with the "
-                              "baseline, decide (the default)")
+GATE = Command("gate", _gate, "validate the files, compare candidate and baseline, decide "
+                              "(the default)")
 COMMANDS: Tuple[Command, ...] = (
     GATE,
     Command("init", _init, "write a new benchmark's first files, from nothing or from a "
