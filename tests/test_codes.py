@@ -111,7 +111,7 @@ class CodeRegistryTests(unittest.TestCase):
         # A scan that found nothing would make both tests above pass on an empty registry.
         self.assertIn("jsonio/locate.py", " ".join(self.uses["json.duplicate_key"]))
         self.assertIn("cli/team_command.py", " ".join(self.uses["cli.team"]))
-        self.assertIn("reports/write.py", " ".join(self.uses["cli.report_path"]))
+        self.assertIn("cli/report_paths.py", " ".join(self.uses["cli.report_path"]))
         self.assertIn("jsonio/load.py", " ".join(self.uses["encoding.utf16"]))
         self.assertGreater(len(self.uses), 90)
 
