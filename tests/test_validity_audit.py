@@ -3,7 +3,6 @@ a do-nothing and an oracle run, and the outcome checks the contract can state, e
 on purpose and found; on real Harbor jobs (``make_harbor_jobs.py``: Harbor's own ``nop`` and
 ``oracle`` agents), the trivial and the broken tasks named."""
 
-import copy
 import os
 import unittest
 from fractions import Fraction
@@ -185,17 +184,41 @@ class HarborReferenceTests(unittest.TestCase):
         self.assertEqual(run.status, 0, run.stderr)
         return output
 
-    def test_health_names_the_trivial_and_the_broken_tasks(self):
-        folder = TempDir(self)
+    def references(self, folder):
+        """The imported runs, do-nothing and oracle packages."""
         mapping = os.path.join(FIXTURES, "harbor_mapping.json")
         # The reference jobs call no rm_rf: their mapping names no side-effect tool (the
         # baseline records none either way, so it is the same run in every package).
-        plain = copy.deepcopy(load_json_file(mapping))
-        plain["side_effect_tools"] = []
-        plain_mapping = folder.write_json("mapping.json", plain)
-        runs = self.imported(folder, "harbor_candidate_job", mapping)
-        nothing = self.imported(folder, "harbor_nop_job", plain_mapping)
-        oracle = self.imported(folder, "harbor_oracle_job", plain_mapping)
+        plain_mapping = os.path.join(FIXTURES, "harbor_reference_mapping.json")
+        self.assertEqual(load_json_file(plain_mapping),
+                         dict(load_json_file(mapping), side_effect_tools=[]))
+        return (self.imported(folder, "harbor_candidate_job", mapping),
+                self.imported(folder, "harbor_nop_job", plain_mapping),
+                self.imported(folder, "harbor_oracle_job", plain_mapping))
+
+    def test_the_health_command_names_them(self):
+        runs, nothing, oracle = self.references(TempDir(self))
+        arguments = ["health", "--spec", os.path.join(FIXTURES, "harbor_spec.json"), "--cases",
+                     os.path.join(FIXTURES, "harbor_cases.json"), "--results", runs,
+                     "--do-nothing", nothing, "--oracle", oracle]
+        run = run_cli(arguments + ["--format", "text"])
+        self.assertEqual(run.status, 0, run.stderr)
+        with open(os.path.join(ROOT, "docs", "maintaining.md"), "rb") as handle:
+            documented = handle.read().decode("utf-8").split(
+                "The text ends its middle part with:\n\n```\n")[1].split("```")[0]
+        self.assertIn(documented, run.stdout.decode("ascii"))
+        document = run_cli(arguments).document
+        self.assertEqual((document["validity"]["trivial_tasks"],
+                          document["validity"]["broken_tasks"],
+                          document["validity"]["score_range"]),
+                         (["clean-workspace"], ["build-cache"],
+                          {"floor": 0.25, "ceiling": 0.75}))
+        empty = run_cli(arguments[:-2] + ["--oracle", ""])
+        self.assertEqual((empty.status, empty.document["errors"][0]["code"]), (2, "cli.usage"))
+
+    def test_health_names_the_trivial_and_the_broken_tasks(self):
+        folder = TempDir(self)
+        runs, nothing, oracle = self.references(folder)
         health = measure(os.path.join(FIXTURES, "harbor_spec.json"),
                          os.path.join(FIXTURES, "harbor_cases.json"), [runs],
                          ((validity.DO_NOTHING, nothing), (validity.ORACLE, oracle)))
