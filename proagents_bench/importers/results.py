@@ -35,6 +35,10 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
     digest = hashlib.sha256(" ".join(log.source.sha256 for system in systems
                                      for log in system.logs).encode("ascii"))
     several = any(len(system.logs) > 1 for system in systems)
+    for system in systems:
+        if system.stated_origins:  # kept for results v6; these versions have no such field
+            for record in system.records:
+                record.pop("failure_origin", None)
     results: JSONObject = {
         "schema_version": RESULTS_V4 if several else RESULTS_V3,
         "benchmark_id": ids["benchmark_id"],

@@ -48,6 +48,7 @@ def _merge(parts: List[ImportedSystem]) -> ImportedSystem:
         merged.errors.extend(system.errors)
         merged.omitted += system.omitted
         merged.not_test += system.not_test
+        merged.stated_origins += system.stated_origins
         system.first_trial_id = offset + 1
         for record in system.records:
             record["trial_id"] += offset
@@ -169,6 +170,9 @@ def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
         if split != TEST_SPLIT:
             system.not_test += 1
             continue
+        if trial.origin is not None:  # whose the failure is, where the harness says it
+            trial.record["failure_origin"] = trial.origin
+            system.stated_origins += 1
         system.records.append(trial.record)
     system.seen = set(seen)
     system.records.sort(key=lambda record: (record["case_id"], record["trial_id"]))
