@@ -18,6 +18,7 @@ import os
 from typing import Dict, List, Sequence, Tuple
 
 from ..contract.harnesses import formats_help
+from ..contract.origins import INFRASTRUCTURE, ORIGINS
 from ..contract.vocabulary import MISSING_AS, RESULTS_V3, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs, load_cases
@@ -233,6 +234,7 @@ def _summary(imported: Imported, options: argparse.Namespace) -> JSONObject:
                                               if record["status"] == status)
                                   for status in STATUSES},
             "recorded_unknown": len(system.recorded_unknown),
+            "failure_origins": {origin: system.origins.get(origin, 0) for origin in ORIGINS},
             "samples_not_test": system.not_test,
             "side_effect_rule": system.run.side_effect_rule,
             "side_effects": {name: system.run.side_effect_rules[name] for name in sorted(
@@ -259,6 +261,10 @@ def _lines(imported: Imported) -> List[str]:
             if system.not_test else "",
             "; %d missing trials recorded as unknown" % len(system.recorded_unknown)
             if system.recorded_unknown else ""))
+        lost = system.origins.get(INFRASTRUCTURE, 0)
+        if lost:  # reported whatever the version written: never silently the agent's
+            lines.append("  %d of %d trials lost to the infrastructure, as the harness says "
+                         "(failure origin; each a failed trial)" % (lost, len(system.records)))
         effects = sorted({effect for record in system.records
                           for effect in record["side_effects"]})
         if system.parts:

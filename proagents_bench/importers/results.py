@@ -36,7 +36,7 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
                                      for log in system.logs).encode("ascii"))
     several = any(len(system.logs) > 1 for system in systems)
     for system in systems:
-        if system.stated_origins:  # kept for results v6; these versions have no such field
+        if system.origins:  # kept for results v6; these versions have no such field
             for record in system.records:
                 record.pop("failure_origin", None)
     results: JSONObject = {

@@ -6,7 +6,8 @@ import collections
 import unittest
 
 from proagents_bench.contract.origins import AGENT, INFRASTRUCTURE
-from tests.importers.support import fixture
+from tests.importers.support import fixture, run_import
+from tests.importers.test_inspect_import import import_example
 from tests.importers.test_failure_origins import read_trials
 
 
@@ -72,6 +73,35 @@ class InspectTests(unittest.TestCase):
                          [("test-refund", 1), ("test-refund", 2), ("test-status", 1),
                           ("test-status", 2)])
 
+
+class ImportSummaryTests(unittest.TestCase):
+    """Whatever the results version it writes, the import says how many trials each system
+    lost to its infrastructure (never silently the agent's)."""
+
+    def test_the_import_counts_each_origin_per_system(self):
+        run, written = run_import(
+            self, fixture("harbor_infra_baseline_job"), fixture("harbor_infra_candidate_job"),
+            "--mapping", fixture("harbor_reference_mapping.json"), "--cases",
+            fixture("harbor_cases.json"))
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual([system["failure_origins"] for system in run.document["systems"]],
+                         [{AGENT: 0, INFRASTRUCTURE: 4}, {AGENT: 2, INFRASTRUCTURE: 1}])
+        self.assertIn("  4 of 12 trials lost to the infrastructure, as the harness says "
+                      "(failure origin; each a failed trial)", run.stderr)
+        self.assertIn("  1 of 12 trials lost to the infrastructure", run.stderr)
+        # results v3 has no failure origin: the records keep only their status
+        self.assertFalse(any("failure_origin" in record for system in written["systems"]
+                             for record in system["records"]))
+
+    def test_a_system_without_such_trials_says_nothing_of_them(self):
+        # the Inspect example: the baseline's test-status trial 3 errored, the candidate's none
+        run, _written = import_example(self)
+        self.assertEqual(run.status, 0, run.stderr)
+        self.assertEqual([system["failure_origins"] for system in run.document["systems"]],
+                         [{AGENT: 0, INFRASTRUCTURE: 1}, {AGENT: 0, INFRASTRUCTURE: 0}])
+        candidate = run.stderr[run.stderr.index("imported candidate"):]
+        self.assertIn("1 of 15 trials lost to the infrastructure", run.stderr)
+        self.assertNotIn("lost to the infrastructure", candidate)
 
 if __name__ == "__main__":
     unittest.main()
