@@ -8,6 +8,7 @@ import ast
 import os
 import unittest
 
+from . import source_tree
 from .support import ROOT
 
 PACKAGE = os.path.join(ROOT, "proagents_bench")
@@ -23,14 +24,7 @@ LAYERS = ("text", "version", "codes", "errors", "stats", "jsonio", "contract", "
 
 def modules():
     """(path relative to the package, with '/', its syntax tree) of every module."""
-    for folder, subfolders, files in os.walk(PACKAGE):
-        subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
-        for name in sorted(files):
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                with open(path, "rb") as handle:
-                    tree = ast.parse(handle.read().decode("utf-8"), path)
-                yield os.path.relpath(path, PACKAGE).replace(os.sep, "/"), tree
+    return source_tree.modules(PACKAGE)
 
 
 def imported(relative, node):
@@ -89,6 +83,8 @@ def runtime_imports(relative, tree):
 
 
 class LayerTests(unittest.TestCase):
+    ONCE_PER_INTERPRETER = "reads only the source"
+
     def test_nothing_below_the_service_imports_it_and_it_imports_no_command(self):
         wrong = []
         for relative, tree in modules():

@@ -7,6 +7,8 @@ import ast
 import os
 import unittest
 
+from tests import source_tree
+
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "proagents_bench")
 # Above the importers: the command line and the tools that run it.
@@ -26,8 +28,7 @@ def python_files(*parts):
 
 
 def parsed(path):
-    with open(path, encoding="utf-8") as handle:
-        return ast.parse(handle.read(), path)
+    return source_tree.syntax_tree(path)
 
 
 def import_module_files():
@@ -51,6 +52,8 @@ def imports_importers(tree, path):
 
 
 class HouseRuleTests(unittest.TestCase):
+    ONCE_PER_INTERPRETER = "reads only the source"
+
     def test_nothing_below_the_command_line_imports_the_importers(self):
         for path in python_files():
             top = os.path.relpath(path, PACKAGE).split(os.sep)[0]
