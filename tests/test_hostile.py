@@ -43,6 +43,8 @@ def _raw_number(args, index, placeholder, literal):
 class ExponentTests(unittest.TestCase):
     """A short valid number must not cost unbounded exact arithmetic."""
 
+    ONCE_PER_INTERPRETER = "child processes only, in plain mode"
+
     def run_with(self, literal, where):
         def edit(spec, cases, results):
             if where == "latency":
@@ -73,13 +75,11 @@ class ExponentTests(unittest.TestCase):
                 self.assertEqual(error["code"], "json.exponent_too_large")
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 @unittest.skipUnless(os.name == "posix", "POSIX descriptors, signals and resource limits")
 class OutputFaultTests(unittest.TestCase):
     """A failed write is exit 4 with one stderr line, never a decision's 0 or 1."""
+
+    ONCE_PER_INTERPRETER = "child processes only, in plain mode"
 
     def child(self, args, **popen):
         command = [sys.executable, "-B", RUN_BENCHMARK] + list(args)
@@ -196,6 +196,8 @@ def wait_until_catching(pid, number, limit=30.0):
 class SignalTests(unittest.TestCase):
     """Ctrl-C and SIGTERM at chosen points: 130 or 143, no traceback, nothing half-done."""
 
+    ONCE_PER_INTERPRETER = "child processes only, in plain mode"
+
     def drive(self, point, count, name, args):
         command = [sys.executable, "-B", FAULT_DRIVER, point, str(count), name, "--"] + list(
             args)
@@ -302,6 +304,8 @@ class SignalTests(unittest.TestCase):
 
 class HugeNumberReportTests(unittest.TestCase):
     """Every chart ends and every JUnit time is a finite decimal for any finite input."""
+
+    ONCE_PER_INTERPRETER = "child processes only, in plain mode"
 
     def test_latencies_and_gates_near_the_largest_double(self):
         largest = "1.7976931348623157e308"
@@ -424,6 +428,12 @@ class QuotingTests(unittest.TestCase):
         self.assertLess(len(lines[0]), 1000)
         self.assertIn("... (%d characters)" % len(hostile), lines[0])
 
+
+class FileNameTests(unittest.TestCase):
+    """A file name that is no text stays valid JSON and one stderr line."""
+
+    ONCE_PER_INTERPRETER = "child processes only, in plain mode"
+
     @unittest.skipUnless(sys.platform.startswith("linux"), "a file name that is not UTF-8")
     def test_a_file_name_that_is_not_utf8_stays_valid_json(self):
         temp = TempDir(self)
@@ -445,3 +455,7 @@ class QuotingTests(unittest.TestCase):
         self.assertTrue(document["errors"][0]["file"].endswith("sp\\xe9c\nx.json"))
         self.assertEqual(len(completed.stderr.splitlines()), 1)
         self.assertIn(b"sp\\xe9c\\nx.json", completed.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
