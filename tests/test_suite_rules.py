@@ -51,8 +51,6 @@ SLEEP_LIMIT = 0.3
 # (module, function) of every sleep longer than SLEEP_LIMIT or of a computed time, and the
 # behaviour it waits for.
 SLEEPS = {
-    ("tests/test_hostile.py", "test_a_non_blocking_pipe_gets_the_whole_document"):
-        "the child fills the pipe and meets EAGAIN",
     ("tests/test_hostile.py", "test_signals_at_arbitrary_moments"):
         "the delays are the moments, counted from when the child handles SIGTERM, at which "
         "the signal lands in the gate's run",
