@@ -249,6 +249,15 @@ class OncePerInterpreterTests(unittest.TestCase):
                          [(25, "main from proagents_bench.cli")])
         self.assertEqual(in_process_uses(tree, classes["Mode"]), [(28, "sys.flags (the mode)")])
 
+    def test_the_package_never_reads_its_mode(self):
+        # -O changes a program through its asserts (the package has none: test_layers) and
+        # what it reads of its mode (nothing, here): what a mode can reveal in the package
+        # is then a warning it raises (-W error), in the process that runs it.
+        found = [(relative, node.lineno, _dotted(node)) for relative, tree in
+                 source_tree.modules() for node in ast.walk(tree)
+                 if isinstance(node, (ast.Name, ast.Attribute)) and _dotted(node) in MODE_NAMES]
+        self.assertEqual(found, [])
+
     def test_the_other_modes_leave_out_exactly_the_classes_run_once(self):
         loader = unittest.TestLoader()
         every = _leaf_ids(test_run_benchmark.load_tests(loader, unittest.TestSuite(), None))
