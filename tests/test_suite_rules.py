@@ -143,7 +143,7 @@ def in_process_uses(tree, start):
     return sorted(set(found))
 
 
-def test_modules():
+def suite_modules():
     """(path relative to the checkout, with '/', syntax tree) of every module of the suite."""
     return [("tests/" + relative, tree) for relative, tree in source_tree.modules(TESTS)]
 
@@ -151,7 +151,7 @@ def test_modules():
 def flagged_classes():
     """(module path, class node, reason) of every class run once per interpreter."""
     return [(relative, node, once_per_interpreter_reason(node))
-            for relative, tree in test_modules() for node in ast.walk(tree)
+            for relative, tree in suite_modules() for node in ast.walk(tree)
             if isinstance(node, ast.ClassDef) and once_per_interpreter_reason(node) is not None]
 
 
@@ -198,7 +198,7 @@ class OncePerInterpreterTests(unittest.TestCase):
     def test_a_class_run_once_per_interpreter_runs_no_product_code_in_process(self):
         flagged = flagged_classes()
         self.assertGreater(len(flagged), 5)
-        trees = dict(test_modules())
+        trees = dict(suite_modules())
         for relative, node, reason in flagged:
             with self.subTest(module=relative, test_class=node.name):
                 self.assertTrue(isinstance(reason, str) and reason.strip(),
@@ -274,7 +274,7 @@ class SleepTests(unittest.TestCase):
     ONCE_PER_INTERPRETER = "reads the suite's source"
 
     def test_no_test_sleeps_longer_than_the_behaviour_it_checks_needs(self):
-        found = [sleep for relative, tree in test_modules()
+        found = [sleep for relative, tree in suite_modules()
                  for sleep in long_sleeps(relative, tree)]
         self.assertEqual(sorted({(relative, name) for relative, name, _line in found}),
                          sorted(SLEEPS))
