@@ -24,6 +24,7 @@ import unittest
 import test_run_benchmark
 
 from . import source_tree
+from .test_layers import dotted
 
 TESTS = os.path.join(source_tree.ROOT, "tests")
 # What is ours rather than the standard library's: a name taken from one of these runs our
@@ -39,7 +40,7 @@ HARMLESS = {
     "Run": "holds a child's status and output; decodes its JSON (the json module)",
     "codes": "reads a decision document", "gate_findings": "reads a decision document",
     "report_text": "reads a report file (the standard library's HTML parser)",
-    "source_tree": "parses the source",
+    "source_tree": "parses the source", "dotted": "reads a syntax tree",
     "synthetic": "the development tools' writer of synthetic inputs, data only: the gate "
                  "reading them runs in the child",
     "test_run_benchmark": "the suite's loader: it imports the tests and runs none",
@@ -87,15 +88,6 @@ def _top_level(tree):
     return defined
 
 
-def _dotted(node):
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        inner = _dotted(node.value)
-        return inner + "." + node.attr if inner else ""
-    return ""
-
-
 def once_per_interpreter_reason(node):
     """The reason a class gives for running once per interpreter, or None."""
     for statement in node.body:
@@ -133,7 +125,7 @@ def in_process_uses(tree, start):
     found = []
     for node in nodes:
         for inner in ast.walk(node):
-            name = _dotted(inner)
+            name = dotted(inner)
             if isinstance(inner, (ast.Name, ast.Attribute)) and name in MODE_NAMES:
                 found.append((inner.lineno, name + " (the mode)"))
             elif isinstance(inner, ast.Name) and inner.id in imported:
@@ -173,7 +165,7 @@ def sleeps(tree):
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for node in ast.walk(function):
-            if isinstance(node, ast.Call) and _dotted(node.func) in ("time.sleep", "sleep"):
+            if isinstance(node, ast.Call) and dotted(node.func) in ("time.sleep", "sleep"):
                 seconds = _seconds(node.args[0]) if node.args else None
                 found.append((function.name, node.lineno, seconds))
     return found
@@ -253,9 +245,9 @@ class OncePerInterpreterTests(unittest.TestCase):
         # -O changes a program through its asserts (the package has none: test_layers) and
         # what it reads of its mode (nothing, here): what a mode can reveal in the package
         # is then a warning it raises (-W error), in the process that runs it.
-        found = [(relative, node.lineno, _dotted(node)) for relative, tree in
+        found = [(relative, node.lineno, dotted(node)) for relative, tree in
                  source_tree.modules() for node in ast.walk(tree)
-                 if isinstance(node, (ast.Name, ast.Attribute)) and _dotted(node) in MODE_NAMES]
+                 if isinstance(node, (ast.Name, ast.Attribute)) and dotted(node) in MODE_NAMES]
         self.assertEqual(found, [])
 
     def test_the_other_modes_leave_out_exactly_the_classes_run_once(self):
