@@ -58,18 +58,19 @@ SLEEPS = {
 }
 
 
-def _imports(nodes):
-    """{local name: the module it comes from} of the import statements among ``nodes``
-    (a relative import is the suite's own: ``tests``)."""
+def _imports(tree):
+    """{local name: the modules it is imported from} of every import statement of a module,
+    wherever it stands (a relative import is the suite's own: ``tests``)."""
     found = {}
-    for node in nodes:
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                found[(alias.asname or alias.name).split(".")[0]] = alias.name
+                name = (alias.asname or alias.name).split(".")[0]
+                found.setdefault(name, set()).add(alias.name)
         elif isinstance(node, ast.ImportFrom):
-            module = "tests" if node.level else node.module or ""
             for alias in node.names:
-                found[alias.asname or alias.name] = module
+                found.setdefault(alias.asname or alias.name, set()).add(
+                    "tests" if node.level else node.module or "")
     return found
 
 
@@ -119,19 +120,17 @@ def in_process_uses(tree, start):
     """(line, what) of everything reached from class ``start`` that could make its result
     depend on the mode: a name taken from the checkout that is not HARMLESS, or the mode
     read."""
-    nodes = reached(tree, start)
-    imported = _imports(tree.body)
-    imported.update(_imports(inner for node in nodes for inner in ast.walk(node)))
+    imported = _imports(tree)
     found = []
-    for node in nodes:
+    for node in reached(tree, start):
         for inner in ast.walk(node):
             name = dotted(inner)
             if isinstance(inner, (ast.Name, ast.Attribute)) and name in MODE_NAMES:
                 found.append((inner.lineno, name + " (the mode)"))
-            elif isinstance(inner, ast.Name) and inner.id in imported:
-                module = imported[inner.id]
-                if module.split(".")[0] in CHECKOUT and inner.id not in HARMLESS:
-                    found.append((inner.lineno, "%s from %s" % (inner.id, module)))
+            elif isinstance(inner, ast.Name) and inner.id not in HARMLESS:
+                found += [(inner.lineno, "%s from %s" % (inner.id, module))
+                          for module in imported.get(inner.id, ())
+                          if module.split(".")[0] in CHECKOUT]
     return sorted(set(found))
 
 
