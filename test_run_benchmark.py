@@ -140,7 +140,9 @@ def counted(run: ModeRun, every_test: int) -> Tuple[str, int, int]:
         failed = max(failed, 1)
     passed = max(0, run.ran - run.skipped - failed)
     note = ""
-    if run.flags and every_test > run.ran > 0:
+    if run.ran == 0:  # the process ended before unittest's summary (a crash, a signal)
+        note = " (no summary: the run ended with status %d)" % run.status
+    elif run.flags and every_test > run.ran:
         note = " (%d tests run once per interpreter ran in plain mode only)" % (
             every_test - run.ran)
     line = "%s: %d passed, %d failed, %d skipped%s" % (run.label.replace(" ", ""), passed,

@@ -297,7 +297,9 @@ class SummaryTests(unittest.TestCase):
             "-O: 4 passed, 1 failed, 1 skipped (4 tests run once per interpreter ran in "
             "plain mode only)", 4, 1))
         # A run that crashed, found nothing, or failed without saying so is a failure.
-        self.assertEqual(counted(("-W", "error"), 0, 0, 0, 1)[1:], (0, 1))
+        self.assertEqual(counted(("-W", "error"), 0, 0, 0, -11), (
+            "-Werror: 0 passed, 1 failed, 0 skipped (no summary: the run ended with status "
+            "-11)", 0, 1))
         self.assertEqual(counted(("-W", "error"), 0, 0, 0, 0)[1:], (0, 1))
         self.assertEqual(counted(("-O", "-W", "error"), 6, 0, 0, 1),
                          ("-O-Werror: 5 passed, 1 failed, 0 skipped (4 tests run once per "
