@@ -11,7 +11,8 @@ version must equal ``proagents_bench/version.py``'s, which the package reports a
 The wheel holds the package's modules (every subpackage), its shipped JSON Schemas
 (``contract/schemas/*.schema.json``), its ``py.typed`` marker (PEP 561: the package's type
 hints are meant to be read) and the ``proagents-bench`` console script. The sdist also holds
-the tests, the examples and both top-level scripts, so it can be tested as it is.
+the tests, the development package ``devtools/`` (the tests import it; the wheel never
+ships it), the examples and both top-level scripts, so it can be tested as it is.
 """
 
 import ast
@@ -31,7 +32,7 @@ PACKAGE = "proagents_bench"
 # whole test suite on the unpacked sources.
 SDIST_FILES = ("pyproject.toml", "README.md", "LICENSE", "build_backend/proagents_build.py",
                "run_benchmark.py", "test_run_benchmark.py")
-SDIST_FOLDERS = ("tests", "examples", ".agents", "docs")
+SDIST_FOLDERS = ("devtools", "tests", "examples", ".agents", "docs")
 
 
 def _toml_value(text):

@@ -13,32 +13,28 @@ Two kinds of code:
 The modules raise their codes as literals; a test reads the package's source and holds both
 directions (every code raised is a row here; every row is raised somewhere), and the docs'
 lists of codes (docs/contract.md, docs/importing.md, docs/service.md) are written from these
-rows by ``run_benchmark.py publish`` (:func:`code_table`). A rule of the contract
+rows by ``python -B -m devtools publish`` (:func:`code_table`). A rule of the contract
 (``contract/shapes.py``'s :class:`Rule`) takes its statement from its row here. Codes never
 change meaning; new ones may be added.
 """
 
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Tuple
 
 # The exit status of every contract error (cli/status.py's EXIT_CONTRACT_ERROR is this).
 CONTRACT_ERROR_EXIT = 2
 
 
-class Code:
+class Code(NamedTuple):
     """One code: its name, its exit status (a contract error; else 0) or HTTP status and
     title (a problem of the service; else 0 and ""), and one line of meaning."""
 
-    __slots__ = ("code", "meaning", "exit_status", "http_status", "title")
-
-    def __init__(self, code: str, meaning: str, exit_status: int = 0, http_status: int = 0,
-                 title: str = "") -> None:
-        self.code = code
-        self.meaning = meaning
-        self.exit_status = exit_status
-        self.http_status = http_status
-        self.title = title
+    code: str
+    meaning: str
+    exit_status: int = 0
+    http_status: int = 0
+    title: str = ""
 
     @property
     def family(self) -> str:
@@ -81,7 +77,7 @@ CODES: Tuple[Code, ...] = (
              "(`MAX_NUMBER_LITERAL_CHARS`)"),
     contract("json.too_deep", "nesting deeper than 64 levels (`MAX_DEPTH`)"),
     contract("json.root_not_object", "the top level of the file is not an object"),
-    # -- the shapes of the files (contract/shapes.py) ---------------------------------------
+    # -- the shapes of the files (contract/shapes.py, containers.py) ------------------------
     contract("schema.missing_key", "a required key is missing"),
     contract("schema.unknown_key", "a key the object does not have"),
     contract("schema.type", "a value of the wrong type (an integer written `8.0` too)"),

@@ -6,6 +6,10 @@ placed at its file, line and column. It never prints and never exits: the comman
 it may pass a ``progress`` callback, which is told the name of each stage as it starts and
 how much that stage works on (``progress("grading", 1000000, "trials")``).
 
+``evaluate(...)`` is ``check(...).decide()``: :func:`check` loads the files and runs every
+contract check once; :meth:`Checked.decide` does the rest, on every test task or on a part of
+them (the private-test service decides a submission on a phase's part from its one check).
+
 Every stage is linear in the records (one pass for coverage and canonical order, one grading
 pass, no sort of the records but a partial one for the p95 latency) and the bootstrap is
 O(B m) (see :mod:`proagents_bench.stats.bootstrap`). Besides, two things keep a run of a
@@ -23,17 +27,15 @@ from __future__ import annotations
 
 import os
 from decimal import Decimal
-from fractions import Fraction
-from typing import (TYPE_CHECKING, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple,
-                    TypedDict)
+from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, List, NoReturn, Optional,
+                    Sequence, Tuple, TypedDict)
 
-from .contract.gates import deciding_gates
 from .contract.rules import Context, cross_file_errors
 from .contract.validate import file_errors
-from .contract.vocabulary import CANDIDATE_ROLE, PASS, TEST_SPLIT
+from .contract.vocabulary import CANDIDATE_ROLE, TEST_SPLIT
 from .errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from .evaluation.comparison import compare, protocol_mismatches
-from .evaluation.decision import Decision, decide, incomparable
+from .evaluation.decision import decide, incomparable
 from .evaluation.evidence import package_findings
 from .evaluation.grading import grade_system
 from .evaluation.metrics import SystemMetrics
@@ -41,6 +43,7 @@ from .jsonio import JSONObject, load
 from .jsonio.canonical import evidence_fingerprint
 from .jsonio.gcpause import CollectorPaused
 from .render import document as render
+from .render.evaluation import Evaluation as Evaluation  # what evaluate() returns
 from .text import display_name
 from .version import VERSION
 
@@ -59,20 +62,29 @@ KindError = Tuple[str, ContractError]
 class InputFile:
     """One input: its ``kind`` (spec, cases or results), the ``path`` to open, and the name
     to show for it (``shown``: the path as given). With ``data`` the file's bytes are given
-    instead of read (the private-test service's submissions, the importers' checks)."""
+    instead of read (the importers' checks); with ``document``, the file loaded (the
+    service's), which the pipeline never changes, and ``checked`` when it passed its own
+    contract before (then only the rules across the files run on it)."""
 
     def __init__(self, kind: str, path: Optional[str] = None, shown: Optional[str] = None,
-                 data: Optional[bytes] = None) -> None:
+                 data: Optional[bytes] = None, document: Optional[load.Document] = None,
+                 checked: bool = False) -> None:
         shown = shown if shown is not None else path
         if shown is None:  # the document names every input
             raise TypeError("an input file needs a path, or a name to show for its bytes")
+        if checked and document is None:
+            raise TypeError("only a given document can have passed its contract before")
         self.kind = kind
         self.path = path
         self.shown = shown
         self.data = data
+        self.document = document
+        self.checked = checked
 
     def size(self) -> Optional[int]:
         """The file's size in bytes (None when it cannot be measured)."""
+        if self.document is not None:
+            return self.document.size
         if self.data is not None:
             return len(self.data)
         if self.path is None:
@@ -83,62 +95,13 @@ class InputFile:
             return None
 
     def load(self) -> load.Document:
+        if self.document is not None:
+            return self.document
         if self.data is not None:
             return load.parse_bytes(self.data, self.shown)
         if self.path is None:
             raise TypeError("an input file needs a path or its bytes")
         return load.load_file(self.path, source=self.shown)
-
-
-class Evaluation:
-    """The decision and its document.
-
-    ``decision`` holds the action, the reasons and every finding with its severity and
-    reason; ``spec`` is the spec as validated (exact values), ``gates`` its gates,
-    ``gate_rows`` the rows of the gates table that decide under its version, and
-    ``bootstrap_distribution`` the resampled means as sorted (mean, how many samples) pairs
-    of exact values (None when INCOMPARABLE), all for reports and the planner. ``document`` is the decision document as plain data;
-    its per-trial evidence is built on first use, and :meth:`chunks` writes the same bytes
-    straight from the graded records, so printing a decision never builds a dict per trial.
-    """
-
-    def __init__(self, decision: Decision, document: JSONObject, spec: JSONObject,
-                 bootstrap_distribution: Optional[List[Tuple[Fraction, int]]] = None) -> None:
-        self.decision = decision
-        self._document = document
-        self.spec = spec
-        self.gates = spec["gates"]
-        self.gate_rows = deciding_gates(spec["schema_version"])
-        self.bootstrap_distribution = bootstrap_distribution
-
-    @property
-    def action(self) -> str:
-        return self.decision.action
-
-    @property
-    def passed(self) -> bool:
-        return self.decision.action == PASS
-
-    @property
-    def document(self) -> JSONObject:
-        return render.materialize(self._document)
-
-    @property
-    def lazy_document(self) -> JSONObject:
-        """The document with each system's ``trial_results`` still kept as the graded
-        records (a :class:`~proagents_bench.render.trialrows.TrialRows`, which gives single
-        entries and all latencies on demand): what the reports read, so that a report of a
-        million trials never builds a million dicts."""
-        return self._document
-
-    def chunks(self) -> List[bytes]:
-        """The document's bytes (exactly ``render.dumps(self.document)``) as a list of
-        chunks of about a megabyte each."""
-        with CollectorPaused():
-            return list(render.chunks(self._document))
-
-    def dumps(self) -> bytes:
-        return b"".join(self.chunks())
 
 
 class PendingFingerprint:
@@ -205,17 +168,122 @@ def evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str] = None,
              fingerprinter: Fingerprinter = fingerprint_here) -> Evaluation:
     """Evaluate the three :class:`InputFile` objects ``inputs`` (spec, cases, results);
     ``progress(stage, count, unit)``, when given, is called as each stage starts;
-    ``fingerprinter`` starts the evidence fingerprint (see :func:`fingerprint_here`)."""
+    ``fingerprinter`` starts the evidence fingerprint (see :func:`fingerprint_here`). The
+    gate: :func:`check`, then :meth:`Checked.decide` on every test task."""
     with CollectorPaused():
-        return _evaluate(inputs, candidate_id, progress or _quiet, fingerprinter)
+        return check(inputs, candidate_id, progress, fingerprinter).decide()
 
 
 def _quiet(stage: str, count: Optional[int] = None, unit: str = "") -> None:
     pass
 
 
-def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress: Progress,
-              fingerprinter: Fingerprinter) -> Evaluation:
+class Checked:
+    """Three files that passed every contract check: the validated ``spec``, ``cases`` and
+    ``results``, the ``systems`` (records in canonical order), the loaded ``documents``, what
+    the document says of the ``inputs``, and the evidence fingerprint, started; decide as
+    often as asked, on every test task or on a part of them."""
+
+    def __init__(self, context: Context, systems: Systems,
+                 documents: Dict[str, load.Document], inputs: JSONObject,
+                 fingerprint: PendingFingerprint, progress: Progress) -> None:
+        self.spec: JSONObject = context.spec
+        self.cases: JSONObject = context.cases
+        self.results: JSONObject = context.loaded_results()
+        self.systems = systems
+        self.documents = documents  # their texts dropped unless kept (see check)
+        self.inputs = inputs
+        self._fingerprint = fingerprint
+        self._progress = progress
+
+    def fingerprint(self) -> str:
+        """The evidence fingerprint of the three files (computed when first asked)."""
+        return self._fingerprint()
+
+    def abandon(self) -> None:
+        """No decision will be asked for: stop the fingerprint, if it is still running."""
+        self._fingerprint.abandon()
+
+    def decide(self, test_ids: Optional[AbstractSet[str]] = None,
+               inputs: Optional[JSONObject] = None,
+               fingerprint: Optional[Callable[[], str]] = None) -> Evaluation:
+        """The decision on the test tasks ``test_ids`` (None: every test task). A part is
+        decided exactly as the gate decides the files cut down to it (the cases file with
+        only those test cases, each system with only their records): the same grading,
+        comparison and decision on the same records in the same order. The document names
+        ``inputs`` and the ``fingerprint()`` it is given (by default, the three files'
+        own)."""
+        with CollectorPaused():
+            return self._decide(test_ids, inputs if inputs is not None else self.inputs,
+                                fingerprint or self.fingerprint)
+
+    def _decide(self, test_ids: Optional[AbstractSet[str]], inputs: JSONObject,
+                fingerprint: Callable[[], str]) -> Evaluation:
+        spec, cases, results, systems = self.spec, self.cases, self.results, self.systems
+        progress = self._progress
+        mismatches = protocol_mismatches(spec, [systems.baseline, systems.candidate])
+        shared: _Shared = {"comparable": not mismatches, "spec": spec, "cases": cases,
+                           "results": results, "systems": systems, "inputs": inputs,
+                           "version": VERSION}
+        if mismatches:
+            decision = incomparable(mismatches)
+            document = render.decision_document(
+                decision=decision, baseline_metrics=None, candidate_metrics=None,
+                comparison=render.comparison_document(spec, mismatches),
+                fingerprint=fingerprint(), **shared)
+            return Evaluation(decision, document, spec)
+
+        tasks = [case for case in cases["cases"] if case["split"] == TEST_SPLIT]
+        baseline_records, candidate_records = systems.in_order()
+        if test_ids is not None:
+            kept = [index for index, case in enumerate(tasks) if case["id"] in test_ids]
+            if not kept:
+                raise ValueError("a part of the test cases holds at least one test case")
+            tasks = [tasks[index] for index in kept]
+            baseline_records = _records_of(baseline_records, kept, systems.baseline)
+            candidate_records = _records_of(candidate_records, kept, systems.candidate)
+        progress("grading", len(baseline_records) + len(candidate_records), "trials")
+        gates = spec["gates"]
+        baseline = SystemMetrics(grade_system(systems.baseline, tasks, baseline_records), gates)
+        candidate = SystemMetrics(grade_system(systems.candidate, tasks, candidate_records),
+                                  gates)
+        samples = spec["bootstrap"]["samples"]
+        comparison = compare(spec, baseline, candidate,
+                             lambda stage: progress(stage, samples, "samples"))
+        progress("deciding")
+        decision = decide(gates, candidate, comparison, spec["schema_version"],
+                          package_findings(cases, systems.baseline, systems.candidate))
+        document = render.decision_document(
+            decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
+            comparison=render.comparison_document(spec, [], comparison),
+            fingerprint=fingerprint(), **shared)
+        return Evaluation(decision, document, spec, comparison.interval.distribution())
+
+
+def _records_of(ordered: List[JSONObject], kept: List[int],
+                system: JSONObject) -> List[JSONObject]:
+    """The records of the test tasks at the positions ``kept``, from a system's records in
+    canonical order (each task's trials one after another: a slice per task)."""
+    trials = system["protocol"]["trial_count"]
+    found: List[JSONObject] = []
+    for index in kept:
+        found.extend(ordered[index * trials:(index + 1) * trials])
+    return found
+
+
+def check(inputs: Sequence[InputFile], candidate_id: Optional[str] = None,
+          progress: Optional[Progress] = None, fingerprinter: Fingerprinter = fingerprint_here,
+          keep_texts: bool = False) -> Checked:
+    """Load the three :class:`InputFile` objects ``inputs`` and run every contract check on
+    them: :class:`ContractErrors` with every error found, or the :class:`Checked` files to
+    decide on. The decoded texts of the files loaded here are dropped once every check has
+    passed (memory), but with ``keep_texts`` (a caller that cuts or splices them later)."""
+    with CollectorPaused():
+        return _check(inputs, candidate_id, progress or _quiet, fingerprinter, keep_texts)
+
+
+def _check(inputs: Sequence[InputFile], candidate_id: Optional[str], progress: Progress,
+           fingerprinter: Fingerprinter, keep_texts: bool) -> Checked:
     documents, load_errors = _load(inputs, progress)
     if "results" in documents:
         progress("validating", _record_count(documents["results"].value), "records")
@@ -228,12 +296,8 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
                                         documents["results"].value, presumed,
                                         _recorded_decimals(documents))
     try:
-        values = _validate(documents, load_errors)
-        spec, cases, results = values["spec"], values["cases"], values["results"]
-        context = Context(spec, cases, results, candidate_id)
-        errors = cross_file_errors(context)
-        if errors:
-            _raise_located(errors, documents)
+        context = _context(documents, load_errors, candidate_id,
+                           {item.kind for item in inputs if item.checked})
     except BaseException:  # a failed check, or a signal: the fingerprint is not needed
         if fingerprint is not None:
             fingerprint.abandon()
@@ -244,39 +308,13 @@ def _evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str], progress
         # the fingerprint can never name another candidate.
         if fingerprint is not None:
             fingerprint.abandon()
-        fingerprint = fingerprint_here(spec, cases, results, systems.candidate["system_id"],
+        fingerprint = fingerprint_here(context.spec, context.cases, context.loaded_results(),
+                                       systems.candidate["system_id"],
                                        _recorded_decimals(documents))
-    _release_texts(documents)
-
-    mismatches = protocol_mismatches(spec, [systems.baseline, systems.candidate])
-    shared: _Shared = {"comparable": not mismatches, "spec": spec, "cases": cases,
-                       "results": results, "systems": systems,
-                       "inputs": _describe_inputs(inputs, documents), "version": VERSION}
-    if mismatches:
-        decision = incomparable(mismatches)
-        document = render.decision_document(
-            decision=decision, baseline_metrics=None, candidate_metrics=None,
-            comparison=render.comparison_document(spec, mismatches), fingerprint=fingerprint(),
-            **shared)
-        return Evaluation(decision, document, spec)
-
-    baseline_records, candidate_records = systems.in_order()
-    progress("grading", len(baseline_records) + len(candidate_records), "trials")
-    tasks = [case for case in cases["cases"] if case["split"] == TEST_SPLIT]
-    gates = spec["gates"]
-    baseline = SystemMetrics(grade_system(systems.baseline, tasks, baseline_records), gates)
-    candidate = SystemMetrics(grade_system(systems.candidate, tasks, candidate_records), gates)
-    samples = spec["bootstrap"]["samples"]
-    comparison = compare(spec, baseline, candidate,
-                         lambda stage: progress(stage, samples, "samples"))
-    progress("deciding")
-    decision = decide(gates, candidate, comparison, spec["schema_version"],
-                      package_findings(cases, systems.baseline, systems.candidate))
-    document = render.decision_document(
-        decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
-        comparison=render.comparison_document(spec, [], comparison), fingerprint=fingerprint(),
-        **shared)
-    return Evaluation(decision, document, spec, comparison.interval.distribution())
+    if not keep_texts:
+        _release_texts(documents, {item.kind for item in inputs if item.document is None})
+    return Checked(context, systems, documents, _describe_inputs(inputs, documents),
+                   fingerprint, progress)
 
 
 class _Shared(TypedDict):
@@ -297,10 +335,7 @@ def load_benchmark(spec: InputFile, cases: InputFile,
     documents, or raise :class:`ContractErrors` placed at their lines (the commands that read
     many results packages of one benchmark: ``health``, ``diff``)."""
     documents, errors = _load([spec, cases], progress or _quiet)
-    values = _validate(documents, errors)
-    found = cross_file_errors(Context(values["spec"], values["cases"]))
-    if found:
-        _raise_located(found, documents)
+    _context(documents, errors)
     return documents["spec"], documents["cases"]
 
 
@@ -310,15 +345,8 @@ def check_results(spec: load.Document, cases: load.Document, results: load.Docum
     :func:`load_benchmark`, with the gate's own checks (the file's contract, then every rule
     across the files); return the rules' :class:`Context` (its ``systems`` hold the records in
     canonical order), or raise :class:`ContractErrors` placed in the results file."""
-    documents = {"spec": spec, "cases": cases, "results": results}
-    problems = file_errors("results", results.value)
-    if problems:
-        _raise_located([("results", error) for error in problems], documents)
-    context = Context(spec.value, cases.value, results.value, candidate_id)
-    found = cross_file_errors(context)
-    if found:
-        _raise_located(found, documents)
-    return context
+    return _context({"spec": spec, "cases": cases, "results": results}, [], candidate_id,
+                    {"spec", "cases"})
 
 
 def _load(inputs: Sequence[InputFile],
@@ -344,14 +372,28 @@ def _record_count(results: object) -> int:
                if isinstance(system, dict) and isinstance(system.get("records"), list))
 
 
-def _validate(documents: Dict[str, load.Document],
-              errors: List[KindError]) -> Dict[str, JSONObject]:
-    """Validate every loaded file; raise with the errors of all three (load errors first)."""
+def _context(documents: Dict[str, load.Document], errors: List[KindError],
+             candidate_id: Optional[str] = None,
+             checked: AbstractSet[str] = frozenset()) -> Context:
+    """Validate the loaded files (but the kinds ``checked`` before), then every rule across
+    them: the rules' :class:`Context`, or :class:`ContractErrors` placed at their lines."""
+    values = _validate(documents, errors, checked)
+    context = Context(values["spec"], values["cases"], values.get("results"), candidate_id)
+    found = cross_file_errors(context)
+    if found:
+        _raise_located(found, documents)
+    return context
+
+
+def _validate(documents: Dict[str, load.Document], errors: List[KindError],
+              checked: AbstractSet[str] = frozenset()) -> Dict[str, JSONObject]:
+    """Validate every loaded file (but those of the kinds ``checked`` before); raise with
+    the errors of all three (load errors first)."""
     values: Dict[str, JSONObject] = {}
     for kind in KINDS:
         if kind not in documents:
             continue
-        problems = file_errors(kind, documents[kind].value)
+        problems = [] if kind in checked else file_errors(kind, documents[kind].value)
         if problems:
             errors.extend((kind, error) for error in problems)
         else:
@@ -373,11 +415,13 @@ def _recorded_decimals(documents: Dict[str, load.Document]) -> Optional[List[Dec
     return decimals
 
 
-def _release_texts(documents: Dict[str, load.Document]) -> None:
-    """Every check passed: drop the decoded texts and the Decimal lists (memory)."""
+def _release_texts(documents: Dict[str, load.Document], kinds: AbstractSet[str]) -> None:
+    """Every check passed: drop the decoded texts and the Decimal lists of the files of
+    ``kinds`` (memory)."""
     for kind in KINDS:
-        documents[kind].text = ""
-        documents[kind].decimals = None
+        if kind in kinds:
+            documents[kind].text = ""
+            documents[kind].decimals = None
 
 
 def _raise_located(errors: List[KindError], documents: Dict[str, load.Document]) -> NoReturn:
@@ -397,5 +441,10 @@ def _raise_located(errors: List[KindError], documents: Dict[str, load.Document])
 
 def _describe_inputs(inputs: Sequence[InputFile],
                      documents: Dict[str, load.Document]) -> JSONObject:
-    return {item.kind: {"file": display_name(item.shown), "sha256": documents[item.kind].sha256,
-                        "bytes": documents[item.kind].size} for item in inputs}
+    return {item.kind: describe_file(item.shown, documents[item.kind].sha256,
+                                     documents[item.kind].size) for item in inputs}
+
+
+def describe_file(shown: str, sha256: Optional[str], size: Optional[int]) -> JSONObject:
+    """What the decision document's ``inputs`` says of one file."""
+    return {"file": display_name(shown), "sha256": sha256, "bytes": size}

@@ -74,3 +74,38 @@ def clustered_variance(differences, clusters):
     groups = len(totals)
     return (sum((total ** 2 for total in totals.values()), Fraction(0)) / len(values) ** 2
             * Fraction(groups, groups - 1))
+
+
+def part_by_cut_files(spec_bytes, cases_bytes, baseline_bytes, body, test_ids=None):
+    """The private-test service's decision as it was made from files: the maintainer's
+    baseline system's text spliced into the submission's after its last system, the cases
+    and that package cut down to the test cases ``test_ids`` (None: every one) as texts, and
+    the gate run on the three files. Returns the :class:`~proagents_bench.pipeline.Evaluation`.
+    """
+    from proagents_bench import pipeline
+    from proagents_bench.jsonio import load
+    from proagents_bench.service import parts
+
+    baseline = load.parse_bytes(baseline_bytes, "baseline.json")
+    roles = [system["role"] for system in baseline.value["systems"]]
+    start, end = baseline.span(("systems", roles.index("baseline")))
+    submission = load.parse_bytes(body, "submission.json")
+    text = submission.text
+    close = submission.span(("systems",))[1] - 1
+    combined = (text[:close] + ("," if submission.value["systems"] else "")
+                + baseline.text[start:end] + text[close:]).encode("utf-8")
+    if test_ids is not None:
+        cases = load.parse_bytes(cases_bytes, "cases.json")
+        cases_bytes = parts.cut(cases, {("cases",): [
+            index for index, case in enumerate(cases.value["cases"])
+            if case["split"] != "test" or case["id"] in test_ids]})
+        results = load.parse_bytes(combined, "submission.json")
+        combined = parts.cut(results, {
+            ("systems", index, "records"): [position for position, record in
+                                            enumerate(system["records"])
+                                            if record["case_id"] in test_ids]
+            for index, system in enumerate(results.value["systems"])})
+    return pipeline.evaluate([
+        pipeline.InputFile("spec", None, "spec.json", data=spec_bytes),
+        pipeline.InputFile("cases", None, "cases.json", data=cases_bytes),
+        pipeline.InputFile("results", None, "submission.json", data=combined)])

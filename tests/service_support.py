@@ -18,9 +18,10 @@ import time
 from proagents_bench.service import database, teams
 from proagents_bench.service.app import ServiceApp
 from proagents_bench.service.server import make_server
-from proagents_bench.service.submissions import Benchmark
+from proagents_bench.service.benchmark import Benchmark
 
 from .support import RUN_BENCHMARK, TempDir, example_package, load_example
+from .test_package_evidence import cases_v2, results_v3, system
 
 HTTP_TIMEOUT = 30.0
 JSON = "application/json"
@@ -77,6 +78,21 @@ def secret_baseline(cases):
                     record["side_effects"] = ["secret-observed-%s-%d" % (
                         record["case_id"], record["trial_id"])]
     return results
+
+
+def evidence_package():
+    """(cases, results) of a benchmark whose files carry findings of their own: cases v2
+    declaring the development split absent, and a results v3 package whose baseline
+    recorded a trial as unknown."""
+    def recorded_unknown(results):
+        chosen = system(results, "baseline")
+        record = chosen["records"][2]
+        record.update(status="unknown", final_state=None, side_effects=[], tools_used=[],
+                      latency_ms=None, cost_units=None)
+        chosen["provenance"].update(missing_as="unknown", recorded_unknown=[
+            {"case_id": record["case_id"], "trial_id": record["trial_id"]}])
+
+    return cases_v2(["development"], drop=("development",)), results_v3(recorded_unknown)
 
 
 def write_benchmark(folder, cases=None, results=None, spec=None):
@@ -190,20 +206,25 @@ def raw_exchange(port, data, wait=HTTP_TIMEOUT):
         return b"".join(received)
 
 
+SERVE_DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "serve_driver.py")
+
+
 class ServeProcess:
     """``run_benchmark.py serve`` as a child process, on a free port; its first stdout line
-    names the port."""
+    names the port. With ``fault`` (a point of ``serve_driver.py``), the same command with
+    that fault injected into its application."""
 
-    def __init__(self, test, service_folder, env=None, timeout="5"):
+    def __init__(self, test, service_folder, env=None, timeout="5", fault=None):
         spec = os.path.join(service_folder, "spec.json")
         cases = os.path.join(service_folder, "cases.json")
         baseline = os.path.join(service_folder, "baseline.json")
         full_env = dict(os.environ)
         full_env.update(env or {})
+        program = [RUN_BENCHMARK] if fault is None else [SERVE_DRIVER, fault, "--"]
         self.process = subprocess.Popen(
-            [sys.executable, "-B", RUN_BENCHMARK, "serve", "--spec", spec, "--cases", cases,
-             "--baseline", baseline, "--data", os.path.join(service_folder, "data"),
-             "--port", "0", "--timeout", timeout],
+            [sys.executable, "-B"] + program + [
+                "serve", "--spec", spec, "--cases", cases, "--baseline", baseline, "--data",
+                os.path.join(service_folder, "data"), "--port", "0", "--timeout", timeout],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
             env=full_env)
         test.addCleanup(self.close)

@@ -155,7 +155,7 @@ def outcome_package(baseline, candidate, trials=2, families=None, version=3,
     ``version`` (1 to 4; v3 on with ``lower_bound``, v2 on with ``unit``, v4 with
     ``trial_gate``). ``families``: each task's family id (default: one family per task).
     Returns (spec, cases, results) as plain JSON data."""
-    from proagents_bench.tools.synthetic import make_package
+    from devtools.synthetic import make_package
     count = len(baseline)
     spec, cases, results = make_package(count, trial_count=trials, seed=3)
     spec["schema_version"] = "agent-benchmark-spec-v%d" % version

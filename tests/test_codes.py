@@ -2,8 +2,9 @@
 ways: every code the package raises is a row of the registry, and every row is raised
 somewhere. The source is read as syntax trees: a code is a string literal where a code goes
 (the first argument of ``ContractError``, ``Problem``, ``Rule``, ``LogError`` and the helpers
-that make one, the first item of a ``(code, message)`` pair, a name or parameter called
-``code``, the values of a ``..._CODES`` table)."""
+that make one, every argument after the shared check of ``rules_of``, the first item of a
+``(code, message)`` pair, a name or parameter called ``code``, the values of a ``..._CODES``
+table)."""
 
 import ast
 import os
@@ -19,6 +20,8 @@ from .support import ROOT
 PACKAGE = os.path.join(ROOT, "proagents_bench")
 # The callables whose first argument (or ``code=``) is a code.
 CODE_CALLS = {"ContractError", "Problem", "Rule", "LogError", "error", "fail", "_fail"}
+# The callables whose every argument after the first is a code.
+CODE_LIST_CALLS = {"rules_of"}
 CODE_SHAPE = re.compile(r"[a-z][a-z0-9]*\.[a-z][a-z0-9_]*\Z")
 
 
@@ -49,6 +52,8 @@ def code_uses(tree):
         if isinstance(node, ast.Call) and _name(node.func) in CODE_CALLS:
             candidates += node.args[:1]
             candidates += [keyword.value for keyword in node.keywords if keyword.arg == "code"]
+        elif isinstance(node, ast.Call) and _name(node.func) in CODE_LIST_CALLS:
+            candidates += node.args[1:]
         elif isinstance(node, ast.Tuple):
             candidates += [item for item, after in zip(node.elts, node.elts[1:])
                            if _message(after)]
@@ -98,9 +103,9 @@ class CodeRegistryTests(unittest.TestCase):
 
     def test_the_scan_finds_codes_in_every_position_the_package_uses(self):
         # A scan that found nothing would make both tests above pass on an empty registry.
-        self.assertIn("jsonio/load.py", " ".join(self.uses["json.duplicate_key"]))
+        self.assertIn("jsonio/locate.py", " ".join(self.uses["json.duplicate_key"]))
         self.assertIn("cli/team_command.py", " ".join(self.uses["cli.team"]))
-        self.assertIn("reports/write.py", " ".join(self.uses["cli.report_path"]))
+        self.assertIn("cli/report_paths.py", " ".join(self.uses["cli.report_path"]))
         self.assertIn("jsonio/load.py", " ".join(self.uses["encoding.utf16"]))
         self.assertGreater(len(self.uses), 90)
 
@@ -131,7 +136,7 @@ class CodeRegistryTests(unittest.TestCase):
     def test_every_family_is_listed_on_one_docs_page(self):
         # publish writes each page's list from the registry; test_schema holds the pages to
         # publish's output, so every code is documented.
-        from proagents_bench.cli.publish_command import CODE_PAGES
+        from devtools.publish import CODE_PAGES
         listed = [family for _page, families in CODE_PAGES for family in families]
         self.assertEqual(sorted(listed), sorted({row.family for row in codes.CODES}))
 

@@ -5,7 +5,7 @@ import unittest
 from fractions import Fraction
 
 from proagents_bench.stats.bootstrap import family_clusters, paired_interval, task_clusters
-from proagents_bench.tools.synthetic import make_package
+from devtools.synthetic import make_package
 from tests import oracles
 from tests.support import example_package, example_path, gate_findings, run_cli, run_package
 

@@ -1,7 +1,9 @@
-"""Every ``run_benchmark.py`` command in the README's and docs/*.md's code blocks, run.
+"""Every ``run_benchmark.py`` and ``python -m devtools`` command in the README's and
+docs/*.md's code blocks, run.
 
-Each line of a fenced code block that runs ``run_benchmark.py`` with ``python``/``python3`` is
-one of three kinds:
+Each line of a fenced code block that runs ``run_benchmark.py`` (the product) or ``-m
+devtools`` (the development commands, run through the product's dispatcher with their own
+table) with ``python``/``python3`` is one of three kinds:
 
 - a **synopsis** (it has ``[``, ``|`` or a placeholder such as ``F``, ``LOG``, ``DIR``): its
   command must exist, and every option it names must be in that command's ``--help``;
@@ -18,6 +20,7 @@ one of three kinds:
 """
 
 import contextlib
+import functools
 import glob
 import io
 import os
@@ -25,7 +28,11 @@ import re
 import shlex
 import unittest
 
+from devtools import bench_command
+from devtools.commands import BENCH, NO_COMMAND, PROGRAM
+from devtools.commands import COMMANDS as DEVELOPMENT_COMMANDS
 from proagents_bench import cli
+from proagents_bench.cli.commands import COMMANDS, GATE
 from tests.support import ROOT, TempDir
 
 DOCUMENTS = ["README.md"] + sorted(
@@ -33,13 +40,14 @@ DOCUMENTS = ["README.md"] + sorted(
     for path in glob.glob(os.path.join(ROOT, "docs", "*.md")))
 
 # The commands this test does not run, by the words that start them (after
-# ``run_benchmark.py``), each with why; a command starting with none of these is run.
+# ``run_benchmark.py`` or ``-m devtools``), each with why; a command starting with none of
+# these is run.
 NOT_RUN_HERE = (
     (("serve",), "starts the service and runs until stopped: tests/test_service*.py start the "
                  "real server on a free port"),
     (("submit",), "needs a running service: tests/test_service.py submits to one"),
-    (("bench",), "a measurement that runs for minutes: tests/test_bench.py runs each bench "
-                 "on a small size"),
+    (("bench",), "a measurement that runs for minutes: tests/devtools/test_*.py run each "
+                 "bench on a small size"),
     (("publish",), "rewrites the project's generated files: tests/test_schema.py checks that "
                    "none is stale"),
     (("health", "--spec", "examples/benchmark_spec.json", "--cases",
@@ -55,7 +63,9 @@ OTHER_RUNNERS = (
                                          "runs them as a CI runner does"),
 )
 
-_RUNS = re.compile(r"(?:^|\s)(?:python3?|pypy3)\s+(?:-\S+\s+)*(\S*run_benchmark\.py)(.*)$")
+_RUNS = re.compile(r"(?:^|\s)(?:python3?|pypy3)\s+(?:-\S+\s+)*?(\S*run_benchmark\.py|-m\s+devtools)"
+                   r"(?=\s|$)(.*)$")
+DEVTOOLS = re.compile(r"^-m\s+devtools$")
 _FENCE = re.compile(r"^```([^\n]*)\n(.*?)^```", re.S | re.M)
 _CLAIM_SH = re.compile(r";\s*test \$\? -eq (\d+)")
 _CLAIM_PS = re.compile(r"if \(\$LASTEXITCODE -ne (\d+)\)")
@@ -63,7 +73,7 @@ _PLACEHOLDER = re.compile(r"^[A-Z][A-Z_]*$")
 
 
 class DocCommand:
-    """One line of a code block that runs run_benchmark.py."""
+    """One line of a code block that runs run_benchmark.py or the development commands."""
 
     def __init__(self, document, line_number, runner, words, claimed):
         self.document = document
@@ -80,6 +90,25 @@ class DocCommand:
     def synopsis(self):
         return any(word.startswith("[") or "|" in word or _PLACEHOLDER.match(word)
                    for word in self.words)
+
+    @property
+    def development(self):
+        """Whether the line runs the development commands (``python -B -m devtools``)."""
+        return bool(DEVTOOLS.match(self.runner))
+
+    @property
+    def commands(self):
+        """The names of the commands of the line's command line (the first word that names
+        one; else the gate runs, or the development tools' list)."""
+        return [command.name for command in (DEVELOPMENT_COMMANDS if self.development
+                                             else COMMANDS) if command is not GATE]
+
+    @property
+    def main(self):
+        """The dispatcher of the line's command line (:func:`proagents_bench.cli.main`, with
+        the development commands' table for ``-m devtools``)."""
+        return functools.partial(cli.main, program=PROGRAM, commands=DEVELOPMENT_COMMANDS,
+                                 default=NO_COMMAND) if self.development else cli.main
 
     def reason_not_run(self):
         for runner, reason in OTHER_RUNNERS:
@@ -122,10 +151,10 @@ def doc_commands(document):
     return found
 
 
-def run_in(folder, words):
-    """Run the CLI in this process as if from ``folder``: a path of the project (an
-    existing ``examples/...``, ``tests/...``) is read where it is; the rest is relative to
-    ``folder``. Return (status, stderr)."""
+def run_in(folder, words, main=cli.main):
+    """Run the CLI (``main``) in this process as if from ``folder``: a path of the project
+    (an existing ``examples/...``, ``tests/...``) is read where it is; the rest is relative
+    to ``folder``. Return (status, stderr)."""
     arguments = [os.path.join(ROOT, *word.split("/"))
                  if not os.path.isabs(word) and "/" in word and os.path.exists(
                      os.path.join(ROOT, *word.split("/"))) else word
@@ -134,20 +163,19 @@ def run_in(folder, words):
     os.chdir(folder)
     try:
         stdout, stderr = io.BytesIO(), io.StringIO()
-        status = cli.main(arguments, stdout=stdout, stderr=stderr)
+        status = main(arguments, stdout=stdout, stderr=stderr)
     finally:
         os.chdir(before)
     return status, stderr.getvalue()
 
 
-def help_text(words):
-    """``run_benchmark.py WORDS --help``: printed by the gate to its stdout, by argparse to
-    sys.stdout and ended with SystemExit by the other commands."""
+def help_text(words, main=cli.main):
+    """``run_benchmark.py WORDS --help`` (through ``main``): printed by the gate to its
+    stdout, by argparse to sys.stdout and ended with SystemExit by the other commands."""
     stdout, printed = io.BytesIO(), io.StringIO()
     with contextlib.redirect_stdout(printed):
         try:
-            cli.main(list(words) + ["--help"], stdout=stdout,
-                     stderr=io.StringIO())
+            main(list(words) + ["--help"], stdout=stdout, stderr=io.StringIO())
         except SystemExit:
             pass
     return stdout.getvalue().decode("ascii") + printed.getvalue()
@@ -168,7 +196,7 @@ class DocCommandTests(unittest.TestCase):
                 if command.synopsis or command.reason_not_run() is not None:
                     continue
                 with self.subTest(command=command.where):
-                    status, stderr = run_in(folder, command.words)
+                    status, stderr = run_in(folder, command.words, command.main)
                     if command.claimed is not None:
                         self.assertEqual(status, command.claimed, stderr[-2000:])
                     else:
@@ -182,29 +210,44 @@ class DocCommandTests(unittest.TestCase):
                         reason for _runner, reason in OTHER_RUNNERS):
                     continue
                 name = command.words[0] if command.words and command.words[0] in (
-                    cli.COMMANDS) else ""
+                    command.commands) else ""
                 with self.subTest(command=command.where):
                     # a command of actions (team add|rotate, phase open|close): theirs too
                     actions = tuple(command.words[1].split("|")) if name and len(
                         command.words) > 1 and re.match(r"^[a-z][a-z|-]*$",
                                                         command.words[1]) else ()
-                    if (name, actions) not in helps:
-                        helps[name, actions] = "".join(
-                            help_text([name] if name else []) if not actions else
-                            help_text([name, action]) for action in actions or ("",))
+                    key = (command.development, name, actions)
+                    if key not in helps:
+                        helps[key] = "".join(
+                            help_text([name] if name else [], command.main) if not actions
+                            else help_text([name, action], command.main)
+                            for action in actions or ("",))
                     if not name:  # the gate's synopsis names no command
                         self.assertTrue(command.words[0].startswith(("[", "-")),
                                         "not a command: %s" % command.words[0])
                     for word in command.words:
                         for option in re.findall(r"--[a-z][a-z-]*", word):
-                            self.assertIn(option, helps[name, actions], "%s has no %s" % (
+                            self.assertIn(option, helps[key], "%s has no %s" % (
                                 " ".join((name,) + actions) or "the gate", option))
+
+    def test_every_bench_command_is_one_the_bench_takes(self):
+        # Not run here (minutes each), but parsed as the bench parses them, every number
+        # within its bounds: the figures the docs quote come from commands that run.
+        benches = [command for document in DOCUMENTS for command in doc_commands(document)
+                   if command.development and command.words[:1] == ["bench"]
+                   and not command.synopsis]
+        self.assertGreater(len(benches), 10)
+        for command in benches:
+            with self.subTest(command=command.where):
+                options = BENCH.parser(PROGRAM).parse_args(command.words[1:])
+                self.assertEqual(bench_command.problems(options), [])
 
     def test_each_exception_has_a_reason_and_is_used(self):
         starts = [command.words[:6] for document in DOCUMENTS
                   for command in doc_commands(document) if not command.synopsis]
         for start, reason in NOT_RUN_HERE + OTHER_RUNNERS:
-            tests = re.findall(r"(?:tests/)?[\w*]*test_[\w*]+\.py", reason)  # the tests that run it instead
+            # the tests that run it instead
+            tests = re.findall(r"(?:tests/(?:\w+/)?)?[\w*]*test_[\w*]+\.py", reason)
             self.assertTrue(tests, reason)
             for pattern in tests:
                 self.assertTrue(glob.glob(os.path.join(ROOT, *pattern.split("/"))), pattern)

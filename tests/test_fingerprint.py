@@ -25,11 +25,12 @@ from unittest import mock
 from decimal import Decimal
 from fractions import Fraction
 
-from proagents_bench.jsonio import canonical as fingerprint
+from proagents_bench.jsonio import canonical, canonical_fast, canonical_reference
 from proagents_bench.jsonio.canonical import (canonical_json, evidence_fingerprint,
                                               fingerprint_hasher)
 
-FAST_PATH = fingerprint._c_make_encoder is not None and fingerprint._c_encode_string is not None
+FAST_PATH = (canonical_fast._c_make_encoder is not None
+             and canonical_fast._c_encode_string is not None)
 
 
 def strict_loads(text):
@@ -44,7 +45,7 @@ def double(bits):
 
 def reference(value):
     """The plain-Python writer, for holding the fast path to it."""
-    return fingerprint._reference_text(value).encode("utf-8")
+    return canonical_reference.reference_text(value).encode("utf-8")
 
 
 # RFC 8785 Appendix B: finite values.
@@ -259,14 +260,15 @@ class StringTests(unittest.TestCase):
         self.assertEqual(canonical_json(text), expected)
         self.assertEqual(canonical_json([text]), b"[" + expected + b"]")
         self.assertEqual(canonical_json({text: text}), b"{" + expected + b":" + expected + b"}")
-        self.assertEqual(fingerprint._py_encode_string(text).encode("utf-8"), expected)
+        self.assertEqual(canonical_reference._py_encode_string(text).encode("utf-8"), expected)
 
     def test_plain_python_escaper_matches(self):
         rng = random.Random(8785)
         alphabet = [chr(i) for i in range(0x30)] + ["\\", '"', "a", "\u00e9", "\U0001f600"]
         for _ in range(300):
             s = "".join(rng.choice(alphabet) for _ in range(rng.randrange(12)))
-            self.assertEqual(fingerprint._py_encode_string(s), fingerprint._encode_string(s))
+            self.assertEqual(canonical_reference._py_encode_string(s),
+                             canonical_reference.encode_string(s))
 
     def test_lone_surrogate_is_refused(self):
         for value in ("\ud800", ["a", "x\udfff"], {"\ud83d": 1}):
@@ -498,13 +500,13 @@ class FastPathTests(unittest.TestCase):
         ]
         for name, value in cases:
             with self.subTest(name):
-                fast = fingerprint._fast_batches(value)
+                fast = canonical_fast.fast_batches(value)
                 self.assertIsNotNone(fast)
                 self.assertEqual("".join(fast).encode("utf-8"), reference(value))
                 self.assertEqual(canonical_json(value), reference(value))
 
     def test_fast_path_helpers(self):
-        plain = fingerprint._plain_range
+        plain = canonical_fast._plain_range
         self.assertTrue(plain([Decimal("0.0001"), Decimal("999999999999999.9")]))
         self.assertTrue(plain([Decimal("0"), Decimal("-0.5"), Decimal("-0"), Decimal("2")]))
         self.assertTrue(plain([Decimal("0"), Decimal("-0")]))
@@ -514,7 +516,7 @@ class FastPathTests(unittest.TestCase):
         for bad in ("0.00009", "-0.00009", "1e15", "-1e15", "NaN", "Infinity", "sNaN"):
             with self.subTest(bad):
                 self.assertFalse(plain([Decimal("0.5"), Decimal(bad)]))
-        stand_in = fingerprint._json_stand_in
+        stand_in = canonical_fast._json_stand_in
         self.assertEqual([stand_in(x) for x in (100.0, 2.5, 1e17, 1e21, 1e-10)],
                          [100, 2.5, 10 ** 17, 1e21, 1e-10])
         self.assertEqual(stand_in(1e-5), "0.00001")  # a marker's text: Python writes 1e-05
@@ -523,16 +525,16 @@ class FastPathTests(unittest.TestCase):
     def test_fast_path_declines_what_it_cannot_vouch_for(self):
         for value in ([1.5], [{"\ue000": 1, "\U0001f600": 2}], [2 ** 60], [(1,)], [{1: 2}]):
             with self.subTest(value=value):
-                self.assertIsNone(fingerprint._fast_batches(value))
+                self.assertIsNone(canonical_fast.fast_batches(value))
 
     @unittest.skipUnless(FAST_PATH, "no C JSON encoder on this interpreter")
     def test_a_marker_in_the_data_sends_its_piece_to_the_reference_writer(self):
         marker_in_data = [Decimal("1e-5"), "\x00jcs-number:0"]
         for value in (marker_in_data, [{"\x00jcs-number:0": 1}, Decimal("-2e-5")]):
             with self.subTest(value=value):
-                with mock.patch.object(fingerprint, "_reference_text",
-                                       wraps=fingerprint._reference_text) as fallback:
-                    text = "".join(fingerprint._fast_batches(value))
+                with mock.patch.object(canonical_fast, "reference_text",
+                                       wraps=canonical_reference.reference_text) as fallback:
+                    text = "".join(canonical_fast.fast_batches(value))
                 self.assertTrue(fallback.called)
                 self.assertEqual(text.encode("utf-8"), reference(value))
         self.assertEqual(canonical_json(marker_in_data), b'[0.00001,"\\u0000jcs-number:0"]')
@@ -568,17 +570,17 @@ class FingerprintTests(unittest.TestCase):
     def test_hasher_streams_in_slices(self):
         value = [{"k": "x" * 50, "n": Decimal("1.5"), "i": i} for i in range(3000)]
         expected = hashlib.sha256(canonical_json(value)).hexdigest()
-        saved = fingerprint._HASH_SLICE, fingerprint._REFERENCE_BATCH
+        saved = canonical._HASH_SLICE, canonical_reference._REFERENCE_BATCH
         try:
-            fingerprint._HASH_SLICE, fingerprint._REFERENCE_BATCH = 1000, 10
+            canonical._HASH_SLICE, canonical_reference._REFERENCE_BATCH = 1000, 10
             hasher = hashlib.sha256()
             self.assertIs(fingerprint_hasher(value, hasher), hasher)
             self.assertEqual(fingerprint_hasher(value, hashlib.sha256()).hexdigest(), expected)
-            batches = list(fingerprint._reference_batches(value))
+            batches = list(canonical_reference.reference_batches(value))
             self.assertGreater(len(batches), 10)
             self.assertEqual(hashlib.sha256("".join(batches).encode()).hexdigest(), expected)
         finally:
-            fingerprint._HASH_SLICE, fingerprint._REFERENCE_BATCH = saved
+            canonical._HASH_SLICE, canonical_reference._REFERENCE_BATCH = saved
 
 
 if __name__ == "__main__":

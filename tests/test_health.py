@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from proagents_bench import pipeline
 from proagents_bench.maintenance import health as health_module
+from proagents_bench.maintenance.health_document import health_document
 from proagents_bench.reports import health_html, health_markdown
 from proagents_bench.stats.items import ItemAnalysis, tukey_fences
 from tests.support import EXAMPLES, ROOT, TempDir, load_example, run_cli, run_subprocess
@@ -127,7 +128,7 @@ class FindsTheTasksToAuditTests(unittest.TestCase):
                          ["test-cancel", "test-privacy", "test-status", "test-refund"])
 
     def test_the_document_names_them_and_the_effective_size(self):
-        document = health_module.health_document(three_systems(self), "0")
+        document = health_document(three_systems(self), "0")
         self.assertEqual(document["action"], "HEALTH")
         self.assertEqual(document["summary"]["never_passed"], 1)
         self.assertEqual(document["summary"]["saturated"], 1)
@@ -184,7 +185,7 @@ class DiscriminationTests(unittest.TestCase):
         self.assertIsNone(two.effective_size)
         self.assertIn("needs at least 3", two.analysis.reason)
         self.assertTrue(all(task.discrimination is None for task in two.tasks))
-        document = health_module.health_document(two, "0")
+        document = health_document(two, "0")
         self.assertIsNone(document["effective_size"]["tasks"])
         self.assertTrue(all(task["discrimination"] is None for task in document["tasks"]))
         same = measured(self, package("twin-a", BASELINE), package("twin-b", BASELINE))
@@ -284,8 +285,8 @@ class CommandTests(unittest.TestCase):
         here = health_module.measure(*inputs)
         background = in_background(1, 0)  # a fork when no other thread runs (the suite's own)
         forked = health_module.measure(*inputs, background=background)
-        self.assertEqual(health_module.health_document(forked, "0"),
-                         health_module.health_document(here, "0"))
+        self.assertEqual(health_document(forked, "0"),
+                         health_document(here, "0"))
         self.assertEqual(health_module._halves(inputs[2]), 2)
 
     def test_the_same_bytes_under_any_hash_seed(self):
@@ -426,7 +427,7 @@ class MemoryTests(unittest.TestCase):
         return completed.returncode, completed.stdout, completed.stderr.decode("utf-8")
 
     def test_a_limit_below_the_need_is_said_and_the_need_suffices(self):
-        from proagents_bench.tools.bench import write_package
+        from devtools.timing import write_package
         paths = write_package(TempDir(self).path, 10000, 2, 1000, 1)
         need = health_module.memory_needed(os.path.getsize(paths["cases"]),
                                            os.path.getsize(paths["results"]))

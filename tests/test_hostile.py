@@ -17,7 +17,7 @@ import xml.etree.ElementTree as ElementTree
 from unittest import mock
 
 from proagents_bench.errors import ContractErrors
-from proagents_bench.tools import synthetic
+from devtools import synthetic
 from tests.support import (RUN_BENCHMARK, TempDir, example_package, example_path, run_cli,
                            run_package, run_subprocess)
 from tests.test_reports import report_text

@@ -13,8 +13,7 @@ from proagents_bench.evaluation.release import BenchmarkVerdict, decide_release
 from proagents_bench.stats.multiplicity import (alarm_chance, false_alarm_rate, holm,
                                                 independent_false_alarm,
                                                 least_significant_count)
-from proagents_bench.stats.paired import sign_test_p
-from proagents_bench.tools import release_bench
+from proagents_bench.stats.exact_tests import sign_test_p
 
 
 def brute_sign_p(gains, losses):
@@ -258,19 +257,6 @@ class FalseAlarmTableTests(unittest.TestCase):
             self.assertEqual(independent_false_alarm(level, gates), 1 - product)
         self.assertEqual(independent_false_alarm(Fraction(1, 20), 5),
                          Fraction("0.2262190625"))
-
-    def test_the_docs_table_writes_each_chance_exactly(self):
-        table = release_bench.false_alarm_tables().split("\n\n")[0].splitlines()[2:]
-        self.assertEqual(len(table), len(release_bench.TABLE_GATES))
-        level = release_bench.TABLE_LEVEL
-        for gates, line in zip(release_bench.TABLE_GATES, table):
-            cells = [cell.strip() for cell in line.strip("|").split("|")]
-            self.assertEqual(int(cells[0]), gates)
-            self.assertEqual(Fraction(cells[1]), independent_false_alarm(level, gates))
-            # Holm over K independent continuous tests alarms when the least p is <= a / K.
-            holm_chance = Fraction(cells[3])
-            self.assertEqual(holm_chance, 1 - (1 - level / gates) ** gates)
-            self.assertLessEqual(holm_chance, level)
 
 
 class ReasonOrderTests(unittest.TestCase):

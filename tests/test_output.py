@@ -209,7 +209,7 @@ class DocumentationTests(unittest.TestCase):
     def test_every_field_of_the_contract_is_in_the_tables(self):
         from proagents_bench.contract.inputs import FILE_KINDS
         from proagents_bench.contract.publish import contract_tables
-        from proagents_bench.contract.shapes import object_shapes
+        from proagents_bench.contract.containers import object_shapes
         generated = contract_tables()
         for versions in FILE_KINDS.values():
             for root in versions.values():

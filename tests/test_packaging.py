@@ -15,7 +15,7 @@ import unittest
 import zipfile
 from unittest import mock
 
-from proagents_bench.contract import publish as schema
+from proagents_bench.contract.vocabulary import SCHEMA_KINDS
 from proagents_bench.version import VERSION
 from tests.support import ROOT, TempDir
 
@@ -50,13 +50,15 @@ class BuildBackendTests(unittest.TestCase):
             names = archive.namelist()
             files = {entry: archive.read(entry) for entry in names}
         info = "proagents_bench-%s.dist-info/" % VERSION
-        for kind in schema.KINDS:
+        for kind in SCHEMA_KINDS:
             self.assertIn("proagents_bench/contract/schemas/%s.schema.json" % kind, names)
             self.assertIn("proagents_bench/py.typed", names)
         for module in ("__init__.py", "__main__.py", "cli/__init__.py", "contract/publish.py",
                        "reports/html.py", "stats/bootstrap.py"):
             self.assertIn("proagents_bench/" + module, names)
-        self.assertFalse([entry for entry in names if entry.startswith(("tests/", "examples/"))])
+        # The development package (and the tests, which import it) stay out of the wheel.
+        self.assertFalse([entry for entry in names
+                          if entry.startswith(("tests/", "examples/", "devtools/"))])
         metadata = files[info + "METADATA"].decode("utf-8")
         self.assertIn("\nVersion: %s\n" % VERSION, metadata)
         self.assertIn("Name: proagents-bench", metadata)
@@ -93,6 +95,8 @@ class BuildBackendTests(unittest.TestCase):
                        "proagents_bench/contract/schemas/spec.schema.json",
                        "run_benchmark.py", "test_run_benchmark.py", "tests/support.py",
                        "tests/test_packaging.py", "tests/golden/pass.json",
+                       "devtools/__main__.py", "devtools/synthetic.py",
+                       "tests/devtools/test_bench.py",
                        "examples/benchmark_spec.json", ".agents/skills/run-release-gate/SKILL.md"):
             self.assertIn(base + needed, names)
         self.assertFalse([entry for entry in names if "__pycache__" in entry])

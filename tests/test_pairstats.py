@@ -18,12 +18,13 @@ from fractions import Fraction as F
 
 from proagents_bench.stats import exact
 from proagents_bench.stats.exact import normal_quantile, sqrt_float, to_float
+from proagents_bench.stats.exact_tests import (exact_test_summary, mcnemar_exact_p,
+                                               randomization_p, sign_test_p, sign_test_p_float,
+                                               sign_test_rejects)
 from proagents_bench.stats.paired import (clustered_standard_error, clustered_variance,
-                                          mcnemar_exact_p, minimum_detectable_effect,
-                                          normal_interval, outcome_correlation, paired_counts,
-                                          paired_standard_error, paired_summary,
-                                          exact_test_summary, randomization_p, sign_test_p,
-                                          sign_test_p_float, sign_test_rejects)
+                                          minimum_detectable_effect, normal_interval,
+                                          outcome_correlation, paired_counts,
+                                          paired_standard_error, paired_summary)
 from proagents_bench.stats.student import student_t_quantile, two_sided_t
 from proagents_bench.stats.passk import (mean_pass_at_k, mean_pass_hat_k, pass_at_k, pass_hat_k,
                                          pass_k_table)

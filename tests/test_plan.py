@@ -1,5 +1,5 @@
-"""``plan``: what it measures, Miller's formula, the gate's own power held to a simulation of
-the gate itself (within its Monte Carlo error), the least-cost design, the command line."""
+"""``plan``: what it measures, Miller's formula, the least-cost design, the command line (its
+power held to a simulation of the gate itself: tests/devtools/test_plan_check.py)."""
 
 import json
 import math
@@ -8,20 +8,20 @@ import statistics
 import unittest
 from fractions import Fraction as F
 
-from proagents_bench import planning
+from devtools.synthetic import make_package
+from proagents_bench.planning.measured import measure
+from proagents_bench.planning.planner import Planner, plan, settings_from_spec
 from proagents_bench.stats.exact import normal_quantile
 from proagents_bench.stats.power import TaskPrior, linked_difference
-from proagents_bench.tools import plan_check
-from proagents_bench.tools.synthetic import make_package
 from tests.support import (ROOT, TempDir, evaluate_arguments, evaluate_package,
                            load_example, outcome_package, run_cli, run_package)
 
 
 def planner_for(test, package, effect=F(1, 10), **options):
     evaluation = evaluate_package(test, *package)
-    measured = planning.measure(evaluation)
-    settings = planning.settings_from_spec(evaluation.spec, measured, effect, **options)
-    return planning.Planner(measured, settings)
+    measured = measure(evaluation)
+    settings = settings_from_spec(evaluation.spec, measured, effect, **options)
+    return Planner(measured, settings)
 
 
 def v3(package, lower_bound="strict"):
@@ -37,7 +37,7 @@ class MeasuredTests(unittest.TestCase):
         counts = {role: [round(task["trial_success_rate"] * 3)
                          for task in document[role + "_metrics"]["task_results"]]
                   for role in ("baseline", "candidate")}
-        measured = planning.measure(evaluate_arguments([]))
+        measured = measure(evaluate_arguments([]))
         self.assertEqual((measured.baseline, measured.candidate),
                          (counts["baseline"], counts["candidate"]))
         for role, index in (("baseline", 0), ("candidate", 1)):
@@ -156,9 +156,9 @@ class ModelTests(unittest.TestCase):
         # more than two unrelated chances can make them (a negative correlation).
         package = outcome_package([0, 2] * 6, [2, 0] * 6, trials=2, version=4)
         evaluation = evaluate_package(self, *package)
-        measured = planning.measure(evaluation)
-        settings = planning.settings_from_spec(evaluation.spec, measured, F(1, 10))
-        answer = planning.plan(measured, settings, evaluation.spec)
+        measured = measure(evaluation)
+        settings = settings_from_spec(evaluation.spec, measured, F(1, 10))
+        answer = plan(measured, settings, evaluation.spec)
         model = answer["model"]
         self.assertEqual(model["linked_share"], 0.0)
         self.assertLess(model["between_task_variance"], float(measured.between))
@@ -167,46 +167,10 @@ class ModelTests(unittest.TestCase):
         # A package whose systems are not so opposed gets no such note.
         package = outcome_package([0, 2] * 6, [1, 2] * 6, trials=2, version=4)
         evaluation = evaluate_package(self, *package)
-        measured = planning.measure(evaluation)
-        answer = planning.plan(measured, planning.settings_from_spec(
+        measured = measure(evaluation)
+        answer = plan(measured, settings_from_spec(
             evaluation.spec, measured, F(1, 10)), evaluation.spec)
         self.assertNotIn("less than measured", " ".join(answer["notes"]))
-
-
-class GatePowerTests(unittest.TestCase):
-    """The planner's power against the gate itself: benchmarks drawn from the planner's model
-    as a process (tools/plan_check.ModelWorld), written as packages and decided by
-    pipeline.evaluate, 200 each; the planner must lie within three Monte Carlo standard errors
-    of the share of passes (at most 0.035 each) and 0.02 (its own approximations)."""
-
-    BENCHMARKS = 200
-
-    def assert_agrees(self, planner, designs):
-        spec = plan_check.check_spec(3, planner.settings.gate, planner.settings.strict,
-                                     planner.settings.confidence, 200, 18)
-        checks = plan_check.check_designs(planner, spec, None, designs, self.BENCHMARKS, 18)
-        for check in checks:
-            self.assertTrue(check.agrees, check.line())
-        return checks
-
-    def test_the_strict_gate_with_the_small_sample_rules(self):
-        planner = planner_for(self, v3(make_package(60, trial_count=3, seed=5,
-                                                    candidate_skill=0.65)))
-        self.assertTrue(planner.settings.rule.tested)
-        effect = planner.settings.effect
-        few, many, none = self.assert_agrees(planner, [(10, 3, effect), (30, 3, effect),
-                                                       (20, 3, F(0))])
-        # Ten tasks: the randomization test holds most passes back.
-        self.assertLess(few.predicted, 0.1)
-        self.assertGreater(many.predicted, few.predicted)
-        self.assertLessEqual(none.predicted, 0.025 + 0.005)
-
-    def test_an_inclusive_gate_below_zero(self):
-        planner = planner_for(self, v3(make_package(60, trial_count=3, seed=5,
-                                                    candidate_skill=0.65), "inclusive"),
-                              gate=F(-1, 20))
-        self.assertFalse(planner.settings.rule.tested)
-        self.assert_agrees(planner, [(20, 3, planner.settings.effect)])
 
     def test_the_normal_limit_agrees_with_the_exact_sum_where_they_meet(self):
         planner = planner_for(self, v3(make_package(60, trial_count=3, seed=5)))
@@ -215,22 +179,6 @@ class GatePowerTests(unittest.TestCase):
                 exact = planner.power(tasks, 3, effect, "exact")
                 normal = planner.power(tasks, 3, effect, "normal")
                 self.assertLess(abs(exact - normal), 0.02, (tasks, effect, exact, normal))
-
-
-class WorldTests(unittest.TestCase):
-    """The plan held to the gate on a world it does not assume (tools/plan_check.BetaWorld):
-    success chances Beta(2, 2) per task, the candidate's the baseline's plus 0.1 on the same
-    task. The plan is made from a pilot benchmark of that world, as a user makes it; the gate
-    judges 200 fresh benchmarks of it. A model that draws the two systems' chances apart
-    said 0.54 to 0.62 for 100 tasks x 3 trials here, where the gate passes about 0.73."""
-
-    def test_the_plan_holds_in_a_world_where_both_systems_share_each_task(self):
-        effect = F(1, 10)
-        world = plan_check.BetaWorld(2.0, 2.0)
-        spec = plan_check.check_spec(3, F(0), True, F(95, 100), 400, 31)
-        planner = plan_check.pilot_planner(spec, 1000, world.at(effect), 31, effect, 10000)
-        check = plan_check.compare(planner, spec, world.at, 100, 3, effect, 200, 32)
-        self.assertTrue(check.agrees, check.line())
 
 
 class DesignTests(unittest.TestCase):
@@ -408,16 +356,6 @@ class CommandTests(unittest.TestCase):
         run = run_cli(["plan", "--budget", "1e305"] + paths)
         self.assertEqual(run.status, 0, run.stderr)
         self.assertEqual(run.document["now"]["cost"], 5 * 3 * 2e300)
-
-    def test_the_bench_checks_a_plan_against_the_gate(self):
-        run = run_cli(["bench", "plan", "--tasks", "40", "--trials", "3", "--repeat", "1",
-                       "--simulate", "30"])
-        self.assertEqual(run.status, 0, run.stderr)
-        lines = run.stdout.decode("ascii").splitlines() + run.stderr.splitlines()
-        checks = [line for line in lines if ": plan " in line and " gate " in line]
-        self.assertGreaterEqual(len(checks), 2, lines)
-        for line in checks:
-            self.assertTrue(line.endswith("agrees"), line)
 
     def test_an_unmeasured_cost_counts_trials(self):
         from tests.test_package_evidence import results_v3, system

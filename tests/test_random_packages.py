@@ -11,7 +11,7 @@ import unittest
 from fractions import Fraction
 
 from proagents_bench.stats.bootstrap import paired_interval, task_clusters
-from proagents_bench.tools.synthetic import make_package
+from devtools.synthetic import make_package
 from tests import oracles
 from tests.support import run_package
 

@@ -13,8 +13,10 @@ import xml.etree.ElementTree as ElementTree
 from fractions import Fraction
 
 from proagents_bench.reports import html as report_html
+from proagents_bench.reports import html_charts
+from proagents_bench.reports import charts as report_charts
 from proagents_bench.reports import svg
-from proagents_bench.tools import synthetic
+from devtools import synthetic
 from tests.support import evaluate_arguments, evaluate_package, example_package
 from tests.test_reports import SCENARIOS
 
@@ -151,7 +153,7 @@ class MarkerLabelTests(ChartAssertions):
                        svg.Marker(x - 0.01, "observed delta %s" % x, "observed"),
                        svg.Marker(0.5, "a marker in the middle", "observed"),
                        svg.Marker(0.51, "another marker in the middle", "observed")]
-            chart = ElementTree.fromstring(svg.histogram(
+            chart = ElementTree.fromstring(report_charts.histogram(
                 "t", [(0.0, 0.5, 3), (0.5, 1.0, 4)], (0.0, 1.0), markers, x_label="x"))
             with self.subTest(x=x):
                 self.assert_texts_apart_and_inside(chart)
@@ -162,7 +164,7 @@ class MarkerLabelTests(ChartAssertions):
     def test_a_label_is_not_crossed_by_a_line_from_a_label_above(self):
         markers = [svg.Marker(0.5, "first", "gate"), svg.Marker(0.45, "a wide second label",
                                                                 "bound")]
-        chart = ElementTree.fromstring(svg.histogram("t", [(0.0, 1.0, 1)], (0.0, 1.0),
+        chart = ElementTree.fromstring(report_charts.histogram("t", [(0.0, 1.0, 1)], (0.0, 1.0),
                                                      markers))
         marker_lines = lines(chart, "marker")
         labels = boxes(chart, ["marker-label"])
@@ -318,7 +320,7 @@ class TickLabelTests(ChartAssertions):
     def test_long_tick_labels_are_thinned_never_overlapped(self):
         for high in (5.5e14, 9.9e14, 123456.0, 1.0):
             with self.subTest(high=high):
-                chart = ElementTree.fromstring(svg.histogram(
+                chart = ElementTree.fromstring(report_charts.histogram(
                     "t", [(0.0, high, 1)], (0.0, high), off_scale=(1, "x")))
                 self.assert_texts_apart_and_inside(chart)
                 ticks = [box for box in boxes(chart) if box.kind == "tick-label"]
@@ -341,12 +343,12 @@ class ExtremeValueTests(ChartAssertions):
     def test_latencies_near_the_largest_double(self):
         largest = 1.7976931348623157e308
         values = [0.0, 1e-300, 1.0, 1e300, 1.7e308, largest]
-        low, high, _clipped = report_html.latency_axis([values, values], [1.7e308, 1e300])
-        bars, above = svg.even_bins(values, low, high, 40)
+        low, high, _clipped = html_charts.latency_axis([values, values], [1.7e308, 1e300])
+        bars, above = report_charts.even_bins(values, low, high, 40)
         self.assertEqual(sum(count for _l, _r, count in bars) + above, len(values))
         markers = [svg.Marker(largest, "gate max_p95_latency_ms %r" % largest, "gate", True),
                    svg.Marker(0.0, "p95 0", "observed")]
-        chart = self.assert_finite(svg.histogram("t", bars, (low, high), markers,
+        chart = self.assert_finite(report_charts.histogram("t", bars, (low, high), markers,
                                                  off_scale=(above, "x")))
         self.assert_texts_apart_and_inside(chart)
 
@@ -357,25 +359,26 @@ class ExtremeValueTests(ChartAssertions):
                 self.assertLessEqual(len(ticks), 8)
                 labels = svg.tick_labels(ticks)
                 self.assertEqual(len(labels), len(ticks))
-                bars, _above = svg.even_bins([low, high], low, high, 40)
-                self.assert_finite(svg.histogram("t", bars, (low, max(high, low + 1e-300))))
+                bars, _above = report_charts.even_bins([low, high], low, high, 40)
+                self.assert_finite(report_charts.histogram("t", bars,
+                                                           (low, max(high, low + 1e-300))))
 
     def test_support_without_a_lattice_is_binned_evenly(self):
         distribution = [(Fraction(index, 10 ** 12 + index), 1) for index in range(1, 500)]
-        bars, cell, lattice = svg.support_bins(distribution, 50, Fraction(1, 10))
+        bars, cell, lattice = report_charts.support_bins(distribution, 50, Fraction(1, 10))
         self.assertFalse(lattice)
         self.assertLessEqual(len(bars), 51)
         self.assertEqual(sum(count for _l, _r, count in bars), 499)
 
     def test_one_resampled_value_gets_one_bar_of_the_fallback_width(self):
-        bars, cell, lattice = svg.support_bins([(Fraction(0), 100)], 50, Fraction(1, 8))
+        bars, cell, lattice = report_charts.support_bins([(Fraction(0), 100)], 50, Fraction(1, 8))
         self.assertEqual(bars, [(Fraction(-1, 16), Fraction(1, 16), 100)])
         self.assertTrue(lattice)
 
     def test_many_lattice_points_are_grouped_in_odd_numbers(self):
         # 500 points at most 50 bars: 10 a bar would put values on edges; 11 do not.
         distribution = [(Fraction(index, 1000), 1) for index in range(-250, 250)]
-        bars, cell, _lattice = svg.support_bins(distribution, 50, Fraction(1, 1000))
+        bars, cell, _lattice = report_charts.support_bins(distribution, 50, Fraction(1, 1000))
         self.assertEqual(cell, Fraction(1, 1000))
         group = (bars[0][1] - bars[0][0]) / cell
         self.assertEqual(group % 2, 1)

@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 from proagents_bench.contract.vocabulary import INFORMATIONAL
 from proagents_bench.evaluation.decision import Finding
 from proagents_bench.reports import html as report_html
+from proagents_bench.reports import html_parts
 from proagents_bench.reports import markdown as report_markdown
 from tests.support import evaluate_arguments
 from tests.test_report_junit import NEW_NOTES, with_notes
@@ -140,13 +141,13 @@ class NarrowWindowAndPrintTests(unittest.TestCase):
             for attrs, ancestors in tables:
                 with self.subTest(action=action, table=attrs.get("class")):
                     self.assertEqual(ancestors[-1], ("div", {"class": "scroll"}))
-        self.assertRegex(report_html.STYLE, r"\.scroll \{ overflow-x: auto;")
-        print_rules = report_html.STYLE[report_html.STYLE.index("@media print"):]
+        self.assertRegex(html_parts.STYLE, r"\.scroll \{ overflow-x: auto;")
+        print_rules = html_parts.STYLE[html_parts.STYLE.index("@media print"):]
         self.assertIn(".scroll { overflow: visible; }", print_rules)  # paper cannot scroll
 
     def test_ids_break_only_after_separators(self):
         data = report_html.render(evaluate_arguments(SCENARIOS["BLOCK"])).decode("utf-8")
-        self.assertNotIn("break-all", report_html.STYLE)
+        self.assertNotIn("break-all", html_parts.STYLE)
         self.assertIn("test-<wbr>safety", data)
         self.assertIn("examples/<wbr>benchmark_<wbr>results_<wbr>regression.<wbr>json", data)
         for match in re.finditer("<wbr>", data):

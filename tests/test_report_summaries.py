@@ -7,11 +7,13 @@ import re
 import unittest
 
 from proagents_bench.reports import html as report_html
+from proagents_bench.reports import html_parts
 from proagents_bench.reports import markdown as report_markdown
 from proagents_bench.reports import svg as report_svg
 from proagents_bench.reports import terminal
-from proagents_bench.reports.view import ACTION_WORDS, GROUP_NAMES, reason_groups
-from proagents_bench.tools import synthetic
+from proagents_bench.reports.view import ACTION_WORDS, reason_groups
+from proagents_bench.reports.words import GROUP_NAMES
+from devtools import synthetic
 from tests.support import evaluate_arguments, evaluate_package
 from tests.test_report_pages import text_inside, tree
 from tests.test_reports import SCENARIOS, parse_html
@@ -109,7 +111,7 @@ class GroupTests(unittest.TestCase):
 
 class NarrowPageTests(unittest.TestCase):
     def test_chart_text_never_falls_below_a_readable_size(self):
-        minimum = int(re.search(r"\.chart \{[^}]*min-width: (\d+)px", report_html.STYLE)
+        minimum = int(re.search(r"\.chart \{[^}]*min-width: (\d+)px", html_parts.STYLE)
                       .group(1))
         self.assertGreaterEqual(minimum * report_svg.FONT_SIZE / report_svg.WIDTH,
                                 report_svg.MIN_TEXT_PX)
@@ -123,8 +125,8 @@ class NarrowPageTests(unittest.TestCase):
 
     def test_the_metric_table_stacks_each_row_with_its_column_names(self):
         data = report_html.render(evaluate_arguments(SCENARIOS["BLOCK"])).decode("utf-8")
-        narrow = report_html.STYLE[report_html.STYLE.index("@media (max-width: 600px)"):
-                                   report_html.STYLE.index("@media print")]
+        narrow = html_parts.STYLE[html_parts.STYLE.index("@media (max-width: 600px)"):
+                                   html_parts.STYLE.index("@media print")]
         self.assertIn("table.metrics thead { display: none; }", narrow)
         self.assertIn("content: attr(data-label)", narrow)
         table = data[data.index('<table class="metrics">'):]

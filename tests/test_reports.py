@@ -18,10 +18,12 @@ from proagents_bench import pipeline
 from proagents_bench.cli import gate_command
 from proagents_bench.jsonio import atomic
 from proagents_bench.reports import html as report_html
+from proagents_bench.reports import html_parts
 from proagents_bench.reports import junit as report_junit
 from proagents_bench.reports import markdown as report_markdown
-from proagents_bench.reports.view import clean, gate_states, task_rows
-from proagents_bench.tools import synthetic
+from proagents_bench.reports.view import gate_states, task_rows
+from proagents_bench.reports.words import clean
+from devtools import synthetic
 from tests.support import (EXAMPLES, TempDir, evaluate_arguments, evaluate_package, example_package,
                            run_cli)
 
@@ -124,7 +126,7 @@ class HtmlReportTests(unittest.TestCase):
                 self.assertNotIn("script", tags)
                 self.assertFalse([attrs for _tag, attrs in page.tags
                                   if "src" in attrs or "href" in attrs])
-                self.assertIn("print", report_html.STYLE)
+                self.assertIn("print", html_parts.STYLE)
                 if document["comparable"]:
                     self.assertEqual(page.classes("svg").count("chart"), 4)
                     self.assertIn("marker gate", page.classes("line"))

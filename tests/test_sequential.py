@@ -18,7 +18,7 @@ from fractions import Fraction as F
 from math import ceil, comb
 
 from proagents_bench.stats import sequential
-from proagents_bench.stats.paired import sign_test_p
+from proagents_bench.stats.exact_tests import sign_test_p
 from proagents_bench.stats.sequential import (FUTILITY, HALF, PASS, CONTINUE, Boundary,
                                               Design)
 from tests.support import ROOT

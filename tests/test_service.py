@@ -21,7 +21,7 @@ from proagents_bench.service import budget, database, feedback, phases, public, 
 from proagents_bench.service.app import ServiceApp, SetupError, create_app
 from proagents_bench.service.audit import AuditEntry
 from proagents_bench.service.problems import PROBLEMS
-from proagents_bench.service.submissions import Benchmark
+from proagents_bench.service.benchmark import Benchmark
 
 from .service_support import (Service, call, failing, secret_baseline, secret_cases,
                               submission_bytes, write_benchmark)
@@ -364,8 +364,8 @@ class RoutingTests(unittest.TestCase):
                          "GET, HEAD, PUT")
 
     def test_serve_binds_the_loopback_address_unless_told_otherwise(self):
-        from proagents_bench.cli import serve_command
-        options = serve_command.build_parser("run_benchmark.py").parse_args([
+        from proagents_bench.cli.commands import COMMAND_BY_NAME
+        options = COMMAND_BY_NAME["serve"].parser("run_benchmark.py").parse_args([
             "--spec", "s", "--cases", "c", "--baseline", "b", "--data", "d"])
         self.assertEqual(options.host, "127.0.0.1")
         self.assertEqual(self.service.server.server_address[0], "127.0.0.1")

@@ -18,9 +18,8 @@ from proagents_bench.cli.status import (EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT
                                         EXIT_PASS, EXIT_TERMINATED, EXIT_UNREACHABLE)
 from proagents_bench.service import database, teams
 from proagents_bench.version import VERSION
-from proagents_bench.cli.serve_command import (CRASH_AFTER_STORE, CRASH_EXIT_STATUS,
-                                               CRASH_HOOK_VARIABLE)
 
+from . import serve_driver
 from .service_support import (HTTP_TIMEOUT, ServeProcess, Service, call, raw_exchange,
                               submission_bytes, write_benchmark)
 from .support import TempDir, load_example, run_cli
@@ -430,12 +429,13 @@ class ProcessTests(unittest.TestCase):
 
     def test_a_crash_or_kill_loses_nothing_and_spends_the_budget_right(self):
         token = teams.add(self.db, "alpha", "2/24h", "ladder")
-        crashing = ServeProcess(self, self.folder, env={CRASH_HOOK_VARIABLE: CRASH_AFTER_STORE})
+        # The process ends the moment a scored submission is answered: committed, not sent.
+        crashing = ServeProcess(self, self.folder, fault="crash-after-store")
         self.assertEqual(call(crashing.port, "POST", "/v1/submissions", b"{}", token).status,
-                         422)  # stored, not scored: the hook waits for a scored one
+                         422)  # stored, not scored: the fault waits for a scored one
         with self.assertRaises((ConnectionError, OSError)):
             call(crashing.port, "POST", "/v1/submissions", submission_bytes(), token)
-        self.assertEqual(crashing.wait(), CRASH_EXIT_STATUS)
+        self.assertEqual(crashing.wait(), serve_driver.EXIT_STATUS)
         with database.connection(self.db) as opened:  # the audit row came with the submission
             self.assertEqual(opened.execute("SELECT method, status, code FROM audit ORDER BY id"
                                             ).fetchall(),

@@ -13,7 +13,7 @@ import unittest
 from proagents_bench.errors import ContractErrors
 from proagents_bench.service import database, public
 from proagents_bench.service.app import ServiceApp, SetupError, create_app
-from proagents_bench.service.submissions import Benchmark
+from proagents_bench.service.benchmark import Benchmark
 
 from .service_support import (Service, failing, secret_baseline, secret_cases, submission_bytes,
                               write_benchmark)

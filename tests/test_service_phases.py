@@ -13,10 +13,10 @@ import re
 import unittest
 
 from proagents_bench.service import database, feedback, parts, phases, teams
-from proagents_bench.service.submissions import Benchmark
+from proagents_bench.service.benchmark import Benchmark
 
-from proagents_bench.tools.attack_bench import make_benchmark
-from proagents_bench.tools.attack_bench import submission as attack_submission
+from devtools.attack_setup import make_benchmark
+from devtools.attack_setup import submission as attack_submission
 
 from .service_support import Service, failing, submission_bytes
 from .support import example_package, load_example, run_cli, run_subprocess
@@ -424,17 +424,40 @@ class PhaseTests(unittest.TestCase):
     def test_a_submission_graded_while_the_phase_closes_is_graded_again(self):
         token = self.service.team("alpha")
         benchmark = self.service.app.submitter.benchmark
-        original = benchmark.evaluate_part
+        original = benchmark.public_part
 
-        def closing_meanwhile(combined, part):  # the phase closes while the gate runs
+        def closing_meanwhile(private_ids):  # the phase closes while the gate runs
             with database.connection(self.service.db) as opened:
                 opened.execute("UPDATE phases SET status = 'closing'")
-            return original(combined, part)
+            return original(private_ids)
 
-        benchmark.evaluate_part = closing_meanwhile
+        benchmark.public_part = closing_meanwhile
         answer = self.service.submit(token).document
         self.assertEqual(answer["scored_on"], "every test case")
         self.assertEqual(self.service.rows("SELECT phase_id FROM submissions"), [(None,)])
+
+    def test_a_team_made_full_while_its_submission_is_graded_sees_the_parts_files(self):
+        # Only the full level shows what the decision says of its input files, and a part's
+        # are made for it alone: a submission graded for another level is graded again.
+        full = self.service.team("full", level="full")
+        expected = self.service.submit(full).document["decision"]
+        alpha = self.service.team("alpha", level="rounded")
+        benchmark = self.service.app.submitter.benchmark
+        original = benchmark.public_part
+        calls = []
+
+        def made_full_meanwhile(private_ids):
+            if not calls:
+                teams.configure(self.service.db, "alpha", level="full")
+            calls.append(private_ids)
+            return original(private_ids)
+
+        benchmark.public_part = made_full_meanwhile
+        answer = self.service.submit(alpha).document
+        self.assertEqual(len(calls), 2)
+        self.assertEqual(answer["feedback_level"], "full")
+        for key in ("inputs", "evidence_fingerprint"):
+            self.assertEqual(answer["decision"][key], expected[key])
 
     def test_serve_refuses_other_files_while_a_phase_is_open(self):
         spec = load_example("benchmark_spec.json")

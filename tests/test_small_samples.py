@@ -15,7 +15,8 @@ from proagents_bench.contract.inputs import FILE_KINDS
 from proagents_bench.contract.vocabulary import (BLOCKING, REVIEWING, SPEC_V1, SPEC_V2, SPEC_V3,
                                                  SPEC_V4, SPEC_VERSIONS)
 from proagents_bench.evaluation.decision import claims_improvement
-from proagents_bench.stats.paired import MIN_FAMILIES, randomization_p
+from proagents_bench.stats.exact_tests import randomization_p
+from proagents_bench.stats.paired import MIN_FAMILIES
 from proagents_bench.stats.student import two_sided_t
 from tests.test_schema import check
 from proagents_bench.reports import html, junit, markdown, terminal

@@ -278,8 +278,9 @@ class DidYouMeanTests(unittest.TestCase):
         self.assertIn("(did you mean --results?)", self.message(["--result=x.json"]))
         self.assertIn("(did you mean the command serve?)", self.message(["serv"]))
         self.assertIn("(did you mean spec?)", self.message(["--schema", "spc"]))
-        self.assertIn("(did you mean gate?)", self.message(["bench", "gat"]))
-        self.assertIn("(did you mean --tasks?)", self.message(["bench", "gate", "--task", "5"]))
+        self.assertIn("(did you mean add?)", self.message(["team", "ad"]))
+        self.assertIn("(did you mean --level?)", self.message(["team", "add", "t", "--data",
+                                                              "d", "--levl", "ladder"]))
 
     def test_nothing_close_suggests_nothing(self):
         self.assertNotIn("did you mean", self.message(["--zzzzzz"]))

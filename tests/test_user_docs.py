@@ -320,14 +320,14 @@ class SourceFactTests(unittest.TestCase):
 
     def test_the_type_checker_is_the_one_ci_runs_as_the_docs_say(self):
         # The pin is in one file; the docs name its version, and CI installs that file and
-        # runs the docs' command (strict, for Python 3.9) on the package and both scripts.
+        # runs the docs' command (strict, for Python 3.9) on both packages and both scripts.
         pinned = re.findall(r"^mypy==(\S+)$", read(".ci", "type-check-requirements.txt"),
                             re.MULTILINE)
         self.assertEqual(len(pinned), 1)
         development = read("docs", "development.md")
         self.assertIn("runs mypy %s in strict mode" % pinned[0], development)
         command = "mypy --strict --python-version 3.9"
-        targets = "proagents_bench run_benchmark.py test_run_benchmark.py"
+        targets = "proagents_bench devtools run_benchmark.py test_run_benchmark.py"
         self.assertIn("%s %s" % (command, targets), development)
         ci = read(".ci", "run").replace("\\\n", " ")
         self.assertIn("-r .ci/type-check-requirements.txt", ci)

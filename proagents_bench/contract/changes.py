@@ -4,7 +4,7 @@ Every field of a case and every part of a spec belongs to one kind of change
 (:class:`Change`): what the change breaks for results already on record, and what it
 requires of the new file. ``diff`` (:mod:`proagents_bench.maintenance.versions`) classifies
 with these tables, the private-test service publishes its public diff with them, and the
-docs' table is written from them (``python -B run_benchmark.py publish``).
+docs' table is written from them (``python -B -m devtools publish``).
 
 The **answers and grading rules** of a test case are the fields the grader or the critical
 gate reads: ``expected_final_state``, ``allowed_tools``, ``forbidden_side_effects`` (the

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, Iterator, Optional, Sequence, Tuple
 
-from .shapes import Field, Number, Object, Rule
+from .containers import Field, Object
+from .shapes import Number, Rule
 from .vocabulary import BLOCKING, HARDNESS, REVIEWING, SPEC_V4, SPEC_VERSIONS
 
 if TYPE_CHECKING:  # for annotations only

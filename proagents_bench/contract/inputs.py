@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ..jsonio.load import MAX_SAFE_INTEGER
+from .containers import Array, Field, Nullable, Object
 from .gates import gates_object
 from .harnesses import HARNESSES, LOG_FORMATS
-from .shapes import (Array, Boolean, Field, Integer, Nullable, Number, Object, Rule, String,
-                     StringSet)
+from .shapes import Boolean, Integer, Number, Rule, String, StringSet
 from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOWER_BOUND_RULES,
                          MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, RESULTS_V4, ROLES, SHA256_HEX,
                          SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS, SPLITS, STATUSES,

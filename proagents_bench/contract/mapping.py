@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Iterator, List
 
 from ..errors import ContractError
 from .inputs import PROTOCOL
-from .shapes import (AnyOf, Boolean, Field, Integer, Mapping, Nullable, Number, Object, Rule,
-                     String, StringSet)
+from .containers import AnyOf, Field, Mapping, Nullable, Object
+from .shapes import Boolean, Integer, Number, Rule, String, StringSet
 from .validate import version_errors
-from .harnesses import (COST_SOURCES, FINAL_STATE_SOURCES, HARNESSES, SHARED_DEFAULTS,
-                        harness_defaults, mapping_key_text, sources_text)
+from .harness_docs import (DOCS_OF, SHARED_DEFAULTS, harness_defaults, mapping_key_text,
+                           sources_text)
+from .harnesses import COST_SOURCES, FINAL_STATE_SOURCES, HARNESSES
 from .vocabulary import FAILED, MAPPING_V1, MAPPING_V2, PASSED, SPLITS, STATUSES
 
 if TYPE_CHECKING:  # for annotations only
@@ -67,7 +68,7 @@ MAPPING_V1_SHAPE = Object("mapping", [
           "value the log records must agree with it"),
     Field("side_effect_tools", Nullable(StringSet()), "the tools whose calls are side "
           "effects, each named by the tool (default null: %s)" % "; ".join(
-              "%s %s" % (harness.title, harness.side_effects_default)
+              "%s %s" % (harness.title, DOCS_OF[harness.name].side_effects_default)
               for harness in HARNESSES)),
     Field("side_effect_store_keys", StringSet(), mapping_key_text("side_effect_store_keys")),
     Field("final_state", FINAL_STATE, "where a trial's final state comes from"),

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Union
 
-from ..stats.paired import EXACT_TEST_METHODS
+from ..stats.exact_tests import EXACT_TEST_METHODS
+from .containers import AnyOf, Array, Field, Mapping, Nullable, Object
 from .metrics import COUNT, MEASURE, METRICS, RATE
-from .shapes import (AnyOf, Array, Boolean, Field, Integer, Mapping, Nullable, Number, Object,
-                     Shape, String)
+from .shapes import Boolean, Integer, Number, Shape, String
 from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CHECKS, CONTRACT_ERROR, SEVERITIES,
                          SHA256_HEX, STATUSES)
 

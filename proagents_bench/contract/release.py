@@ -19,11 +19,11 @@ import re
 from typing import TYPE_CHECKING, Iterator, List, Sequence, Set
 
 from ..errors import ContractError
-from ..stats.paired import EXACT_TEST_METHODS
+from ..stats.exact_tests import EXACT_TEST_METHODS
 from ..text import quote
+from .containers import AnyOf, Array, Field, Nullable, Object
 from .output import CONTRACT_ERROR_DOCUMENT, DECISION, HARNESS, INPUT_FILE
-from .shapes import (AnyOf, Array, Boolean, Field, Integer, Nullable, Number, Object, Rule,
-                     String)
+from .shapes import Boolean, Integer, Number, Rule, String
 from .validate import version_errors
 from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CRITICAL_TIER, MISSING_AS, RELEASE_V1,
                          SUPPORTING_TIER, TIERS)

@@ -263,19 +263,22 @@ def _system_coverage(system: JSONObject, test_index: Dict[str, int], all_case_id
     return errors, (None if errors else cast("List[JSONObject]", ordered))
 
 
+def rules_of(check: Callable[[Context], Found], *codes: str) -> Tuple[CrossFileRule, ...]:
+    """The rules of ``codes``, in that order, that share one ``check`` (it runs once for
+    them all, see :func:`_run`)."""
+    return tuple(Rule(code, check) for code in codes)
+
+
 VERSIONS = Rule("version.mismatch", _versions)
 DUPLICATE_CASE_ID = Rule("cases.duplicate_id", _duplicate_case_ids)
-MISSING_SPLIT = Rule("cases.missing_split", _missing_splits)
-ABSENT_SPLIT_PRESENT = Rule("cases.absent_split_present", _missing_splits)
+MISSING_SPLIT, ABSENT_SPLIT_PRESENT = rules_of(_missing_splits, "cases.missing_split",
+                                               "cases.absent_split_present")
 SPLIT_CONTAMINATION = Rule("cases.split_contamination", _split_contamination)
 DUPLICATE_SYSTEM_ID = Rule("results.duplicate_system_id", _duplicate_system_ids)
-ROLES_RULE = Rule("results.roles", _roles)
-UNKNOWN_CANDIDATE = Rule("cli.unknown_candidate", _roles)
-MISSING_RECORD = Rule("coverage.missing", _coverage)
-DUPLICATE_RECORD = Rule("coverage.duplicate", _coverage)
-UNKNOWN_CASE = Rule("coverage.unknown_case", _coverage)
-NOT_TEST_CASE = Rule("coverage.not_test_case", _coverage)
-TRIAL_OUT_OF_RANGE = Rule("coverage.trial_out_of_range", _coverage)
+ROLES_RULE, UNKNOWN_CANDIDATE = rules_of(_roles, "results.roles", "cli.unknown_candidate")
+MISSING_RECORD, DUPLICATE_RECORD, UNKNOWN_CASE, NOT_TEST_CASE, TRIAL_OUT_OF_RANGE = rules_of(
+    _coverage, "coverage.missing", "coverage.duplicate", "coverage.unknown_case",
+    "coverage.not_test_case", "coverage.trial_out_of_range")
 
 # In the order they are checked and listed: the cases' rules, then the results'.
 CASES_RULES = (VERSIONS, DUPLICATE_CASE_ID, MISSING_SPLIT, ABSENT_SPLIT_PRESENT,

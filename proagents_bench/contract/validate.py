@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, List, Mapping
 from ..errors import ContractError
 from ..text import quote
 from .inputs import FILE_KINDS
-from .shapes import Object
 from .vocabulary import MAPPING_VERSIONS, RELEASE_VERSIONS
 
 # Every kind of file the commands read, by its schema versions: what a version names when a

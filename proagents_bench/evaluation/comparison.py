@@ -17,15 +17,16 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tupl
 from ..contract.inputs import PROTOCOL, small_sample_rules
 from ..contract.vocabulary import INCLUSIVE
 from ..stats.bootstrap import PairedInterval, family_clusters, paired_interval, task_clusters
-from ..stats.paired import (MIN_FAMILIES, exact_test_summary, paired_summary,
-                            unit_differences, unit_standard_error)
+from ..stats.exact_tests import exact_test_summary
+from ..stats.paired import MIN_FAMILIES, paired_summary, unit_differences, unit_standard_error
 from ..text import quote
 from .metrics import SystemMetrics
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
     from ..stats.exact import Exact
-    from ..stats.paired import ExactTest, PairedStatistics
+    from ..stats.exact_tests import ExactTest
+    from ..stats.paired import PairedStatistics
 
 
 def show_value(value: object) -> str:
@@ -76,7 +77,7 @@ class Evidence:
     end by, for one level of the comparison (``task`` or ``trial``): the interval's low end,
     why the resampling unit's standard error is not estimable (None when it is), and the
     one-sided test on the units' differences (``exact_test``, JSON-ready: see
-    :func:`proagents_bench.stats.paired.exact_test_summary`; None under v1 and v2)."""
+    :func:`proagents_bench.stats.exact_tests.exact_test_summary`; None under v1 and v2)."""
 
     def __init__(self, low: Fraction, not_estimable: Optional[str],
                  exact_test: Optional[ExactTest]) -> None:

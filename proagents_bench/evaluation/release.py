@@ -30,7 +30,7 @@ from ..contract.vocabulary import (BLOCK, CRITICAL_TIER, INCOMPARABLE, INFO_TIER
                                    REVIEW, SUPPORTING_TIER)
 from ..stats.exact import to_float
 from ..stats.multiplicity import holm
-from ..stats.paired import MCNEMAR, NORMAL_LIMIT, RANDOMIZATION, one_sided_p
+from ..stats.exact_tests import MCNEMAR, NORMAL_LIMIT, RANDOMIZATION, one_sided_p
 from ..text import quote, show_number
 
 if TYPE_CHECKING:  # for annotations only
@@ -95,7 +95,7 @@ def tier_effect(tier: str, action: str) -> str:
 class Hypothesis:
     """One one-sided hypothesis of the family: its p-value (exact, but for a large family
     test's normal limit) and how it was computed (``method``, as
-    :func:`~proagents_bench.stats.paired.one_sided_method` names it), its Holm-adjusted
+    :func:`~proagents_bench.stats.exact_tests.one_sided_method` names it), its Holm-adjusted
     p-value, and whether it is rejected with the adjustment and alone (at half the level, as
     one benchmark's two-sided claim at the level)."""
 
@@ -151,7 +151,7 @@ def multiplicity(verdicts: Sequence[BenchmarkVerdict], level: Exact) -> List[Mul
     """Holm's step-down over the regression and the improvement hypothesis of every tested
     benchmark, at family-wise ``level``; one row per benchmark, in order. Each is the
     one-sided test the gate computes on the benchmark's resampling units
-    (:func:`~proagents_bench.stats.paired.one_sided_p`): McNemar's exact test on discordant
+    (:func:`~proagents_bench.stats.exact_tests.one_sided_p`): McNemar's exact test on discordant
     tasks, or on families whose differences all have one size; the exact sign-flip
     randomization test on families of other sizes (its normal limit when that is too much
     work)."""

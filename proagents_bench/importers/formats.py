@@ -1,27 +1,28 @@
 """Which reader reads a log: its format told from its bytes by the harness rows
-(:mod:`proagents_bench.contract.harnesses`), never from its name, and the reader each row
-names (``MODULE:FUNCTION`` of this package) called on it.
+(:mod:`proagents_bench.contract.harnesses`), never from its name, and the reader of its row in
+:mod:`.readers` called on it.
 
 The import tries the formats in the rows' order within each kind of container: a folder is
 read by the first folder format whose files it has, else by the first that names one
 of its files (a damaged log of that format: its reader says what it lacks), else by a format
 that names no file; a file is measured (hashed whole, which also refuses what is
 not a regular file, or is empty), then told by its first bytes, then by its first line (a
-file of JSON lines); failing that it is decoded as one JSON object and told by its keys. A JSON object that is only a part of a log (a near
-miss, such as the ``results.json`` of a tau2-bench results folder) says what to pass
-instead; anything else lists every format the import reads.
+file of JSON lines); failing that it is decoded as one JSON object and told by its keys. A
+JSON object that is only a part of a log (a near miss, such as the ``results.json`` of a
+tau2-bench results folder) says what to pass instead; anything else lists every format the
+import reads.
 """
 
 from __future__ import annotations
 
 import os
-from importlib import import_module
 from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from ..contract.harnesses import (BYTES, FOLDER, HARNESS_OF_FORMAT, JSON, LINES,
                                   LOG_FORMATS_TABLE, LogFormat, expected_formats)
 from ..errors import ContractErrors
 from ..text import quote
+from .readers import READER_OF
 from .settings import Settings
 from .source import LogSource
 from .trial import LogRun, Trials
@@ -29,23 +30,12 @@ from .trial import LogRun, Trials
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
 
-    # A format's reader: the log, its decoded object (None when the format was told by its
-    # bytes or is a folder) and the mapping's settings in; the run and its trials out.
-    Reader = Callable[[LogSource, Optional[JSONObject], Settings], Tuple[LogRun, Trials]]
-
 
 def close_trials(trials: Trials) -> None:
     """Close a reader's trials (a generator that holds its log open) before they are read."""
     close = getattr(trials, "close", None)
     if close is not None:
         close()
-
-
-def reader(log_format: LogFormat) -> Reader:
-    """The function a format's row names (``MODULE:FUNCTION`` of this package)."""
-    module, _, name = log_format.reader.partition(":")
-    found: Reader = getattr(import_module("." + module, __package__), name)
-    return found
 
 
 def _formats(container: str) -> Tuple[LogFormat, ...]:
@@ -124,7 +114,7 @@ def open_log(source: LogSource, settings: Settings) -> Tuple[LogRun, Trials]:
     """The log's run and trials, read by its format's reader; the mapping's sources are
     checked against the log's harness (contract errors placed in the mapping file)."""
     log_format, value = recognise(source, settings)
-    run, trials = reader(log_format)(source, value, settings)
+    run, trials = READER_OF[log_format.name](source, value, settings)
     try:
         settings.check_harness(HARNESS_OF_FORMAT[log_format.name])
     except ContractErrors as failure:

@@ -3,22 +3,11 @@ Terminal-Bench 2.x): the job's ``config.json`` (``JobConfig``: ``n_attempts``, t
 the datasets, the retry and environment settings), its ``result.json`` (``JobResult``:
 ``id``, ``started_at``, ``finished_at``, ``n_total_trials``), its ``lock.json`` where Harbor
 wrote one (``JobLock``: one entry per trial it planned, with the task's name) and one folder
-per trial with its own ``result.json`` (``TrialResult``: ``task_name``, ``task_checksum``,
-``agent_info``, ``verifier_result.rewards``, ``exception_info``, the timings and the agent's
-tokens and cost) and the agent's ATIF trajectory, ``agent/trajectory.json``.
+per trial, each read as :mod:`.harbor_trials` says.
 
 The folder is read one trial folder at a time, in name order, after a first pass over the
 trials' small ``result.json`` files for what the protocol needs: the tasks' checksums and
-the dataset. Each trial becomes one trial (none is dropped): ``task_name`` is the case id;
-Harbor names no attempt, so a task's trials are its attempts 1 to ``n_attempts`` in the
-order of their folders' names. The status comes from ``exception_info`` by its type, as
-Harbor's own error policy classes them (``models/trial/error_policy.py``): an agent timeout
-is ``timeout``; the agent's own failures (a non-zero exit, a context window exceeded, a
-refusal) are ``error``; every other exception (the environment, the model provider, the
-verifier, a cancelled trial, a type this importer does not know) is ``unknown``, a failed
-trial that says it is not the agent's failure. The final state is the verifier's reward as
-a number in text (``1``, ``0``, ``0.5``), so a case expecting ``1`` passes on a full reward;
-the tools are the ATIF trajectory's tool calls.
+the dataset.
 
 The protocol carries what makes two runs comparable: the dataset's name and version (or a
 package dataset's ``ref``) and a digest of every task's ``task_checksum``, so a run on other
@@ -30,57 +19,34 @@ folders hold (a running trial's folder: its config.json), when they make up
 
 Harbor before 0.26 writes config.json without the values that are its defaults: an absent
 ``n_attempts`` is 1, absent ``agents`` the ``oracle`` agent, an absent ``environment``
-Harbor's default (the environment is then the one the trials' own config ran). A custom agent
-is named by its import path in the configs and by a name of its own in each trial's
-``agent_info``: a trial is of the job's agent when its own config's agent is the job's and
-its ``agent_info`` names the agent and model the job's other trials do. A trial folder copied
-within the job (the same trial id) is a duplicate, never another attempt; a trial's
-trajectory that is there in any form is read or refused, never skipped.
+Harbor's default (the environment is then the one the trials' own config ran).
 """
 
 from __future__ import annotations
 
-import datetime
 import hashlib
 import os
 import re
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
-from ..contract.harnesses import AGENT_TOKENS, HARBOR, HARBOR_JOB
-from ..contract.shapes import type_name
-from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
+from ..contract.harnesses import HARBOR, HARBOR_JOB
 from ..errors import ContractErrors
-from ..jsonio.gcpause import CollectorPaused
-from ..text import quote
-from .inspect_log import milliseconds, scaled
+from .harbor_trials import (LOCK, RESULT, TRAJECTORY, TrialFolder, TrialReader, agent_of,
+                            document_version)
 from .settings import Settings
-from .source import (LogError, LogSource, Manifest, items, log_number, optional, read_entry,
-                     require)
-from .trial import LogRun, Trial, Trials
+from .source import LogError, LogSource, Manifest, read_entry
+from .trial import LogRun, Trials
+from .values import items, nonblank, optional, require
 
 if TYPE_CHECKING:  # for annotations only
-    from ..errors import Path
     from ..jsonio import JSONObject
 
 # What Harbor takes when config.json does not say (Harbor before 0.26 writes no default):
 # the agent ``oracle`` (the tasks' reference solutions) and the environment ``docker``.
 DEFAULT_AGENT = "oracle"
 DEFAULT_ENVIRONMENT = "docker"
-# The document versions read (Harbor's ``schema_version``; a document without one is 1).
-SUPPORTED_VERSIONS = (1,)
 CONFIG = "config.json"
-RESULT = "result.json"
-LOCK = "lock.json"
-TRAJECTORY = "agent/trajectory.json"
-DEFAULT_REWARD = "reward"
 DIGEST_PREFIX = "sha256:"
-# Harbor's error policy (models/trial/error_policy.py, Harbor 0.26): the exceptions after
-# which the reward is still valid are the agent's own doing; of them, the timeout.
-AGENT_TIMEOUTS = ("AgentTimeoutError",)
-AGENT_FAILURES = ("NonZeroAgentExitCodeError", "ContextWindowExceededError",
-                  "OutputTokenExceededError", "ContextLengthExceededError",
-                  "OutputLengthExceededError", "AgentSafetyRefusalError",
-                  "ContentPolicyViolationError")
 
 
 def read_job(source: LogSource, value: Optional[JSONObject],
@@ -122,26 +88,6 @@ def _job_agent(config: JSONObject) -> JSONObject:
         agents[0], dict) else {}
 
 
-def _agent_of(agent: JSONObject) -> Tuple[Optional[str], Optional[str], Optional[str]]:
-    """An agent config's (name, import_path, model_name): a built-in agent by its name
-    (``terminus-2``), a custom one by its import path (``module:Class``, given as the name by
-    ``harbor run --agent`` or as ``import_path``)."""
-    return (_text(agent.get("name")), _text(agent.get("import_path")),
-            _text(agent.get("model_name")))
-
-
-class TrialFolder:
-    """A trial folder of the job: its name, and which of the files the import reads it has
-    (its ``result.json``, absent when the trial never finished, and its trajectory)."""
-
-    __slots__ = ("name", "has_result", "has_trajectory")
-
-    def __init__(self, name: str, has_result: bool, has_trajectory: bool) -> None:
-        self.name = name
-        self.has_result = has_result
-        self.has_trajectory = has_trajectory
-
-
 def _trial_folders(source: LogSource) -> List[TrialFolder]:
     """The job's trial folders, in name order: its folders holding a trial's ``config.json``
     or ``result.json`` (a trial that never finished has no ``result.json``); one listing of
@@ -166,28 +112,14 @@ def _trial_folders(source: LogSource) -> List[TrialFolder]:
     return folders
 
 
-def _version(document: JSONObject, entry: str) -> int:
-    found = document.get("schema_version", 1)
-    if isinstance(found, bool) or found not in SUPPORTED_VERSIONS:
-        raise LogError("import.format_version", "Harbor %s schema_version %s is not one this "
-                       "importer reads (1)" % (entry, quote(str(found))),
-                       ("schema_version",), entry)
-    version: int = found  # one of SUPPORTED_VERSIONS
-    return version
-
-
-def _text(value: object) -> Optional[str]:
-    return value if isinstance(value, str) and value.strip() else None
-
-
 def _header(source: LogSource, config: JSONObject, result: JSONObject,
             lock: Optional[JSONObject],
             folders: List[TrialFolder], settings: Settings) -> Tuple[LogRun, Dict[str, str]]:
     """The job's run, and its tasks' checksums as ``lock.json`` plans them (empty without
     one: the trials' own are then read in a first pass)."""
     run = LogRun(HARBOR_JOB, HARBOR.name)
-    run.format_version = str(_version(config, CONFIG))
-    _version(result, RESULT)
+    run.format_version = str(document_version(config, CONFIG))
+    document_version(result, RESULT)
     # Harbor before 0.26 writes config.json without the values that are its defaults
     # (model_dump_json(exclude_defaults=True)): an absent key is Harbor's default.
     agents = optional(config, "agents", list, (), CONFIG)
@@ -198,7 +130,7 @@ def _header(source: LogSource, config: JSONObject, result: JSONObject,
             "import.several_agents", "the job ran %d agents: a system is one agent, so import "
             "each agent's trials from a job of its own (harbor run with one --agent)"
             % len(agents), ("agents",), CONFIG))
-    name, import_path, model = _agent_of(_job_agent(config))
+    name, import_path, model = agent_of(_job_agent(config))
     run.model = ":".join(part for part in (name or import_path, model) if part) or None
     attempts = optional(config, "n_attempts", int, (), CONFIG)
     if attempts is None:
@@ -215,9 +147,9 @@ def _header(source: LogSource, config: JSONObject, result: JSONObject,
     if isinstance(retries, int) and not isinstance(retries, bool):
         run.protocol["retry_limit"] = (retries, "config.json retry.max_retries")
         run.protocol_where["retry_limit"] = (CONFIG, ("retry", "max_retries"))
-    run.run_id = _text(result.get("id"))
-    run.run_started = _text(result.get("started_at"))
-    run.finished = _text(result.get("finished_at")) is not None
+    run.run_id = nonblank(result.get("id"))
+    run.run_started = nonblank(result.get("started_at"))
+    run.finished = nonblank(result.get("finished_at")) is not None
     run.status = "finished" if run.finished else "unfinished"
     # Each task's checksum: lock.json's (the digest Harbor resolved before the run), else the
     # trials' own; the environment the trials ran in likewise.
@@ -225,19 +157,19 @@ def _header(source: LogSource, config: JSONObject, result: JSONObject,
     environments: List[str] = []
     if lock is not None:
         harbor = lock.get("harbor")
-        run.harness_version = _text(harbor.get("version")) if isinstance(harbor, dict) else None
-        run.harness_commit = (_text(harbor.get("git_commit_hash")) if isinstance(harbor, dict)
+        run.harness_version = nonblank(harbor.get("version")) if isinstance(harbor, dict) else None
+        run.harness_commit = (nonblank(harbor.get("git_commit_hash")) if isinstance(harbor, dict)
                               else None)
         planned: Dict[str, int] = {}
         for index, trial in enumerate(require(lock, "trials", list, (), "lists the planned "
                                               "trials", LOCK)):
             task = trial.get("task") if isinstance(trial, dict) else None
-            name = _text(task.get("name")) if isinstance(task, dict) else None
+            name = nonblank(task.get("name")) if isinstance(task, dict) else None
             if name is None or not isinstance(task, dict):  # (a name comes from a dict)
                 raise LogError("import.missing_field", "a planned trial names no task",
                                ("trials", index, "task", "name"), LOCK)
             planned[name] = planned.get(name, 0) + 1
-            digest = _text(task.get("digest")) or "-"
+            digest = nonblank(task.get("digest")) or "-"
             checksums[name] = digest[len(DIGEST_PREFIX):] if digest.startswith(
                 DIGEST_PREFIX) else digest
             environments.append(_environment(trial))
@@ -276,7 +208,7 @@ def _environment(holder: object) -> str:
     environment = holder.get("environment") if isinstance(holder, dict) else None
     if not isinstance(environment, dict):
         return ""
-    return _text(environment.get("type")) or _text(environment.get("import_path")) or ""
+    return nonblank(environment.get("type")) or nonblank(environment.get("import_path")) or ""
 
 
 def _dataset(config: JSONObject) -> Tuple[Optional[str], Optional[str], str]:
@@ -287,10 +219,10 @@ def _dataset(config: JSONObject) -> Tuple[Optional[str], Optional[str], str]:
     for index, dataset in enumerate(items(config.get("datasets"))):
         if not isinstance(dataset, dict):
             continue
-        label = _text(dataset.get("name"))
+        label = nonblank(dataset.get("name"))
         # A registry dataset's version (terminal-bench@2.0), else a package dataset's ref
         # (org/name@sha256:..., the content digest Harbor resolved; 12 hex digits shown).
-        given = _text(dataset.get("version")) or _short_ref(_text(dataset.get("ref")))
+        given = nonblank(dataset.get("version")) or _short_ref(nonblank(dataset.get("ref")))
         if index == 0:
             name, version = label, given
         if label is None:
@@ -339,9 +271,9 @@ def _task_key(task: object) -> Optional[str]:
     git task by its folder's name (what Harbor's ``--include-task-name`` matches)."""
     if not isinstance(task, dict):
         return None
-    path = _text(task.get("path"))
-    return _text(task.get("name")) or (re.split(r"[\\/]", path.rstrip("/\\"))[-1] or None
-                                       if path else None)
+    path = nonblank(task.get("path"))
+    return nonblank(task.get("name")) or (re.split(r"[\\/]", path.rstrip("/\\"))[-1] or None
+                                          if path else None)
 
 
 def _first_pass(source: LogSource, folders: List[TrialFolder]) -> FirstPass:
@@ -363,7 +295,7 @@ def _first_pass(source: LogSource, folders: List[TrialFolder]) -> FirstPass:
                 order.append((False, key))
             found.environments.append(_environment(document))
             continue
-        name = _text(document.get("task_name"))
+        name = nonblank(document.get("task_name"))
         if name is None:
             continue
         trial_config = document.get("config")
@@ -371,7 +303,7 @@ def _first_pass(source: LogSource, folders: List[TrialFolder]) -> FirstPass:
         key = _task_key(trial_config.get("task")) if isinstance(trial_config, dict) else None
         if key is not None:
             found.names.setdefault(key, name)
-        found.checksums.setdefault(name, _text(document.get("task_checksum")) or "-")
+        found.checksums.setdefault(name, nonblank(document.get("task_checksum")) or "-")
         order.append((True, name))
     found.tasks = [name if finished else found.names.get(name, name)
                    for finished, name in order]
@@ -392,7 +324,7 @@ def _config_tasks(config: JSONObject) -> List[str]:
         if not isinstance(dataset, dict) or dataset.get("exclude_task_names") or (
                 dataset.get("n_tasks") is not None):
             continue
-        keys.extend(_text(name) for name in items(dataset.get("task_names"))
+        keys.extend(nonblank(name) for name in items(dataset.get("task_names"))
                     if isinstance(name, str) and not _GLOB.search(name))
     return [key for key in keys if key is not None]
 
@@ -416,273 +348,3 @@ def _planned_without_lock(run: LogRun, config: JSONObject, total: Optional[int],
         run.expected_count = total
         run.expected_trials = attempts
         run.listed_ids = named
-
-
-def _instant(value: object, path: Path, entry: str) -> Optional[datetime.datetime]:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise LogError("import.field_type", "a time must be a string, got %s" % type_name(
-            value), path, entry)
-    # Read by one pattern, not datetime.fromisoformat, which Python 3.11 reads far more
-    # loosely than 3.9 (a fraction of 1 digit, a "Z"): the same log imports the same way on
-    # every interpreter.
-    found = _ISO_TIME.match(value)
-    try:
-        if found is None:
-            raise ValueError(value)
-        (year, month, day, hour, minute, second, fraction, zone, sign, zone_hours,
-         zone_minutes) = found.groups()
-        offset = None
-        if zone == "Z":
-            offset = datetime.timezone.utc
-        elif zone:
-            minutes = int(zone_hours) * 60 + int(zone_minutes)
-            offset = datetime.timezone(datetime.timedelta(
-                minutes=-minutes if sign == "-" else minutes))
-        return datetime.datetime(int(year), int(month), int(day), int(hour), int(minute),
-                                 int(second), int((fraction or "").ljust(6, "0")),
-                                 tzinfo=offset)
-    except ValueError:
-        raise LogError("import.field_type", "%s is not an ISO 8601 time" % quote(value), path,
-                       entry)
-
-
-# An ISO 8601 time as Harbor's models write it: a date, T (or a space), a time to the second
-# with an optional fraction of 1 to 6 digits, and an optional zone (Z or +HH:MM).
-_ISO_TIME = re.compile(r"\A(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?"
-                       r"(Z|([+-])(\d{2}):(\d{2}))?\Z")
-
-
-class TrialReader:
-    """Turns one trial folder into a :class:`Trial`, as the mapping says."""
-
-    def __init__(self, source: LogSource, settings: Settings, run: LogRun,
-                 agent: JSONObject, planned: Dict[str, str]) -> None:
-        self.source = source
-        self.run = run
-        self.agent = _agent_of(agent)
-        # The name the job's agent gives itself (its trials' agent_info.name), from the first
-        # trial that gives one, and that trial's folder.
-        self.agent_info: Optional[Tuple[str, str]] = None
-        _final, self.reward_key = settings.final_state(HARBOR)
-        self.cost_source, self.cost_scale = settings.cost(HARBOR)
-        self.side_effect_tools = settings.side_effect_tools
-        self.attempts: Dict[str, int] = {}
-        # Each trial's id (result.json ``id``, else its ``trial_name``) and the folder it was
-        # read from: a folder copied within the job holds the same trial again.
-        self.trial_folders: Dict[str, str] = {}
-        self.manifest = Manifest()
-        # The first checksum of each task met, and where: lock.json's, or a trial's.
-        self.checksums: Dict[str, Tuple[str, str]] = {
-            task: (checksum, LOCK) for task, checksum in planned.items()}
-
-    def trials(self, folders: List[TrialFolder], manifest: Manifest) -> Trials:
-        """The trials, a folder at a time; the log's digest (``manifest``) is complete once
-        the last is read."""
-        self.manifest = manifest
-        with CollectorPaused():
-            for folder in folders:
-                entry = folder.name + "/" + RESULT
-                if not folder.has_result:
-                    continue  # a trial that never finished: missing, as the run's check says
-                try:
-                    result = read_entry(self.source, entry, manifest)
-                    yield self.trial(result, folder, entry)
-                except ContractErrors as failure:
-                    for error in failure.errors:
-                        yield error
-                except LogError as failure:
-                    yield self.source.placed(failure)
-        manifest.seal(self.source)
-
-    def trial(self, result: JSONObject, folder: TrialFolder, entry: str) -> Trial:
-        _version(result, entry)
-        self._check_once(result, folder, entry)
-        task = require(result, "task_name", str, (), "is the case id", entry)
-        if not task.strip():
-            raise LogError("import.sample_id", "a trial's task_name must be a non-blank "
-                           "string", ("task_name",), entry)
-        checksum = optional(result, "task_checksum", str, (), entry) or "-"
-        first = self.checksums.setdefault(task, (checksum, folder.name))
-        if first[0] != checksum:
-            raise LogError("import.logs_differ", "task %s has checksum %s here and %s in "
-                           "%s: one job's trials of a task are of one version of it" % (
-                               quote(task), quote(checksum), quote(first[0]),
-                               first[1] if first[1] == LOCK else "trial " + first[1]),
-                           ("task_checksum",), entry)
-        self._check_agent(result, folder, entry)
-        attempt = self.attempts.get(task, 0) + 1
-        self.attempts[task] = attempt
-        tools_used = self._tools(folder)
-        self.run.tools_seen.update(tools_used)
-        side_effects = sorted(tools_used if self.side_effect_tools is None
-                              else self.side_effect_tools.intersection(tools_used))
-        for name in side_effects:
-            self.run.side_effect_rules.setdefault(name, self.run.side_effect_rule)
-        record = {
-            "case_id": task,
-            "trial_id": attempt,
-            "status": self._status(result, entry),
-            "final_state": self._reward(result, entry),
-            "side_effects": side_effects,
-            "tools_used": tools_used,
-            "latency_ms": self._latency(result, entry),
-            "cost_units": self._cost(result, entry),
-        }
-        case: JSONObject = {
-            "split": None, "family_id": None, "slice": self.run.defaults["benchmark_id"],
-            "critical": None, "task_type": self.run.defaults["benchmark_id"],
-            "allowed_tools": None, "forbidden_side_effects": [],
-            "initial_state": "%s task %s" % (self.run.defaults["benchmark_id"], task),
-            "expected_final_state": "1", "task": self.run.defaults["benchmark_id"],
-            "where": (entry, ()),
-        }
-        return Trial(record, case, entry, ())
-
-    def _check_once(self, result: JSONObject, folder: TrialFolder, entry: str) -> None:
-        """A trial is one attempt however many folders hold it: a second folder of a trial
-        id already read is ``import.duplicate_sample``, naming both folders."""
-        key = "id" if _text(result.get("id")) else "trial_name"
-        trial_id = _text(result.get(key))
-        if trial_id is None:
-            return
-        first = self.trial_folders.setdefault(trial_id, folder.name)
-        if first != folder.name:
-            raise LogError("import.duplicate_sample", "trial %s (result.json %s) is also in "
-                           "folder %s: one trial in two folders (a copy) is one attempt, "
-                           "never two; remove the copy" % (quote(trial_id), key, quote(first)),
-                           (key,), entry)
-
-    def _check_agent(self, result: JSONObject, folder: TrialFolder, entry: str) -> None:
-        """The trial is of the job's agent: the agent its own config ran (``config.agent``)
-        is the job's, and the name the agent gives itself (``agent_info.name``) is that of the
-        job's other trials. A custom agent is named by its import path in the configs
-        (``module:Class``) and by a name of its own in ``agent_info``, so the two are never
-        compared with each other."""
-        trial_config = result.get("config")
-        configured = trial_config.get("agent") if isinstance(trial_config, dict) else None
-        name, import_path, model = self.agent
-        if isinstance(configured, dict):
-            ran = _agent_of(configured)
-            if ran[:2] != (name, import_path) or (ran[2] and model and ran[2] != model):
-                raise LogError("import.several_agents", "the trial's config ran agent %s "
-                               "(model %s), the job's config.json names %s (model %s): a "
-                               "job's trials are of its one agent" % (
-                                   quote(str(ran[0] or ran[1])), quote(str(ran[2])),
-                                   quote(str(name or import_path)), quote(str(model))),
-                               ("config", "agent"), entry)
-        info = result.get("agent_info")
-        if not isinstance(info, dict):
-            return
-        called = _text(info.get("name"))
-        if called is not None:
-            first = self.agent_info = self.agent_info or (called, folder.name)
-            if called != first[0]:
-                raise LogError("import.several_agents", "the trial's agent calls itself %s "
-                               "(agent_info.name), trial %s's %s: a job's trials are of its "
-                               "one agent" % (quote(called), first[1], quote(first[0])),
-                               ("agent_info", "name"), entry)
-        details = info.get("model_info")
-        model_name = _text(details.get("name")) if isinstance(details, dict) else None
-        if model and model_name and not model.endswith(model_name):
-            raise LogError("import.several_agents", "the trial's agent ran model %s "
-                           "(agent_info.model_info.name), the job's config.json names %s"
-                           % (quote(model_name), quote(model)),
-                           ("agent_info", "model_info", "name"), entry)
-
-    @staticmethod
-    def _status(result: JSONObject, entry: str) -> str:
-        exceptions = [result.get("exception_info")] + [
-            step.get("exception_info") for step in items(result.get("step_results"))
-            if isinstance(step, dict)]
-        found = next((item for item in exceptions if item is not None), None)
-        if found is None:
-            return SUCCESS
-        kind = found.get("exception_type") if isinstance(found, dict) else None
-        if kind in AGENT_TIMEOUTS:
-            return TIMEOUT
-        if kind in AGENT_FAILURES:
-            return ERROR
-        return UNKNOWN  # the environment, the provider, the verifier, cancelled, unknown
-
-    def _reward(self, result: JSONObject, entry: str) -> Optional[str]:
-        verifier = result.get("verifier_result")
-        rewards = verifier.get("rewards") if isinstance(verifier, dict) else None
-        if not isinstance(rewards, dict) or not rewards:
-            return None  # not verified (an environment failure, say): no final state
-        key = self.reward_key
-        if key is None:
-            key = DEFAULT_REWARD if DEFAULT_REWARD in rewards or len(rewards) != 1 else next(
-                iter(rewards))
-        if key not in rewards:
-            raise LogError("import.missing_field", "the verifier's rewards have no %s (they "
-                           "have %s): name the reward in the mapping's final_state.key" % (
-                               quote(key), ", ".join(map(quote, sorted(rewards)))),
-                           ("verifier_result", "rewards"), entry)
-        value = rewards[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
-                -1e12 <= value <= 1e12):
-            raise LogError("import.field_type", "the reward must be a number, got %s"
-                           % type_name(value), ("verifier_result", "rewards", key), entry)
-        return str(int(value)) if value == int(value) else repr(value)
-
-    def _latency(self, result: JSONObject, entry: str) -> object:
-        """The agent's time (``agent_execution``), in ms; null when the agent never ran (an
-        environment that did not start) or Harbor recorded no time."""
-        timing = result.get("agent_execution")
-        if not isinstance(timing, dict):
-            return None  # not measured: null, never 0
-        path = ("agent_execution",)
-        started = _instant(timing.get("started_at"), path + ("started_at",), entry)
-        finished = _instant(timing.get("finished_at"), path + ("finished_at",), entry)
-        if started is None or finished is None:
-            return None
-        try:
-            seconds = (finished - started).total_seconds()
-        except TypeError:  # one with a time zone, one without
-            raise LogError("import.field_type", "started_at and finished_at must both have a "
-                           "time zone or neither", path + ("finished_at",), entry)
-        if not log_number(seconds):
-            raise LogError("import.field_type", "finished_at is before started_at",
-                           path + ("finished_at",), entry)
-        return milliseconds(seconds)
-
-    def _cost(self, result: JSONObject, entry: str) -> object:
-        agent = result.get("agent_result")
-        if not isinstance(agent, dict):
-            return None
-        keys: Tuple[str, ...]
-        if self.cost_source == AGENT_TOKENS:
-            keys = ("n_input_tokens", "n_output_tokens")
-        else:
-            keys = ("cost_usd",)
-        total: Union[int, float] = 0
-        for key in keys:
-            value = agent.get(key)
-            if value is None:
-                return None  # not recorded: null, never 0
-            if not log_number(value):
-                raise LogError("import.field_type", "%s must be a number from 0 to 10^12"
-                               % quote(key), ("agent_result", key), entry)
-            total += value
-        return scaled(total, self.cost_scale, ("agent_result", keys[0]), entry)
-
-    def _tools(self, folder: TrialFolder) -> List[str]:
-        if not folder.has_trajectory:
-            return []
-        entry = folder.name + "/" + TRAJECTORY
-        trajectory = read_entry(self.source, entry, self.manifest)
-        calls = set()
-        for index, step in enumerate(items(trajectory.get("steps"))):
-            if not isinstance(step, dict):
-                continue
-            for number, call in enumerate(items(step.get("tool_calls"))):
-                name = call.get("function_name") if isinstance(call, dict) else None
-                if not isinstance(name, str) or not name.strip():
-                    raise LogError("import.field_type", "a tool call's function_name must be "
-                                   "a non-blank string, got %s" % type_name(name),
-                                   ("steps", index, "tool_calls", number, "function_name"),
-                                   entry)
-                calls.add(name)
-        return sorted(calls)

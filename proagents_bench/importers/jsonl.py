@@ -28,11 +28,11 @@ from ..errors import ContractErrors, PathStep
 from ..jsonio.gcpause import CollectorPaused
 from ..jsonio.load import MAX_SAFE_INTEGER, nesting_ok
 from ..text import quote
-from .inspect_log import scaled
 from .settings import Settings
-from .source import (MAX_LINE_BYTES, MAX_LOG_DEPTH, MAX_LOG_NUMBER, ON_PYPY, LogError,
-                     LogSource, _bounded_int, invalid_utf8_at, log_number)
+from .source import (MAX_LINE_BYTES, MAX_LOG_DEPTH, ON_PYPY, LogError, LogSource, bounded_int,
+                     invalid_utf8_at)
 from .trial import LogRun, Trial, Trials
+from .values import MAX_LOG_NUMBER, log_number, scaled
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import Path
@@ -115,7 +115,7 @@ def _decode(data: bytes, number: int) -> JSONObject:
         raise LogError("import.json", "not valid JSON: nested more than %d deep"
                        % MAX_LOG_DEPTH, line=number)
     try:
-        value = json.loads(text, parse_int=_bounded_int)
+        value = json.loads(text, parse_int=bounded_int)
     except json.JSONDecodeError as problem:
         raise LogError("import.json", "not valid JSON: %s" % problem.msg, line=number,
                        column=problem.colno)

@@ -36,11 +36,11 @@ from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, FAILED, PASSED, SUCCESS
 from ..errors import ContractErrors, format_path
 from ..text import quote
-from .inspect_log import scaled
 from .settings import Settings
-from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, items, log_number,
-                     measured, optional, require)
+from .source import LogError, LogSource
 from .trial import LogRun, Trial, Trials
+from .values import (MAX_LOG_NUMBER, array_trials, items, log_number, measured, nonblank,
+                     optional, require, scaled)
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import Path
@@ -84,8 +84,8 @@ def _header(log: JSONObject) -> Tuple[LogRun, List[JSON]]:
     metadata = optional(log, "metadata", dict, ()) or {}
     promptfoo_version = metadata.get("promptfooVersion")
     run.harness_version = promptfoo_version if isinstance(promptfoo_version, str) else None
-    run.run_id = _text(log.get("evalId"))
-    run.run_started = _text(summary.get("timestamp"))
+    run.run_id = nonblank(log.get("evalId"))
+    run.run_started = nonblank(summary.get("timestamp"))
     config = optional(log, "config", dict, ()) or {}
     options = optional(config, "evaluateOptions", dict, ("config",)) or {}
     runtime = optional(log, "runtimeOptions", dict, ()) or {}
@@ -149,10 +149,6 @@ def _header(log: JSONObject) -> Tuple[LogRun, List[JSON]]:
     return run, results
 
 
-def _text(value: object) -> Optional[str]:
-    return value if isinstance(value, str) and value.strip() else None
-
-
 def _description(result: object) -> Optional[str]:
     test = result.get("testCase") if isinstance(result, dict) else None
     description = test.get("description") if isinstance(test, dict) else None
@@ -170,9 +166,9 @@ def _system(results: List[JSON]) -> Optional[str]:
         provider = result.get("provider")
         name = None
         if isinstance(provider, dict):
-            name = _text(provider.get("label")) or _text(provider.get("id"))
+            name = nonblank(provider.get("label")) or nonblank(provider.get("id"))
         elif isinstance(provider, str):
-            name = _text(provider)
+            name = nonblank(provider)
         if name is not None:
             systems.setdefault(name, index)
         prompt = result.get("promptId", result.get("promptIdx"))
@@ -319,6 +315,3 @@ def _is_provider_error(result: JSONObject, path: Path) -> bool:
     if not isinstance(error, str):
         return False
     return bool(error.strip()) and result.get("gradingResult") is None
-
-
-

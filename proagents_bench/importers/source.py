@@ -12,26 +12,17 @@ import json
 import os
 import platform
 import stat
-from typing import (BinaryIO, Callable, Iterable, Iterator, List, Optional, Tuple, Type, TypeVar,
-                    Union)
+from typing import BinaryIO, Iterable, List, Optional, Tuple, Union
 
 from ..contract.shapes import type_name
-from ..errors import ContractError, ContractErrors, Path, PathStep
+from ..errors import ContractError, ContractErrors, PathStep
 from ..jsonio import JSON, JSONObject
 from ..jsonio.gcpause import CollectorPaused
 from ..jsonio.load import MAX_FILE_BYTES, MAX_NUMBER_LITERAL_CHARS, nesting_ok
-from ..text import quote
-from .trial import Trial, Trials
-
-_Kind = TypeVar("_Kind")
 
 READ_CHUNK_BYTES = 1 << 20
 # The longest line of a log of JSON lines (one trial), as an .eval log's largest sample entry.
 MAX_LINE_BYTES = 512 * 1024 * 1024
-# The largest time (seconds), token count or cost a log may give: far above any real run
-# (31,000 years; a trillion tokens), and in milliseconds still an integer the gate reads
-# exactly (below 2**53, I-JSON).
-MAX_LOG_NUMBER = 10 ** 12
 # The deepest nesting of a value the importer writes again (a final state), and, on PyPy, of
 # a log's JSON: PyPy's JIT can abort the whole process (a fatal RPython error, no exception)
 # when its JSON decoder reaches the recursion limit, so there a deeper log is refused before
@@ -185,7 +176,7 @@ def decode_json(data: bytes, source: LogSource, entry: Optional[str]) -> JSONObj
                                            "deep" % MAX_LOG_DEPTH, (), entry)])
     try:
         with CollectorPaused():  # a large log decodes into millions of acyclic objects
-            value = json.loads(text, parse_int=_bounded_int)
+            value = json.loads(text, parse_int=bounded_int)
     except json.JSONDecodeError as problem:
         raise ContractErrors([source.error("import.json", "not valid JSON: %s" % problem.msg,
                                            (), entry, problem.lineno, problem.colno)])
@@ -209,10 +200,10 @@ def invalid_utf8_at(problem: UnicodeDecodeError) -> Tuple[int, int, int]:
             data[start])
 
 
-def _bounded_int(literal: str) -> Union[int, float]:
+def bounded_int(literal: str) -> Union[int, float]:
     """An integer literal of the log; one longer than the gate's literals (which could take
     minutes to convert) is read as the float it approximates, infinite or huge, which the
-    fields the importer reads refuse at their JSON path (:func:`log_number`)."""
+    fields the importer reads refuse at their JSON path (:func:`.values.log_number`)."""
     if len(literal) <= MAX_NUMBER_LITERAL_CHARS:
         return int(literal)
     return float(literal)
@@ -232,99 +223,6 @@ def nested_deeper_than(value: object, limit: int) -> bool:
             inner.extend(item.values() if isinstance(item, dict) else item)
         level = [item for item in inner if isinstance(item, (dict, list))]
     return False
-
-
-def encodable(text: str) -> bool:
-    """Whether ``text`` is Unicode the gate reads: no lone surrogate (``"\\ud800"``, which
-    Python's JSON decoder takes from a log's ``\\u`` escape but is no Unicode character)."""
-    try:
-        text.encode("utf-8")
-        return True
-    except UnicodeEncodeError:
-        return False
-
-
-def log_number(value: object) -> bool:
-    """Whether ``value`` is a time, token count or cost a log may give: a number (never a
-    Boolean) from 0 to MAX_LOG_NUMBER, so NaN, infinities and huge values are refused."""
-    return (not isinstance(value, bool) and isinstance(value, (int, float))
-            and 0 <= value <= MAX_LOG_NUMBER)
-
-
-def measured(holder: JSONObject, key: str, path: Path,
-             what: str) -> Optional[Union[int, float]]:
-    """``holder[key]``, a time, token count or cost of the log (``what``: ``a number of
-    seconds``): None when absent or null (not measured: null, never 0); a LogError
-    ``import.field_type`` at its path unless it is a number from 0 to MAX_LOG_NUMBER."""
-    if holder.get(key) is None:
-        return None
-    value = require(holder, key, (int, float), path, "the record needs")
-    if not log_number(value):
-        raise LogError("import.field_type", "%s must be %s from 0 to %d" % (
-            quote(key), what, MAX_LOG_NUMBER), path + (key,))
-    return value
-
-
-def items(value: object) -> List[JSON]:
-    """A log's array, or none: a field of another type is read as empty (the field is one the
-    record does not need, so a value of a later format is not an error)."""
-    return value if isinstance(value, list) else []
-
-
-def require(value: JSONObject, key: str, kind: Union[Type[_Kind], Tuple[Type[_Kind], ...]],
-            path: Path, what: str, entry: Optional[str] = None) -> _Kind:
-    """``value[key]``, which must be a ``kind`` (bool is never int); a LogError
-    ``import.missing_field`` otherwise, naming what needs it."""
-    if not isinstance(value, dict) or key not in value or value[key] is None:
-        raise LogError("import.missing_field", "missing %s, which %s" % (quote(key), what),
-                       path + (key,), entry)
-    found = value[key]
-    if not isinstance(found, kind) or (isinstance(found, bool) and kind is not bool):
-        raise LogError("import.field_type", "%s must be %s, got %s" % (
-            quote(key), _kind_name(kind), type_name(found)), path + (key,), entry)
-    return found
-
-
-def optional(value: object, key: str, kind: Union[Type[_Kind], Tuple[Type[_Kind], ...]],
-             path: Path, entry: Optional[str] = None) -> Optional[_Kind]:
-    """``value[key]`` when present and not null (then it must be a ``kind``), else None."""
-    if not isinstance(value, dict) or value.get(key) is None:
-        return None
-    found = value[key]
-    if not isinstance(found, kind) or (isinstance(found, bool) and kind is not bool):
-        raise LogError("import.field_type", "%s must be %s, got %s" % (
-            quote(key), _kind_name(kind), type_name(found)), path + (key,), entry)
-    return found
-
-
-def _kind_name(kind: object) -> str:
-    if kind == (int, float):
-        return "a number"
-    names = {dict: "an object", list: "an array", str: "a string", int: "an integer",
-             float: "a number", bool: "a Boolean"}
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(names.get(item, getattr(item, "__name__", "?")) for item in kinds)
-
-
-def array_trials(values: List[JSON], key: Union[str, Tuple[str, ...]], noun: str,
-                 source: LogSource, trial: Callable[[JSONObject, Path], Trial]) -> Trials:
-    """The trials of a log's array ``key`` (a .json log's samples, a results.json's
-    simulations; a tuple of keys for an array deeper in the log: promptfoo's
-    ``results.results``), each element read by ``trial(element, path)`` with the collector
-    paused; an
-    element that is not an object (a ``noun``), or one ``trial`` refuses, is yielded as a
-    contract error placed at its path (and the next elements are read)."""
-    with CollectorPaused():
-        prefix = key if isinstance(key, tuple) else (key,)
-        for index, value in enumerate(values):
-            path = prefix + (index,)
-            try:
-                if not isinstance(value, dict):
-                    raise LogError("import.field_type", "a %s must be an object, got %s" % (
-                        noun, type_name(value)), path)
-                yield trial(value, path)
-            except LogError as failure:
-                yield source.placed(failure)
 
 
 # -- folder logs (a file per trial) -------------------------------------------------------

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from ..contract.harness_docs import SWE_BENCH_DOCS
 from ..contract.harnesses import SWE_BENCH, SWEBENCH_SUMMARY
 from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, SUCCESS, UNKNOWN
@@ -36,8 +37,9 @@ from ..errors import ContractErrors
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .settings import SWEBENCH_INSTANCES, Settings
-from .source import LogError, LogSource, encodable, optional, require
+from .source import LogError, LogSource
 from .trial import LogRun, Trial, Trials
+from .values import encodable, optional, require
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import Path
@@ -158,7 +160,7 @@ def _header(log: JSONObject, submitted: bool = False
         "toolset_id": "swe-bench-patch",
         "reset_policy": "fresh-container-per-instance",
     }
-    run.side_effect_rule = SWE_BENCH.side_effects_default
+    run.side_effect_rule = SWE_BENCH_DOCS.side_effects_default
     return run, outcome
 
 

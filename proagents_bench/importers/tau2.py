@@ -39,13 +39,13 @@ from ..errors import ContractErrors, Path
 from ..jsonio import JSONObject
 from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
-from .inspect_log import milliseconds, scaled
-from .settings import Settings
 from ..jsonio.load import MAX_SAFE_INTEGER
-from .source import (MAX_LOG_NUMBER, LogError, LogSource, array_trials, items, log_number,
-                     measure_folder, measured, optional, read_entry, require)
+from .settings import Settings
+from .source import LogError, LogSource, measure_folder, read_entry
 from .tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
 from .trial import LogRun, Trial, Trials
+from .values import (MAX_LOG_NUMBER, array_trials, items, log_number, measured, milliseconds,
+                     optional, require, scaled)
 
 SUCCESS_REASONS = ("user_stop", "agent_stop")
 TIMEOUT_REASONS = ("timeout",)

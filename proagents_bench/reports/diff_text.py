@@ -8,7 +8,7 @@ import json
 from typing import TYPE_CHECKING, List, Optional
 
 from .terminal import BOLD, DIM, RED, YELLOW, Painter, _plain, _wrap
-from .view import counted
+from .words import counted
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, SupportsFloat
 
-from ..maintenance.health import (AUDIT_REASONS, HEALTH, METHODS, Health, TaskHealth,
-                                  describe_reason, group_document, system_documents)
-from . import svg as report_svg
-from .html import _chart, _digest, _e, _head, _id, _table, render_no_decision  # noqa: F401
-from .view import counted, named, show
+from ..maintenance.health_document import METHODS, group_document, system_documents
+from ..maintenance.health_figures import AUDIT_REASONS, HEALTH, Health, TaskHealth, describe_reason
+from . import charts
+from .html import render_no_decision as render_no_decision  # the no-result page: the gate's
+from .html_parts import (breakable_digest, breakable_id, escaped, page_head, scrolling_chart,
+                         scrolling_table)
+from .words import counted, named, show
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -48,7 +50,7 @@ table.systems td:nth-child(2) { min-width: 16em; }
 
 
 def _page_head(title: str) -> str:
-    return _head(title).replace("</style>", HEALTH_STYLE + "</style>", 1)
+    return page_head(title).replace("</style>", HEALTH_STYLE + "</style>", 1)
 
 
 def _tags(task: TaskHealth) -> str:
@@ -68,15 +70,15 @@ def render(health: Health) -> bytes:
         ids = [task.case_id for task in audit if reason in task.reasons]
         if ids:
             groups.append('<li><span class="count">%d</span> %s: %s</li>' % (
-                len(ids), _e(reason.replace("_", " ")), _e(named(ids), 2000)))
+                len(ids), escaped(reason.replace("_", " ")), escaped(named(ids), 2000)))
     parts = [
-        _page_head("HEALTH: %s %s, dataset %s" % (_e(cases["benchmark_id"], 80),
-                                                  _e(cases["benchmark_version"], 40),
-                                                  _e(cases["dataset_version"], 80))),
+        _page_head("HEALTH: %s %s, dataset %s" % (escaped(cases["benchmark_id"], 80),
+                                                  escaped(cases["benchmark_version"], 40),
+                                                  escaped(cases["dataset_version"], 80))),
         '<header class="banner %s" id="health">\n<p class="action">%s</p>\n'
         '<p class="meaning">Effective size: %s carry information about which system is '
         'better (%d systems, %d trials per task).</p>\n<ul class="primary">\n%s\n</ul>\n'
-        '</header>\n' % (HEALTH, HEALTH, _e(size, 400), len(health.systems),
+        '</header>\n' % (HEALTH, HEALTH, escaped(size, 400), len(health.systems),
                          health.trials_per_task,
                          "\n".join(groups) or "<li>no task to audit</li>"),
         _facts(health),
@@ -95,22 +97,22 @@ def render(health: Health) -> bytes:
 
 def _facts(health: Health) -> str:
     cases = health.cases
-    rows = [("Benchmark", _id(cases["benchmark_id"])),
-            ("Version", _id(cases["benchmark_version"])),
-            ("Dataset", _id(cases["dataset_version"])),
+    rows = [("Benchmark", breakable_id(cases["benchmark_id"])),
+            ("Version", breakable_id(cases["benchmark_version"])),
+            ("Dataset", breakable_id(cases["dataset_version"])),
             ("Test tasks", show(len(health.tasks))),
             ("Systems", show(len(health.systems))),
             ("Packages", show(len(health.packages)))]
-    body = "\n".join('<tr><th scope="row">%s</th><td>%s</td></tr>' % (_e(name), value)
+    body = "\n".join('<tr><th scope="row">%s</th><td>%s</td></tr>' % (escaped(name), value)
                      for name, value in rows)
-    return '<section id="facts">\n%s\n</section>\n' % _table("facts", "<tbody>\n%s\n</tbody>"
-                                                           % body)
+    return '<section id="facts">\n%s\n</section>\n' % scrolling_table(
+        "facts", "<tbody>\n%s\n</tbody>" % body)
 
 
 def _discrimination(task: TaskHealth) -> str:
     if task.discrimination is None:
-        return '<span class="note" title="%s">n/a</span>' % _e(task.discrimination_note)
-    return _e(show(float(task.discrimination.rounded())))
+        return '<span class="note" title="%s">n/a</span>' % escaped(task.discrimination_note)
+    return escaped(show(float(task.discrimination.rounded())))
 
 
 def _audit(health: Health, audit: List[TaskHealth]) -> str:
@@ -123,16 +125,16 @@ def _audit(health: Health, audit: List[TaskHealth]) -> str:
     lines = ['<thead><tr><th>#</th><th>Task</th><th>Why</th><th>Pass rate</th>'
              '<th>Flaky in</th><th>Unknown</th><th>Discrimination</th></tr></thead>\n<tbody>']
     for number, task in enumerate(shown, 1):
-        why = "<br>".join(_e(describe_reason(task, reason, count), 600)
+        why = "<br>".join(escaped(describe_reason(task, reason, count), 600)
                           for reason in task.reasons)
         lines.append('<tr><td class="num">%d</td><td><span class="id">%s</span></td>'
                      '<td>%s<br>%s</td><td class="num" data-label="Pass rate">%s</td>'
                      '<td class="num" data-label="Flaky in">%d of %d systems</td>'
                      '<td class="num" data-label="Unknown">%s</td>'
                      '<td class="num" data-label="Discrimination">%s</td></tr>' % (
-                         number, _id(task.case_id, 120), _tags(task), why,
-                         _e(show(float(task.pass_rate))), task.flaky_systems, count,
-                         _e(show(float(task.unknown_share))), _discrimination(task)))
+                         number, breakable_id(task.case_id, 120), _tags(task), why,
+                         escaped(show(float(task.pass_rate))), task.flaky_systems, count,
+                         escaped(show(float(task.unknown_share))), _discrimination(task)))
     lines.append("</tbody>")
     cut = ('<p class="cut">%d more tasks to audit not shown (the JSON document lists them '
            'all).</p>\n' % rest) if rest else ""
@@ -140,20 +142,20 @@ def _audit(health: Health, audit: List[TaskHealth]) -> str:
             'this order: never passed, a negative discrimination, unknown trials, flaky in '
             'most systems, saturated, a latency or cost outlier; then by how many reasons, '
             'then in the cases file\'s order.</p>\n%s\n%s</section>\n' % (
-                len(audit), _table("audit", "\n".join(lines)), cut))
+                len(audit), scrolling_table("audit", "\n".join(lines)), cut))
 
 
 def _spread(health: Health) -> str:
     rates = [float(task.pass_rate) for task in health.tasks]
-    bars, _above = report_svg.even_bins(rates, 0.0, 1.0, PASS_RATE_BINS)
+    bars, _above = charts.even_bins(rates, 0.0, 1.0, PASS_RATE_BINS)
     title = "Pass rate of the %d test tasks (mean over %d systems)" % (len(rates),
                                                                        len(health.systems))
-    svg = report_svg.histogram(title, bars, (0.0, 1.0), x_label="task pass rate",
+    svg = charts.histogram(title, bars, (0.0, 1.0), x_label="task pass rate",
                                unit=" tasks")
     return ('<section id="spread">\n<h2>How hard the tasks are</h2>\n<p class="note">%s. A bar '
             'at 0 holds the tasks no system passes, one at 1 the saturated ones; the tasks '
-            'between are where systems differ.</p>\n%s\n</section>\n' % (_e(title),
-                                                                           _chart(svg)))
+            'between are where systems differ.</p>\n%s\n</section>\n' % (escaped(title),
+                                                                           scrolling_chart(svg)))
 
 
 def _systems(health: Health) -> str:
@@ -164,14 +166,15 @@ def _systems(health: Health) -> str:
     for system in systems:
         lines.append('<tr><td><span class="id">%s</span></td><td>%s</td><td class="num">%d</td>'
                      '<td class="num">%s</td><td class="num">%s</td><td class="num">%d</td>'
-                     '</tr>' % (_id(system["name"], 120), "<br>".join(
-                         '<span class="id">%s</span>' % _id(run, 200) for run in system["runs"]),
-                         system["trials_per_task"], _e(show(system["mean_pass_rate"])),
-                         _e(show(system["task_success_rate"])), system["flaky_tasks"]))
+                     '</tr>' % (breakable_id(system["name"], 120), "<br>".join(
+                         '<span class="id">%s</span>' % breakable_id(run, 200)
+                         for run in system["runs"]),
+                         system["trials_per_task"], escaped(show(system["mean_pass_rate"])),
+                         escaped(show(system["task_success_rate"])), system["flaky_tasks"]))
     lines.append("</tbody>")
     return ('<section id="systems">\n<h2>Systems (%d)</h2>\n<p class="note">A system\'s runs '
             'are pooled; the task success rate uses the spec\'s task gate.</p>\n%s\n'
-            '</section>\n' % (len(systems), _table("systems", "\n".join(lines))))
+            '</section>\n' % (len(systems), scrolling_table("systems", "\n".join(lines))))
 
 
 def _groups(anchor: str, title: str, groups: JSONObject, health: Health) -> str:
@@ -179,40 +182,41 @@ def _groups(anchor: str, title: str, groups: JSONObject, health: Health) -> str:
     shown, rest = counted(names, MAX_GROUP_ROWS)
     lines = ['<thead><tr><th>%s</th><th>Tasks</th><th>Pass rate</th><th>Never passed</th>'
              '<th>Saturated</th><th>Flaky</th><th>Unknown share</th><th>Effective size</th>'
-             '<th>To audit</th></tr></thead>\n<tbody>' % _e(title[3:].capitalize())]
+             '<th>To audit</th></tr></thead>\n<tbody>' % escaped(title[3:].capitalize())]
     for name in shown:
         item = group_document(groups[name], health)
         lines.append('<tr><td><span class="id">%s</span></td>%s</tr>' % (
-            _id(name, 120), "".join('<td class="num">%s</td>' % _e(show(item[key])) for key in (
-                "task_count", "pass_rate", "never_passed", "saturated", "flaky_tasks",
-                "unknown_share", "effective_size", "audit_count"))))
+            breakable_id(name, 120), "".join(
+                '<td class="num">%s</td>' % escaped(show(item[key])) for key in (
+                    "task_count", "pass_rate", "never_passed", "saturated", "flaky_tasks",
+                    "unknown_share", "effective_size", "audit_count"))))
     lines.append("</tbody>")
     cut = '<p class="cut">%d more not shown.</p>\n' % rest if rest else ""
     return '<section id="%s">\n<h2>%s</h2>\n%s\n%s</section>\n' % (
-        anchor, _e(title), _table(anchor, "\n".join(lines)), cut)
+        anchor, escaped(title), scrolling_table(anchor, "\n".join(lines)), cut)
 
 
 def _tasks(health: Health) -> str:
     shown, rest = counted(health.tasks, MAX_TASK_ROWS)
     systems = health.systems[:MAX_SYSTEM_COLUMNS]
-    head = "".join('<th title="%s">%s</th>' % (_e(system.name), _id(system.name, 24))
+    head = "".join('<th title="%s">%s</th>' % (escaped(system.name), breakable_id(system.name, 24))
                    for system in systems)
     lines = ['<thead><tr><th>Task</th><th>Slice</th><th>Pass rate</th>%s<th>Flaky in</th>'
              '<th>Unknown</th><th>Discrimination</th><th>Mean latency (ms)</th>'
              '<th>Mean cost</th><th>Audit</th></tr></thead>\n<tbody>' % head]
     for task in shown:
-        rates = "".join('<td class="num">%s</td>' % _e(show(float(rate)))
+        rates = "".join('<td class="num">%s</td>' % escaped(show(float(rate)))
                         for rate in task.pass_rates[:MAX_SYSTEM_COLUMNS])
         lines.append('<tr><td><span class="id">%s</span>%s</td><td>%s</td>'
                      '<td class="num">%s</td>%s<td class="num">%d</td><td class="num">%s</td>'
                      '<td class="num">%s</td><td class="num">%s</td><td class="num">%s</td>'
                      '<td>%s</td></tr>' % (
-                         _id(task.case_id, 120), '<span class="badge">CRITICAL</span>'
-                         if task.case["critical"] else "", _id(task.case["slice"], 60),
-                         _e(show(float(task.pass_rate))), rates, task.flaky_systems,
-                         _e(show(float(task.unknown_share))), _discrimination(task),
-                         _e(show(_maybe(task.mean_latency_ms))),
-                         _e(show(_maybe(task.mean_cost_units))), _tags(task)))
+                         breakable_id(task.case_id, 120), '<span class="badge">CRITICAL</span>'
+                         if task.case["critical"] else "", breakable_id(task.case["slice"], 60),
+                         escaped(show(float(task.pass_rate))), rates, task.flaky_systems,
+                         escaped(show(float(task.unknown_share))), _discrimination(task),
+                         escaped(show(_maybe(task.mean_latency_ms))),
+                         escaped(show(_maybe(task.mean_cost_units))), _tags(task)))
     lines.append("</tbody>")
     notes = []
     if len(health.systems) > MAX_SYSTEM_COLUMNS:
@@ -221,10 +225,10 @@ def _tasks(health: Health) -> str:
     if rest:
         notes.append("%d more tasks not shown" % rest)
     cut = ('<p class="cut">%s; the JSON document has every task and system.</p>\n' %
-           _e("; ".join(notes)).capitalize()) if notes else ""
+           escaped("; ".join(notes)).capitalize()) if notes else ""
     return ('<section id="tasks">\n<h2>Every test task</h2>\n<p class="note">In the cases '
             'file\'s order; a pass rate per system, then their mean.</p>\n%s\n%s</section>\n'
-            % (_table("grid", "\n".join(lines)), cut))
+            % (scrolling_table("grid", "\n".join(lines)), cut))
 
 
 def _maybe(value: Optional[SupportsFloat]) -> Optional[float]:
@@ -232,7 +236,8 @@ def _maybe(value: Optional[SupportsFloat]) -> Optional[float]:
 
 
 def _methods() -> str:
-    items = "\n".join("<dt>%s</dt><dd>%s</dd>" % (_e(name.replace("_", " ")), _e(text, 2000))
+    items = "\n".join("<dt>%s</dt><dd>%s</dd>" % (escaped(name.replace("_", " ")),
+                                                  escaped(text, 2000))
                       for name, text in sorted(METHODS.items()))
     return ('<section id="methods">\n<h2>How each figure is measured</h2>\n<dl class="methods">'
             '\n%s\n</dl>\n</section>\n' % items)
@@ -248,12 +253,13 @@ def _inputs(health: Health) -> str:
     for kind, item, systems in rows:
         body.append('<tr><th scope="row">%s</th><td class="id">%s</td><td class="num">%s</td>'
                     '<td class="id">%s</td><td>%s</td></tr>' % (
-                        _e(kind), _id(item["file"]), _e(show(item["bytes"])),
-                        _digest("sha256:" + item["sha256"]), _e(systems, 2000)))
+                        escaped(kind), breakable_id(item["file"]), escaped(show(item["bytes"])),
+                        breakable_digest("sha256:" + item["sha256"]), escaped(systems, 2000)))
     body.append("</tbody>")
-    excluded = "".join("<li>%s %s: %s</li>" % (_id(item["file"]), _id(item["system"]), _e(
-        "; ".join(item["protocol_mismatches"]), 2000)) for item in health.excluded)
+    excluded = "".join("<li>%s %s: %s</li>" % (
+        breakable_id(item["file"]), breakable_id(item["system"]),
+        escaped("; ".join(item["protocol_mismatches"]), 2000)) for item in health.excluded)
     return ('<section id="evidence">\n<h2>Inputs</h2>\n%s\n%s</section>\n' % (
-        _table("inputs", "\n".join(body)),
+        scrolling_table("inputs", "\n".join(body)),
         "<p>Left out (another protocol than the spec's):</p>\n<ul>%s</ul>\n" % excluded
         if excluded else ""))

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import List
 
-from ..maintenance.health import HEALTH, Health, describe_reason, group_document, \
-    system_documents
-from .markdown import render_no_decision, text  # noqa: F401 - the no-result summary
-from .view import counted, show
+from ..maintenance.health_document import group_document, system_documents
+from ..maintenance.health_figures import HEALTH, Health, describe_reason
+from .markdown import render_no_decision as render_no_decision  # the no-result summary
+from .markdown import text
+from .words import counted, show
 
 MAX_AUDIT = 100
 MAX_SYSTEMS = 30

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
-from ..maintenance.health import AUDIT_REASONS, HEALTH, Health, describe_reason, \
-    system_documents
+from ..maintenance.health_document import system_documents
+from ..maintenance.health_figures import AUDIT_REASONS, HEALTH, Health, describe_reason
 from .terminal import BOLD, DIM, ELLIPSIS, RED, YELLOW, Painter, _plain, _wrap
-from .view import counted, named, show
+from .words import counted, named, show
 
 MAX_AUDIT = 10
 MAX_SYSTEMS = 10

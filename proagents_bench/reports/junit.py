@@ -38,15 +38,15 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tupl
 from ..contract.gates import CRITICAL_GATE, TASK_GATE, Gate
 from ..contract.vocabulary import BLOCKING, HARDNESS, NOT_RUN_FINDINGS, REVIEWING
 from ..version import NAME
-from .view import (NOT_JUDGED, clean, gate_states, hardness, note_facts, notes,
-                   show, show_gate, shorten, task_rows)
+from .view import NOT_JUDGED, gate_states, hardness, note_facts, notes, task_rows
+from .words import clean, shorten, show, show_gate
 from .view import latencies as latencies_of
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision
     from ..jsonio import JSON, JSONObject
     from ..pipeline import Evaluation
-    from .nodecision import NoDecision
+    from ..render.nodecision import NoDecision
 
 # A suite: (its test count, its failure count, its XML).
 Suite = Tuple[int, int, str]
@@ -219,7 +219,7 @@ def _note_cases(decision: Decision) -> List[Case]:
 
 def render_no_decision(outcome: "NoDecision") -> bytes:
     """The report of a run that ended without a decision
-    (:class:`~proagents_bench.reports.nodecision.NoDecision`): one test case in error, its
+    (:class:`~proagents_bench.render.nodecision.NoDecision`): one test case in error, its
     message the outcome and the first error, its text every error listed."""
     first = outcome.errors[0].stderr_line() if outcome.errors else outcome.detail
     message = "%s; %s" % (outcome.headline, first) if first else outcome.headline

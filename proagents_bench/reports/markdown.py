@@ -20,17 +20,17 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, cast
 from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..version import NAME
-from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, clean, counted, gate_states,
-                   gate_text, held_text, interval_rows, metric_rows, metric_value, note_facts,
-                   notes, problems_first, reason_groups, shorten, show, show_gate, slices,
-                   task_rows)
+from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, gate_states, gate_text, held_text,
+                   interval_rows, metric_rows, metric_value, note_facts, notes, problems_first,
+                   reason_groups, slices, task_rows)
+from .words import clean, counted, shorten, show, show_gate
 
 if TYPE_CHECKING:  # for annotations only
     from ..contract.gates import Gate
     from ..evaluation.decision import Decision
     from ..jsonio import JSONObject
     from ..pipeline import Evaluation
-    from .nodecision import NoDecision
+    from ..render.nodecision import NoDecision
 
 MAX_BYTES = 1024 * 1024
 MAX_REASONS = 20
@@ -88,7 +88,7 @@ NO_DECISION_ICON = "\u274c"
 
 def render_no_decision(outcome: "NoDecision") -> bytes:
     """The summary of a run that ended without a decision
-    (:class:`~proagents_bench.reports.nodecision.NoDecision`): the outcome, then its errors,
+    (:class:`~proagents_bench.render.nodecision.NoDecision`): the outcome, then its errors,
     each with its file, line, column and JSON path (cut like every list here)."""
     lines = ["## %s %s: no decision" % (NO_DECISION_ICON, outcome.action), "",
              "**%s** (exit %d). Nothing here is a decision." % (

@@ -19,14 +19,15 @@ from typing import TYPE_CHECKING, List, Sequence, Tuple
 
 from ..evaluation.release import alone_level
 from ..text import show_number
-from .html import STYLE, _digest, _e, _id, _table
+from .html import render_no_decision as render_no_decision  # the no-decision page: the gate's
+from .html_parts import STYLE, breakable_digest, breakable_id, escaped, scrolling_table
 from .release_view import (ACTION_WORDS, RESULT_WORDS, BenchmarkRow, anchor, benchmark_count,
                            hypothesis_text, rows)
-from .view import counted
+from .words import counted
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.release import ReleaseDecision
-    from ..release import Release
+    from ..release_outcome import Release
     from ..stats.exact import Exact
 
 
@@ -80,12 +81,12 @@ def section_body(report: bytes, prefix: str) -> str:
 
 
 def _action(action: str) -> str:
-    return '<span class="act %s">%s</span>' % (_e(action), _e(action))
+    return '<span class="act %s">%s</span>' % (escaped(action), escaped(action))
 
 
 
 def render(release: "Release") -> bytes:
-    """The page's bytes (UTF-8) for a :class:`~proagents_bench.release.Release`."""
+    """The page's bytes (UTF-8) for a :class:`~proagents_bench.release_outcome.Release`."""
     decision = release.decision
     manifest = release.manifest
     found = rows(release)
@@ -93,7 +94,7 @@ def render(release: "Release") -> bytes:
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
         "<title>%s: release %s (%s)</title>\n<style>%s%s</style>\n</head>\n"
-        "<body>\n" % (_e(decision.action), _e(manifest.value["release_id"], 80),
+        "<body>\n" % (escaped(decision.action), escaped(manifest.value["release_id"], 80),
                       benchmark_count(len(found)),
                       STYLE, RELEASE_STYLE),
         _banner(release),
@@ -102,14 +103,14 @@ def render(release: "Release") -> bytes:
         _benchmarks(found),
         _multiplicity(release, found),
         '<section id="limitations">\n<h2>Limitations</h2>\n<ul>\n%s\n</ul>\n</section>\n' % (
-            "\n".join("<li>%s</li>" % _e(text, 2000)
+            "\n".join("<li>%s</li>" % escaped(text, 2000)
                       for text in release.document["limitations"])),
     ]
     for row in found:
         parts.append('<section class="benchmark" id="%s">\n<h2 class="benchmark-head">'
                      'Benchmark <span class="id">%s</span> (%s): %s</h2>\n%s</section>\n' % (
-                         _e(row.anchor), _id(row.name), _e(row.tier), _action(row.action),
-                         section_body(row.sections["html"], row.anchor)))
+                         escaped(row.anchor), breakable_id(row.name), escaped(row.tier),
+                         _action(row.action), section_body(row.sections["html"], row.anchor)))
     parts.append("</body>\n</html>\n")
     return "".join(parts).encode("utf-8")
 
@@ -119,7 +120,7 @@ def _banner(release: "Release") -> str:
     notes = ""
     if decision.notes:
         shown, rest = counted(decision.notes, MAX_NOTES)
-        items = ['<li><span class="sev note-tag">NOTE</span>%s</li>' % _e(note, 2000)
+        items = ['<li><span class="sev note-tag">NOTE</span>%s</li>' % escaped(note, 2000)
                  for note in shown]
         if rest:
             items.append('<li class="cut">%d more notes not shown (the JSON document lists '
@@ -130,14 +131,14 @@ def _banner(release: "Release") -> str:
                      "\n".join(items)))
     return ('<header class="banner %s" id="decision">\n<p class="action">%s</p>\n'
             '<p class="meaning">Release %s: %s</p>\n<p class="primary">%s</p>\n%s</header>\n'
-            % (_e(decision.action), _e(decision.action),
-               _id(release.manifest.value["release_id"], 120),
-               _e(ACTION_WORDS[decision.action]), _e(decision.reasons[0], 2000), notes))
+            % (escaped(decision.action), escaped(decision.action),
+               breakable_id(release.manifest.value["release_id"], 120),
+               escaped(ACTION_WORDS[decision.action]), escaped(decision.reasons[0], 2000), notes))
 
 
 def _reasons(decision: "ReleaseDecision") -> str:
     shown, rest = counted(decision.reasons, MAX_REASONS)
-    items = ["<li>%s</li>" % _e(reason, 2000) for reason in shown]
+    items = ["<li>%s</li>" % escaped(reason, 2000) for reason in shown]
     if rest:
         items.append('<li class="cut">%d more reasons not shown (the JSON document lists '
                      'them all)</li>' % rest)
@@ -149,19 +150,19 @@ def _facts(release: "Release") -> str:
     manifest = release.manifest.describe()
     document = release.document
     facts = [
-        ("Release", _id(document["release_id"])),
-        ("Manifest", "%s (%s bytes, SHA-256 %s)" % (_id(manifest["file"]),
-                                                   _e(manifest["bytes"]),
-                                                   _digest(manifest["sha256"]))),
-        ("Evidence fingerprint", _digest(document["evidence_fingerprint"])),
-        ("Family-wise level", _e(release.decision.level)),
-        ("Harness", _id("%s %s" % (document["harness"]["name"],
+        ("Release", breakable_id(document["release_id"])),
+        ("Manifest", "%s (%s bytes, SHA-256 %s)" % (breakable_id(manifest["file"]),
+                                                   escaped(manifest["bytes"]),
+                                                   breakable_digest(manifest["sha256"]))),
+        ("Evidence fingerprint", breakable_digest(document["evidence_fingerprint"])),
+        ("Family-wise level", escaped(release.decision.level)),
+        ("Harness", breakable_id("%s %s" % (document["harness"]["name"],
                                    document["harness"]["version"]))),
     ]
     body = "\n".join('<tr><th scope="row">%s</th><td class="id">%s</td></tr>' % (
-        _e(label), value) for label, value in facts)
-    return '<section id="about">\n<h2>What was decided on</h2>\n%s\n</section>\n' % _table(
-        "facts", body)
+        escaped(label), value) for label, value in facts)
+    return ('<section id="about">\n<h2>What was decided on</h2>\n%s\n</section>\n'
+            % scrolling_table("facts", body))
 
 
 BENCHMARK_COLUMNS = ("Tier", "Its decision", "Makes the release",
@@ -171,52 +172,53 @@ MULTIPLICITY_COLUMNS = ("Units favouring the candidate / the baseline", "Regress
                         "Improvement", "The release reports", "Alone it would report")
 
 
-def _head(columns: Sequence[str]) -> str:
+def page_head(columns: Sequence[str]) -> str:
     return "<thead><tr><th>Benchmark</th>%s</tr></thead>\n<tbody>" % "".join(
-        "<th>%s</th>" % _e(column) for column in columns)
+        "<th>%s</th>" % escaped(column) for column in columns)
 
 
 def _cells(columns: Sequence[str], cells: Sequence[Tuple[str, str]]) -> str:
     """The row's cells, each labelled with its column (a narrow window shows each row as a
     card, every value under its label)."""
     return "".join('<td%s data-label="%s">%s</td>' % (
-        ' class="%s"' % html_class if html_class else "", _e(column), value)
+        ' class="%s"' % html_class if html_class else "", escaped(column), value)
         for column, (html_class, value) in zip(columns, cells))
 
 
 def _name_cell(row: BenchmarkRow, detail: str = "") -> str:
     return '<th scope="row"><a class="id" href="#%s">%s</a>%s</th>' % (
-        _e(row.anchor), _id(row.name), detail)
+        escaped(row.anchor), breakable_id(row.name), detail)
 
 
 def _benchmarks(found: List[BenchmarkRow]) -> str:
-    lines = [_head(BENCHMARK_COLUMNS)]
+    lines = [page_head(BENCHMARK_COLUMNS)]
     for row in found:
         more = ' <span class="note">(%d more reason%s in its section)</span>' % (
             row.reason_count - 1, "" if row.reason_count == 2 else "s") if (
             row.reason_count > 1) else ""
         lines.append("<tr>%s%s</tr>" % (
-            _name_cell(row, '<br><span class="note">%s</span>' % _id(row.benchmark, 120)),
+            _name_cell(row, '<br><span class="note">%s</span>' % breakable_id(row.benchmark, 120)),
             _cells(BENCHMARK_COLUMNS, [
-                ("", _e(row.tier)), ("", _action(row.action)), ("", _action(row.effect)),
-                ("num", _e(row.rates())), ("num", _e(row.difference())),
-                ("reason", _e(row.primary_reason, 400) + more)])))
+                ("", escaped(row.tier)), ("", _action(row.action)), ("", _action(row.effect)),
+                ("num", escaped(row.rates())), ("num", escaped(row.difference())),
+                ("reason", escaped(row.primary_reason, 400) + more)])))
     lines.append("</tbody>")
     return ('<section id="benchmarks">\n<h2>Benchmarks</h2>\n<p class="note">Each benchmark is '
             'decided exactly as its gate decides it alone (its section below is its own '
             'report). Critical: its BLOCK or INCOMPARABLE stops the release; supporting: any '
             'decision but PASS asks for review; info: reported only.</p>\n%s\n</section>\n'
-            % _table("stack release", "\n".join(lines)))
+            % scrolling_table("stack release", "\n".join(lines)))
 
 
 def _multiplicity(release: "Release", found: List[BenchmarkRow]) -> str:
     decision = release.decision
-    lines = [_head(MULTIPLICITY_COLUMNS)]
+    lines = [page_head(MULTIPLICITY_COLUMNS)]
     for row in found:
         lines.append("<tr>%s%s</tr>" % (_name_cell(row), _cells(MULTIPLICITY_COLUMNS, [
-            ("num", _e(row.discordant())), ("", _e(hypothesis_text(row.regression))),
-            ("", _e(hypothesis_text(row.improvement))), ("", _e(RESULT_WORDS[row.result])),
-            ("", _e(RESULT_WORDS[row.result_alone]))])))
+            ("num", escaped(row.discordant())), ("", escaped(hypothesis_text(row.regression))),
+            ("", escaped(hypothesis_text(row.improvement))),
+            ("", escaped(RESULT_WORDS[row.result])),
+            ("", escaped(RESULT_WORDS[row.result_alone]))])))
     lines.append("</tbody>")
     return ('<section id="multiplicity">\n<h2>Many comparisons at once</h2>\n<p class="note">'
             'On each comparable benchmark the release tests two one-sided hypotheses, a '
@@ -228,9 +230,9 @@ def _multiplicity(release: "Release", found: List[BenchmarkRow]) -> str:
             'improvement is at most %s. Alone, a benchmark would call a one-sided p-value at or '
             'below %s (half the level, for either direction) a difference. A regression beyond '
             'chance on a critical or supporting benchmark asks for review.</p>\n%s\n'
-            '</section>\n' % (decision.hypothesis_count, _e(decision.level), _e(decision.level),
-                              _e(_half(decision.level)), _table("stack multiplicity",
-                                                                "\n".join(lines))))
+            '</section>\n' % (decision.hypothesis_count, escaped(decision.level),
+                              escaped(decision.level), escaped(_half(decision.level)),
+                              scrolling_table("stack multiplicity", "\n".join(lines))))
 
 
 def _half(level: Exact) -> str:

@@ -1,10 +1,8 @@
-"""Inline SVG charts for the HTML report: histograms with marked values, and paired bars.
+"""What the report's SVG charts (:mod:`.charts`) are laid out with: a chart's size and
+text metrics, the axis, its ticks and their labels, and the placing of marker labels.
 
-Plain SVG elements only (``rect``, ``line``, ``polygon``, ``text``), styled by the report's
-stylesheet through class names, so the charts need no script, no font file and no network, and
-print like the rest of the page. Every text placed in a chart is escaped here.
-
-The layout rules, each tested from the coordinates written:
+Every text placed in a chart is escaped here (:func:`svg_text`). The layout rules, each
+tested from the coordinates written:
 
 - a histogram's axis is scaled to its data: a marker far from the data (the gate, most
   often) is not allowed to squeeze the data into a corner; it is drawn as an off-scale arrow
@@ -12,12 +10,10 @@ The layout rules, each tested from the coordinates written:
 - marker labels are placed in rows so that no two overlap and none leaves the chart: each
   takes the first row where it fits beside its line, to the right or else to the left
   (:func:`place_labels`); text widths are estimated on the wide side (:func:`text_width`);
-- tick labels use thousands separators (``12,500``) and never overlap;
-- a bar's name and value stay inside the chart's width (shortened to fit, the full text in a
-  tooltip; a value that does not fit beside its bar is written inside it).
+- tick labels use thousands separators (``12,500``) and never overlap (:func:`nice_ticks`,
+  :func:`tick_labels`).
 
-Every loop is bounded by the number of bars, ticks or markers, never by the data's values, so
-each chart ends for any finite input (latencies near the largest double included).
+Every loop is bounded by the number of ticks or markers, never by the data's values.
 """
 
 from __future__ import annotations
@@ -26,14 +22,12 @@ import math
 import unicodedata
 from fractions import Fraction
 from html import escape
-from typing import Dict, Iterator, List, Optional, Sequence, SupportsFloat, Tuple, Union
+from typing import Iterator, List, Sequence, SupportsFloat, Tuple, Union
 
-from .view import clean, show
+from .words import clean, show
 
 # A value on a chart's axis: exact (the bootstrap's means) or a double (latencies).
 Real = Union[Fraction, float]
-# A bar: (left, right, count), its edges in data units.
-Bar = Tuple[Real, Real, int]
 
 WIDTH = 720
 MARGIN_RIGHT = 24
@@ -47,11 +41,12 @@ LABEL_GAP = 4  # between a marker's line and its label
 EDGE = 2  # what a text keeps from the chart's left and right edges
 
 
-def _e(text: object) -> str:
+def svg_text(text: object) -> str:
+    """Text from anywhere, made safe inside an SVG element or attribute."""
     return escape(clean(text), quote=True)
 
 
-def _n(value: float) -> str:
+def coordinate(value: float) -> str:
     """A coordinate: two decimals at most, so the file stays small and stable."""
     text = "%.2f" % value
     return text.rstrip("0").rstrip(".") if "." in text else text
@@ -258,248 +253,3 @@ def place_labels(items: Sequence[Tuple[float, float]], left_bound: float,
         placed.append(chosen)
         lines.append(line_x)
     return placed
-
-
-def lattice_step(values: Sequence[Fraction], limit: int = 10 ** 9) -> Optional[Fraction]:
-    """The largest step that every difference of ``values`` is a whole multiple of (the
-    spacing of their support: 1/n for the mean differences of n tasks), or None when there
-    is none finer than 1/``limit`` (or fewer than two values).
-
-    >>> lattice_step([Fraction(-1, 5), Fraction(0), Fraction(2, 5)])
-    Fraction(1, 5)
-    """
-    step = Fraction(0)
-    first = values[0] if values else Fraction(0)
-    for value in values[1:]:
-        difference = Fraction(value) - first
-        numerator = math.gcd(step.numerator * difference.denominator,
-                             difference.numerator * step.denominator)
-        step = Fraction(numerator, step.denominator * difference.denominator)
-        if step.denominator > limit:
-            return None
-    return step if step > 0 else None
-
-
-def support_bins(distribution: Sequence[Tuple[Fraction, int]], max_bars: int,
-                 fallback_cell: Fraction) -> Tuple[List[Bar], Fraction, bool]:
-    """Bars (left, right, count) for sorted (value, count) pairs of exact values, centred on
-    their support: when the values lie on a lattice (:func:`lattice_step`), one bar per point,
-    or per an odd number of neighbouring points when there are more than ``max_bars``, so a
-    value never falls on a bar's edge and a bar straddles every value it counts. Without a
-    lattice, ``max_bars`` equal bars centred on multiples of their width. Returns the bars, the
-    lattice's cell (``fallback_cell`` for a single value; the bar width without a lattice) and
-    whether the values lie on a lattice.
-
-    >>> bars, cell, lattice = support_bins([(Fraction(0), 3), (Fraction(1, 5), 1)], 50, 1)
-    >>> [(float(left), float(right), count) for left, right, count in bars], cell, lattice
-    ([(-0.1, 0.1, 3), (0.1, 0.3, 1)], Fraction(1, 5), True)
-    """
-    values = [Fraction(value) for value, _count in distribution]
-    cell = lattice_step(values) if values else None
-    lattice = cell is not None or len(values) == 1
-    if cell is None:
-        span = values[-1] - values[0] if values else Fraction(0)
-        cell = span / max_bars if span > 0 else Fraction(fallback_cell)
-    origin = values[0] % cell if values else Fraction(0)  # a point of the lattice
-    points = (values[-1] - values[0]) / cell + 1 if values else 1
-    group = max(-(-points // max_bars), 1)
-    if group % 2 == 0:
-        group += 1  # odd: a bar's edges lie halfway between two points, never on one
-    width = cell * group
-    counts: Dict[int, int] = {}
-    for value, count in distribution:
-        index = math.floor((Fraction(value) - origin) / width + Fraction(1, 2))
-        counts[index] = counts.get(index, 0) + count
-    bars: List[Bar] = [(origin + (index - Fraction(1, 2)) * width,
-                        origin + (index + Fraction(1, 2)) * width, counts[index])
-                       for index in sorted(counts)]
-    return bars, cell, lattice
-
-
-def even_bins(values: Sequence[float], low: float, high: float,
-              bins: int) -> Tuple[List[Bar], int]:
-    """``bins`` equal bars (left, right, count) over [low, high], and how many values lie
-    above ``high`` (off scale); values below ``low`` count in the first bar. :func:`position`
-    is inlined, and the values above are counted and set aside first, in C: this runs once
-    per trial."""
-    counts = [0] * bins
-    above = sum(map(float(high).__lt__, values))
-    if above:
-        values = [value for value in values if not value > high]
-    half_low = low / 2
-    span = high / 2 - half_low
-    scale = bins / span if span > 0 else 0.0
-    last = bins - 1
-    for value in values:
-        index = int((value / 2 - half_low) * scale) if value == value else 0
-        counts[0 if index < 0 else last if index > last else index] += 1
-    half_step = span / bins  # edges from halves: finite even when high - low is not
-    bars: List[Bar] = [((half_low + index * half_step) * 2,
-             (half_low + (index + 1) * half_step) * 2 if index < last else high, count)
-            for index, count in enumerate(counts)]
-    return bars, above
-
-
-def histogram(title: str, bars: Sequence[Bar], axis: Tuple[Real, Real],
-              markers: Sequence[Marker] = (), band: Optional[Tuple[Real, Real]] = None,
-              x_label: str = "", plot_height: int = 130,
-              off_scale: Optional[Tuple[int, str]] = None, unit: str = "") -> str:
-    """An SVG histogram: ``bars`` (left, right, count) in data units on the axis
-    (low, high); ``markers`` (those beyond the axis drawn as off-scale arrows at its edge);
-    ``band`` (low, high) shades an interval; ``off_scale`` (count, text) is a last bar, right
-    of the axis, for values beyond it; ``unit`` names what a bar counts, in its tooltip."""
-    low, high = float(axis[0]), float(axis[1])
-    tallest = max([count for _left, _right, count in bars] + [off_scale[0] if off_scale else 0,
-                                                                1])
-    tallest_text = group_digits(tallest)
-    margin_left = max(48, int(text_width(tallest_text) + 12))
-    off_scale_text = "> " + group_digits(high) if off_scale else ""
-    off_scale_width = int(max(40, text_width(off_scale_text) + 8)) if off_scale else 0
-    plot_right = WIDTH - MARGIN_RIGHT - off_scale_width
-    plot_width = plot_right - margin_left
-
-    def x_of(value: SupportsFloat) -> float:
-        return margin_left + position(value, low, high) * plot_width
-
-    # The markers' labels first: their rows decide the chart's height.
-    lines: List[Tuple[Marker, float, Optional[str]]] = []
-    for marker in markers:
-        value = float(marker.x)
-        if value < low:
-            lines.append((marker, margin_left, "left"))
-        elif value > high:
-            lines.append((marker, plot_right, "right"))
-        else:
-            lines.append((marker, x_of(value), None))
-    texts = []
-    for marker, _x, side in lines:
-        text = clean(marker.label)
-        if side == "left":
-            text = "\u2190 %s (off scale)" % text
-        elif side == "right":
-            text = "%s (off scale) \u2192" % text
-        texts.append(text)
-    labels = place_labels([(x, text_width(text, bold=marker.bold))
-                           for (marker, x, _side), text in zip(lines, texts)],
-                          EDGE, WIDTH - EDGE)
-    rows = max([label.row + 1 for label in labels] + [1])
-    top = 6 + ROW_HEIGHT * rows + 4
-    axis_y = top + plot_height
-    height = axis_y + 40
-    out = ['<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" '
-           'xmlns="http://www.w3.org/2000/svg">' % (WIDTH, height, _e(title)),
-           "<title>%s</title>" % _e(title)]
-    if band is not None:
-        left, right = x_of(band[0]), x_of(band[1])
-        out.append('<rect class="band" x="%s" y="%d" width="%s" height="%d"/>' % (
-            _n(left), top, _n(max(right - left, 1.5)), plot_height))
-    for left_value, right_value, count in bars:
-        if not count:
-            continue
-        left, right = x_of(left_value), x_of(right_value)
-        inset = 0.5 if right - left > 3 else 0.0  # a hairline between wide bars
-        bar_height = count / float(tallest) * plot_height
-        what = show(left_value) + " .. " + show(right_value)
-        out.append('<rect class="bar" x="%s" y="%s" width="%s" height="%s"><title>%s: %s%s'
-                   '</title></rect>' % (
-                       _n(left + inset), _n(axis_y - bar_height),
-                       _n(max(right - left - 2 * inset, 0.75)), _n(bar_height), _e(what),
-                       group_digits(count), _e(unit)))
-    blocked = math.inf  # where the off-scale bar's label starts: ticks stay left of it
-    if off_scale:
-        count, text = off_scale
-        bar_height = count / float(tallest) * plot_height
-        centre = plot_right + off_scale_width / 2 + MARGIN_RIGHT / 2
-        out.append('<rect class="bar off-scale" x="%s" y="%s" width="%d" height="%s"><title>%s'
-                   '</title></rect>' % (_n(centre - 7), _n(axis_y - bar_height), 14,
-                                        _n(bar_height), _e(text)))
-        out.append('<text class="tick-label off-scale" x="%s" y="%d" text-anchor="middle">'
-                   '%s</text>' % (_n(centre), axis_y + 16, _e(off_scale_text)))
-        blocked = centre - text_width(off_scale_text) / 2
-    out.append('<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>' % (
-        margin_left, axis_y, plot_right, axis_y))
-    ticks = nice_ticks(low, high)
-    tick_texts = tick_labels(ticks)
-    previous_right = -math.inf
-    for tick, text in zip(ticks, tick_texts):
-        x = x_of(tick)
-        half = text_width(text) / 2
-        # Keep every tick label inside the chart and clear of its neighbour.
-        if (x - half < max(previous_right + 4, EDGE) or x + half > WIDTH - EDGE
-                or x + half + 4 > blocked):
-            continue
-        previous_right = x + half
-        out.append('<line class="tick" x1="%s" y1="%d" x2="%s" y2="%d"/>' % (
-            _n(x), axis_y, _n(x), axis_y + 4))
-        out.append('<text class="tick-label" x="%s" y="%d" text-anchor="middle">%s</text>' % (
-            _n(x), axis_y + 16, _e(text)))
-    if x_label:
-        out.append('<text class="axis-label" x="%d" y="%d" text-anchor="middle">%s</text>' % (
-            margin_left + plot_width // 2, height - 6, _e(x_label)))
-    out.append('<text class="axis-label" x="%d" y="%d" text-anchor="end">%s</text>' % (
-        margin_left - 4, top + 4, tallest_text))
-    out.append('<text class="axis-label" x="%d" y="%d" text-anchor="end">0</text>' % (
-        margin_left - 4, axis_y))
-    out.append('<text class="axis-label" x="%d" y="%d">count</text>' % (
-        EDGE, top + plot_height // 2))
-    for (marker, x, side), text, label in zip(lines, texts, labels):
-        label_y = 6 + ROW_HEIGHT * (label.row + 1) - 3
-        off = " off-scale" if side else ""
-        out.append('<line class="marker %s%s" x1="%s" y1="%d" x2="%s" y2="%d"/>' % (
-            marker.kind, off, _n(x), label_y + 3, _n(x), axis_y))
-        if side:
-            tip = x - 7 if side == "left" else x + 7
-            out.append('<polygon class="marker-arrow %s" points="%s,%d %s,%d %s,%d"/>' % (
-                marker.kind, _n(x), axis_y - plot_height // 2 - 6, _n(tip),
-                axis_y - plot_height // 2, _n(x), axis_y - plot_height // 2 + 6))
-        out.append('<text class="marker-label %s%s" x="%s" y="%d" text-anchor="%s">%s</text>' % (
-            marker.kind, off, _n(label.x), label_y, label.anchor, _e(text)))
-    out.append("</svg>")
-    return "".join(out)
-
-
-def paired_bars(title: str, rows: Sequence[Tuple[str, Optional[float], Optional[float]]],
-                labels: Tuple[str, str] = ("baseline", "candidate"),
-                row_height: int = 34) -> str:
-    """Horizontal bars from 0 to 1: for each (name, first, second) row two bars, the values
-    being rates in [0, 1] or None (the system has no task in that group). A name is cut to
-    fit left of the bars (the whole name is its tooltip); a value label that would run past
-    the chart's right edge is written inside its bar."""
-    label_width = 200
-    plot_width = WIDTH - label_width - 70
-    height = 30 + row_height * len(rows)
-    out = ['<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" '
-           'xmlns="http://www.w3.org/2000/svg">' % (WIDTH, height, _e(title)),
-           "<title>%s</title>" % _e(title)]
-    for tick in (0, 0.25, 0.5, 0.75, 1):
-        x = label_width + tick * plot_width
-        out.append('<line class="grid" x1="%s" y1="14" x2="%s" y2="%d"/>' % (
-            _n(x), _n(x), height - 4))
-        out.append('<text class="tick-label" x="%s" y="11" text-anchor="middle">%s</text>' % (
-            _n(x), show(tick)))
-    for index, (name, first, second) in enumerate(rows):
-        y = 18 + index * row_height
-        out.append('<text class="bar-name" x="%d" y="%d" text-anchor="end"><title>%s</title>'
-                   '%s</text>' % (label_width - 8, y + row_height // 2 + 2, _e(name),
-                                  _e(fit_text(name, label_width - 8 - EDGE))))
-        for offset, (system, value) in enumerate(zip(labels, (first, second))):
-            bar_y = y + 2 + offset * (row_height // 2 - 2)
-            if value is None:
-                out.append('<text class="bar-value" x="%d" y="%d">%s: no tasks</text>' % (
-                    label_width + 4, bar_y + 11, _e(system)))
-                continue
-            bar_width = max(float(value) * plot_width, 1)
-            out.append('<rect class="bar %s" x="%d" y="%d" width="%s" height="%d"><title>%s '
-                       '%s</title></rect>' % (system, label_width, bar_y, _n(bar_width),
-                                              row_height // 2 - 4, _e(system), show(value)))
-            text = "%s %s" % (system, show(value))
-            outside = label_width + bar_width + 4
-            if outside + text_width(text) <= WIDTH - EDGE:
-                out.append('<text class="bar-value" x="%s" y="%d">%s</text>' % (
-                    _n(outside), bar_y + 11, _e(text)))
-            else:
-                out.append('<text class="bar-value inside" x="%s" y="%d" text-anchor="end">'
-                           '%s</text>' % (_n(label_width + bar_width - 4), bar_y + 11,
-                                          _e(text)))
-    out.append("</svg>")
-    return "".join(out)

@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from ..contract.gates import Gate
 from ..contract.vocabulary import BLOCK, BLOCKING, INCOMPARABLE, PASS, REVIEW, REVIEWING
-from .view import (ACTION_WORDS, clean, counted, gate_states, gate_text, hardness,
-                   interval_rows, metric_rows, metric_value, notes, problems_first,
-                   reason_groups, show, show_gate, task_rows)
+from .view import (ACTION_WORDS, gate_states, gate_text, hardness, interval_rows, metric_rows,
+                   metric_value, notes, problems_first, reason_groups, task_rows)
+from .words import clean, counted, show, show_gate
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision
     from ..jsonio import JSONObject
     from ..pipeline import Evaluation
-    from .nodecision import NoDecision
+    from ..render.nodecision import NoDecision
 
 MAX_FAILING_TASKS = 10
 MAX_GROUPS = 12
@@ -200,7 +200,7 @@ def summary_lines(evaluation: "Evaluation") -> List[str]:
 
 def no_decision(outcome: "NoDecision", hint: Optional[str] = None) -> bytes:
     """The text mode's bytes for a run without a decision
-    (:class:`~proagents_bench.reports.nodecision.NoDecision`): its errors are on stderr
+    (:class:`~proagents_bench.render.nodecision.NoDecision`): its errors are on stderr
     already, so one line says what happened and how many there are."""
     count = len(outcome.errors) + outcome.omitted
     line = "%s%s" % (outcome.headline, "; %d error%s on stderr" % (

@@ -14,14 +14,12 @@ decimal (7/10 is below 0.7 as a double).
 
 from __future__ import annotations
 
-import re
-from typing import (TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Set, Tuple,
-                    TypeVar, Union)
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..contract.gates import CRITICAL_GATE, GATE_BY_KEY, Gate
 from ..contract.vocabulary import (BLOCK, CHECKS, HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS,
                                    REVIEW, REVIEWING)
-from ..text import show_number
+from .words import clean, counted, named, shorten, show_any, show_gate
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision, Finding
@@ -30,8 +28,6 @@ if TYPE_CHECKING:  # for annotations only
 
     # A system's trial_results: kept as the graded records, or a list of entries.
     TrialSource = Union[TrialRows, List[JSONObject]]
-
-_T = TypeVar("_T")
 
 ACTION_WORDS = {
     PASS: "every gate held: ship",
@@ -101,80 +97,11 @@ def interval_rows(gate_rows: Sequence[Gate], document: JSONObject) -> List[Inter
             if gate.interval is not None]
 
 
-# Control characters (Unicode category Cc), surrogates (Cs) and the noncharacters U+FFFE and
-# U+FFFF: what XML forbids and no reader wants.
-_UNWANTED = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
-_SPACES = {"\t": " ", "\n": " ", "\r": " "}
-
-
-def clean(text: object, keep_newlines: bool = False) -> str:
-    """``text`` without control characters, surrogates and noncharacters; tabs and line
-    breaks become spaces, unless ``keep_newlines`` (then a line feed stays)."""
-    text = str(text)
-    if text.isprintable():
-        return text
-
-    def replace(match: re.Match[str]) -> str:
-        char = match.group()
-        if char == "\n" and keep_newlines:
-            return char
-        return _SPACES.get(char, "")
-
-    return _UNWANTED.sub(replace, text)
-
-
-def shorten(text: object, limit: int) -> str:
-    """``clean(text)``, cut to ``limit`` characters with an ellipsis."""
-    text = clean(text)
-    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
-
-
-def show(value: JSON) -> str:
-    """A number as the reasons write it (six significant digits), or a dash."""
-    if value is None:
-        return "\u2014"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return str(value)
-    return show_number(value)
-
-
-def _show_any(value: JSON) -> str:
-    """A finding's value: a number as :func:`show` writes it, anything else as text."""
-    try:
-        return show(value)
-    except (TypeError, ValueError):
-        return shorten(value, 80)
-
-
-def show_gate(value: object) -> str:
-    """A gate exactly as written in the spec (``0.80`` stays ``0.80``)."""
-    return "\u2014" if value is None else str(value)
-
-
 def tagged_reasons(decision: Decision) -> List[Tuple[str, Optional[str]]]:
     """(reason, severity or None) for every reason of the decision, in order: each reason of a
     failed gate carries its finding's severity (never guessed from the text)."""
     severity_of = {finding.reason: finding.severity for finding in decision.findings}
     return [(reason, severity_of.get(reason)) for reason in decision.reasons]
-
-
-GROUP_NAMES = 3  # the names a group of reasons shows; then a count of the rest
-
-
-def named(names: Sequence[str], limit: int = GROUP_NAMES, ellipsis: str = "\u2026",
-          separator: str = ", ") -> str:
-    """The first ``limit`` names, then how many more: ``t0, t1, t2 \u2026 (85 more)``.
-
-    >>> named(["t0", "t1", "t2", "t3", "t4"], ellipsis="...")
-    't0, t1, t2 ... (2 more)'
-    >>> named(["t0", "t1"])
-    't0, t1'
-    """
-    shown, rest = counted(names, limit)
-    text = separator.join(shorten(name, 120) for name in shown)
-    return "%s %s (%d more)" % (text, ellipsis, rest) if rest else text
 
 
 class ReasonGroup:
@@ -257,11 +184,11 @@ def note_facts(finding: Finding) -> str:
     threshold and observed value are left out when it has none."""
     parts = ["code %s" % clean(finding.code)]
     if finding.observed is not None:
-        parts.append("%s %s" % (clean(finding.metric), _show_any(finding.observed)))
+        parts.append("%s %s" % (clean(finding.metric), show_any(finding.observed)))
     elif finding.metric:
         parts.append("metric %s" % clean(finding.metric))
     if finding.threshold is not None:
-        parts.append("threshold %s" % _show_any(finding.threshold))
+        parts.append("threshold %s" % show_any(finding.threshold))
     if finding.case_ids:
         shown, rest = counted(finding.case_ids, NOTE_CASE_IDS)
         parts.append("tasks: %s%s" % (", ".join(shorten(case_id, 80) for case_id in shown),
@@ -444,10 +371,3 @@ def slices(
     names = sorted(set(baseline["by_slice"]) | set(candidate["by_slice"]))
     return [(name, baseline["by_slice"].get(name), candidate["by_slice"].get(name))
             for name in names]
-
-
-def counted(items: Iterable[_T], limit: int) -> Tuple[List[_T], int]:
-    """(the first ``limit`` items, how many were left out)."""
-    listed = list(items)
-    return listed[:limit], max(len(listed) - limit, 0)
-

@@ -24,10 +24,12 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Tupl
 
 from ..errors import ContractErrors
 from ..jsonio.dump import document_bytes
-from . import database, feedback, leaderboard, phases, public, teams, tokens, versions
+from . import (database, feedback, leaderboard, leaderboard_page, phases, public, teams, tokens,
+               versions)
 from .audit import AuditEntry
+from .benchmark import Benchmark
 from .problems import PROBLEM_TYPE, Problem
-from .submissions import Benchmark, Submitter, now_iso
+from .submissions import Submitter, now_iso
 from .teams import Team
 
 if TYPE_CHECKING:  # for annotations only
@@ -103,15 +105,14 @@ class ServiceApp:
     """The WSGI application for one benchmark and one database."""
 
     def __init__(self, benchmark: Benchmark, database_path: str,
-                 max_submission_bytes: int = MAX_SUBMISSION_BYTES,
-                 after_store: Optional[Callable[[], None]] = None) -> None:
+                 max_submission_bytes: int = MAX_SUBMISSION_BYTES) -> None:
         self.benchmark = benchmark
         self.database_path = database_path
         self.max_submission_bytes = max_submission_bytes
         # The served dataset version is kept, with its public changes since the one before
         # (ContractErrors for a changed file under a version served before).
         versions.record_served(database_path, benchmark)
-        self.submitter = Submitter(benchmark, database_path, after_store)
+        self.submitter = Submitter(benchmark, database_path)
         self.grader = document_bytes(public.grader_interface(
             feedback.LEVELS, [float(step) for step in feedback.AUTOMATIC_STEPS],
             max_submission_bytes, benchmark.results_version))
@@ -204,7 +205,7 @@ class ServiceApp:
         return problem.status, headers, problem.body()
 
     def leaderboard(self, request: Request) -> Response:
-        page = leaderboard.render(self.database_path, self.benchmark.versions)
+        page = leaderboard_page.render(self.database_path, self.benchmark.versions)
         return 200, [("Content-Type", HTML_TYPE), (
             "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")], page
 
@@ -256,8 +257,7 @@ class ServiceApp:
     def submit(self, request: Request) -> Response:
         team = self.authenticate(request)
         body = self.read_body(request, self.max_submission_bytes)
-        status, answer, headers = self.submitter.submit(team, body, request.audit)
-        return self.json_answer(answer, status, headers)
+        return self.published(self.submitter.submit(team, body, request.audit))
 
     def read_body(self, request: Request, cap: int) -> bytes:
         """The request's JSON body (415 for another media type), refused (413) before reading

@@ -1,6 +1,6 @@
 """What only the maintainer reads from the service's data folder: every scored submission of
 the served benchmark, as the results package the gate decided (the team's candidate with the
-maintainer's baseline spliced in), for the ``health`` command.
+maintainer's baseline system written after its last system), for the ``health`` command.
 
 Nothing here is served over HTTP: the health of the private test (which test tasks every
 team fails, which are flaky) would tell teams about the withheld answers. It needs the
@@ -12,28 +12,28 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import List
+from typing import List, NamedTuple
 
 from ..errors import ContractError, ContractErrors
+from ..jsonio import load
 from ..text import quote
 from . import database
+from .benchmark import SUBMISSION_NAME, Benchmark
 from .database import SCORED
-from .submissions import Benchmark
 
 HEALTH_DATA_CODE = "cli.data"
 
 
-class ScoredSubmission:
-    """One scored submission: its id, its team, its size, and (read when asked for, so that
-    one is in memory at a time) the package the gate decided."""
+class ScoredSubmission(NamedTuple):
+    """One scored submission: its benchmark and database, its id, its team, its size, and
+    (read when asked for, so that one is in memory at a time) the package the gate
+    decided."""
 
-    def __init__(self, benchmark: Benchmark, path: str, submission_id: int, team: str,
-                 size: int) -> None:
-        self.benchmark = benchmark
-        self.path = path
-        self.submission_id = submission_id
-        self.team = team
-        self.size = size
+    benchmark: Benchmark
+    path: str
+    submission_id: int
+    team: str
+    size: int
 
     @property
     def name(self) -> str:
@@ -41,11 +41,14 @@ class ScoredSubmission:
         return "%s #%d" % (self.team, self.submission_id)
 
     def package(self) -> bytes:
-        """The submission with the maintainer's baseline spliced in, as the gate read it."""
+        """The submission with the maintainer's baseline written after its last system: the
+        package the gate decided, as a file (the text splice keeps every number as the team
+        and the maintainer wrote it)."""
         with database.connection(self.path) as opened:
             body = opened.execute("SELECT body FROM submissions WHERE id = ?",
                                   (self.submission_id,)).fetchone()[0]
-        return self.benchmark.combine(bytes(body))
+        submission = load.parse_bytes(bytes(body), SUBMISSION_NAME)
+        return "".join(self.benchmark.combined_pieces(submission)).encode("utf-8")
 
 
 def scored_submissions(data_folder: str, spec_path: str, cases_path: str,

@@ -1,4 +1,4 @@
-"""A phase's secret split of the test cases, and the files that score one part of it.
+"""A phase's secret split of the test cases, and the files of one part of it.
 
 The split (:func:`split_test_cases`) is a pure function of the cases and a secret seed: the
 test cases are grouped by ``family_id`` (related cases never straddle the two parts, so the
@@ -8,10 +8,14 @@ private part until it holds at least ``round(share x test cases)`` cases (halves
 same seed gives the same split on every machine, whatever the order of the cases; anyone
 can recompute it once the seed is published.
 
-A part is scored by the very same gate on cut-down files (:class:`Part`): the cases file
-keeps every train and development case and only the part's test cases, and a results
-package keeps only those test cases' records. Both are cut out of the original texts, so
-every number keeps its exact written form.
+A part is decided by the very same gate, from the one check of the whole package, on the
+part's test cases only (:meth:`proagents_bench.pipeline.Checked.decide`), which is exactly
+the gate's decision on the files cut down to the part (:class:`Part`): the cases file keeps
+every train and development case and only the part's test cases, and a results package
+keeps only those test cases' records. Both are cut out of the original texts, so every
+number keeps its exact written form. The files are made where a file is what is wanted: at
+``phase open``, to check that the maintainer's baseline passes the contract on each part,
+and for what a part's decision says of its input files (the ``full`` level).
 """
 
 from __future__ import annotations
@@ -96,8 +100,8 @@ class Part:
         self.test_ids: FrozenSet[str] = frozenset(test_ids)
         kept = [index for index, case in enumerate(cases.value["cases"])
                 if case["split"] != TEST_SPLIT or case["id"] in self.test_ids]
-        self.task_count = len(self.test_ids)
         self.cases_bytes = cut(cases, {("cases",): kept})
+        self.cases_sha256 = hashlib.sha256(self.cases_bytes).hexdigest()
 
     def results_bytes(self, results: load.Document) -> bytes:
         """A valid results package cut down to this part's test cases' records."""

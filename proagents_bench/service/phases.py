@@ -27,7 +27,7 @@ from .names import name_problem
 
 if TYPE_CHECKING:  # pragma: no cover - for the annotations only
     from ..jsonio import JSONObject
-    from .submissions import Benchmark
+    from .benchmark import Benchmark
 
 OPEN = "open"
 CLOSING = "closing"
@@ -304,7 +304,7 @@ def close_phase(path: str, benchmark: Benchmark) -> Tuple[Phase, List[JSONObject
         for team_id, number, explicit in work:  # the gate runs outside any lock
             body = opened.execute("SELECT body FROM submissions WHERE id = ?",
                                   (number,)).fetchone()[0]
-            document = benchmark.evaluate_part(benchmark.combine(bytes(body)), private)
+            document = benchmark.check(bytes(body)).decide(private)
             metrics = document["candidate_metrics"]
             results.append({"team_id": team_id, "submission_id": number, "chosen": explicit,
                             "action": document["action"],

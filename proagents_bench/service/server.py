@@ -26,7 +26,6 @@ is how a SIGTERM stops the service gracefully.
 from __future__ import annotations
 
 import io
-import json
 import re
 import socket
 import socketserver
@@ -244,9 +243,9 @@ class ServiceRequestHandler(WSGIRequestHandler):
     def send_error(self, code: int, message: Optional[str] = None,
                    explain: Optional[str] = None) -> None:
         """The HTTP layer's own errors (bad request line, line too long) as problem+json."""
-        document = Problem("service.bad_request", message or "malformed request").document()
-        document["status"] = code  # 400, or the HTTP layer's own 414 and 431
-        body = (json.dumps(document, sort_keys=True) + "\n").encode("ascii")
+        problem = Problem("service.bad_request", message or "malformed request")
+        problem.members["status"] = code  # 400, or the HTTP layer's own 414 and 431
+        body = problem.body()  # the product's JSON writer, as every other answer
         # A garbled request line reads as HTTP/0.9, which has no status line nor headers:
         # answer as HTTP/1.0, so that the client sees the status and the content type.
         self.request_version = "HTTP/1.0"

@@ -1,16 +1,17 @@
-"""Submissions: the benchmark the service holds, and one team's submission from its bytes to
-its stored outcome and its answer.
+"""Submissions: one team's submission, from its bytes to its stored outcome and its answer.
 
-A submission is a results package whose ``systems`` hold only the team's candidate. The
-maintainer's baseline system is spliced into its text after the last system (so that every
-path in the team's file keeps its index), and the very same gate runs on it
-(:func:`proagents_bench.pipeline.evaluate`). Contract errors are placed back in the team's
-own file, named ``submission.json``.
+The submission is parsed and checked once, with the maintainer's baseline added
+(:meth:`.benchmark.Benchmark.check`), and decided once on the test cases feedback is
+computed on: every test case, or the open phase's public part (the gate's own code,
+:mod:`proagents_bench.pipeline`). Contract errors are placed in the team's own file, named
+``submission.json``.
 
 The gate runs outside any lock; then one ``BEGIN IMMEDIATE`` transaction counts the team's
 scored submissions in the budget's window, decides what is released, and stores the
 submission, so concurrent submissions can never spend more than the budget, and a process
-killed at any moment leaves either the whole submission stored or nothing of it.
+killed at any moment leaves either the whole submission stored or nothing of it. The answer
+is written once, by the product's JSON writer: the stored answer and the HTTP body are the
+same bytes.
 """
 
 from __future__ import annotations
@@ -18,179 +19,33 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import threading
 import time
-from fractions import Fraction
-from typing import Callable, Dict, FrozenSet, List, NoReturn, Optional, Tuple, cast
+from typing import List, NamedTuple, NoReturn, Optional, Tuple, cast
 
-from .. import pipeline
-from ..contract.vocabulary import BASELINE_ROLE, TEST_SPLIT
-from ..errors import ContractError, ContractErrors
-from ..jsonio import JSONObject, load
+from ..errors import ContractErrors
+from ..jsonio import JSONObject
 from ..jsonio.dump import document_bytes
 from ..render.document import contract_error_document
-from ..text import quote
 from ..version import VERSION
-from . import budget, database, feedback, parts, phases, public
+from . import budget, database, feedback, phases
 from .audit import AuditEntry
+from .benchmark import Benchmark, Submission
 from .database import CONTRACT_ERROR, OVER_BUDGET, SCORED
 from .problems import Problem
 from .teams import Team
 
-SUBMISSION_NAME = "submission.json"
-SPEC_NAME = "spec.json"
-CASES_NAME = "cases.json"
-
-# How many times a submission is graded again when a phase opens or closes meanwhile.
+# How many times a submission is decided again when a phase opens or closes meanwhile (or
+# its team's level becomes the one that shows a part's own files).
 PHASE_ATTEMPTS = 3
 
-BASELINE_ERROR_CODE = "submission.baseline_given"
-BASELINE_PROTOCOL_CODE = "cli.baseline_protocol"
 
-
-class Benchmark:
-    """The frozen spec, the private cases and the maintainer's baseline system, loaded and
-    checked once (the baseline package must pass the contract: :class:`ContractErrors`
-    otherwise), with the published documents made once."""
-
-    def __init__(self, spec_path: str, cases_path: str, baseline_path: str) -> None:
-        inputs = [pipeline.InputFile("spec", spec_path), pipeline.InputFile("cases", cases_path),
-                  pipeline.InputFile("results", baseline_path)]
-        checked = pipeline.evaluate(inputs).document  # every check, on the maintainer's files
-        from_baseline = [mismatch for mismatch in
-                         checked["comparison"]["protocol_mismatches"]
-                         if mismatch.startswith(checked["baseline_system"] + ".")]
-        if from_baseline:
-            # Every submission would be INCOMPARABLE: refuse to start instead.
-            raise ContractErrors([ContractError(
-                BASELINE_PROTOCOL_CODE, "the baseline did not run under the spec's protocol, "
-                "so every submission would be INCOMPARABLE: %s" % "; ".join(from_baseline),
-                (), baseline_path)])
-        self.spec_bytes = _read(spec_path)
-        self.cases_bytes = _read(cases_path)
-        self.baseline_package = _read(baseline_path)
-        self.files_sha256 = {kind: hashlib.sha256(data).hexdigest() for kind, data in (
-            ("spec", self.spec_bytes), ("cases", self.cases_bytes),
-            ("baseline", self.baseline_package))}
-        baseline = load.parse_bytes(self.baseline_package, baseline_path)
-        index = [system["role"] for system in baseline.value["systems"]].index(BASELINE_ROLE)
-        start, end = baseline.span(("systems", index))
-        self.baseline_text = baseline.text[start:end]
-        self.results_version = baseline.value["schema_version"]
-        spec_text = load.parse_bytes(self.spec_bytes, spec_path).text
-        self.cases_document = load.parse_bytes(self.cases_bytes, cases_path)
-        cases = json.loads(self.cases_document.text)
-        self.benchmark_id = cases["benchmark_id"]
-        self.benchmark_version = cases["benchmark_version"]
-        self.dataset_version = cases["dataset_version"]
-        self.test_ids = [case["id"] for case in cases["cases"]
-                         if case["split"] == TEST_SPLIT]
-        # The spec as written, byte for byte but a byte-order mark: exact decimals included.
-        self.public_spec = spec_text.encode("utf-8")
-        self.public_cases = document_bytes(public.public_cases(cases))
-        self._parts: Dict[FrozenSet[str], parts.Part] = {}
-        self._parts_lock = threading.Lock()
-
-    @property
-    def versions(self) -> Tuple[str, str, str]:
-        return self.benchmark_id, self.benchmark_version, self.dataset_version
-
-    def combine(self, body: bytes) -> bytes:
-        """A submission's bytes with the maintainer's baseline system spliced in after its
-        last system, or :class:`ContractErrors` for a package that cannot be combined (not
-        JSON, a baseline of its own, another results version)."""
-        submission = load.parse_bytes(body, SUBMISSION_NAME)  # raises for bad JSON
-        value = submission.value  # an object: the loader refuses any other root
-        systems = value.get("systems")
-        if not isinstance(systems, list):
-            return body  # the gate says what is wrong with it
-        refused = [ContractError(
-            BASELINE_ERROR_CODE, "a submission holds only the candidate system; the "
-            "service adds the maintainer's baseline", ("systems", index, "role"))
-            for index, system in enumerate(systems)
-            if isinstance(system, dict) and system.get("role") == BASELINE_ROLE]
-        version = value.get("schema_version")
-        if isinstance(version, str) and version != self.results_version:
-            # The baseline's system is spliced in as written: a v1 system lacks what a v2
-            # one must have, and the other way round.
-            refused.append(ContractError(
-                "version.mismatch", "this service's baseline is a %s package: submit "
-                "the same schema_version, not %s" % (quote(self.results_version),
-                                                     quote(version)),
-                ("schema_version",)))
-        if refused:
-            raise ContractErrors(submission.errors_at(refused))
-        start, end = submission.span(("systems",))
-        text = submission.text
-        return (text[:end - 1] + ("," if systems else "") + self.baseline_text
-                + text[end - 1:]).encode("utf-8")
-
-    def evaluate(self, body: bytes, combined: Optional[bytes] = None) -> JSONObject:
-        """The gate's decision document on every test case for a submission's bytes (and
-        their :meth:`combine`, when already made), or :class:`ContractErrors` placed in
-        ``submission.json``."""
-        if combined is None:
-            combined = self.combine(body)
-        inputs = [pipeline.InputFile("spec", None, SPEC_NAME, data=self.spec_bytes),
-                  pipeline.InputFile("cases", None, CASES_NAME, data=self.cases_bytes),
-                  pipeline.InputFile("results", None, SUBMISSION_NAME, data=combined)]
-        try:
-            return pipeline.evaluate(inputs).document
-        except ContractErrors as failure:
-            submission = load.parse_bytes(body, SUBMISSION_NAME)
-            systems = submission.value.get("systems")
-            count = len(systems) if isinstance(systems, list) else 0
-            raise ContractErrors(_in_submission(failure.errors, submission, count),
-                                 failure.omitted)
-
-    def part(self, test_ids: FrozenSet[str]) -> parts.Part:
-        """The part of the test cases ``test_ids`` (made once)."""
-        with self._parts_lock:
-            made = self._parts.get(test_ids)
-            if made is None:
-                made = self._parts[test_ids] = parts.Part(self.cases_document, test_ids)
-            return made
-
-    def public_part(self, private_ids: FrozenSet[str]) -> parts.Part:
-        return self.part(frozenset(self.test_ids) - private_ids)
-
-    def evaluate_part(self, combined: bytes, part: parts.Part) -> JSONObject:
-        """The gate's decision document on one part of the test cases, for a combined
-        package that passed :meth:`evaluate` (or the maintainer's baseline package)."""
-        results = part.results_bytes(load.parse_bytes(combined, SUBMISSION_NAME))
-        return pipeline.evaluate([
-            pipeline.InputFile("spec", None, SPEC_NAME, data=self.spec_bytes),
-            pipeline.InputFile("cases", None, CASES_NAME, data=part.cases_bytes),
-            pipeline.InputFile("results", None, SUBMISSION_NAME, data=results)]).document
-
-    def check_split(self, private_ids: FrozenSet[str]) -> None:
-        """Both parts of a split can be scored: the maintainer's baseline package passes the
-        contract on each (:class:`ContractErrors` otherwise)."""
-        for part in (self.public_part(private_ids), self.part(private_ids)):
-            self.evaluate_part(self.baseline_package, part)
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as handle:
-        return handle.read()
-
-
-def _in_submission(errors: List[ContractError], submission: load.Document,
-                   count: int) -> List[ContractError]:
-    """The combined package's errors, placed in the team's own file: a path into the spliced
-    baseline (index ``count``) becomes ``$.systems``; errors of no file (there should be none:
-    the spec and cases were checked at start) lose their position."""
-    placed = []
-    for error in errors:
-        path = error.path
-        if error.file == SUBMISSION_NAME:
-            if len(path) >= 2 and path[0] == "systems" and path[1] == count:
-                path = ("systems",)
-            placed.extend(submission.errors_at([ContractError(error.code, error.message,
-                                                              path)]))
-        else:
-            placed.append(ContractError(error.code, error.message, path, error.file))
-    return placed
+class Graded(NamedTuple):
+    """A submission decided on the test cases feedback is computed on: the decision
+    ``document``, the evidence ``fingerprint`` of the package decided on every test case (what
+    is stored), and whether a part's document names its own cut files (``described``)."""
+    document: JSONObject
+    fingerprint: str
+    described: bool
 
 
 def now_iso(moment: float) -> str:
@@ -200,19 +55,14 @@ def now_iso(moment: float) -> str:
 class Submitter:
     """Runs submissions for one benchmark against one database."""
 
-    def __init__(self, benchmark: Benchmark, database_path: str,
-                 after_store: Optional[Callable[[], None]] = None) -> None:
+    def __init__(self, benchmark: Benchmark, database_path: str) -> None:
         self.benchmark = benchmark
         self.database_path = database_path
-        # Called after a scored submission is committed and before it is answered: the
-        # crash test's hook (see cli/serve_command.py); None otherwise.
-        self.after_store = after_store
 
-    def submit(self, team: Team, body: bytes,
-               audit: AuditEntry) -> Tuple[int, JSONObject, Dict[str, str]]:
-        """(HTTP status, answer, extra headers) for ``body`` from ``team``; the answer of a
-        refused submission is a :class:`Problem` raised. The request's ``audit`` row is
-        written in the transaction that stores the submission."""
+    def submit(self, team: Team, body: bytes, audit: AuditEntry) -> bytes:
+        """The answer's bytes (HTTP 200) for ``body`` from ``team``; the answer of a refused
+        submission is a :class:`Problem` raised. The request's ``audit`` row is written in
+        the transaction that stores the submission."""
         received = time.time()
         digest = hashlib.sha256(body).hexdigest()
         stored = Stored(team, body, digest, received, audit)
@@ -221,30 +71,37 @@ class Submitter:
             if self._spent(opened, team, received)[0] >= team.budget_count:
                 # Already over: refuse without running the gate (the count is taken again,
                 # under the lock, before storing).
-                refused = self._store(opened, stored, None, None, None)  # raises, refused
-                return cast("Tuple[int, JSONObject, Dict[str, str]]", refused)
+                refused = self._store(opened, stored, None, None)  # raises: refused
+                return cast(bytes, refused)
             try:
-                combined = self.benchmark.combine(body)
-                whole = self.benchmark.evaluate(body, combined)
+                submission = self.benchmark.check(body)
             except ContractErrors as failure:
                 return self._contract_error(opened, stored, failure)
+            fingerprint = submission.fingerprint()
             for _ in range(PHASE_ATTEMPTS):
                 phase = phases.current(opened)
-                if phase is None:
-                    scored_on = whole
-                else:
-                    if phase.files_sha256 != self.benchmark.files_sha256:
-                        raise Problem("service.unavailable", "the open phase was opened with "
-                                      "other files than this service serves; the maintainer "
-                                      "must serve the phase's files")
-                    scored_on = self.benchmark.evaluate_part(
-                        combined, self.benchmark.public_part(phase.private_ids))
-                outcome = self._store(opened, stored, whole, scored_on, phase)
+                document, described = self._decide(submission, phase, team)
+                graded = Graded(document, fingerprint, described)
+                outcome = self._store(opened, stored, graded, phase)
                 if outcome is not None:
                     return outcome
         raise Problem("service.conflict", "a phase opened or closed while the submission was "
                       "graded, again and again; nothing was stored and no budget was spent: "
                       "submit it again")
+
+    def _decide(self, submission: Submission, phase: Optional[phases.Phase],
+                team: Team) -> Tuple[JSONObject, bool]:
+        """(the decision on what feedback is computed on, whether it names a part's own
+        files): every test case, or the open phase's public part."""
+        if phase is None:
+            return submission.decide(), False
+        if phase.files_sha256 != self.benchmark.files_sha256:
+            raise Problem("service.unavailable", "the open phase was opened with other files "
+                          "than this service serves; the maintainer must serve the phase's "
+                          "files")
+        described = _shows_files(team)
+        return submission.decide(self.benchmark.public_part(phase.private_ids),
+                                 described), described
 
     def _spent(self, opened: sqlite3.Connection, team: Team,
                moment: float) -> Tuple[int, List[float]]:
@@ -260,7 +117,7 @@ class Submitter:
             "INSERT INTO submissions (team_id, received_at, sha256, size, body, outcome, "
             "answer) VALUES (?,?,?,?,?,?,?)",
             (stored.team.id, stored.received, stored.digest, len(stored.body), stored.body,
-             outcome, json.dumps(problem.document(), sort_keys=True)))
+             outcome, problem.body().decode("ascii")))
         stored.audit.insert(opened, problem.status, problem.code)
 
     def _contract_error(self, opened: sqlite3.Connection, stored: "Stored",
@@ -274,11 +131,12 @@ class Submitter:
         stored.audit.written = True
         raise problem
 
-    def _store(self, opened: sqlite3.Connection, stored: "Stored", whole: Optional[JSONObject],
-               scored_on: Optional[JSONObject], phase: Optional[phases.Phase]
-               ) -> Optional[Tuple[int, JSONObject, Dict[str, str]]]:
-        """Count the budget and store the submission, scored or refused, in one transaction;
-        None (nothing stored) when the open phase is no longer ``phase``."""
+    def _store(self, opened: sqlite3.Connection, stored: Stored, graded: Optional[Graded],
+               phase: Optional[phases.Phase]) -> Optional[bytes]:
+        """Count the budget and store the submission, scored or refused (``graded`` None:
+        over budget already), in one transaction; None (nothing stored) when the open phase
+        is no longer ``phase``, or the team's level now shows the part's files that
+        ``graded`` does not name."""
         team = stored.team
         refused = None
         with database.transaction(opened):
@@ -290,7 +148,7 @@ class Submitter:
             team.rounding_step = current[3]
             moment = time.time()
             spent, times = self._spent(opened, team, moment)
-            if whole is None or spent >= team.budget_count:
+            if graded is None or spent >= team.budget_count:
                 wait = (budget.retry_after(times, team.budget_window_seconds, moment)
                         if times else team.budget_window_seconds)
                 refused = Problem(
@@ -303,21 +161,21 @@ class Submitter:
                 now_open = phases.current(opened)
                 if (now_open.id if now_open else None) != (phase.id if phase else None):
                     return None  # graded on another part than the phase now open
-                # scored_on comes with whole: the document of the part the phase scores
-                answer = self._score(opened, stored, whole, cast("JSONObject", scored_on),
-                                     phase, spent)
+                if phase is not None and _shows_files(team) and not graded.described:
+                    return None  # the team's level changed to one that shows them
+                answer = self._score(opened, stored, graded, phase, spent)
                 stored.audit.insert(opened, 200, None)
         stored.audit.written = True
         if refused is not None:
             raise refused  # after the commit: the refusal is stored too
-        if self.after_store is not None:
-            self.after_store()
-        return 200, answer, {}
+        return answer
 
-    def _score(self, opened: sqlite3.Connection, stored: "Stored", whole: JSONObject,
-               document: JSONObject, phase: Optional[phases.Phase], spent: int) -> JSONObject:
-        """Store a scored submission (inside the caller's transaction); its answer."""
+    def _score(self, opened: sqlite3.Connection, stored: Stored, graded: Graded,
+               phase: Optional[phases.Phase], spent: int) -> bytes:
+        """Store a scored submission (inside the caller's transaction); its answer's
+        bytes."""
         team = stored.team
+        document = graded.document
         shown = self._feedback(opened, team, document, phase)
         answer = shown.answer
         answer.update({
@@ -337,7 +195,7 @@ class Submitter:
             "released_score, answer, phase_id, shown_action, released_step) "
             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (team.id, stored.received, stored.digest, len(stored.body), stored.body, SCORED,
-             document["action"], whole["evidence_fingerprint"], document["benchmark_id"],
+             document["action"], graded.fingerprint, document["benchmark_id"],
              document["benchmark_version"], document["dataset_version"],
              team.feedback_level,
              (document["candidate_metrics"] or {}).get("primary_task_success_rate"),
@@ -347,9 +205,10 @@ class Submitter:
         answer["submission_id"] = cursor.lastrowid
         if "ladder" in answer and answer["ladder"]["verdict_of_submission"] is None:
             answer["ladder"]["verdict_of_submission"] = cursor.lastrowid
+        written = document_bytes(answer)
         opened.execute("UPDATE submissions SET answer = ? WHERE id = ?",
-                       (json.dumps(answer, sort_keys=True), cursor.lastrowid))
-        return answer
+                       (written.decode("ascii"), cursor.lastrowid))
+        return written
 
     def _budget(self, team: Team, used: int) -> JSONObject:
         return {"budget": team.budget, "used_in_window": used,
@@ -390,6 +249,13 @@ class Stored:
         self.digest = digest
         self.received = received
         self.audit = audit
+
+
+def _shows_files(team: Team) -> bool:
+    """Whether the team's answers show the decision document whole, and so what it says of
+    its input files (the ``full`` level)."""
+    level: str = team.feedback_level
+    return level == feedback.FULL
 
 
 def _scored_on(phase: Optional[phases.Phase], document: JSONObject) -> str:

@@ -32,7 +32,7 @@ from ..maintenance.versions import diff_cases, refusals
 from . import database, public
 
 if TYPE_CHECKING:  # for annotations only
-    from .submissions import Benchmark
+    from .benchmark import Benchmark
 
 VERSIONS_NOTE = ("Each dataset version the service has served, oldest first, with what changed "
                  "in its public fields since the version before it (the diff of the public "

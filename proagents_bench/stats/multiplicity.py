@@ -4,7 +4,7 @@ the exact chance of a false alarm with and without it.
 A release compares baseline and candidate on K benchmarks and asks of each whether the
 candidate is worse (a regression) or better (an improvement): 2K one-sided hypotheses. Each
 is tested exactly on the benchmark's discordant test tasks (McNemar's test, one-sided, which
-on paired 0/1 outcomes is the sign test: :func:`.paired.sign_test_p`), and the family is
+on paired 0/1 outcomes is the sign test: :func:`.exact_tests.sign_test_p`), and the family is
 controlled by Holm's step-down procedure, so that with no true difference anywhere the chance
 of reporting any regression or improvement is at most the family-wise level, whatever the
 dependence between the tests.
@@ -17,7 +17,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
-from .paired import sign_test_p
+from .exact_tests import sign_test_p
 
 if TYPE_CHECKING:  # for annotations only
     from .exact import Exact

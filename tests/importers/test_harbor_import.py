@@ -214,7 +214,7 @@ class TimeTests(unittest.TestCase):
     datetime.fromisoformat takes forms 3.9's refuses)."""
 
     def test_the_forms_harbor_writes_and_the_ones_refused(self):
-        from proagents_bench.importers.harbor import _instant
+        from proagents_bench.importers.harbor_trials import _instant
         from proagents_bench.importers.source import LogError
         utc = datetime.timezone.utc
         for text, expected in (

@@ -1,16 +1,18 @@
 """The harness rows (proagents_bench/contract/harnesses.py) are the one description of every
-log format: each row's reader reads the format it is named for, and the results'
+log format: each row's reader (importers/readers.py) reads the format it is named for, and the results'
 provenance, the mapping's schema, the dispatch, the import command's help and its error for
 an unknown log all say what the rows say."""
 
+import importlib.util
 import unittest
+from unittest import mock
 
-from proagents_bench.cli import import_command
-from proagents_bench.contract import harnesses
+from proagents_bench.cli.commands import COMMAND_BY_NAME
+from proagents_bench.contract import harness_docs, harnesses
 from proagents_bench.contract.inputs import PROVENANCE
 from proagents_bench.contract.mapping import COST, FINAL_STATE
 from proagents_bench.contract.publish import schema
-from proagents_bench.importers import formats
+from proagents_bench.importers import formats, inspect_log, readers
 from proagents_bench.importers.settings import default_settings, load_settings
 from proagents_bench.importers.source import LogSource
 from tests.support import TempDir
@@ -76,10 +78,10 @@ class HarnessRowTests(unittest.TestCase):
             for harness in harnesses.HARNESSES:
                 self.assertIn("%s: `%s` (default)" % (harness.title, getattr(harness, names)[0]),
                               source.meaning)
-        self.assertIn(harnesses.sources_text("final_state"), str(schema("mapping")))
+        self.assertIn(harness_docs.sources_text("final_state"), str(schema("mapping")))
 
     def test_the_import_help_and_the_unknown_log_error_name_every_format(self):
-        description = import_command.build_parser("run_benchmark.py").description
+        description = COMMAND_BY_NAME["import"].parser("run_benchmark.py").description
         expected = harnesses.expected_formats()
         for harness in harnesses.HARNESSES:
             for log_format in harness.formats:
@@ -110,18 +112,56 @@ class HarnessRowTests(unittest.TestCase):
                 self.assertFalse(harnesses.Recognition(
                     harnesses.JSON, keys=("run",)).matches_first_line(first))
 
-    def test_a_reader_that_is_not_there_fails_at_once(self):
-        broken = harnesses.LogFormat("x", "an x log", harnesses.Recognition(harnesses.FOLDER),
-                                     "inspect_log:no_such_reader", "x")
-        with self.assertRaises(AttributeError):
-            formats.reader(broken)
+    def test_every_format_has_one_reader_and_every_reader_a_format(self):
+        rows = readers.READERS
+        self.assertEqual(sorted(readers.READER_OF), sorted(harnesses.LOG_FORMATS))
+        self.assertEqual(readers.reader_problems(rows, harnesses.LOG_FORMATS), [])
+        stray = readers.FormatReader("x-log", inspect_log.read_json_log)
+        self.assertEqual(readers.reader_problems(rows[1:] + rows[2:3] + (stray,),
+                                                 harnesses.LOG_FORMATS),
+                         ["the log format %s has no reader" % rows[0].log_format,
+                          "the log format %s has 2 readers" % rows[2].log_format,
+                          "a reader of x-log, which no harness row declares"])
+
+    def test_a_format_without_a_reader_fails_when_the_readers_are_imported(self):
+        # The registry, executed afresh (not put in sys.modules) against harness rows with
+        # one more format.
+        spec = importlib.util.spec_from_file_location("proagents_bench.importers.readers_copy",
+                                                      readers.__file__)
+        copy = importlib.util.module_from_spec(spec)
+        with mock.patch.object(harnesses, "LOG_FORMATS", harnesses.LOG_FORMATS + ("x-log",)):
+            with self.assertRaises(RuntimeError) as raised:
+                spec.loader.exec_module(copy)
+        self.assertIn("the log format x-log has no reader", str(raised.exception))
 
     def test_a_harness_row_must_fill_every_docs_cell(self):
-        with self.assertRaises(ValueError):
-            harnesses.Harness("h", "H", [], [harnesses.Source("s")], [harnesses.Source("c")],
-                              "case", "trial", "unit", "", defaults={}, records={},
-                              side_effects_default="none")
+        row = harnesses.Harness("h", "H", [], [harnesses.Source("s")], [harnesses.Source("c")],
+                                "case", "trial")
+        with self.assertRaises(ValueError) as raised:
+            harness_docs.HarnessDocs(row, "unit", "", defaults={}, records={},
+                                     side_effects_default="none")
+        self.assertIn("harness h: no docs cell for benchmark_id", str(raised.exception))
 
+    def test_every_harness_has_one_docs_row_and_every_docs_row_a_harness(self):
+        rows = harness_docs.HARNESS_DOCS
+        self.assertEqual(sorted(harness_docs.DOCS_OF), sorted(harness.name for harness in
+                                                              harnesses.HARNESSES))
+        self.assertEqual(harness_docs.docs_problems(rows, harnesses.HARNESSES), [])
+        stray = harnesses.Harness("h", "H", [], [], [], "case", "trial")
+        self.assertEqual(harness_docs.docs_problems(
+            rows[1:] + rows[2:3] + (harness_docs.HarnessDocs(
+                stray, "unit", "", {key: "" for key in harness_docs.DEFAULT_ROWS},
+                {key: "" for key in harness_docs.RECORD_ROWS}, "none"),),
+            harnesses.HARNESSES),
+            ["harness %s has no docs row" % rows[0].harness.name,
+             "harness %s has 2 docs rows" % rows[2].harness.name,
+             "a docs row of harness h, which is not in the table"])
+        copy = importlib.util.module_from_spec(importlib.util.spec_from_file_location(
+            "proagents_bench.contract.harness_docs_copy", harness_docs.__file__))
+        with mock.patch.object(harnesses, "HARNESSES", harnesses.HARNESSES + (stray,)):
+            with self.assertRaises(RuntimeError) as raised:
+                copy.__spec__.loader.exec_module(copy)
+        self.assertIn("harness h has no docs row", str(raised.exception))
 
 if __name__ == "__main__":
     unittest.main()

@@ -9,7 +9,7 @@ import sys
 import unittest
 from unittest import mock
 
-from proagents_bench.importers.inspect_log import state_text
+from proagents_bench.importers.values import state_text
 from proagents_bench.errors import ContractErrors
 from proagents_bench.importers import source
 from proagents_bench.importers.source import MAX_LOG_DEPTH, LogError

@@ -10,8 +10,8 @@ import unittest
 import zipfile
 import zlib
 
-from proagents_bench.importers import zstd
-from proagents_bench.importers.inspect_log import LOCAL_HEADER
+from proagents_bench.importers import zstd, zstd_tables
+from proagents_bench.importers.inspect_eval import LOCAL_HEADER
 from tests.importers.support import EXAMPLE_CASES, fixture, run_import
 from tests.support import TempDir
 
@@ -103,9 +103,9 @@ class HandBuiltFrameTests(unittest.TestCase):
 
     def test_fse_tables_are_checked(self):
         with self.assertRaises(zstd.ZstdError):
-            zstd.read_fse_counts(b"\x0f\xff\xff\xff", zstd.LL_MAX_LOG, 35)
-        counts, log = zstd.LL_DEFAULT
-        table = zstd.fse_table(counts, log)
+            zstd_tables.read_fse_counts(b"\x0f\xff\xff\xff", zstd_tables.LL_MAX_LOG, 35)
+        counts, log = zstd_tables.LL_DEFAULT
+        table = zstd_tables.fse_table(counts, log)
         self.assertEqual(len(table), 1 << log)
         self.assertEqual(sorted({symbol for symbol, _bits, _base in table}),
                          list(range(len(counts))))

@@ -1,0 +1,54 @@
+"""What the pipeline returns: the decision and its document, written to bytes on demand."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, List, Optional, Tuple
+
+from ..contract.gates import deciding_gates
+from ..evaluation.decision import Decided, Decision
+from ..jsonio.gcpause import CollectorPaused
+from . import document as render
+
+if TYPE_CHECKING:  # for annotations only
+    from ..jsonio import JSONObject
+
+
+class Evaluation(Decided[Decision]):
+    """The decision and its document.
+
+    ``decision`` holds the action, the reasons and every finding with its severity and
+    reason; ``spec`` is the spec as validated (exact values), ``gates`` its gates,
+    ``gate_rows`` the rows of the gates table that decide under its version, and
+    ``bootstrap_distribution`` the resampled means as sorted (mean, how many samples) pairs
+    of exact values (None when INCOMPARABLE), all for reports and the planner. ``document`` is the decision document as plain data;
+    its per-trial evidence is built on first use, and :meth:`chunks` writes the same bytes
+    straight from the graded records, so printing a decision never builds a dict per trial.
+    """
+
+    def __init__(self, decision: Decision, document: JSONObject, spec: JSONObject,
+                 bootstrap_distribution: Optional[List[Tuple[Fraction, int]]] = None) -> None:
+        super().__init__(decision)
+        self._document = document
+        self.spec = spec
+        self.gates = spec["gates"]
+        self.gate_rows = deciding_gates(spec["schema_version"])
+        self.bootstrap_distribution = bootstrap_distribution
+
+    @property
+    def document(self) -> JSONObject:
+        return render.materialize(self._document)
+
+    @property
+    def lazy_document(self) -> JSONObject:
+        """The document with each system's ``trial_results`` still kept as the graded
+        records (a :class:`~proagents_bench.render.trialrows.TrialRows`, which gives single
+        entries and all latencies on demand): what the reports read, so that a report of a
+        million trials never builds a million dicts."""
+        return self._document
+
+    def chunks(self) -> List[bytes]:
+        """The document's bytes (exactly ``render.dumps(self.document)``) as a list of
+        chunks of about a megabyte each."""
+        with CollectorPaused():
+            return list(render.chunks(self._document))
