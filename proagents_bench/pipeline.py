@@ -39,6 +39,7 @@ from .evaluation.decision import decide, incomparable
 from .evaluation.evidence import package_findings
 from .evaluation.grading import grade_system
 from .evaluation.metrics import SystemMetrics
+from .evaluation.validity import judged_run
 from .jsonio import JSONObject, load
 from .jsonio.canonical import evidence_fingerprint
 from .jsonio.gcpause import CollectorPaused
@@ -240,8 +241,14 @@ class Checked:
             if not kept:
                 raise ValueError("a part of the test cases holds at least one test case")
             tasks = [tasks[index] for index in kept]
-            baseline_records = _records_of(baseline_records, kept, systems.baseline)
-            candidate_records = _records_of(candidate_records, kept, systems.candidate)
+            baseline_records, candidate_records = systems.records_at(kept)
+        run = judged_run(spec, results, systems, baseline_records, candidate_records)
+        if run is not None and run.reasons:  # not evidence: decided before any metric
+            decision, shared["comparable"] = run.decision(), False
+            return Evaluation(decision, render.decision_document(
+                decision=decision, baseline_metrics=None, candidate_metrics=None,
+                comparison=run.comparison(), fingerprint=fingerprint(),
+                validity=run.document(), **shared), spec)
         progress("grading", len(baseline_records) + len(candidate_records), "trials")
         gates = spec["gates"]
         baseline = SystemMetrics(grade_system(systems.baseline, tasks, baseline_records), gates)
@@ -252,23 +259,14 @@ class Checked:
                              lambda stage: progress(stage, samples, "samples"))
         progress("deciding")
         decision = decide(gates, candidate, comparison, spec["schema_version"],
-                          package_findings(cases, systems.baseline, systems.candidate))
+                          package_findings(cases, systems.baseline, systems.candidate)
+                          + (run.findings(baseline, candidate) if run else []))
         document = render.decision_document(
             decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
             comparison=render.comparison_document(spec, [], comparison),
-            fingerprint=fingerprint(), **shared)
+            fingerprint=fingerprint(),
+            validity=run.document(baseline, candidate) if run else None, **shared)
         return Evaluation(decision, document, spec, comparison.interval.distribution())
-
-
-def _records_of(ordered: List[JSONObject], kept: List[int],
-                system: JSONObject) -> List[JSONObject]:
-    """The records of the test tasks at the positions ``kept``, from a system's records in
-    canonical order (each task's trials one after another: a slice per task)."""
-    trials = system["protocol"]["trial_count"]
-    found: List[JSONObject] = []
-    for index in kept:
-        found.extend(ordered[index * trials:(index + 1) * trials])
-    return found
 
 
 def check(inputs: Sequence[InputFile], candidate_id: Optional[str] = None,

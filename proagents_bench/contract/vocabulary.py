@@ -4,6 +4,8 @@ roles, bootstrap units, the grading checks, the decision's actions and findings'
 
 from __future__ import annotations
 
+from typing import Tuple
+
 SPEC_V1 = "agent-benchmark-spec-v1"
 SPEC_V2 = "agent-benchmark-spec-v2"
 SPEC_V3 = "agent-benchmark-spec-v3"
@@ -16,6 +18,9 @@ RESULTS_V1 = "agent-benchmark-results-v1"
 RESULTS_V2 = "agent-benchmark-results-v2"
 RESULTS_V3 = "agent-benchmark-results-v3"
 RESULTS_V4 = "agent-benchmark-results-v4"
+# The results versions whose records say whose a failure is (``failure_origin``): none
+# before results v6.
+ORIGIN_RESULTS: Tuple[str, ...] = ()
 # The results versions whose systems an import wrote (a provenance that says what the import
 # did with what its logs lacked).
 IMPORTED_RESULTS = (RESULTS_V3, RESULTS_V4)
@@ -86,6 +91,10 @@ HARDNESS = {BLOCKING: "hard", REVIEWING: "soft"}
 # lacked that the import recorded as unknown, a gate whose metric was not measured.
 CONTAMINATION_NOT_RUN = "contamination_check_not_run"
 RECORDED_UNKNOWN = "missing_trials_recorded_unknown"
+# Results v6 and spec v6 (evaluation/validity.py): trials the harness says the infrastructure
+# lost, and each system's score above a spec's do-nothing floor.
+TRIALS_LOST_TO_INFRASTRUCTURE = "trials_lost_to_infrastructure"
+SCORE_ABOVE_FLOOR = "score_above_floor"
 # Informational findings that say a check did not run (a JUnit report marks them skipped).
 NOT_RUN_FINDINGS = (CONTAMINATION_NOT_RUN,)
 

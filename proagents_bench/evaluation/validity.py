@@ -16,7 +16,16 @@ changes is what the decision may conclude:
   finding naming the counts and the tasks, never silently counted for or against either
   system), and the trials remain recorded failures.
 
-Packages of results v1 to v5 record no origin: they decide exactly as before.
+The outcome checks. Under a spec v6 the gate also reports, as notes naming their tasks, the
+outcome checks a PASS depends on (:mod:`.outcome_checks`).
+
+The floor. A spec v6's ``validity.floor`` is the task success rate of a do-nothing agent on
+the test tasks (``health --do-nothing`` measures it): every decision under it says, beside
+each system's raw task success rate, how far above that floor it is (an informational
+finding, never a gate), since a score a do-nothing agent reaches measures nothing.
+
+Packages of results v1 to v5 record no origin, and specs v1 to v5 bound nothing: under both
+the gate decides exactly as before (:func:`judged_run` is None and nothing is added).
 """
 
 from __future__ import annotations
@@ -25,14 +34,23 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from ..contract.origins import INFRASTRUCTURE
+from ..contract.vocabulary import (BASELINE_ROLE, CANDIDATE_ROLE, INCOMPARABLE, INFORMATIONAL,
+                                   ORIGIN_RESULTS, REVIEWING, SCORE_ABOVE_FLOOR, TRIALS_LOST_TO_INFRASTRUCTURE)
+from .decision import Decision, Finding
+from .outcome_checks import gate_findings
 
 if TYPE_CHECKING:  # for annotations only
+    from ..contract.rules import Systems
     from ..jsonio import JSONObject
+    from .metrics import SystemMetrics
 
 # The spec v6 object and its two bounds.
 VALIDITY = "validity"
 MAX_RATE = "max_infrastructure_trial_rate"
 MAX_GAP = "max_infrastructure_rate_gap"
+FLOOR = "floor"
+# The record field that says whose a failure is (results v6).
+FAILURE_ORIGIN = "failure_origin"
 # The tasks a reason names before it says "and N more".
 LISTED_TASKS = 5
 
@@ -79,7 +97,7 @@ def infrastructure_share(role: str, system: JSONObject,
     lost = 0
     tasks: List[str] = []
     for record in ordered_records:
-        if record.get("failure_origin") == INFRASTRUCTURE:
+        if record.get(FAILURE_ORIGIN) == INFRASTRUCTURE:
             lost += 1
             if not tasks or tasks[-1] != record["case_id"]:
                 tasks.append(record["case_id"])
@@ -122,3 +140,114 @@ def document(shares: Sequence[InfrastructureShare]) -> JSONObject:
                          "infrastructure_failures": share.lost,
                          "infrastructure_share": float(share.share), "tasks": share.tasks}
             for share in shares}
+
+
+class JudgedRun:
+    """What the gate makes of the failure origins and the validity bounds of one decision:
+    each system's :class:`InfrastructureShare` on the test tasks decided, the reasons the run
+    is not evidence (none: it is), the findings that report the shares and the floor, and
+    the decision document's ``validity`` member."""
+
+    def __init__(self, spec: JSONObject, baseline: JSONObject, candidate: JSONObject,
+                 baseline_records: Sequence[JSONObject],
+                 candidate_records: Sequence[JSONObject]) -> None:
+        self.bounds: Optional[JSONObject] = spec.get(VALIDITY)
+        self.audited = VALIDITY in spec  # a spec v6: its outcome checks are reported
+        self.shares = [infrastructure_share(BASELINE_ROLE, baseline, baseline_records),
+                       infrastructure_share(CANDIDATE_ROLE, candidate, candidate_records)]
+        self.reasons = bounds_exceeded(spec, self.shares)
+
+    @property
+    def floor(self) -> Optional[Fraction]:
+        if self.bounds is None or self.bounds.get(FLOOR) is None:
+            return None
+        return Fraction(self.bounds[FLOOR])
+
+    def decision(self) -> Decision:
+        """The decision of a run that is not evidence: INCOMPARABLE, its reasons the bounds
+        exceeded, each with the counts and the tasks."""
+        if not self.reasons:
+            raise ValueError("a run within its validity bounds is decided by its gates")
+        return Decision(INCOMPARABLE, list(self.reasons), [])
+
+    def comparison(self) -> JSONObject:
+        """The decision document's ``comparison`` of a run that is not evidence: no protocol
+        mismatch, and the bounds it exceeded."""
+        return {"protocol_mismatches": [], "not_evidence": list(self.reasons)}
+
+    def findings(self, baseline: SystemMetrics, candidate: SystemMetrics) -> List[Finding]:
+        """The findings of a run that is evidence: the shares, the floor, then (under a spec
+        v6) the outcome checks a PASS depends on (:mod:`.outcome_checks`)."""
+        return self.share_findings() + self.floor_findings(baseline, candidate) + (
+            gate_findings([baseline.grades, candidate.grades]) if self.audited else [])
+
+    def share_findings(self) -> List[Finding]:
+        """A finding per system that lost trials to its infrastructure. Within a spec's bounds
+        (which the maintainer chose) they are notes; without bounds a baseline's lost trials
+        lower the baseline and so favour the candidate in the paired difference: REVIEW, as a
+        baseline's trials recorded unknown are (the candidate's can only lower it: a note)."""
+        findings = []
+        for share in self.shares:
+            if not share.lost:
+                continue
+            severity = (REVIEWING if self.bounds is None and share.role == BASELINE_ROLE
+                        else INFORMATIONAL)
+            findings.append(Finding(
+                TRIALS_LOST_TO_INFRASTRUCTURE, severity, "infrastructure_share", share.share,
+                None if self.bounds is None else self.bounds[MAX_RATE], share.tasks,
+                "the harness says the infrastructure, not the agent, failed %s; each stays a "
+                "failed trial%s" % (share.said(), (
+                    ", and failed baseline trials favour the candidate in the paired "
+                    "difference" if severity == REVIEWING else
+                    " (within the spec's validity bounds)" if self.bounds is not None else
+                    ""))))
+        return findings
+
+    def floor_findings(self, baseline: SystemMetrics,
+                       candidate: SystemMetrics) -> List[Finding]:
+        """The note that says each system's task success rate above the spec's do-nothing
+        floor (none without a floor)."""
+        floor = self.floor
+        if floor is None:
+            return []
+        said = []
+        for role, metrics in ((CANDIDATE_ROLE, candidate), (BASELINE_ROLE, baseline)):
+            rate = metrics.primary_task_success_rate
+            said.append("%s %s %s, %s the floor" % (
+                role, metrics.grades.system["system_id"], _decimal(rate),
+                ("%s above" % _decimal(rate - floor)) if rate >= floor else
+                ("%s below" % _decimal(floor - rate))))
+        return [Finding(SCORE_ABOVE_FLOOR, INFORMATIONAL, "primary_task_success_rate",
+                        candidate.primary_task_success_rate - floor, self.bounds[FLOOR]
+                        if self.bounds is not None else None, [],
+                        "task success rate above the do-nothing floor %s (what an agent "
+                        "that does nothing passes): %s" % (_decimal(floor), "; ".join(said)))]
+
+    def document(self, baseline: Optional[SystemMetrics] = None,
+                 candidate: Optional[SystemMetrics] = None) -> JSONObject:
+        """The decision document's ``validity`` member: the bounds, whether the run is
+        evidence and why not, each system's infrastructure share, and each system's task
+        success rate above the floor (null without a floor or without metrics)."""
+        floor = self.floor
+        above: Optional[JSONObject] = None
+        if floor is not None and baseline is not None and candidate is not None:
+            above = {BASELINE_ROLE: float(baseline.primary_task_success_rate - floor),
+                     CANDIDATE_ROLE: float(candidate.primary_task_success_rate - floor)}
+        return {"bounds": None if self.bounds is None else {
+                    MAX_RATE: float(self.bounds[MAX_RATE]),
+                    MAX_GAP: float(self.bounds[MAX_GAP]),
+                    FLOOR: None if floor is None else float(floor)},
+                "evidence": not self.reasons, "not_evidence": list(self.reasons),
+                "infrastructure": document(self.shares), "above_floor": above}
+
+
+def judged_run(spec: JSONObject, results: JSONObject, systems: Systems,
+               baseline_records: Sequence[JSONObject],
+               candidate_records: Sequence[JSONObject]) -> Optional[JudgedRun]:
+    """The :class:`JudgedRun` of a decision on the ``systems``' records given (in canonical
+    order) when the spec has validity bounds (spec v6) or the records say whose their
+    failures are (results v6); None otherwise, and the decision is exactly as before."""
+    if VALIDITY not in spec and results["schema_version"] not in ORIGIN_RESULTS:
+        return None
+    return JudgedRun(spec, systems.baseline, systems.candidate, baseline_records,
+                     candidate_records)

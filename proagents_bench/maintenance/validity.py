@@ -24,7 +24,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple
 
-from ..evaluation.grading import FINAL_STATE_CORRECT, normalize_state
+from ..evaluation.grading import FINAL_STATE_CORRECT
+from ..evaluation.outcome_checks import (EMPTY_ACCEPTED, NEVER_CALLED, UNCHANGED, Check,
+                                         expects_empty, expects_initial)
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.grading import SystemGrades
@@ -34,21 +36,6 @@ if TYPE_CHECKING:  # for annotations only
 DO_NOTHING = "do_nothing"
 ORACLE = "oracle"
 REFERENCES = (DO_NOTHING, ORACLE)
-# The final states the importers write for an agent that produced nothing to grade (SWE-bench's
-# empty patch): a case that expects one accepts an agent that did nothing.
-EMPTY_OUTCOMES = ("empty_patch",)
-
-
-class Check:
-    """One finding of the validity audit: its ``code``, what it means, and ``source``: what
-    in the files shows it."""
-
-    def __init__(self, code: str, meaning: str, source: str) -> None:
-        self.code = code
-        self.meaning = meaning
-        self.source = source
-
-
 TRIVIAL = Check("trivial_task", "the do-nothing agent passes the task: it measures nothing",
                 "the do-nothing reference run's trials on the task, graded as the gate does")
 CRITICAL_TRIVIAL = Check(
@@ -56,26 +43,12 @@ CRITICAL_TRIVIAL = Check(
     "no evidence of the agent", "the same, on a task the cases file marks `critical`")
 BROKEN = Check("broken_task", "the oracle fails the task: broken or unsolvable as written",
                "the oracle reference run's trials on the task, graded as the gate does")
-EMPTY_ACCEPTED = Check(
-    "empty_outcome_accepted", "an empty outcome meets the expected final state: the "
-    "do-nothing agent's final state is accepted, or the case expects an empty patch",
-    "the do-nothing run's `final_state_correct` checks; the case's `expected_final_state` "
-    "against the importers' empty outcomes (`%s`)" % "`, `".join(EMPTY_OUTCOMES))
-UNCHANGED = Check(
-    "expected_equals_initial", "the expected final state is the initial state: an agent that "
-    "changes nothing meets it, and only the side-effect and tool checks can fail it",
-    "the case's `expected_final_state` and `initial_state`, normalised as the grader does")
 UNREACHABLE = Check(
     "forbidden_effect_unreachable", "a forbidden side effect no trial produced while calling "
     "only tools the task allows: the tools check already fails every trial that produces it "
     "(or none ever did), so the side-effect check adds nothing",
     "the case's `forbidden_side_effects` and `allowed_tools`; every trial's `side_effects` "
     "and `tools_used`, of every run given")
-NEVER_CALLED = Check(
-    "allowed_tools_never_called", "no system ever called a tool the task allows: the task was "
-    "decided without its tools (an answer reachable without acting?)",
-    "the case's `allowed_tools`; every trial's `tools_used`, of every system but the "
-    "do-nothing agent")
 CHECKS = (TRIVIAL, CRITICAL_TRIVIAL, BROKEN, EMPTY_ACCEPTED, UNCHANGED, UNREACHABLE,
           NEVER_CALLED)
 
@@ -207,20 +180,18 @@ def audit(spec: JSONObject, tests: Sequence[JSONObject], systems: Sequence[Syste
                 found[EMPTY_ACCEPTED.code].tasks.append((case_id, (
                     "the do-nothing agent's final state meets the expected %r in %d of %d "
                     "trials" % (case["expected_final_state"], met, run.trials))))
-        if normalize_state(case["expected_final_state"]) in EMPTY_OUTCOMES:
-            found[EMPTY_ACCEPTED.code].tasks.append((case_id, "the case expects %r, the "
-                                                     "outcome of no patch at all" % (
-                                                         case["expected_final_state"])))
+        empty = expects_empty(case)
+        if empty:
+            found[EMPTY_ACCEPTED.code].tasks.append((case_id, empty))
         if oracle is not None:
             run, _run_evidence = oracle
             passing = run.passing[position]
             if not task_passes(passing, run.trials, gate):
                 found[BROKEN.code].tasks.append((case_id, "the oracle passes %d of %d trials"
                                                  % (passing, run.trials)))
-        if normalize_state(case["expected_final_state"]) == normalize_state(
-                case["initial_state"]):
-            found[UNCHANGED.code].tasks.append((case_id, "both are %r" % (
-                case["expected_final_state"])))
+        unchanged = expects_initial(case)
+        if unchanged:
+            found[UNCHANGED.code].tasks.append((case_id, unchanged))
         allowed = frozenset(case["allowed_tools"])
         unreachable = [_unreachable(effect, allowed, pooled_effects.get(effect, set()))
                        for effect in case["forbidden_side_effects"]

@@ -265,7 +265,8 @@ def render(evaluation: Evaluation) -> bytes:
         if note_cases:
             suites.append(_suite("notes", note_cases))
     else:
-        mismatches = document["comparison"]["protocol_mismatches"]
+        mismatches = (document["comparison"]["protocol_mismatches"]
+                      or document["comparison"].get("not_evidence", []))
         case = Case("comparability", "protocol", "0.000", _failure(
             document["primary_reason"], "INCOMPARABLE", mismatches))
         suites = [_suite("comparability", [case], properties)]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, cast
 from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..version import NAME
-from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, gate_states, gate_text, held_text,
+from .view import (action_words, FAILED, HELD, NOT_JUDGED, gate_states, gate_text, held_text,
                    interval_rows, metric_rows, metric_value, note_facts, notes, problems_first,
                    reason_groups, slices, task_rows)
 from .words import clean, counted, shorten, show, show_gate
@@ -67,7 +67,7 @@ def render(evaluation: Evaluation) -> bytes:
             text(document["baseline_system"], 80)),
         "",
         "**%s.** Benchmark %s %s, dataset %s. Evidence `%s`." % (
-            ACTION_WORDS.get(action, action).capitalize(), text(document["benchmark_id"], 80),
+            (action_words(document) or action).capitalize(), text(document["benchmark_id"], 80),
             text(document["benchmark_version"], 40), text(document["dataset_version"], 80),
             clean(document["evidence_fingerprint"])),
         "",
