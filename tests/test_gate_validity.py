@@ -13,7 +13,9 @@ from proagents_bench.contract.vocabulary import (INCOMPARABLE, INFORMATIONAL, PA
                                                  REVIEWING, SCORE_ABOVE_FLOOR,
                                                  TRIALS_LOST_TO_INFRASTRUCTURE)
 from proagents_bench.jsonio import load
+from proagents_bench.contract import output as output_contract
 from proagents_bench.reports import html, junit, markdown, terminal
+from tests.test_schema import check, undeclared_keys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")
@@ -240,6 +242,20 @@ class OutcomeCheckTests(unittest.TestCase):
         evaluation = decide(bounds())
         self.assertEqual([f.code for f in evaluation.decision.findings
                           if f.metric == "cases"], [])
+
+
+class DocumentTests(unittest.TestCase):
+    def test_every_document_satisfies_the_decision_schema_and_declares_every_key(self):
+        for name, evaluation in (
+                ("not evidence", decide(bounds(), candidate_lost=pairs(9))),
+                ("within bounds, a floor", decide(bounds(floor=0.4),
+                                                  baseline_lost={(TASKS_IN_ORDER[0], 1)})),
+                ("no bounds", decide(None, candidate_lost=pairs(2)))):
+            with self.subTest(name):
+                document = json.loads(evaluation.dumps().decode("ascii"))
+                self.assertEqual(check("decision", document), [])
+                self.assertEqual(list(output_contract.OUTPUT.iter_errors(document)), [])
+                self.assertEqual(undeclared_keys(output_contract.OUTPUT, document), [])
 
 
 if __name__ == "__main__":
