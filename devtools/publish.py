@@ -59,7 +59,8 @@ class Generated:
 # The families of codes each page lists (every family on one page: a test holds it).
 CODE_PAGES = (
     ("contract.md", ("file", "encoding", "json", "schema", "version", "cases", "results",
-                     "coverage", "cli", "health", "diff", "submission")),
+                     "coverage", "sequential", "ledger", "cli", "health", "diff",
+                     "submission")),
     ("importing.md", ("import", "mapping")),
     ("service.md", ("service",)),
     ("release.md", ("release",)),
