@@ -25,10 +25,8 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence, Tuple
 
-from ..jsonio.canonical import canonical_json
 from ..jsonio.load import MAX_SAFE_INTEGER
-from ..stats.discordant_paths import HALF
-from ..stats.sequential import MAX_DISCORDANT, Boundary, Design, design_boundary
+from ..stats.discordant_paths import HALF, MAX_DISCORDANT
 from ..text import show_number
 from .containers import Array, Field, Object
 from .gates import PAIRED_INTERVAL_GATE, TRIAL_INTERVAL_GATE, Gate
@@ -39,6 +37,7 @@ from .vocabulary import (SEQUENTIAL_METHODS, SEQUENTIAL_UNITS, SHA256_HEX, TASK_
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
     from ..jsonio import JSONObject
+    from ..stats.sequential import Boundary, Design
 
 # The fewest discordant units a design may have (fewer cannot reach a useful power).
 MIN_DISCORDANT = 6
@@ -96,6 +95,8 @@ class SequentialDesign:
         self.theta0 = null_share(self.margin)
         self.looks: List[Tuple[int, int]] = [(look["tasks"], look["trials"])
                                              for look in block["looks"]]
+        # Imported here: a fixed design, the gate's usual run, never builds a boundary.
+        from ..stats.sequential import Design
         self.statistics = Design(self.alpha, 1 - Fraction(block["power"]), self.theta0,
                                  Fraction(block["win_share"]), block["max_discordant"],
                                  block["futility"])
@@ -135,6 +136,7 @@ def design_of(spec: JSONObject) -> Optional[SequentialDesign]:
 
 @lru_cache(maxsize=16)
 def _boundary(design: Design) -> Boundary:
+    from ..stats.sequential import design_boundary  # see SequentialDesign
     return design_boundary(design)
 
 
@@ -158,8 +160,9 @@ def boundary_sha256(boundary: Boundary) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def value_sha256(value: object) -> str:
+def value_sha256(value: JSONObject) -> str:
     """SHA-256 of a JSON value's RFC 8785 canonical form (a spec, a design block)."""
+    from ..jsonio.canonical import canonical_json  # only a ledger asks (see SequentialDesign)
     return hashlib.sha256(canonical_json(value)).hexdigest()
 
 

@@ -11,9 +11,6 @@ from typing import TYPE_CHECKING, List, NamedTuple, Optional, Tuple
 from ..contract.ledger import INCOMPARABLE_STATE
 from ..contract.sequential import design_of, pool_order
 from ..contract.vocabulary import INCOMPARABLE, TEST_SPLIT, TRIAL_UNIT
-from .ledger import appended, examine
-from .repeated_looks import repeated_document, repeated_look, with_repeated_look
-from .sequential import POSITIVE_MARGIN, TRIAL_NULL, LookJudgment, discordant_path
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -22,6 +19,10 @@ if TYPE_CHECKING:  # for annotations only
     from .ledger import Earlier, LookFacts
     from .metrics import SystemMetrics
     from .repeated_looks import RepeatedLook
+    from .sequential import LookJudgment
+
+# The modules of designs and ledgers are imported where a design or a ledger is judged: the
+# gate's usual run, a fixed design without a ledger, never loads them.
 
 
 class Ledgered(NamedTuple):
@@ -33,6 +34,7 @@ class Ledgered(NamedTuple):
 def ledgered(facts: LookFacts, value: Optional[JSONObject]) -> Ledgered:
     """The package against the ledger ``value`` (None: a new ledger); raises
     :class:`~.ledger.LedgerRefused` when the package breaks its chain."""
+    from .ledger import examine
     return Ledgered(facts, examine(value, facts))
 
 
@@ -68,6 +70,7 @@ class Looks:
         judgments of this candidate."""
         design, look = self.design, self.look
         if design is not None and look is not None:
+            from .sequential import LookJudgment, discordant_path
             path = discordant_path(design, look, baseline, candidate)
             self.judgment = LookJudgment(design, look, path, self.pool)
             point = path.points[-1]
@@ -80,6 +83,7 @@ class Looks:
                        statistics["candidate_only"])
         if self.ledger is None:
             return decision
+        from .repeated_looks import repeated_look, with_repeated_look
         self.repeated = repeated_look(self.ledger.earlier, self.ledger.facts, self.spec,
                                       self.counts[1])
         if self.repeated is None:
@@ -96,6 +100,7 @@ class Looks:
                                    else self._incomparable() if self.design is not None
                                    else None)
         if self.ledger is not None:
+            from .repeated_looks import repeated_document
             earlier = self.ledger.earlier
             parts["ledger"] = {
                 "kind": self.ledger.facts.kind,
@@ -119,6 +124,7 @@ class Looks:
         """What the document's limitations add for this design."""
         if self.design is None:
             return []
+        from .sequential import POSITIVE_MARGIN, TRIAL_NULL
         found = [TRIAL_NULL] if self.design.unit == TRIAL_UNIT else []
         return found + ([POSITIVE_MARGIN] if self.design.margin > 0 else [])
 
@@ -135,6 +141,7 @@ class Looks:
         ledger = self.ledger
         if ledger is None or action == INCOMPARABLE or ledger.earlier.repeat:
             return None
+        from .ledger import appended
         judgment = self.judgment
         return appended(
             ledger.earlier, ledger.facts, action,

@@ -281,12 +281,14 @@ class LookJudgment:
                                      UNIT_WORDS[self.design.unit][1]))
         elif self.final:
             self.state = EXHAUSTED
+            where = self.where
+            needs = ("a PASS there needs %d wins and the candidate had %d" % (
+                where.pass_at, where.wins) if where.pass_at <= where.discordant else
+                "too few for any PASS there")
             reason = ("sequential design reached its last look (%s) undecided: %s, fewer "
-                      "than its largest sample %d; it passes there at %d wins and the "
-                      "candidate had %d: not shown %s; the design is closed" % (
-                          self._look_words(), self._units(self.where.discordant),
-                          self.design.statistics.max_discordant, self.where.pass_at,
-                          self.where.wins, self._claim()))
+                      "than its largest sample %d; %s: not shown %s; the design is closed" % (
+                          self._look_words(), self._units(where.discordant),
+                          self.design.statistics.max_discordant, needs, self._claim()))
         else:
             self.state = CONTINUE
             batch = self.next_batch()

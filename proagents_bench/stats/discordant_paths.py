@@ -29,6 +29,9 @@ if TYPE_CHECKING:  # for annotations only
         def futile(self) -> Sequence[int]: ...
 
 HALF = Fraction(1, 2)
+# The largest sample a design may have, in discordant units: the exact computations are
+# O(N^2) integer operations on N-bit integers (docs/statistics.md gives their times).
+MAX_DISCORDANT = 10000
 
 
 class Crossings(NamedTuple):

@@ -84,11 +84,9 @@ from fractions import Fraction
 from math import ceil, floor
 from typing import Callable, List, NamedTuple, Sequence, Tuple
 
-from .discordant_paths import HALF, chances, crossing_weights, crossings, ever_crossing, step_back
+from .discordant_paths import (HALF, MAX_DISCORDANT, chances, crossing_weights, crossings,
+                               ever_crossing, step_back)
 
-# The largest sample a design may have, in discordant units: the exact computations are
-# O(N^2) integer operations on N-bit integers (docs/statistics.md gives their times).
-MAX_DISCORDANT = 10000
 # How many cells below each pass threshold the forward pass keeps for the point-by-point
 # tightening (a point lowered by more than this in one sweep goes on in the next).
 _KEEP = 4

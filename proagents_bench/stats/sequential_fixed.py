@@ -19,9 +19,9 @@ from math import comb
 from operator import add, mul
 from typing import Iterable, List, NamedTuple, Sequence, Tuple
 
-from .discordant_paths import HALF, chances, crossings, ever_crossing, step
+from .discordant_paths import HALF, MAX_DISCORDANT, chances, crossings, ever_crossing, step
 from .exact import to_float
-from .sequential import MAX_DISCORDANT, Boundary, check_design
+from .sequential import Boundary, check_design
 from .sequential_looks import discordance_weights
 
 # How near its target a screened double must be for the exact sum to decide
