@@ -17,7 +17,8 @@ SERVICE_USERS = ("service", "cli")
 # The package's layers, bottom first (a top-level module or folder each): a module imports
 # only from its own layer and those before it.
 LAYERS = ("text", "version", "codes", "errors", "stats", "jsonio", "contract", "evaluation",
-          "render", "pipeline", "ledgered", "release", "maintenance", "reports", "planning", "importers",
+          "render", "pipeline", "ledgered", "release", "maintenance", "reports", "planning",
+          "sequential_planning", "importers",
           "service",
           "cli", "__main__", "__init__")
 # What the product never imports: the top-level packages beside it in the checkout.

@@ -130,6 +130,17 @@ def looks_characteristics(boundary: Boundary, looks: Sequence[int], rate: Fracti
     threshold decides), each unit discordant with chance ``rate`` independently, each
     discordant unit the candidate's win with chance ``theta``: a design's cost in tasks or
     trial pairs, exactly (a batch is run whole, so a decision inside it costs the batch)."""
+    passing, reach = looks_law(boundary, looks, rate, theta)
+    expected = sum(((current - previous) * chance for previous, current, chance in zip(
+        [0] + list(looks), looks, reach)), Fraction(0))
+    return passing, expected
+
+
+def looks_law(boundary: Boundary, looks: Sequence[int], rate: Fraction,
+              theta: Fraction) -> Tuple[Fraction, List[Fraction]]:
+    """(P(PASS), the chance that each look is run) for units run in batches as
+    :func:`looks_characteristics` says: look k + 1 is run when the path is still undecided
+    after look k's units (the first look always)."""
     design = check_design(boundary.design)
     looks = list(looks)
     if not looks or looks != sorted(set(looks)) or looks[0] < 1:
@@ -143,11 +154,11 @@ def looks_characteristics(boundary: Boundary, looks: Sequence[int], rate: Fracti
     for _ in range(size):
         powers.append(powers[-1] * base)
     undecided = [law.undecided[n] * powers[size - n] for n in range(size + 1)]
-    expected = Fraction(looks[0])
-    for previous, current in zip(looks, looks[1:]):
+    reach = [Fraction(1)]
+    for previous in looks[:-1]:
         weights, total = discordance_weights(previous, Fraction(rate))
         still = sum(weight * undecided[min(count, size)] for count, weight in enumerate(weights))
-        expected += (current - previous) * Fraction(still, total * powers[size])
+        reach.append(Fraction(still, total * powers[size]))
     passed = [0] * (size + 1)  # P(passed by n), over base**N
     running = 0
     for n in range(size + 1):
@@ -161,4 +172,4 @@ def looks_characteristics(boundary: Boundary, looks: Sequence[int], rate: Fracti
         if reached < size:
             through += law.closed[reached] * powers[size - reached]
         passing += weight * through
-    return Fraction(passing, total * powers[size]), expected
+    return Fraction(passing, total * powers[size]), reach
