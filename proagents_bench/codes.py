@@ -174,12 +174,18 @@ CODES: Tuple[Code, ...] = (
              "`--force`)"),
     contract("cli.baseline_protocol", "`serve`: the baseline ran under another protocol than "
              "the spec's, so every submission would be INCOMPARABLE"),
+    contract("cli.serve_sequential", "`serve` and `phase`: a spec with a sequential design "
+             "(the private-test service decides each submission once, never as a look of a "
+             "design)"),
     contract("cli.data", "`health --data`: no service database, a `service.sqlite3` that is "
              "not the service's database, or no scored submission of the cases' versions"),
     contract("cli.out_of_memory", "the command ran out of memory on inputs this large "
              "(`health`: it holds the cases file and one package at a time); the message says "
              "how much memory their size needs"),
     # -- the maintainer's commands (maintenance/) --------------------------------------------
+    contract("health.partial_look", "`health`: a results package that is a look of a "
+             "sequential design holding only part of the test cases (health pools packages "
+             "that hold every test case)"),
     contract("health.nothing_comparable", "`health`: no system ran under the spec's protocol, "
              "so nothing can be measured"),
     contract("diff.other_benchmark", "`diff`: both files are versions of one `benchmark_id`"),

@@ -199,6 +199,8 @@ class Checked:
 
         tasks = list(self.test_cases)
         baseline_records, candidate_records = systems.in_order()
+        if test_ids is not None and looks.design is not None:
+            raise ValueError("a part of the test cases is decided under a fixed design only")
         if test_ids is not None:
             kept = [index for index, case in enumerate(tasks) if case["id"] in test_ids]
             if not kept:

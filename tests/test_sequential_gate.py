@@ -334,6 +334,28 @@ class DecisionTests(unittest.TestCase):
         self.assertNotIn("min_paired_delta_ci_low",
                          [finding["code"] for finding in evaluation.document["findings"]])
 
+    def test_a_part_of_the_test_cases_is_decided_under_a_fixed_design_only(self):
+        cases, run = controlled_run(100, 3, strong)
+        design = Design(TempDir(self).path, cases, run)
+        checked = pipeline.check(inputs(design.spec, cases, design.package(1)))
+        with self.assertRaises(ValueError):
+            checked.decide(test_ids={case["id"] for case in checked.test_cases[:3]})
+
+    def test_health_pools_only_looks_that_hold_every_test_case(self):
+        from tests.support import run_cli
+        cases, run = controlled_run(40, 3, strong)
+        folder = TempDir(self)
+        design = Design(folder.path, cases, run, looks=[(10, 3), (40, 3)])
+        arguments = ["health", "--spec", folder.write_json("spec.json", design.spec),
+                     "--cases", folder.write_json("cases.json", cases), "--results"]
+        first = folder.write_json("look1.json", design.package(1))
+        last = folder.write_json("look2.json", design.package(2))
+        refused = run_cli(arguments + [first, last, "--format", "json"])
+        self.assertEqual(refused.status, 2)
+        self.assertEqual([error["code"] for error in refused.document["errors"]],
+                         ["health.partial_look"])
+        self.assertEqual(run_cli(arguments + [last, "--format", "json"]).status, 0)
+
     def test_exit_codes_stay_the_contracts(self):
         from tests.support import run_cli
         cases, run = controlled_run(100, 3, strong)
