@@ -7,9 +7,10 @@ one run share their trials exactly as a real run's looks do.
 from __future__ import annotations
 
 import copy
+import json
 import random
 from fractions import Fraction
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from proagents_bench.contract.sequential import pool_order, pool_sha256
 from proagents_bench.contract.vocabulary import (CASES_V1, RESULTS_V1, SPEC_V5, TRUNCATED_SPRT,
@@ -92,3 +93,25 @@ def look_package(spec: JSONObject, run: JSONObject, look: int) -> JSONObject:
         system["records"] = [record for record in system["records"]
                              if record["case_id"] in kept and record["trial_id"] <= trials]
     return package
+
+
+# The shipped example of a sequential design (examples/sequential_*.json): 40 test tasks, a
+# task-level design planning for a win share of 0.8 in four looks of 10 tasks, a run whose
+# candidate passes at its third look.
+EXAMPLE_LOOKS = [(10, 3), (20, 3), (30, 3), (40, 3)]
+EXAMPLE_SEED = 17
+
+
+def example_files() -> Dict[str, bytes]:
+    """{file name in examples/: bytes} of the shipped sequential example: its spec, cases and
+    the packages of its first three looks (the third decides)."""
+    cases, run = make_run(40, 3, 0.45, 0.85, seed=EXAMPLE_SEED)
+    spec = make_design_spec(cases, EXAMPLE_LOOKS, win_share="0.8")
+    spec["claim"] = ("On 40 synthetic order-support tasks the candidate passes more of the "
+                     "tasks where the two systems differ than the baseline, judged look by look "
+                     "by a sequential design.")
+    files = {"sequential_spec.json": spec, "sequential_cases.json": cases}
+    for look in (1, 2, 3):
+        files["sequential_look%d.json" % look] = look_package(spec, run, look)
+    return {name: (json.dumps(value, indent=2, sort_keys=False) + "\n").encode("ascii")
+            for name, value in files.items()}

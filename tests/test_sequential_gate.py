@@ -6,6 +6,7 @@ last look, a BLOCK; v5 with ``sequential`` null decides as v4."""
 
 import copy
 import json
+import os
 import unittest
 
 from devtools.sequential_packages import make_design_spec, make_run, test_ids
@@ -17,7 +18,7 @@ from proagents_bench.evaluation.looks import Looks
 from proagents_bench.evaluation.sequential import POSITIVE_MARGIN, TRIAL_NULL
 from proagents_bench.stats.sequential_looks import closing_boundaries
 from tests.sequential_support import Design, controlled_run, even, inputs, strong, weak
-from tests.support import TempDir, load_example
+from tests.support import ROOT, TempDir, load_example
 
 
 def codes_of(callable_, *arguments):
@@ -355,6 +356,13 @@ class DecisionTests(unittest.TestCase):
         self.assertEqual([error["code"] for error in refused.document["errors"]],
                          ["health.partial_look"])
         self.assertEqual(run_cli(arguments + [last, "--format", "json"]).status, 0)
+
+    def test_the_shipped_example_is_the_generated_one(self):
+        from devtools.sequential_packages import example_files
+        for name, data in sorted(example_files().items()):
+            with self.subTest(name=name):
+                with open(os.path.join(ROOT, "examples", name), "rb") as handle:
+                    self.assertEqual(handle.read(), data)
 
     def test_exit_codes_stay_the_contracts(self):
         from tests.support import run_cli
