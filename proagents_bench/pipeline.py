@@ -38,12 +38,11 @@ from .evaluation.comparison import compare, protocol_mismatches
 from .evaluation.decision import decide, incomparable
 from .evaluation.evidence import package_findings
 from .evaluation.grading import grade_system
-from .evaluation.looks import Ledgered, Looks
 from .evaluation.metrics import SystemMetrics
 from .jsonio import JSONObject, load
-from .jsonio.fingerprint import Fingerprinter as Fingerprinter  # the pipeline's parameters
-from .jsonio.fingerprint import PendingFingerprint as PendingFingerprint
-from .jsonio.fingerprint import fingerprint_here as fingerprint_here
+from .jsonio.canonical import Fingerprinter as Fingerprinter  # the pipeline's parameters
+from .jsonio.canonical import PendingFingerprint as PendingFingerprint
+from .jsonio.canonical import fingerprint_here as fingerprint_here
 from .jsonio.gcpause import CollectorPaused
 from .render import document as render
 from .render.evaluation import Evaluation as Evaluation  # what evaluate() returns
@@ -52,6 +51,7 @@ from .version import VERSION
 
 if TYPE_CHECKING:  # for annotations only
     from .contract.rules import Systems
+    from .evaluation.looks import Ledgered, Looks
 
 KINDS = ("spec", "cases", "results")
 
@@ -178,14 +178,14 @@ class Checked:
         with CollectorPaused():
             return self._decide(test_ids, inputs if inputs is not None else self.inputs,
                                 fingerprint or self.fingerprint,
-                                Looks(self.spec, self.cases, self.look, ledger))
+                                _looks(self.spec, self.cases, self.look, ledger))
 
     def _decide(self, test_ids: Optional[AbstractSet[str]], inputs: JSONObject,
-                fingerprint: Callable[[], str], looks: Looks) -> Evaluation:
+                fingerprint: Callable[[], str], looks: Optional[Looks]) -> Evaluation:
         spec, cases, results, systems = self.spec, self.cases, self.results, self.systems
         progress = self._progress
         mismatches = protocol_mismatches(spec, [systems.baseline, systems.candidate],
-                                         looks.trial_count())
+                                         looks.trial_count() if looks else None)
         shared: _Shared = {"comparable": not mismatches, "spec": spec, "cases": cases,
                            "results": results, "systems": systems, "inputs": inputs,
                            "version": VERSION, "looks": looks}
@@ -199,7 +199,7 @@ class Checked:
 
         tasks = list(self.test_cases)
         baseline_records, candidate_records = systems.in_order()
-        if test_ids is not None and looks.design is not None:
+        if test_ids is not None and looks is not None and looks.design is not None:
             raise ValueError("a part of the test cases is decided under a fixed design only")
         if test_ids is not None:
             kept = [index for index, case in enumerate(tasks) if case["id"] in test_ids]
@@ -217,15 +217,26 @@ class Checked:
         comparison = compare(spec, baseline, candidate,
                              lambda stage: progress(stage, samples, "samples"))
         progress("deciding")
-        decision = looks.decide(decide(gates, candidate, comparison, spec["schema_version"],
-                                       package_findings(cases, systems.baseline,
-                                                        systems.candidate), looks.replaced()),
-                                baseline, candidate, comparison)
+        decision = decide(gates, candidate, comparison, spec["schema_version"],
+                          package_findings(cases, systems.baseline, systems.candidate),
+                          looks.replaced() if looks else ())
+        if looks is not None:
+            decision = looks.decide(decision, baseline, candidate, comparison)
         document = render.decision_document(
             decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
             comparison=render.comparison_document(spec, [], comparison),
             fingerprint=fingerprint(), **shared)
         return Evaluation(decision, document, spec, comparison.interval.distribution(), looks)
+
+
+def _looks(spec: JSONObject, cases: JSONObject, look: Optional[int],
+           ledger: Optional[Ledgered]) -> Optional[Looks]:
+    """What the looks make of a decision: a spec v5's design (or its ``null``) and the
+    ledger; None for a spec v1-v4 without a ledger, whose run never loads their modules."""
+    if ledger is None and "sequential" not in spec:
+        return None
+    from .evaluation.looks import Looks
+    return Looks(spec, cases, look, ledger)
 
 
 def _records_of(ordered: List[JSONObject], kept: List[int],
@@ -294,7 +305,7 @@ class _Shared(TypedDict):
     systems: Systems
     inputs: JSONObject
     version: str
-    looks: Looks
+    looks: Optional[Looks]
 
 
 def load_benchmark(spec: InputFile, cases: InputFile,

@@ -1,5 +1,5 @@
-"""Proposing a sequential design (stats/sequential_plan.py, sequential_planning.py, init's
-scaffold): the largest sample, the looks in tasks and trials, the exact expected and worst
+"""Proposing a sequential design (stats/sequential_plan.py, contract/sequential_proposal.py,
+planning/sequential.py, init's scaffold): the largest sample, the looks in tasks and trials, the exact expected and worst
 costs beside the fixed design of the same power, and a written design the gate rebuilds
 exactly."""
 
@@ -11,8 +11,9 @@ from devtools.synthetic import make_package
 from proagents_bench import pipeline
 from proagents_bench.contract.sequential import boundary_sha256, design_of
 from proagents_bench.importers.scaffold import SequentialChoice, blank_package
-from proagents_bench.sequential_planning import (SequentialPlanError, costs, order_seed,
-                                                 propose)
+from proagents_bench.contract.sequential_proposal import (SequentialPlanError, order_seed,
+                                                          propose)
+from proagents_bench.planning.sequential import costs
 from proagents_bench.stats.sequential_looks import looks_characteristics
 from proagents_bench.stats.sequential_plan import (expected_cost, feasible_boundary,
                                                    look_units, schedule)

@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence, Tuple
 
 from ..jsonio.load import MAX_SAFE_INTEGER
-from ..stats.discordant_paths import HALF, MAX_DISCORDANT
+from ..stats import MAX_DISCORDANT
 from ..text import show_number
 from .containers import Array, Field, Object
 from .gates import PAIRED_INTERVAL_GATE, TRIAL_INTERVAL_GATE, Gate
@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
     from ..stats.sequential import Boundary, Design
 
+HALF = Fraction(1, 2)
 # The fewest discordant units a design may have (fewer cannot reach a useful power).
 MIN_DISCORDANT = 6
 MAX_LOOKS = 100

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, NamedTuple, Optional, Tuple
 
-from ..contract.ledger import INCOMPARABLE_STATE
 from ..contract.sequential import design_of, pool_order
 from ..contract.vocabulary import INCOMPARABLE, TEST_SPLIT, TRIAL_UNIT
 
@@ -112,6 +111,7 @@ class Looks:
         return parts
 
     def _incomparable(self) -> JSONObject:
+        from ..contract.ledger import INCOMPARABLE_STATE
         design, look = self.design, self.look
         if design is None or look is None:  # only a design's look comes here
             raise ValueError("an incomparable look of a sequential design has its look")

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ..contract.gates import TRIAL_INTERVAL_GATE, gates_of
 from ..contract.metrics import METRIC_BY_NAME
@@ -52,8 +52,8 @@ from ..stats.quantiles import nearest_rank_unsorted
 from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from ..jsonio.dump import document_bytes
 from ..jsonio.load import parse_bytes
-from ..sequential_planning import (ASSUMED_DISCORDANCE, Proposal, SequentialPlanError,
-                                   propose)
+from ..contract.sequential_proposal import (ASSUMED_DISCORDANCE, Proposal,
+                                            SequentialPlanError, propose)
 from ..stats.sequential_plan import DEFAULT_LOOKS
 from .package import describe_log
 from .settings import Settings
@@ -165,9 +165,10 @@ class SequentialChoice:
 
 def sequential_spec(spec: JSONObject, cases: JSONObject,
                     choice: SequentialChoice) -> Tuple[JSONObject, Proposal]:
-    """``spec`` as a spec v5 whose sequential design (:mod:`proagents_bench.sequential_planning`)
-    is frozen on ``cases``' test cases, its protocol's trial count the last look's; a design
-    that cannot be made is a contract error (``import.invalid_spec``) saying why."""
+    """``spec`` as a spec v5 whose sequential design
+    (:mod:`proagents_bench.contract.sequential_proposal`) is frozen on ``cases``' test cases,
+    its protocol's trial count the last look's; a design that cannot be made is a contract
+    error (``import.invalid_spec``) saying why."""
     written = dict(spec, schema_version=SPEC_V5)
     written["gates"] = dict(spec["gates"])
     written["gates"].setdefault(TRIAL_INTERVAL_GATE.key, 0.0)
@@ -255,19 +256,17 @@ def measured_gates(records: Sequence[JSONObject]) -> Tuple[JSONObject, List[str]
     return gates, unmeasured
 
 
-class FromLog:
+class FromLog(NamedTuple):
     """A scaffold from a log: (kind, bytes) of the spec and cases files, the system's id, the
     log's format, its test records, the built cases file's absent splits, and the gates on a
     measure the log does not record."""
 
-    def __init__(self, files: List[Tuple[str, bytes]], system_id: str, log_format: str,
-                 samples: int, absent_splits: List[str], unmeasured: List[str]) -> None:
-        self.files = files
-        self.system_id = system_id
-        self.log_format = log_format
-        self.samples = samples
-        self.absent_splits = absent_splits
-        self.unmeasured = unmeasured
+    files: List[Tuple[str, bytes]]
+    system_id: str
+    log_format: str
+    samples: int
+    absent_splits: List[str]
+    unmeasured: List[str]
 
 
 def from_log(log: LogSource, settings: Settings, system_id: Optional[str] = None,

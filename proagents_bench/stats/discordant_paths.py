@@ -16,6 +16,8 @@ from itertools import repeat
 from operator import add, mul
 from typing import TYPE_CHECKING, List, NamedTuple, Optional, Sequence, Tuple
 
+from . import MAX_DISCORDANT as MAX_DISCORDANT  # the largest sample a design may have
+
 if TYPE_CHECKING:  # for annotations only
     from typing import Protocol
 
@@ -29,9 +31,6 @@ if TYPE_CHECKING:  # for annotations only
         def futile(self) -> Sequence[int]: ...
 
 HALF = Fraction(1, 2)
-# The largest sample a design may have, in discordant units: the exact computations are
-# O(N^2) integer operations on N-bit integers (docs/statistics.md gives their times).
-MAX_DISCORDANT = 10000
 
 
 class Crossings(NamedTuple):
