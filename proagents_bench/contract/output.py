@@ -242,6 +242,8 @@ SEQUENTIAL_LOOK = Object("sequential look", closed=False, fields=[
           "allows, at most alpha"),
     Field("exact_false_pass_fraction", String(), "the same, as an exact fraction"),
     Field("boundary_sha256", String(pattern=SHA256_HEX)),
+    Field("replaces", Nullable(String()), "the interval gate the boundary decides in place "
+          "of (null: its margin is above 0, and it stays a condition of a PASS)"),
     Field("path", Array(LOOK_POINT), "the path at the end of each look so far"),
     Field("next_batch", Nullable(NEXT_BATCH), "what the next look adds; null once closed"),
 ])

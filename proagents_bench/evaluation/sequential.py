@@ -357,6 +357,7 @@ class LookJudgment:
             "exact_false_pass_fraction": "%d/%d" % (self.false_pass.numerator,
                                                     self.false_pass.denominator),
             "boundary_sha256": boundary_sha256(self.boundary),
+            "replaces": self.replaced_gates()[0] if self.replaced_gates() else None,
             "path": [dict(point._asdict()) for point in self.path.points],
             "next_batch": self.next_batch(),
         }
