@@ -7,6 +7,7 @@ import json
 import unittest
 from fractions import Fraction as F
 
+from devtools.sequential_packages import make_run
 from devtools.synthetic import make_package
 from proagents_bench import pipeline
 from proagents_bench.contract.sequential import boundary_sha256, design_of
@@ -113,7 +114,7 @@ class ProposalTests(unittest.TestCase):
 
 
 class InitTests(unittest.TestCase):
-    def test_init_writes_a_spec_v5_whose_template_is_its_last_look(self):
+    def test_init_writes_a_spec_v5_whose_template_is_its_first_look(self):
         for unit in ("task", "trial"):
             with self.subTest(unit=unit):
                 files = blank_package(SequentialChoice(unit=unit, looks=5))
@@ -122,9 +123,18 @@ class InitTests(unittest.TestCase):
                 self.assertEqual(spec["sequential"]["unit"], unit)
                 evaluation = pipeline.evaluate([pipeline.InputFile(kind, None, kind, data=data)
                                                 for kind, data in files])
-                sequential = evaluation.document["sequential"]
-                self.assertEqual(sequential["look"], sequential["looks"])
+                self.assertEqual(evaluation.document["sequential"]["look"], 1)
                 self.assertEqual(evaluation.action, "BLOCK")  # nothing has run yet
+
+    def test_init_freezes_a_design_on_a_cases_file_of_ones_own(self):
+        cases, _run = make_run(40, 3, 0.5, 0.7)
+        files = dict(blank_package(SequentialChoice(), cases))
+        self.assertEqual(sorted(files), ["results", "spec"])
+        spec = json.loads(files["spec"])
+        self.assertEqual(spec["benchmark_id"], cases["benchmark_id"])
+        loaded, _cases = pipeline.load_benchmark(*inputs(spec, cases, {})[:2])
+        self.assertEqual(design_of(loaded.value).block["pool_sha256"],
+                         spec["sequential"]["pool_sha256"])
 
     def test_init_without_a_design_writes_spec_v3_as_before(self):
         spec = json.loads(dict(blank_package())["spec"])

@@ -14,6 +14,7 @@ sample and the looks within the pool
 from __future__ import annotations
 
 import hashlib
+from decimal import Decimal
 from fractions import Fraction
 from math import ceil
 from typing import TYPE_CHECKING, List, NamedTuple, Optional, Sequence, Tuple
@@ -21,11 +22,12 @@ from typing import TYPE_CHECKING, List, NamedTuple, Optional, Sequence, Tuple
 from ..stats.exact import to_float
 from ..stats.sequential_plan import DEFAULT_LOOKS, default_growth, feasible_boundary, schedule
 from ..text import show_number
+from .gates import TRIAL_INTERVAL_GATE
 from .sequential import LEVEL_GATES, null_share, pool_order, pool_sha256
-from .vocabulary import TRUNCATED_SPRT
+from .vocabulary import INCLUSIVE, SPEC_V5, TASK_UNIT, TRUNCATED_SPRT
 
 if TYPE_CHECKING:  # for annotations only
-    from ..jsonio import JSONObject
+    from ..jsonio import JSON, JSONObject
     from ..stats.sequential import Boundary
 
 # The discordance rate init assumes when nothing has run yet.
@@ -104,3 +106,45 @@ def propose(spec: JSONObject, test_ids: Sequence[str], unit: str, effect: Fracti
         "pool_sha256": pool_sha256(pool_order(list(test_ids), seed)),
         "looks": [{"tasks": tasks, "trials": count} for tasks, count in found]}
     return Proposal(block, boundary, found, theta0, theta1, rate)
+
+
+def as_spec_v5(spec: JSONObject, unit: str) -> JSONObject:
+    """``spec`` (any version) as the spec v5 a design of ``unit`` is written into, deciding
+    as it did where it can: a spec without a trial-level gate (v1-v3) gets one at -1 (no
+    condition) for a task-level design, and at 0 for a trial-level one, whose boundary
+    replaces it; a v1 or v2 bootstrap gets the task unit and the inclusive lower bound they
+    always had."""
+    written = dict(spec, schema_version=SPEC_V5)
+    written["gates"] = dict(spec["gates"])
+    written["gates"].setdefault(TRIAL_INTERVAL_GATE.key, -1.0 if unit == TASK_UNIT else 0.0)
+    written["bootstrap"] = dict(spec["bootstrap"])
+    written["bootstrap"].setdefault("unit", TASK_UNIT)
+    written["bootstrap"].setdefault("lower_bound", INCLUSIVE)
+    return written
+
+
+def with_design(spec: JSONObject, test_ids: Sequence[str], unit: str, effect: Fraction,
+                rate: Fraction, power: Fraction = Fraction(4, 5), looks: int = DEFAULT_LOOKS,
+                growth: Optional[str] = None, max_tasks: Optional[int] = None,
+                max_trials: int = 100) -> Tuple[JSONObject, Proposal]:
+    """(``spec`` as a spec v5 with the design :func:`propose` makes for it, frozen on
+    ``test_ids``, its protocol's trial count the last look's; the proposal)."""
+    written = as_spec_v5(spec, unit)
+    found = propose(written, test_ids, unit, effect, rate, power, looks, growth,
+                    max_tasks=max_tasks, max_trials=max_trials)
+    written["protocol"] = dict(spec["protocol"], trial_count=found.looks[-1][1])
+    written["sequential"] = found.block
+    return _written(written), found
+
+
+def _written(value: JSON) -> JSON:
+    """A loaded spec's values as the product's writer writes them: a number the loader kept
+    as a Decimal (a fraction or an exponent, ``0.95``) as the double it reads back as the
+    same decimal (the shortest repr of the double nearest to it)."""
+    if isinstance(value, dict):
+        return {key: _written(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_written(item) for item in value]
+    if isinstance(value, Decimal):
+        return float(value)
+    return value

@@ -40,11 +40,11 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-from ..contract.gates import TRIAL_INTERVAL_GATE, gates_of
+from ..contract.gates import gates_of
 from ..contract.metrics import METRIC_BY_NAME
 from ..contract.sequential import pool_order
 from ..contract.validate import file_errors
-from ..contract.vocabulary import (CASES_V1, RESULTS_V3, ROLES, SPEC_V3, SPEC_V5, SPLITS,
+from ..contract.vocabulary import (CASES_V1, RESULTS_V3, ROLES, SPEC_V3, SPLITS,
                                    TASK_UNIT, UNKNOWN)
 from ..evaluation.metrics import P95
 from ..stats.exact import exact_sum
@@ -53,7 +53,7 @@ from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from ..jsonio.dump import document_bytes
 from ..jsonio.load import parse_bytes
 from ..contract.sequential_proposal import (ASSUMED_DISCORDANCE, Proposal,
-                                            SequentialPlanError, propose)
+                                            SequentialPlanError, with_design)
 from ..stats.sequential_plan import DEFAULT_LOOKS
 from .package import describe_log
 from .settings import Settings
@@ -169,34 +169,34 @@ def sequential_spec(spec: JSONObject, cases: JSONObject,
     (:mod:`proagents_bench.contract.sequential_proposal`) is frozen on ``cases``' test cases,
     its protocol's trial count the last look's; a design that cannot be made is a contract
     error (``import.invalid_spec``) saying why."""
-    written = dict(spec, schema_version=SPEC_V5)
-    written["gates"] = dict(spec["gates"])
-    written["gates"].setdefault(TRIAL_INTERVAL_GATE.key, 0.0)
     test_ids = [case["id"] for case in cases["cases"] if case["split"] == SPLITS[2]]
     try:
-        proposal = propose(written, test_ids, choice.unit, choice.effect, choice.discordance,
+        return with_design(spec, test_ids, choice.unit, choice.effect, choice.discordance,
                            choice.power, choice.looks, choice.growth)
     except SequentialPlanError as problem:
         raise ContractErrors([ContractError("import.invalid_spec", "no sequential design can "
                                             "be written: %s" % problem, ("sequential",))])
-    written["protocol"] = dict(spec["protocol"], trial_count=proposal.looks[-1][1])
-    written["sequential"] = proposal.block
-    return written, proposal
 
 
-def blank_package(choice: Optional[SequentialChoice] = None) -> List[Tuple[str, bytes]]:
+def blank_package(choice: Optional[SequentialChoice] = None,
+                  given: Optional[JSONObject] = None) -> List[Tuple[str, bytes]]:
     """(kind, bytes) of a new benchmark's spec, cases and results template; with ``choice``
-    the spec is a spec v5 with that sequential design, and the template is its last look."""
-    spec = spec_document(BLANK_IDS, BLANK_SYSTEMS[0], BLANK_PROTOCOL)
-    cases = dict(BLANK_IDS, schema_version=CASES_V1,
-                 cases=[dict(case) for case in BLANK_CASES])
-    tests = [case["id"] for case in BLANK_CASES if case["split"] == SPLITS[2]]
+    the spec is a spec v5 with that sequential design, and the template is its first look.
+    With the cases file ``given`` (a team's own, with ``choice``), the design is frozen on
+    its test cases, the spec takes its ids, and the cases file is not among the files."""
+    ids = dict(BLANK_IDS) if given is None else {key: given[key] for key in BLANK_IDS}
+    spec = spec_document(ids, BLANK_SYSTEMS[0], BLANK_PROTOCOL)
+    cases: JSONObject = given if given is not None else dict(
+        BLANK_IDS, schema_version=CASES_V1, cases=[dict(case) for case in BLANK_CASES])
+    tests = [case["id"] for case in cases["cases"] if case["split"] == SPLITS[2]]
     if choice is not None:
         spec, _proposal = sequential_spec(spec, cases, choice)
         tests = [case_id for case_id in pool_order(tests, spec["sequential"]["order_seed"])][
-            :spec["sequential"]["looks"][-1]["tasks"]]
-    protocol = dict(spec["protocol"])
-    results = dict(BLANK_IDS, schema_version=RESULTS_V3,
+            :spec["sequential"]["looks"][0]["tasks"]]
+    protocol = dict(spec["protocol"], trial_count=(
+        spec["sequential"]["looks"][0]["trials"] if choice is not None
+        else spec["protocol"]["trial_count"]))
+    results = dict(ids, schema_version=RESULTS_V3,
                    result_set_version="template-nothing-run-yet", systems=[{
                        "system_id": system_id, "role": role,
                        "protocol": protocol, "provenance": None,
@@ -207,7 +207,9 @@ def blank_package(choice: Optional[SequentialChoice] = None) -> List[Tuple[str, 
                                    for case_id in tests
                                    for trial in range(1, protocol["trial_count"] + 1)],
                    } for system_id, role in zip(BLANK_SYSTEMS, ROLES)])
-    return _checked([("spec", spec), ("cases", cases), ("results", results)])
+    documents = [("spec", spec)] + ([("cases", cases)] if given is None else []) + [
+        ("results", results)]
+    return _checked(documents)
 
 
 def _rounded_up(value: Fraction) -> object:

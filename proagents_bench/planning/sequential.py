@@ -21,6 +21,10 @@ from ..stats.sequential_fixed import fixed_units
 from ..stats.sequential_plan import Cost, expected_cost, look_units
 from ..text import show_number
 
+# How far below the power asked the looks may reach for the fixed design to be held to their
+# own power (the closing look's discreteness); further, the fixed design has the power asked.
+SHORT_OF_POWER = Fraction(1, 100)
+
 if TYPE_CHECKING:  # for annotations only
     from ..contract.sequential_proposal import Proposal
     from ..jsonio import JSONObject
@@ -35,26 +39,31 @@ class Costs(NamedTuple):
     worst: Tuple[int, int]
     fixed_units: int
     fixed: Tuple[int, int]
+    fixed_power: Fraction
 
 
 def costs(proposal: Proposal) -> Costs:
     """The proposal's exact costs (see the module docstring). The design built from the
-    written block, as the gate builds it."""
+    written block, as the gate builds it. The fixed design has the power the looks reach,
+    or the power asked when the looks fall short of it by more than a point (a pool too
+    small for the design: the fixed design then says what that power would take)."""
     boundary, looks, unit, rate = (proposal.boundary, proposal.looks,
                                    proposal.block["unit"], proposal.rate)
     null = expected_cost(boundary, looks, unit, rate, proposal.theta0)
     effect = expected_cost(boundary, looks, unit, rate, proposal.theta1)
     tasks, trials = looks[-1]
     design = boundary.design
-    units, _ = fixed_units(design.alpha, proposal.theta0, design.theta1, effect.pass_chance,
-                           rate)
+    asked = 1 - design.beta
+    target = effect.pass_chance if effect.pass_chance >= asked - SHORT_OF_POWER else asked
+    units, _ = fixed_units(design.alpha, proposal.theta0, design.theta1, target, rate)
     if unit == TASK_UNIT:
         fixed = (units, trials)
     elif proposal.block["looks"][0]["tasks"] == tasks:  # growing trials: every task runs
         fixed = (tasks, max(2, ceil(Fraction(units, tasks))))
     else:
         fixed = (ceil(Fraction(units, trials)), trials)
-    return Costs(null, effect, (tasks, tasks * trials), units, (fixed[0], fixed[0] * fixed[1]))
+    return Costs(null, effect, (tasks, tasks * trials), units, (fixed[0], fixed[0] * fixed[1]),
+                 target)
 
 
 def measured_discordance(evaluation: Evaluation, unit: str) -> Tuple[int, int]:
@@ -95,8 +104,11 @@ def proposal_document(proposal: Proposal, found: Costs, per_trial: Fraction,
         "worst": {"tasks": found.worst[0], "trials": found.worst[1],
                   "cost": cost(Fraction(found.worst[0]), Fraction(found.worst[1]))},
         "fixed": {"tasks": found.fixed[0], "trials": found.fixed[1], "units": found.fixed_units,
-                  "cost": cost(Fraction(found.fixed[0]), Fraction(found.fixed[1]))},
-        "saving": to_float(found.effect.trials / found.fixed[1]),
+                  "cost": cost(Fraction(found.fixed[0]), Fraction(found.fixed[1])),
+                  "power": to_float(found.fixed_power)},
+        # E[trials] at the effect over the fixed design's, where both have one power.
+        "saving": (to_float(found.effect.trials / found.fixed[1])
+                   if found.fixed_power == found.effect.pass_chance else None),
         "notes": notes,
     }
 
@@ -145,10 +157,12 @@ def summary_lines(document: JSONObject, unit: str) -> List[str]:
         row = document["expected"][key]
         lines.append("%-28s %10.1f %10.1f %10s %8.4f" % (
             label, row["tasks"], row["trials"], show_number(row["cost"]), row["pass_chance"]))
+    fixed = document["fixed"]
     for label, row in (("worst case", document["worst"]),
-                       ("fixed design, same power", document["fixed"])):
+                       ("fixed design, power %s" % show_number(fixed["power"]), fixed)):
         lines.append("%-28s %10d %10d %10s" % (label, row["tasks"], row["trials"],
                                                show_number(row["cost"])))
-    lines.append("saving at the effect: %.1f%% of the fixed design's trials" % (
-        100 * document["saving"]))
+    if document["saving"] is not None:
+        lines.append("saving at the effect: %.1f%% of the fixed design's trials, at the same "
+                     "power" % (100 * document["saving"]))
     return lines + ["note: %s" % note for note in document["notes"]]

@@ -149,8 +149,9 @@ def crossings(boundary: Thresholds, theta: Fraction,
               closing: Optional[Sequence[int]] = None) -> Crossings:
     """The exact law of the design's path under ``theta``, futility stops obeyed (the
     decision's own rule: the first boundary crossed decides). With ``closing`` (the closing
-    thresholds, :func:`.sequential_looks.closing_boundaries`), ``closed[n]`` is the weight of the paths still
-    undecided after n whose wins reach closing[n]: those a closing look at n passes."""
+    thresholds, :func:`.sequential_looks.closing_boundaries`), ``closed[n]`` is the weight of
+    the paths still undecided after n whose wins reach closing[n]: those a closing look at n
+    passes."""
     win, loss, base = chances(Fraction(theta))
     passing, futile = boundary.passing, boundary.futile
     low = 0  # the wins of row[0]
