@@ -6,6 +6,7 @@ k for fresh runs, Bonferroni otherwise)."""
 
 import copy
 import hashlib
+import json
 import unittest
 from fractions import Fraction
 
@@ -81,6 +82,25 @@ class SequentialLedgerTests(unittest.TestCase):
         self.assertIn("candidate, trial 1", errors[0].message)
         self.assertEqual(errors[0].file, "ledger.json")
         self.assertIsInstance(errors[0].line, int)
+
+    def test_a_trial_dropped_between_looks_is_refused(self):
+        # look 3 without one trial of look 1: nothing is dropped to make a denominator
+        # smaller, with or without a ledger
+        package = self.design.package(3)
+        dropped = package["systems"][1]["records"].pop(0)
+        errors = refusal(self, self.design, package=package)
+        self.assertEqual([error.code for error in errors], ["coverage.missing"])
+        self.assertIn("%s trial %d" % (json.dumps(dropped["case_id"]), dropped["trial_id"]),
+                      errors[0].message)
+        # the same trial dropped and its place taken by a rerun: the ledger names it
+        package = self.design.package(3)
+        records = package["systems"][1]["records"]
+        rerun = dict(records[0], latency_ms=records[0]["latency_ms"] + 1)
+        records[0] = rerun
+        errors = refusal(self, self.design, package=package)
+        self.assertEqual([error.code for error in errors], ["ledger.trial_changed"])
+        self.assertIn("task %s, candidate, trial %d (recorded by look 1)" % (
+            json.dumps(rerun["case_id"]), rerun["trial_id"]), errors[0].message)
 
     def test_a_reordered_trial_is_refused(self):
         run = copy.deepcopy(self.design.run)
