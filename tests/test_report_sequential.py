@@ -46,6 +46,19 @@ class ReportTests(unittest.TestCase):
         self.assertIn("| 1 | 10 x 3 | 10 | 8 | 5 | 8 | 4 |", texts["markdown"])
         self.assertIn("| 2 | 20 x 3 | 20 | 14 | 10 | 12 | 8 |", texts["markdown"])
         self.assertIn('<section id="sequential">', texts["html"])
+        # the looks so far, each with the boundary at its end (passes at, stops at)
+        for name in ("text", "summary"):
+            with self.subTest(report=name):
+                self.assertIn("looks: 1: 10 tasks, 8 discordant, 5 won; 2: 20 tasks, 14 "
+                              "discordant, 10 won", " ".join(texts[name].split()))
+        cells = '<td class="num">%s</td>'
+        self.assertIn("".join(cells % value for value in ("2", "20 x 3", "20", "14", "10", "12",
+                                                          "8")), texts["html"])
+        self.assertIn('<path class="boundary pass"', texts["html"])
+        self.assertIn('<path class="boundary futile"', texts["html"])
+        for name in ("markdown", "html"):
+            with self.subTest(report=name):
+                self.assertIn("The design continues: run the next batch", texts[name])
         closed = markdown.render(self.third).decode("utf-8")
         self.assertIn("look 3 of 4: pass", closed)
         self.assertNotIn("Next batch", closed)

@@ -15,7 +15,7 @@ from ..stats.quantiles import nearest_rank_index
 from . import charts, sequential_chart
 from . import svg as report_svg
 from .html_parts import escaped, scrolling_chart
-from .sequential_view import STATE_WORDS, sequential_view
+from .sequential_view import sequential_view
 from .view import latencies, slices
 from .words import clean, counted, show, show_gate
 
@@ -215,6 +215,6 @@ def sequential_section(evaluation: Evaluation) -> str:
             'class="looks"><thead><tr><th>look</th><th>tasks x trials</th><th>units</th><th>'
             'discordant</th><th>won by the candidate</th><th>passes at</th><th>stops at</th>'
             '</tr></thead><tbody>\n%s\n</tbody></table></div>\n</section>\n' % (
-                escaped(view.heading()), escaped(STATE_WORDS.get(view.state, "")),
+                escaped(view.heading()), escaped(view.state_sentence()),
                 escaped(view.standing()), escaped(view.guarantee()),
                 scrolling_chart(sequential_chart.chart(view)), next_words, rows))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, cast
 from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..version import NAME
-from .sequential_view import STATE_WORDS, sequential_view
+from .sequential_view import sequential_view
 from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, REPLACED, gate_states, gate_text,
                    held_text, interval_rows, metric_rows, metric_value, note_facts, notes,
                    problems_first, reason_groups, slices, task_rows)
@@ -137,7 +137,7 @@ def _sequential(evaluation: Evaluation) -> List[str]:
     if view is None:
         return []
     lines = ["", "### Sequential design: %s" % text(view.heading()), "",
-             "%s. Evidence: %s." % (text(STATE_WORDS.get(view.state, "")).capitalize(),
+             "%s. Evidence: %s." % (text(view.state_sentence()),
                                     text(view.standing())), "",
              "| look | tasks x trials | units | discordant | won by the candidate | passes at "
              "| stops at |", "|---:|---:|---:|---:|---:|---:|---:|"]

@@ -77,6 +77,11 @@ class SequentialView:
         return "look %d of %d: %s" % (self.document["look"], self.document["looks"],
                                       self.state)
 
+    def state_sentence(self) -> str:
+        """What the state means, as a sentence's start (``The design continues: ...``)."""
+        words = STATE_WORDS.get(self.state, "")
+        return words[:1].upper() + words[1:]
+
     def standing(self) -> str:
         """Where the evidence stands: the wins against the boundary at the current n."""
         found = self.document
