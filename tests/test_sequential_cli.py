@@ -7,12 +7,13 @@ v5."""
 import json
 import os
 import unittest
+from fractions import Fraction
 
 from devtools.sequential_packages import look_package, make_run
 from devtools.synthetic import make_package, make_protocol
 from proagents_bench.contract.ledger import LEDGER_V1_SHAPE
 from proagents_bench.contract.sequential import design_of
-from tests.support import TempDir, run_cli
+from tests.support import ROOT, TempDir, run_cli
 
 
 def read_json(path):
@@ -150,6 +151,31 @@ class PlanTests(unittest.TestCase):
         over = run_cli(arguments + ["--sequential", "--write-spec",
                                     os.path.join(folder.path, "spec.json")])
         self.assertEqual(over.document["errors"][0]["code"], "cli.report_path")
+
+    def test_plan_costs_the_design_by_task_and_trial_and_holds_it_to_the_budget(self):
+        examples = os.path.join(ROOT, "examples")
+        arguments = ["plan", "--sequential", "--effect", "0.4", "--looks", "4",
+                     "--cost-per-task", "2", "--budget", "50"] + [
+            item for kind, name in (("--spec", "sequential_spec.json"),
+                                    ("--cases", "sequential_cases.json"),
+                                    ("--results", "sequential_look3.json"))
+            for item in (kind, os.path.join(examples, name))]
+        run = run_cli(arguments)
+        self.assertEqual(run.status, 0, run.stdout[:400])
+        measured, sequential = run.document["measured"], run.document["sequential"]
+        per_trial = sum(Fraction(str(value))
+                        for value in measured["cost_per_trial"].values())
+        for row in [sequential["worst"], sequential["fixed"]] + list(
+                sequential["expected"].values()):
+            with self.subTest(row=row):
+                self.assertAlmostEqual(row["cost"], float(
+                    2 * Fraction(row["tasks"]) + Fraction(row["trials"]) * per_trial), 9)
+        self.assertEqual((sequential["worst"]["tasks"], sequential["worst"]["trials"]),
+                         (40, 120))
+        self.assertIn("the worst case costs 84.9607, above the budget 50", sequential["notes"][-1])
+        within = run_cli([item if item != "50" else "100" for item in arguments])
+        self.assertFalse([note for note in within.document["sequential"]["notes"]
+                          if "budget" in note])
 
 
 if __name__ == "__main__":
