@@ -25,11 +25,10 @@ from ..contract.harnesses import formats_help
 from ..errors import ContractError, ContractErrors
 from ..contract.validate import file_errors
 from ..contract.rules import cases_errors
-from ..contract.sequential import MAX_LOOKS, pool_order
-from ..contract.vocabulary import SEQUENTIAL_UNITS, TEST_SPLIT
+from ..contract.sequential import pool_order
+from ..contract.vocabulary import TEST_SPLIT
 from ..importers.scaffold import SequentialChoice, blank_package, from_log
 from ..jsonio import JSONObject, load
-from ..stats.sequential_plan import DEFAULT_LOOKS, GROWTHS
 from ..importers.settings import load_settings
 from ..importers.source import LogSource
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
@@ -41,7 +40,7 @@ from . import Outcome, Session, command_word, contract_error_outcome
 from .gate_command import INIT_FILE_NAMES as FILE_NAMES
 from .import_command import (add_split_log_options, empty_values, inside_folder, split_logs,
                              unwritable)
-from .plan_command import fraction_option
+from .plan_command import add_design_options, fraction_option, looks_problems
 from .status import EXIT_PASS
 from .usage import Parser
 
@@ -78,9 +77,8 @@ def add_arguments(parser: Parser) -> None:
     parser.add_argument("--cases", metavar="FILE",
                         help="with --sequential: freeze the design on this cases file of "
                              "your own (read, never written) instead of writing one")
-    parser.add_argument("--unit", choices=SEQUENTIAL_UNITS,
-                        help="with --sequential: what the design counts, tasks or trial pairs "
-                             "(default task)")
+    add_design_options(parser, "", " (default: tasks for --unit task; for trial, trials "
+                                   "when that allows the looks)")
     parser.add_argument("--effect", type=fraction_option,
                         help="with --sequential: the paired difference of the unit's pass "
                              "rates worth detecting (default 0.1)")
@@ -90,12 +88,6 @@ def add_arguments(parser: Parser) -> None:
     parser.add_argument("--power", type=fraction_option,
                         help="with --sequential: the chance of a PASS at the effect "
                              "(default 0.8)")
-    parser.add_argument("--looks", type=int,
-                        help="with --sequential: how many looks (default %d)" % DEFAULT_LOOKS)
-    parser.add_argument("--growth", choices=GROWTHS,
-                        help="with --sequential: what each look adds: tasks, trials, or both "
-                             "(default: tasks for --unit task; for trial, trials when that "
-                             "allows the looks)")
     parser.add_argument("--force", action="store_true",
                         help="overwrite files that exist (default: refuse, exit 2)")
 
@@ -198,9 +190,7 @@ def _usage_problems(options: argparse.Namespace) -> List[ContractError]:
     if options.cases is not None and options.from_log is not None:
         errors.append(ContractError("cli.usage", "--cases and --from-log both name the "
                                     "cases: give one"))
-    if options.looks is not None and not 1 <= options.looks <= MAX_LOOKS:
-        errors.append(ContractError("cli.usage", "--looks is 1..%d" % MAX_LOOKS))
-    return errors
+    return errors + looks_problems(options)
 
 
 # The options of a sequential design (init --sequential).

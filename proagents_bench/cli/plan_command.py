@@ -105,13 +105,7 @@ def add_arguments(parser: Parser) -> None:
                         help="also propose a sequential design for the spec, the discordance "
                              "measured in the package, and say what it costs at no effect "
                              "and at the effect beside the fixed design (docs/statistics.md)")
-    parser.add_argument("--unit", choices=SEQUENTIAL_UNITS,
-                        help="with --sequential: what the design counts, tasks or trial pairs "
-                             "(default task); --effect is then on that unit's pass rate")
-    parser.add_argument("--looks", type=int,
-                        help="with --sequential: how many looks (default %d)" % DEFAULT_LOOKS)
-    parser.add_argument("--growth", choices=GROWTHS,
-                        help="with --sequential: what each look adds: tasks, trials, or both")
+    add_design_options(parser, "; --effect is then on that unit's pass rate", "")
     parser.add_argument("--write-spec", metavar="PATH",
                         help="with --sequential: write the spec v5 with the design to PATH "
                              "(atomically), frozen on the cases given")
@@ -170,6 +164,26 @@ def run(options: Namespace, session: Session) -> Outcome:
     return Outcome(EXIT_PASS, document_bytes(answer), lines)
 
 
+def add_design_options(parser: Parser, unit_note: str, growth_note: str) -> None:
+    """The options ``plan --sequential`` and ``init --sequential`` share: what the design
+    counts, how many looks, and what each adds (each help ending with its note)."""
+    parser.add_argument("--unit", choices=SEQUENTIAL_UNITS,
+                        help="with --sequential: what the design counts, tasks or trial pairs "
+                             "(default task)" + unit_note)
+    parser.add_argument("--looks", type=int,
+                        help="with --sequential: how many looks (default %d)" % DEFAULT_LOOKS)
+    parser.add_argument("--growth", choices=GROWTHS,
+                        help="with --sequential: what each look adds: tasks, trials, or "
+                             "both" + growth_note)
+
+
+def looks_problems(options: Namespace) -> List[ContractError]:
+    """``--looks`` outside the looks a design may have."""
+    if options.looks is not None and not 1 <= options.looks <= MAX_LOOKS:
+        return [ContractError("cli.usage", "--looks is 1..%d" % MAX_LOOKS)]
+    return []
+
+
 def _sequential_usage(options: Namespace,
                       inputs: List[pipeline.InputFile]) -> List[ContractError]:
     """The options of a design given without --sequential, and a spec to write over an
@@ -178,8 +192,7 @@ def _sequential_usage(options: Namespace,
                             "is" % name.replace("_", "-"))
               for name in ("unit", "looks", "growth", "write_spec")
               if getattr(options, name) is not None and not options.sequential]
-    if options.looks is not None and not 1 <= options.looks <= MAX_LOOKS:
-        errors.append(ContractError("cli.usage", "--looks is 1..%d" % MAX_LOOKS))
+    errors += looks_problems(options)
     if options.write_spec is not None:
         if not options.write_spec.strip():
             errors.append(ContractError("cli.usage", "--write-spec was given an empty path"))

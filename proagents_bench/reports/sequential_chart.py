@@ -15,7 +15,7 @@ import math
 from typing import List, Optional, Sequence, Tuple
 
 from .svg import (EDGE, MARGIN_RIGHT, WIDTH, coordinate, nice_ticks, position, svg_text,
-                  text_width, tick_labels)
+                  text_width, tick_labels, x_tick_marks)
 from .sequential_view import SequentialView
 
 PLOT_HEIGHT = 220
@@ -100,18 +100,7 @@ def chart(view: SequentialView) -> str:
     for tick, text in zip(y_ticks, tick_labels(y_ticks)):
         out.append('<text class="tick-label" x="%d" y="%s" text-anchor="end">%s</text>' % (
             margin_left - 6, coordinate(y_of(tick) + 4), svg_text(text)))
-    previous_right = -math.inf
-    x_ticks = nice_ticks(0.0, float(last), 8)
-    for tick, text in zip(x_ticks, tick_labels(x_ticks)):
-        x = x_of(tick)
-        half = text_width(text) / 2
-        if x - half < previous_right + 4 or x + half > WIDTH - EDGE:
-            continue
-        previous_right = x + half
-        out.append('<line class="tick" x1="%s" y1="%d" x2="%s" y2="%d"/>' % (
-            coordinate(x), axis_y, coordinate(x), axis_y + 4))
-        out.append('<text class="tick-label" x="%s" y="%d" text-anchor="middle">%s</text>' % (
-            coordinate(x), axis_y + 16, svg_text(text)))
+    out += x_tick_marks(nice_ticks(0.0, float(last), 8), x_of, axis_y)
     for row in view.rows:  # the end of each look
         if row.discordant > last:
             continue
