@@ -29,6 +29,7 @@ LAYERS = (
     "contract", "evaluation",  # what the files must be; grade, aggregate, compare, decide
     "importers",  # harness logs -> a results package (the contract's shapes, the metrics' P95)
     "render", "pipeline",  # load -> validate -> ... -> decide -> render: the gate
+    "ledgered",  # the gate with a ledger of its looks, on the pipeline
     "maintenance", "planning",  # health, diff and the planner, on the pipeline's stages
     "manifest", "release_outcome",  # a release's data: its manifest, its benchmarks' outcomes
     "reports",  # bytes for people and CI, from an Evaluation, a Health, a Release

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Dict, Iterator, List, Tuple
 from .containers import SCHEMA_KEY, Object, object_shapes
 from .gates import CASE_FINDERS, GATES, version_span
 from .inputs import FILE_KINDS
+from .ledger import LEDGER_KINDS_BY_VERSION
 from .mapping import MAPPING_KINDS
 from .output import OUTPUT
 from .release import RELEASE_KINDS, RELEASE_OUTPUT
@@ -36,9 +37,10 @@ if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-# Every file kind the contract publishes: the gate's three, the importer's mapping and the
-# release command's manifest.
-DOCUMENT_KINDS = dict(FILE_KINDS, mapping=MAPPING_KINDS, release=RELEASE_KINDS)
+# Every file kind the contract publishes: the gate's three, the importer's mapping, the
+# release command's manifest and the gate's ledger of looks.
+DOCUMENT_KINDS = dict(FILE_KINDS, mapping=MAPPING_KINDS, release=RELEASE_KINDS,
+                      ledger=LEDGER_KINDS_BY_VERSION)
 # The files the gate reads and writes: the grader's interface (the import mapping is the
 # importers' own file, never graded).
 GRADER_KINDS = ("spec", "cases", "results", "decision")
@@ -53,6 +55,7 @@ TITLES = {
     "release": "proagents-bench release manifest (one release decision across benchmarks)",
     "release-decision": "proagents-bench release document (a release decision or "
                         "CONTRACT_ERROR)",
+    "ledger": "proagents-bench ledger of looks (what the gate writes with --ledger)",
 }
 # The output documents' shapes, by schema kind.
 OUTPUTS = {"decision": OUTPUT, "release-decision": RELEASE_OUTPUT}
@@ -101,6 +104,13 @@ def _description(kind: str) -> str:
                 "(exit 0 or 1), each benchmark's decision document inside it, or a "
                 "CONTRACT_ERROR document (exit 2). Objects may gain keys in later versions; "
                 "none of the listed keys is ever renamed.")
+    if kind == "ledger":
+        return ("The ledger the gate writes with --ledger FILE and reads back at the next "
+                "look: every look it judged, with the digest of each trial it added. Besides "
+                "this schema the gate checks that the looks are numbered 1, 2, ... and that "
+                "their batch and chain digests are those of their records (ledger.damaged), "
+                "then holds the package to it (the ledger.* codes). Write it only with the "
+                "gate.")
     if kind == "release":
         also = ["%s (%s)" % (rule.text, rule.code) for rule in object_rules(kind)]
         return ("The release manifest of proagents-bench's release command: the benchmarks "

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
     from ..evaluation.comparison import Comparison, TrialLevel
     from ..evaluation.decision import Decision, Finding
+    from ..evaluation.looks import Looks
     from ..evaluation.metrics import Group, SystemMetrics
 
 # The output is written in pieces of about this many bytes (see :func:`chunks`).
@@ -130,10 +131,12 @@ def decision_document(*, decision: Decision, comparable: bool, fingerprint: str,
                       spec: JSONObject, cases: JSONObject, results: JSONObject,
                       systems: Systems, baseline_metrics: Optional[SystemMetrics],
                       candidate_metrics: Optional[SystemMetrics], comparison: JSONObject,
-                      inputs: JSONObject, version: str,
+                      inputs: JSONObject, version: str, looks: Optional[Looks] = None,
                       validity: Optional[JSONObject] = None) -> JSONObject:
-    """The contract's decision document as a dict (see :func:`dumps`); ``validity`` (a spec
-    or results v6: :mod:`~proagents_bench.evaluation.validity`) adds its member."""
+    """The contract's decision document as a dict (see :func:`dumps`); ``looks`` adds what
+    a sequential design and the ledger made of it (spec v5's ``sequential``, ``ledger``),
+    ``validity`` (a spec or results v6: :mod:`~proagents_bench.evaluation.validity`) its
+    member."""
     counts = results["schema_version"] in IMPORTED_RESULTS
     document: JSONObject = {
         "action": decision.action,
@@ -157,6 +160,9 @@ def decision_document(*, decision: Decision, comparable: bool, fingerprint: str,
         "inputs": inputs,
         "harness": {"name": NAME, "version": version},
     }
+    if looks is not None:
+        document["limitations"] += looks.limitations()
+        document.update(looks.document(comparable))
     if validity is not None:
         document["validity"] = validity
         if not validity["evidence"]:
