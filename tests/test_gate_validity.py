@@ -1,25 +1,26 @@
 """The gate on whose a failure is: a spec's validity bounds make a run that the infrastructure
 lost INCOMPARABLE before any metric; within them, or without them, the shares are reported
 (a baseline's lost trials REVIEWed when nothing bounds them); a do-nothing floor is reported
-beside each system's score. The example package, its systems' records given their failure
-origins as a results v6 package holds them, decided by the gate's own pipeline."""
+beside each system's score; the outcome checks a PASS depends on are notes. The example
+package as spec v6 and results v6 (tests/validity_support.py), decided by the gate's own
+pipeline, every file checked.""" 
 
 import json
 import os
 import unittest
 
 from proagents_bench import pipeline
-from proagents_bench.contract.vocabulary import (INCOMPARABLE, INFORMATIONAL, PASS, REVIEW,
+from proagents_bench.contract import output as output_contract
+from proagents_bench.contract.vocabulary import (INCOMPARABLE, INFORMATIONAL,
+                                                 INFRASTRUCTURE_NOT_MEASURED, PASS, REVIEW,
                                                  REVIEWING, SCORE_ABOVE_FLOOR,
                                                  TRIALS_LOST_TO_INFRASTRUCTURE)
-from proagents_bench.jsonio import load
-from proagents_bench.contract import output as output_contract
 from proagents_bench.reports import html, junit, markdown, terminal
 from tests.test_schema import check, undeclared_keys
+from tests.validity_support import bounds, results_v6, spec_v6
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLES = os.path.join(ROOT, "examples")
-INFRA = "infrastructure"
 
 
 def read(name):
@@ -28,14 +29,15 @@ def read(name):
 
 
 def decide(validity=None, baseline_lost=(), candidate_lost=(), test_ids=None,
-           change_cases=None, change_records=None):
-    """The example PASS package decided with the spec's ``validity`` object (None: the key
-    absent) and the (case, trial) pairs of each system the infrastructure lost (their status
-    ``unknown``, their origin ``infrastructure``; every other record's origin null);
-    ``change_cases(cases)`` and ``change_records(record)`` change the files first."""
+           change_cases=None, change_records=None, origins=True, change_results=None):
+    """The example PASS package decided by the gate's pipeline, every file checked: the spec
+    v6 with ``validity`` (None: the example's spec v1), the results v6 whose (case, trial)
+    pairs of each system the infrastructure lost are ``baseline_lost`` and ``candidate_lost``
+    (without ``origins``: the example's results v1); ``change_cases(cases)`` and
+    ``change_records(record)`` change the files first, ``change_results(results)`` last."""
     spec = read("benchmark_spec.json")
     if validity is not None:
-        spec["validity"] = validity
+        spec = spec_v6(spec, validity)
     cases = read("benchmark_cases.json")
     if change_cases is not None:
         change_cases({case["id"]: case for case in cases["cases"]})
@@ -44,25 +46,14 @@ def decide(validity=None, baseline_lost=(), candidate_lost=(), test_ids=None,
         for record in system["records"]:
             if change_records is not None:
                 change_records(record)
-    for system, lost in zip(results["systems"], (baseline_lost, candidate_lost)):
-        for record in system["records"]:
-            if (record["case_id"], record["trial_id"]) in lost:
-                record["status"] = "unknown"
-                record["failure_origin"] = INFRA
-            else:
-                record["failure_origin"] = None
-    inputs = []
-    for kind, value in (("spec", spec), ("cases", cases), ("results", results)):
-        document = load.parse_bytes(json.dumps(value).encode("ascii"), kind + ".json")
-        # Held to its own contract elsewhere (the v6 shapes); the rules across files run.
-        inputs.append(pipeline.InputFile(kind, shown=kind + ".json", document=document,
-                                         checked=True))
+    if origins:
+        results = results_v6(results, (baseline_lost, candidate_lost))
+    if change_results is not None:
+        change_results(results)
+    inputs = [pipeline.InputFile(kind, shown=kind + ".json",
+                                 data=json.dumps(value).encode("ascii"))
+              for kind, value in (("spec", spec), ("cases", cases), ("results", results))]
     return pipeline.check(inputs).decide(test_ids)
-
-
-def bounds(rate="0.2", gap="0.1", floor=None):
-    return {"max_infrastructure_trial_rate": float(rate),
-            "max_infrastructure_rate_gap": float(gap), "floor": floor}
 
 
 TASKS = ["test-refund", "test-cancel", "test-address", "test-privacy", "test-escalate"]
@@ -133,10 +124,13 @@ class NotEvidenceTests(unittest.TestCase):
         self.assertTrue(evaluation.document["validity"]["evidence"])
 
     def test_a_protocol_mismatch_comes_first(self):
-        spec = read("benchmark_spec_protocol_mismatch.json")
-        self.assertIn("protocol", spec)  # the example's own mismatch, kept by decide's caller
-        evaluation = decide(bounds(), candidate_lost=pairs(9))
-        self.assertTrue(evaluation.decision.reasons[0].startswith("the run is not evidence"))
+        def mismatch(results):
+            results["systems"][1]["protocol"]["max_steps"] = 99
+        evaluation = decide(bounds(), candidate_lost=pairs(9), change_results=mismatch)
+        self.assertEqual(evaluation.action, INCOMPARABLE)
+        self.assertEqual(evaluation.decision.reasons,
+                         ["protocol mismatch: candidate-pass.max_steps: expected=8, actual=99"])
+        self.assertNotIn("validity", evaluation.document)
 
     def test_a_part_is_judged_on_its_own_records(self):
         lost = pairs(3)  # every trial of the first task
@@ -149,6 +143,36 @@ class NotEvidenceTests(unittest.TestCase):
 
 
 class ReportedTests(unittest.TestCase):
+    def test_without_bounds_a_candidates_lost_trials_are_a_note(self):
+        plain = decide(candidate_lost=())
+        self.assertEqual(plain.action, PASS)
+        evaluation = decide(candidate_lost={(TASKS_IN_ORDER[0], 1)})
+        self.assertEqual(evaluation.action, PASS)  # 2 of 3 still passes the task gate 0.6
+        finding = [f for f in evaluation.decision.findings
+                   if f.code == TRIALS_LOST_TO_INFRASTRUCTURE]
+        self.assertEqual(len(finding), 1)
+        self.assertEqual((finding[0].severity, finding[0].case_ids),
+                         (INFORMATIONAL, [TASKS_IN_ORDER[0]]))
+        self.assertIn("1 of 15 trials (0.066667) of candidate candidate-pass",
+                      finding[0].reason)
+        self.assertIsNone(evaluation.document["validity"]["bounds"])
+
+    def test_without_bounds_a_baselines_lost_trials_are_reviewed(self):
+        evaluation = decide(baseline_lost={(TASKS_IN_ORDER[0], 1)})
+        self.assertEqual(evaluation.action, REVIEW)
+        finding = [f for f in evaluation.decision.findings
+                   if f.code == TRIALS_LOST_TO_INFRASTRUCTURE][0]
+        self.assertEqual(finding.severity, REVIEWING)
+        self.assertIn("favour the candidate", evaluation.decision.reasons[0])
+
+    def test_bounds_over_results_without_origins_are_not_judged(self):
+        evaluation = decide(bounds(), origins=False)
+        self.assertEqual(evaluation.action, REVIEW)
+        found = notes(evaluation, INFRASTRUCTURE_NOT_MEASURED)
+        self.assertEqual([f.severity for f in found], [REVIEWING])
+        self.assertIn("agent-benchmark-results-v1 records no failure origin", found[0].reason)
+        self.assertIsNone(evaluation.document["validity"]["infrastructure"])
+
     def test_within_bounds_the_shares_are_notes(self):
         evaluation = decide(bounds(rate="0.2", gap="0.1"),
                             baseline_lost={(TASKS_IN_ORDER[0], 1)})

@@ -26,24 +26,25 @@ NEW_COMMAND_MODULE = "cli/demo_command.py"
 # -- the recipes, as edits of the copy: (file in the package, text found, text put instead) --
 
 GATE = [
-    ("contract/vocabulary.py", 'SPEC_V5 = "agent-benchmark-spec-v5"\n',
-     'SPEC_V5 = "agent-benchmark-spec-v5"\nSPEC_V6 = "agent-benchmark-spec-v6"\n'),
-    ("contract/vocabulary.py", "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5)",
-     "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6)"),
-    ("contract/inputs.py", "SPEC_V5, SPEC_VERSIONS", "SPEC_V5, SPEC_V6, SPEC_VERSIONS"),
+    ("contract/vocabulary.py", 'SPEC_V6 = "agent-benchmark-spec-v6"\n',
+     'SPEC_V6 = "agent-benchmark-spec-v6"\nSPEC_V7 = "agent-benchmark-spec-v7"\n'),
+    ("contract/vocabulary.py",
+     "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6)",
+     "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6, SPEC_V7)"),
+    ("contract/inputs.py", "SPEC_V6,\n", "SPEC_V6, SPEC_V7,\n"),
     ("contract/inputs.py",
-     '    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True,\n'
-     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n',
-     '    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True,\n'
-     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n'
      '    SpecVersion(SPEC_V6, BOOTSTRAP_V3, "Spec v6", small_sample_rules=True,\n'
-     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n'),
-    ("contract/gates.py", "SPEC_V4, SPEC_VERSIONS", "SPEC_V4, SPEC_V6, SPEC_VERSIONS"),
+     '                extra=[SEQUENTIAL_FIELD, VALIDITY_FIELD], rules=SEQUENTIAL_RULES),\n',
+     '    SpecVersion(SPEC_V6, BOOTSTRAP_V3, "Spec v6", small_sample_rules=True,\n'
+     '                extra=[SEQUENTIAL_FIELD, VALIDITY_FIELD], rules=SEQUENTIAL_RULES),\n'
+     '    SpecVersion(SPEC_V7, BOOTSTRAP_V3, "Spec v7", small_sample_rules=True,\n'
+     '                extra=[SEQUENTIAL_FIELD, VALIDITY_FIELD], rules=SEQUENTIAL_RULES),\n'),
+    ("contract/gates.py", "SPEC_V4, SPEC_VERSIONS", "SPEC_V4, SPEC_V7, SPEC_VERSIONS"),
     ("contract/gates.py", '    TRIAL_INTERVAL_GATE,\n)',
      '    TRIAL_INTERVAL_GATE,\n'
      '    Gate("max_unknown_trial_rate", "unknown_trial_rate", AT_MOST, REVIEWING,\n'
      '         "Unknown trial rate", "share of trials of status unknown", _rate(), "none",\n'
-     '         versions=since(SPEC_V6)),\n)'),
+     '         versions=since(SPEC_V7)),\n)'),
 ]
 METRIC = [
     ("contract/metrics.py", '    Metric("unknown_trial_count", COUNT),\n',
@@ -235,18 +236,19 @@ pages = {os.path.basename(path): data.decode("utf-8")
 
 # the gate
 spec_schema = schema("spec")
-found["new_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v6"]["properties"][
+found["new_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v7"]["properties"][
     "gates"]["required"])
 found["v1_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v1"]["properties"][
     "gates"]["required"])
-found["gate_row"] = ("| `max_unknown_trial_rate` | v6 | `unknown_trial_rate` |" in pages[
-    "contract.md"], "| `min_trial_delta_ci_low` | v4-v6 |" in pages["contract.md"])
+found["gate_row"] = ("| `max_unknown_trial_rate` | v7 | `unknown_trial_rate` |" in pages[
+    "contract.md"], "| `min_trial_delta_ci_low` | v4-v7 |" in pages["contract.md"])
 found["metric_in_schema"] = "unknown_trial_rate" in json.dumps(schema("decision"))
 status, out, err = run(["--format", "json"])
 found["example"] = (status, json.loads(out)["action"])
 spec = read("benchmark_spec_v4_trial.json")
-spec["schema_version"] = "agent-benchmark-spec-v6"
+spec["schema_version"] = "agent-benchmark-spec-v7"
 spec["sequential"] = None
+spec["validity"] = None
 spec["gates"]["max_unknown_trial_rate"] = 0
 results = read("benchmark_results_pass.json")
 candidate = [system for system in results["systems"] if system["role"] == "candidate"][0]

@@ -1,12 +1,14 @@
 """``run_benchmark.py import --baseline LOG --candidate LOG --output RESULTS [--mapping F]
 [--cases F | --write-cases P [--train-log LOG] [--development-log LOG]] [--baseline-id ID]
-[--candidate-id ID] [--missing-as error|unknown] [--swebench-instances dataset|submitted]``:
+[--candidate-id ID] [--missing-as error|unknown] [--swebench-instances dataset|submitted]
+[--failure-origins]``:
 harness logs in, a results package the gate accepts unchanged out (see
 :mod:`proagents_bench.importers`).
 
 stdout carries one JSON document: ``{"action": "IMPORTED", ...}`` naming what was written
 and, per system, its log, format, record counts by status, the trials recorded as unknown
-and the rule that made each side effect; or the CONTRACT_ERROR document (exit 2) naming the
+and the trials its harness says each origin failed (``failure_origins``), the rule that made
+each side effect; or the CONTRACT_ERROR document (exit 2) naming the
 log, the zip entry and the JSON path of every error. The files are written all or none, and
 only when the import succeeded.
 """
@@ -75,6 +77,11 @@ def add_arguments(parser: Parser) -> None:
                              "(incomplete_ids) missing trials (dataset, the default), or only "
                              "the instances the run submitted, for a run on part of the "
                              "dataset (submitted)")
+    parser.add_argument("--failure-origins", action="store_true",
+                        help="also write in each record whose its failure is, as the harness "
+                             "says it (agent, infrastructure, or null: a results v6 "
+                             "package), so that a spec's validity bounds can judge the run; "
+                             "without it, the package is v3 (v4 for several logs), as before")
     parser.add_argument("--baseline-id", metavar="ID",
                         help="the baseline's system_id (default: the log's model)")
     parser.add_argument("--candidate-id", metavar="ID",
@@ -86,6 +93,7 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
         _check_paths(options)
         settings = load_settings(options.mapping)
         settings.swebench_instances = options.swebench_instances
+        settings.failure_origins = options.failure_origins
         cases_file = load_cases(options.cases) if options.cases is not None else None
         imported = import_logs([[LogSource(path) for path in options.baseline],
                                 [LogSource(path) for path in options.candidate]],

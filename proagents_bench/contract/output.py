@@ -202,8 +202,9 @@ VALIDITY_OUTPUT = Object("validity", closed=False, fields=[
     ])), "the spec's validity object; null: none (the shares are reported)"),
     Field("evidence", Boolean(), "false: a bound was exceeded (INCOMPARABLE)"),
     Field("not_evidence", Array(String()), "the bounds exceeded, each with counts and tasks"),
-    Field("infrastructure", Object("shares", closed=False, fields=[
+    Field("infrastructure", Nullable(Object("shares", closed=False, fields=[
         Field("baseline", INFRASTRUCTURE_SHARE), Field("candidate", INFRASTRUCTURE_SHARE)])),
+          "null: the results (before v6) record no failure origin, so it is unmeasured"),
     Field("above_floor", Nullable(Object("above floor", closed=False, fields=[
         Field("baseline", _measure(minimum=-1, maximum=1)),
         Field("candidate", _measure(minimum=-1, maximum=1))])),

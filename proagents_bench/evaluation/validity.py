@@ -35,7 +35,8 @@ from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from ..contract.origins import INFRASTRUCTURE
 from ..contract.vocabulary import (BASELINE_ROLE, CANDIDATE_ROLE, INCOMPARABLE, INFORMATIONAL,
-                                   ORIGIN_RESULTS, REVIEWING, SCORE_ABOVE_FLOOR, TRIALS_LOST_TO_INFRASTRUCTURE)
+                                   INFRASTRUCTURE_NOT_MEASURED, ORIGIN_RESULTS, REVIEWING,
+                                   SCORE_ABOVE_FLOOR, TRIALS_LOST_TO_INFRASTRUCTURE)
 from .decision import Decision, Finding
 from .outcome_checks import gate_findings
 
@@ -148,14 +149,18 @@ class JudgedRun:
     is not evidence (none: it is), the findings that report the shares and the floor, and
     the decision document's ``validity`` member."""
 
-    def __init__(self, spec: JSONObject, baseline: JSONObject, candidate: JSONObject,
-                 baseline_records: Sequence[JSONObject],
+    def __init__(self, spec: JSONObject, results_version: str, baseline: JSONObject,
+                 candidate: JSONObject, baseline_records: Sequence[JSONObject],
                  candidate_records: Sequence[JSONObject]) -> None:
         self.bounds: Optional[JSONObject] = spec.get(VALIDITY)
         self.audited = VALIDITY in spec  # a spec v6: its outcome checks are reported
+        # Only a results v6 record says whose its failure is: before it the shares are not
+        # measured (never read as none lost).
+        self.results_version = results_version
+        self.measured = results_version in ORIGIN_RESULTS
         self.shares = [infrastructure_share(BASELINE_ROLE, baseline, baseline_records),
                        infrastructure_share(CANDIDATE_ROLE, candidate, candidate_records)]
-        self.reasons = bounds_exceeded(spec, self.shares)
+        self.reasons = bounds_exceeded(spec, self.shares) if self.measured else []
 
     @property
     def floor(self) -> Optional[Fraction]:
@@ -185,7 +190,18 @@ class JudgedRun:
         """A finding per system that lost trials to its infrastructure. Within a spec's bounds
         (which the maintainer chose) they are notes; without bounds a baseline's lost trials
         lower the baseline and so favour the candidate in the paired difference: REVIEW, as a
-        baseline's trials recorded unknown are (the candidate's can only lower it: a note)."""
+        baseline's trials recorded unknown are (the candidate's can only lower it: a note).
+        Bounds over results that record no failure origin cannot be judged: REVIEW, saying
+        so, as a gate whose metric is unmeasured is."""
+        if not self.measured:
+            if self.bounds is None:
+                return []
+            return [Finding(
+                INFRASTRUCTURE_NOT_MEASURED, REVIEWING, "infrastructure_share", None,
+                self.bounds[MAX_RATE], [],
+                "the spec's validity bounds could not be judged: %s records no failure "
+                "origin, so the trials each system lost to its infrastructure are unmeasured "
+                "(import --failure-origins writes them)" % self.results_version)]
         findings = []
         for share in self.shares:
             if not share.lost:
@@ -238,7 +254,8 @@ class JudgedRun:
                     MAX_GAP: float(self.bounds[MAX_GAP]),
                     FLOOR: None if floor is None else float(floor)},
                 "evidence": not self.reasons, "not_evidence": list(self.reasons),
-                "infrastructure": document(self.shares), "above_floor": above}
+                "infrastructure": document(self.shares) if self.measured else None,
+                "above_floor": above}
 
 
 def judged_run(spec: JSONObject, results: JSONObject, systems: Systems,
@@ -249,5 +266,5 @@ def judged_run(spec: JSONObject, results: JSONObject, systems: Systems,
     failures are (results v6); None otherwise, and the decision is exactly as before."""
     if VALIDITY not in spec and results["schema_version"] not in ORIGIN_RESULTS:
         return None
-    return JudgedRun(spec, systems.baseline, systems.candidate, baseline_records,
-                     candidate_records)
+    return JudgedRun(spec, results["schema_version"], systems.baseline, systems.candidate,
+                     baseline_records, candidate_records)

@@ -1,5 +1,5 @@
 """The import's fourth stage: the results package (``agent-benchmark-results-v3``; ``-v4``
-when a system has several logs), its ids and each system's provenance, checked against the
+when a system has several logs; ``-v6`` with each record's failure origin), its ids and each system's provenance, checked against the
 contract itself before it is written."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import hashlib
 from typing import Dict, List, Optional
 
-from ..contract.inputs import RESULTS_V3_SHAPE, RESULTS_V4_SHAPE
-from ..contract.vocabulary import RESULTS_V3, RESULTS_V4
+from ..contract.inputs import RESULTS_V3_SHAPE, RESULTS_V4_SHAPE, RESULTS_V6_SHAPE
+from ..contract.vocabulary import RESULTS_V3, RESULTS_V4, RESULTS_V6
 from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors, Path, format_path
 from ..jsonio import JSONObject
 from .headers import exact
@@ -35,12 +35,20 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
     digest = hashlib.sha256(" ".join(log.source.sha256 for system in systems
                                      for log in system.logs).encode("ascii"))
     several = any(len(system.logs) > 1 for system in systems)
+    # v6 (asked for: --failure-origins) keeps every log's provenance, as v4, and whose each
+    # record's failure is (null where the harness says neither); else v4 for several logs,
+    # v3 for one, exactly as before (their records have no such field).
+    version, shape = ((RESULTS_V6, RESULTS_V6_SHAPE) if settings.failure_origins else
+                      (RESULTS_V4, RESULTS_V4_SHAPE) if several else
+                      (RESULTS_V3, RESULTS_V3_SHAPE))
     for system in systems:
-        if system.origins:  # kept for results v6; these versions have no such field
-            for record in system.records:
+        for record in system.records:
+            if settings.failure_origins:
+                record.setdefault("failure_origin", None)
+            elif system.origins:
                 record.pop("failure_origin", None)
     results: JSONObject = {
-        "schema_version": RESULTS_V4 if several else RESULTS_V3,
+        "schema_version": version,
         "benchmark_id": ids["benchmark_id"],
         "benchmark_version": ids["benchmark_version"],
         "dataset_version": ids["dataset_version"],
@@ -50,7 +58,8 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
             "system_id": system.system_id,
             "role": system.role,
             "protocol": system.protocol,
-            "provenance": (_provenance_v4 if several else _provenance)(system, settings),
+            "provenance": (_provenance_v4 if version != RESULTS_V3 else _provenance)(
+                system, settings),
             "records": system.records,
         } for system in systems],
     }
@@ -61,7 +70,6 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
         dict(system, records=[], protocol={key: exact(value) for key, value in
                                            system["protocol"].items()})
         for system in results["systems"]])
-    shape = RESULTS_V4_SHAPE if several else RESULTS_V3_SHAPE
     errors = list(shape.iter_errors(without_records))
     errors.extend(surrogate_errors(without_records))
     if errors:  # a value of the log the checks above let through: say where it went

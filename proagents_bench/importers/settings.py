@@ -36,6 +36,9 @@ class Settings:
         # Which instances a SWE-bench summary's run is (the import's --swebench-instances):
         # its dataset's (those without a prediction are missing trials) or the submitted.
         self.swebench_instances = SWEBENCH_INSTANCES[0]
+        # Whether each record keeps whose its failure is (the import's --failure-origins: a
+        # results v6 package; a release asks for it when its benchmark's spec bounds it).
+        self.failure_origins = False
 
     def get(self, key: str, default: JSON = None) -> JSON:
         return self.value.get(key, default)
