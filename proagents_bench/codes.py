@@ -106,6 +106,8 @@ CODES: Tuple[Code, ...] = (
     contract("results.duplicate_system_id", "`system_id` is unique"),
     contract("results.roles", "exactly one baseline, whose id is the spec's "
              "`baseline_system_id`, and exactly one candidate"),
+    contract("results.trace_log", "a record's `trace` (results v5) names a log of its "
+             "system's `provenance.logs`, and the unit of that log's harness"),
     contract("cli.unknown_candidate", "`--candidate`, when given, names the results' "
              "candidate"),
     contract("coverage.missing", "every test case id times trial ids 1..`trial_count` of the "

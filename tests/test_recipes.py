@@ -89,7 +89,7 @@ HARNESS = [
      '    formats=[LogFormat(DEMO_JSONL, "a Demo log",\n'
      '                       Recognition(LINES, keys=("demo_log",)), ".demo.jsonl")],\n'
      '    final_states=[Source("state")], costs=[Source("cost")], case_word="case",\n'
-     '    trial_word="trial")\n\n'
+     '    trial_word="trial", trace_unit="demo-trial")\n\n'
      '# -- the table ---'),
     ("contract/harnesses.py",
      "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,\n"

@@ -16,9 +16,10 @@ RESULTS_V1 = "agent-benchmark-results-v1"
 RESULTS_V2 = "agent-benchmark-results-v2"
 RESULTS_V3 = "agent-benchmark-results-v3"
 RESULTS_V4 = "agent-benchmark-results-v4"
+RESULTS_V5 = "agent-benchmark-results-v5"
 # The results versions whose systems an import wrote (a provenance that says what the import
 # did with what its logs lacked).
-IMPORTED_RESULTS = (RESULTS_V3, RESULTS_V4)
+IMPORTED_RESULTS = (RESULTS_V3, RESULTS_V4, RESULTS_V5)
 MAPPING_V1 = "proagents-bench-import-mapping-v1"
 # v2: v1 and the pointers of a JSON-lines log (``lines``).
 MAPPING_V2 = "proagents-bench-import-mapping-v2"
