@@ -60,7 +60,7 @@ class Generated:
 CODE_PAGES = (
     ("contract.md", ("file", "encoding", "json", "schema", "version", "cases", "results",
                      "coverage", "cli", "health", "diff", "submission")),
-    ("importing.md", ("import", "mapping")),
+    ("importing.md", ("import", "mapping", "trace")),
     ("service.md", ("service",)),
     ("release.md", ("release",)),
 )

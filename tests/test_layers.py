@@ -18,8 +18,15 @@ SERVICE_USERS = ("service", "cli")
 # only from its own layer and those before it.
 LAYERS = ("text", "version", "codes", "errors", "stats", "jsonio", "contract", "evaluation",
           "render", "pipeline", "release", "maintenance", "reports", "planning", "importers",
-          "service",
+          "explain", "service",
           "cli", "__main__", "__init__")
+# The modules that read a trial's trace from a log: only explain and the commands use them
+# (the import reads logs through the readers' table, which holds the trace readers too).
+TRACE_MODULES = ("proagents_bench.explain", "proagents_bench.importers.trace",
+                 "proagents_bench.importers.json_excerpt", "proagents_bench.importers.inspect_trace",
+                 "proagents_bench.importers.tau2_trace", "proagents_bench.importers.harbor_trace",
+                 "proagents_bench.importers.promptfoo_trace",
+                 "proagents_bench.importers.swebench_trace")
 # What the product never imports: the top-level packages beside it in the checkout.
 OUTSIDE_THE_PRODUCT = ("devtools", "tests")
 
@@ -119,6 +126,14 @@ class LayerTests(unittest.TestCase):
                         wrong.append((relative, name))
                     if layer(relative) == "service" and name.startswith("proagents_bench.cli"):
                         wrong.append((relative, name))
+        self.assertEqual(wrong, [])
+
+    def test_the_service_never_reads_a_trace(self):
+        # The private-test service shows no trace of a private case: it imports neither
+        # explain nor any trace reader, at any depth of its own modules.
+        wrong = [(relative, name) for relative, tree in modules() if layer(relative) == "service"
+                 for node in ast.walk(tree) for name in imported(relative, node)
+                 if name.startswith(TRACE_MODULES + ("proagents_bench.importers",))]
         self.assertEqual(wrong, [])
 
     def test_each_layer_imports_only_the_layers_below_it(self):
