@@ -70,6 +70,7 @@ GENERATED = [
     Generated("contract.md", "exit statuses", exit_status_table),
     Generated("importing.md", "log formats", harness_docs.formats_table),
     Generated("importing.md", "import defaults", harness_docs.defaults_table),
+    Generated("importing.md", "explanation", publish.explanation_tables),
     Generated("importing.md", "record fields", harness_docs.records_table),
     Generated("service.md", "feedback levels", feedback.levels_table),
     Generated("service.md", "what each level leaks", feedback.leaks_table),

@@ -11,7 +11,8 @@ import unittest
 from proagents_bench import pipeline
 from proagents_bench.explain.choice import FLAKY, first_failing
 from proagents_bench.explain.comparing import aligned, failed_checks, final_state_rows
-from proagents_bench.explain.explanation import explain
+from proagents_bench.contract.explanation import EXPLANATION
+from proagents_bench.explain import explanation
 from proagents_bench.importers.source import LogSource
 from tests.importers.support import (EXAMPLE_CASES, EXAMPLE_SPEC, fixture, load_json, traced_import,
                                     traces_of)
@@ -19,6 +20,15 @@ from tests.support import TempDir, example_path
 
 EXPLAIN_LOGS = (fixture("explain_baseline.eval"), fixture("explain_candidate.eval"))
 EXPLAIN_IDS = ("baseline-v1", "candidate-regression")
+
+
+def explain(checked, evaluation, logs):
+    """The explanation, held to its contract (the shapes of contract/explanation.py)."""
+    document = explanation.explain(checked, evaluation, logs)
+    errors = list(EXPLANATION.iter_errors(json.loads(json.dumps(document))))
+    if errors:
+        raise AssertionError("the explanation breaks its contract: %s" % errors[:3])
+    return document
 
 
 def decided(test, spec, cases, results):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
+from ..contract.explanation import VERDICTS
 from ..contract.vocabulary import CHECKS, INFORMATIONAL
 from ..evaluation.grading import ALL_CHECKS, CHECK_BITS, SIDE_EFFECTS_SAFE, TOOLS_ALLOWED
 
@@ -36,11 +37,8 @@ GRAVEST_FIRST = ("side_effects_safe", "tools_allowed", "final_state_correct", "s
 if sorted(GRAVEST_FIRST) != sorted(CHECKS):
     raise RuntimeError("the trial rule must order every check")
 
-REGRESSION = "regression"
-FLAKY = "flaky"
-FAILS_IN_BOTH = "fails_in_both"
-OTHER = "other"
-VERDICTS = (REGRESSION, FLAKY, FAILS_IN_BOTH, OTHER)
+# What a task is called, as the explanation's contract names it.
+REGRESSION, FLAKY, FAILS_IN_BOTH, OTHER = VERDICTS
 
 
 class Chosen:

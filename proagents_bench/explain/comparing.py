@@ -16,6 +16,7 @@ import json
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from ..contract.explanation import ALIGNMENT_OPS
 from ..evaluation.grading import normalize_state
 from ..importers.trace import CHECK, FAILED, TOOL_CALL, Step
 
@@ -23,10 +24,8 @@ if TYPE_CHECKING:  # for annotations only
     from ..importers.trace import Trace
     from ..jsonio import JSON, JSONObject
 
-SAME = "same"
-CHANGED = "changed"
-BASELINE_ONLY = "baseline_only"
-CANDIDATE_ONLY = "candidate_only"
+# The alignment's rows, as the explanation's contract names them.
+SAME, CHANGED, BASELINE_ONLY, CANDIDATE_ONLY = ALIGNMENT_OPS
 
 
 def failed_checks(case: JSONObject, record: JSONObject) -> List[JSONObject]:

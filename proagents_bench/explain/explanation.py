@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
-from ..contract.vocabulary import INCOMPARABLE, TEST_SPLIT
+from ..contract.explanation import EXPLAINED
+from ..contract.vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, INCOMPARABLE, TEST_SPLIT
 from ..evaluation.grading import grade_system
 from ..evaluation.metrics import SystemMetrics
 from ..importers.trace import Trace, TraceProblem
@@ -27,8 +28,7 @@ if TYPE_CHECKING:  # for annotations only
     from ..pipeline import Checked
     from ..render.evaluation import Evaluation
 
-EXPLAINED = "EXPLAINED"
-ROLES = ("baseline", "candidate")
+ROLES = (BASELINE_ROLE, CANDIDATE_ROLE)
 
 
 def explain(checked: Checked, evaluation: Evaluation,

@@ -16,16 +16,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple, Union
 
+from ..contract.explanation import STEP_KINDS
+
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSON, JSONObject
     from .source import LogSource
 
-MESSAGE = "message"
-TOOL_CALL = "tool_call"
-TOOL_RESULT = "tool_result"
-ERROR = "error"
-CHECK = "check"
-STEP_KINDS = (MESSAGE, TOOL_CALL, TOOL_RESULT, ERROR, CHECK)
+# The kinds of step, as the explanation's contract names them.
+MESSAGE, TOOL_CALL, TOOL_RESULT, ERROR, CHECK = STEP_KINDS
 # A tool result's status; a check's.
 OK = "ok"
 FAILED = "failed"
