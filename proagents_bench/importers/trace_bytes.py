@@ -219,7 +219,9 @@ def _decompressed(path: str, name: str, info: EntryInfo, where: str) -> Iterator
                 yield raw
                 continue
             try:
-                yield inflater.decompress(raw)
+                while raw:  # a chunk at most at a time: deflate can expand a thousandfold
+                    yield inflater.decompress(raw, CHUNK_BYTES)
+                    raw = inflater.unconsumed_tail
             except zlib.error as problem:
                 raise _damaged("Error while decompressing data: %s" % problem, where) from None
         if inflater is not None:

@@ -235,6 +235,20 @@ class ChangedAndDamagedLogTests(unittest.TestCase):
         self.assertIn("CRC", found[("test-safety", 3)].message)
         self.assertIsInstance(found[("test-safety", 2)], Trace)
 
+    def test_a_deflated_entry_streams_a_chunk_at_a_time(self):
+        # 64 MB of one byte deflate to 64 KB: each piece given is at most a chunk, never
+        # the entry whole
+        from proagents_bench.importers import trace_bytes
+        path = os.path.join(self.folder.path, "big.eval")
+        data = b"x" * (64 << 20)
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.writestr("samples/big.json", data)
+        info = trace_bytes.zip_entries(path, ["samples/big.json"], path)["samples/big.json"]
+        sizes = [len(chunk) for chunk in trace_bytes.entry_chunks(path, "samples/big.json",
+                                                                  info, path)]
+        self.assertEqual(sum(sizes), len(data))
+        self.assertLessEqual(max(sizes), trace_bytes.CHUNK_BYTES)
+
     def test_a_file_that_is_no_zip(self):
         found = self.read(self.folder.write_bytes("cut.eval", b"PK\x03\x04 cut short"))
         self.assertEqual({trace.code for trace in found.values()}, {"trace.log_damaged"})
