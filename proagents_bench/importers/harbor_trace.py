@@ -14,14 +14,13 @@ The trial's digest is the manifest of its ``result.json``, ``agent/trajectory.js
 
 from __future__ import annotations
 
-import hashlib
 import os
-from typing import TYPE_CHECKING, Dict, Iterator, List, Sequence, Union
+from typing import TYPE_CHECKING, List, Sequence, Union
 
 from .json_excerpt import WHOLE, Want
-from .trace import (CHECK, ERROR, FAILED, MESSAGE, OK, PASSED, TEXT_LIMIT, TOOL_CALL,
-                    TOOL_RESULT, Step, Trace, TraceProblem, arguments_text, content_text, tail)
-from .trace_bytes import file_chunks, read_object
+from .trace import (CHECK, ERROR, FAILED, MESSAGE, OK, PASSED, TEXT_LIMIT, TOOL_RESULT, Step,
+                    Trace, TraceProblem, arguments_text, call_steps, content_text, tail)
+from .trace_bytes import FolderFiles, read_object
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSON, JSONObject
@@ -49,22 +48,11 @@ def trial_traces(source: LogSource, references: Sequence[JSONObject]
 
 
 def _trial(folder: str, expected: str, where: str) -> Trace:
-    digests: Dict[str, str] = {}
-
-    def chunks(name: str) -> Iterator[bytes]:
-        digest = hashlib.sha256()
-        for chunk in file_chunks(os.path.join(folder, *name.split("/")), "%s/%s" % (
-                where, name)):
-            digest.update(chunk)
-            yield chunk
-        digests[name] = digest.hexdigest()
-
-    if not os.path.isdir(folder):
-        raise TraceProblem("trace.log_missing", "the job has no such trial folder", where)
-    result, cuts = read_object(chunks(RESULT), RESULT_WANT, where + "/" + RESULT)
+    files = FolderFiles(folder, where)
+    result, cuts = read_object(files.chunks(RESULT), RESULT_WANT, where + "/" + RESULT)
     steps: List[Step] = []
-    if os.path.lexists(os.path.join(folder, *TRAJECTORY.split("/"))):
-        trajectory, more = read_object(chunks(TRAJECTORY), {"steps": WHOLE},
+    if os.path.lexists(files.path(TRAJECTORY)):
+        trajectory, more = read_object(files.chunks(TRAJECTORY), {"steps": WHOLE},
                                        where + "/" + TRAJECTORY)
         cuts += more
         steps.extend(_trajectory_steps(trajectory.get("steps")))
@@ -73,9 +61,9 @@ def _trial(folder: str, expected: str, where: str) -> Trace:
         steps.append(Step(ERROR, "%s:exception_info" % RESULT, "%s: %s" % (
             exception.get("exception_type"), content_text(exception.get("exception_message")))))
     output = ""
-    if os.path.isfile(os.path.join(folder, *VERIFIER_OUTPUT.split("/"))):
+    if files.has(VERIFIER_OUTPUT):
         kept = b""
-        for chunk in chunks(VERIFIER_OUTPUT):  # its end says what failed
+        for chunk in files.chunks(VERIFIER_OUTPUT):  # its end says what failed
             kept = (kept + chunk)[-TEXT_LIMIT * 4:]
         output = tail(kept.decode("utf-8", "replace"))
     verifier = result.get("verifier_result")
@@ -85,12 +73,7 @@ def _trial(folder: str, expected: str, where: str) -> Trace:
         steps.append(Step(CHECK, VERIFIER_OUTPUT if output else "%s:verifier_result" % RESULT,
                           output, name="verifier rewards %s" % arguments_text(rewards),
                           status=PASSED if reward == 1 else FAILED))
-    manifest = hashlib.sha256("".join("%s  %s\n" % (digests[name], name) for name in (
-        RESULT, TRAJECTORY, VERIFIER_OUTPUT) if name in digests).encode("utf-8")).hexdigest()
-    if manifest != expected:
-        raise TraceProblem("trace.log_changed", "the trial's files changed since the import "
-                           "(SHA-256 %s, the import's %s): import the job again to explain it"
-                           % (manifest[:12], expected[:12]), where)
+    files.check((RESULT, TRAJECTORY, VERIFIER_OUTPUT), expected)
     return Trace(where, steps, cuts, ["task %s" % result.get("task_name")])
 
 
@@ -103,12 +86,7 @@ def _trajectory_steps(value: JSON) -> List[Step]:
         text = content_text(step.get("message"))
         if text.strip():
             steps.append(Step(MESSAGE, position, text, role=str(step.get("source"))))
-        calls = step.get("tool_calls")
-        for index, call in enumerate(calls if isinstance(calls, list) else []):
-            if isinstance(call, dict):
-                steps.append(Step(TOOL_CALL, "%s.tool_calls[%d]" % (position, index),
-                                  arguments_text(call.get("arguments")),
-                                  name=str(call.get("function_name"))))
+        steps.extend(call_steps(step.get("tool_calls"), position, "function_name"))
         observation = step.get("observation")
         results = observation.get("results") if isinstance(observation, dict) else None
         for index, result in enumerate(results if isinstance(results, list) else []):

@@ -16,13 +16,12 @@ sample hundreds of megabytes) are skipped over undecoded.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Sequence, Union
+from typing import TYPE_CHECKING, List, Sequence, Union
 
 from .json_excerpt import WHOLE, Want
-from .trace import (ERROR, MESSAGE, OK, TOOL_CALL, TOOL_RESULT, Step, Trace, TraceProblem,
-                    arguments_text, content_text)
-from .trace_bytes import (checked, cuts_of, entry_chunks, file_chunks, read_object,
-                          zip_entries)
+from .trace import (ERROR, MESSAGE, OK, TOOL_RESULT, Step, Trace, TraceProblem, call_steps,
+                    content_text)
+from .trace_bytes import array_traces, checked, entry_chunks, read_object, zip_entries
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSON, JSONObject
@@ -65,24 +64,7 @@ def eval_traces(source: LogSource, references: Sequence[JSONObject]
 def json_traces(source: LogSource, references: Sequence[JSONObject]
                 ) -> List[Union[Trace, TraceProblem]]:
     """The traces of a ``.json`` log's samples, read in one pass over the log."""
-    where = source.shown
-    want: Dict[Union[str, int], Want] = {index: SAMPLE_WANT for index in sorted(
-        {reference["index"] for reference in references if reference["index"] is not None})}
-    try:
-        chunks = checked(file_chunks(source.path, where), references[0]["sha256"], where)
-        log, cuts = read_object(chunks, {"samples": want}, where)
-    except TraceProblem as problem:
-        return [problem for _reference in references]
-    samples = log.get("samples") or {}
-    found: List[Union[Trace, TraceProblem]] = []
-    for reference in references:
-        path = "samples[%s]" % reference["index"]
-        try:
-            found.append(sample_trace(samples.get(reference["index"]) or {}, reference,
-                                      "%s:%s" % (where, path), cuts_of(cuts, "$." + path)))
-        except TraceProblem as problem:
-            found.append(problem)
-    return found
+    return array_traces(source, references, ("samples",), SAMPLE_WANT, sample_trace)
 
 
 def sample_trace(sample: JSONObject, reference: JSONObject, where: str,
@@ -117,13 +99,7 @@ def _message_steps(message: JSONObject, position: str) -> List[Step]:
             error, dict) else text, name=_text(message.get("function")) or None,
             status=ERROR if failed else OK)]
     steps = [Step(MESSAGE, position, text, role=str(role))] if text.strip() else []
-    calls = message.get("tool_calls")
-    for number, call in enumerate(calls if isinstance(calls, list) else []):
-        if isinstance(call, dict):
-            steps.append(Step(TOOL_CALL, "%s.tool_calls[%d]" % (position, number),
-                              arguments_text(call.get("arguments")),
-                              name=_text(call.get("function"))))
-    return steps
+    return steps + call_steps(message.get("tool_calls"), position, "function")
 
 
 def _text(value: JSON) -> str:

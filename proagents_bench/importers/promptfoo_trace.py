@@ -10,12 +10,12 @@ is read once for all its results asked for, keeping only those (its digest is th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, List, Sequence, Union
+from typing import TYPE_CHECKING, List, Sequence, Union
 
 from .json_excerpt import WHOLE, Want
 from .trace import (CHECK, ERROR, FAILED, MESSAGE, Step, Trace, TraceProblem, arguments_text,
                     content_text)
-from .trace_bytes import checked, cuts_of, file_chunks, read_object
+from .trace_bytes import array_traces
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -28,27 +28,14 @@ RESULT_WANT: Want = {key: WHOLE for key in ("testIdx", "prompt", "response", "er
 def result_traces(source: LogSource, references: Sequence[JSONObject]
                   ) -> List[Union[Trace, TraceProblem]]:
     """The traces of a results file's results, in one pass over the file."""
-    want: Dict[Union[str, int], Want] = {index: RESULT_WANT for index in sorted(
-        {reference["index"] for reference in references if reference["index"] is not None})}
-    where = source.shown
-    try:
-        chunks = checked(file_chunks(source.path, where), references[0]["sha256"], where)
-        log, cuts = read_object(chunks, {"results": {"results": want}}, where)
-    except TraceProblem as problem:
-        return [problem for _reference in references]
-    summary = log.get("results")
-    rows = summary.get("results") if isinstance(summary, dict) else None
-    found: List[Union[Trace, TraceProblem]] = []
-    for reference in references:
-        path = "results.results[%s]" % reference["index"]
-        row = rows.get(reference["index"]) if isinstance(rows, dict) else None
-        if not isinstance(row, dict):
-            found.append(TraceProblem("trace.log_changed", "the file holds no result %s where "
-                                      "it was imported" % reference["id"], where))
-            continue
-        found.append(Trace("%s:%s" % (where, path), _steps(row), cuts_of(cuts, "$." + path),
-                           ["row %s" % reference["id"]]))
-    return found
+    return array_traces(source, references, ("results", "results"), RESULT_WANT, _result)
+
+
+def _result(row: JSONObject, reference: JSONObject, where: str, cuts: List[str]) -> Trace:
+    if not row:
+        raise TraceProblem("trace.log_changed", "the file holds no result %s where it was "
+                           "imported" % reference["id"], where)
+    return Trace(where, _steps(row), cuts, ["row %s" % reference["id"]])
 
 
 def _steps(row: JSONObject) -> List[Step]:

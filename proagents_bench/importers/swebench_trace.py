@@ -13,15 +13,14 @@ the import took it.
 
 from __future__ import annotations
 
-import hashlib
 import os
-from typing import TYPE_CHECKING, Dict, Iterator, List, Sequence, Union
+from typing import TYPE_CHECKING, List, Sequence, Union
 
 from .json_excerpt import WHOLE
 from .swebench import TRACE_FILES
 from .trace import (CHECK, ERROR, FAILED, MESSAGE, TEXT_LIMIT, Step, Trace, TraceProblem,
                     content_text)
-from .trace_bytes import file_chunks, read_object
+from .trace_bytes import FolderFiles, read_object
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -53,34 +52,18 @@ def instance_traces(source: LogSource, references: Sequence[JSONObject]
 
 
 def _instance(folder: str, reference: JSONObject, where: str) -> Trace:
-    digests: Dict[str, str] = {}
-
-    def chunks(name: str) -> Iterator[bytes]:
-        digest = hashlib.sha256()
-        for chunk in file_chunks(os.path.join(folder, name), "%s/%s" % (where, name)):
-            digest.update(chunk)
-            yield chunk
-        digests[name] = digest.hexdigest()
-
-    if not os.path.isdir(folder):
-        raise TraceProblem("trace.log_missing", "the instance's evaluation folder is not there",
-                           where)
+    files = FolderFiles(folder, where)
     steps: List[Step] = []
     cuts: List[str] = []
-    if os.path.isfile(os.path.join(folder, PATCH)):
+    if files.has(PATCH):
         head = b""
-        for chunk in chunks(PATCH):  # its first lines: the files it changes
+        for chunk in files.chunks(PATCH):  # its first lines: the files it changes
             head = head or chunk[:TEXT_LIMIT * 4]
         steps.append(Step(MESSAGE, PATCH, head.decode("utf-8", "replace"), role="assistant"))
-    if os.path.isfile(os.path.join(folder, REPORT)):
-        report, cuts = read_object(chunks(REPORT), {reference["id"]: WHOLE}, where)
+    if files.has(REPORT):
+        report, cuts = read_object(files.chunks(REPORT), {reference["id"]: WHOLE}, where)
         steps.extend(_report_steps(report.get(reference["id"])))
-    manifest = hashlib.sha256("".join("%s  %s\n" % (digests[name], name) for name in TRACE_FILES
-                                      if name in digests).encode("utf-8")).hexdigest()
-    if manifest != reference["sha256"]:
-        raise TraceProblem("trace.log_changed", "the instance's evaluation files changed since "
-                           "the import (SHA-256 %s, the import's %s)" % (
-                               manifest[:12], reference["sha256"][:12]), where)
+    files.check(TRACE_FILES, reference["sha256"])
     return Trace(where, steps, cuts, ["instance %s" % reference["id"]])
 
 

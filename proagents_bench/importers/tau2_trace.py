@@ -16,9 +16,9 @@ import os
 from typing import TYPE_CHECKING, Dict, List, Sequence, Union
 
 from .json_excerpt import WHOLE, Want
-from .trace import (ERROR, MESSAGE, OK, TOOL_CALL, TOOL_RESULT, Step, Trace, TraceProblem,
-                    arguments_text, content_text)
-from .trace_bytes import checked, cuts_of, file_chunks, read_object
+from .trace import (ERROR, MESSAGE, OK, TOOL_RESULT, Step, Trace, TraceProblem, call_steps,
+                    content_text)
+from .trace_bytes import array_traces, checked, file_chunks, read_object
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -49,24 +49,8 @@ def folder_traces(source: LogSource, references: Sequence[JSONObject]
 def results_traces(source: LogSource, references: Sequence[JSONObject]
                    ) -> List[Union[Trace, TraceProblem]]:
     """The traces of a ``results.json``'s simulations, in one pass over the log."""
-    want: Dict[Union[str, int], Want] = {index: SIMULATION_WANT for index in sorted(
-        {reference["index"] for reference in references if reference["index"] is not None})}
-    where = source.shown
-    try:
-        chunks = checked(file_chunks(source.path, where), references[0]["sha256"], where)
-        log, cuts = read_object(chunks, {"simulations": want}, where)
-    except TraceProblem as problem:
-        return [problem for _reference in references]
-    simulations = log.get("simulations") or {}
-    found: List[Union[Trace, TraceProblem]] = []
-    for reference in references:
-        path = "simulations[%s]" % reference["index"]
-        try:
-            found.append(simulation_trace(simulations.get(reference["index"]) or {}, reference,
-                                          "%s:%s" % (where, path), cuts_of(cuts, "$." + path)))
-        except TraceProblem as problem:
-            found.append(problem)
-    return found
+    return array_traces(source, references, ("simulations",), SIMULATION_WANT,
+                        simulation_trace)
 
 
 def simulation_trace(simulation: JSONObject, reference: JSONObject, where: str,
@@ -91,12 +75,9 @@ def simulation_trace(simulation: JSONObject, reference: JSONObject, where: str,
         if text.strip():
             steps.append(Step(MESSAGE, position, text, role=str(message.get("role"))))
         calls = message.get("tool_calls")
-        for index, call in enumerate(calls if isinstance(calls, list) else []):
-            if isinstance(call, dict):
-                called[call.get("id")] = str(call.get("name"))
-                steps.append(Step(TOOL_CALL, "%s.tool_calls[%d]" % (position, index),
-                                  arguments_text(call.get("arguments")),
-                                  name=str(call.get("name"))))
+        called.update((call.get("id"), str(call.get("name"))) for call in (
+            calls if isinstance(calls, list) else []) if isinstance(call, dict))
+        steps.extend(call_steps(calls, position, "name"))
     reason = simulation.get("termination_reason")
     if isinstance(reason, str) and reason not in NORMAL_STOPS:
         steps.append(Step(ERROR, "termination_reason", "the simulation ended: %s" % reason))

@@ -131,6 +131,15 @@ def arguments_text(arguments: JSON) -> str:
     return json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def call_steps(calls: JSON, position: str, name_key: str) -> List[Step]:
+    """The tool calls of one message or step (an array of objects, each naming its tool at
+    ``name_key`` with its ``arguments``), each at ``POSITION.tool_calls[N]``."""
+    return [Step(TOOL_CALL, "%s.tool_calls[%d]" % (position, number),
+                 arguments_text(call.get("arguments")), name=content_text(call.get(name_key)))
+            for number, call in enumerate(calls if isinstance(calls, list) else [])
+            if isinstance(call, dict)]
+
+
 def content_text(content: JSON) -> str:
     """A message's content as text: a string as it is; a list of parts (Inspect AI's content
     types) joined, each non-text part named in brackets (``[image]``)."""

@@ -20,14 +20,16 @@ import os
 import struct
 import zipfile
 import zlib
-from typing import TYPE_CHECKING, BinaryIO, Dict, Iterator, List, Sequence, Tuple
+from typing import (TYPE_CHECKING, BinaryIO, Callable, Dict, Iterator, List, Sequence, Tuple,
+                    Union)
 
 from . import zstd
-from .json_excerpt import ExcerptError, Want, chunks_of, excerpt
-from .trace import TraceProblem
+from .json_excerpt import ExcerptError, Want, chunks_of, excerpt, want_of
+from .trace import Trace, TraceProblem
 
 if TYPE_CHECKING:  # for annotations only
-    from ..jsonio import JSONObject
+    from ..jsonio import JSON, JSONObject
+    from .source import LogSource
 
 CHUNK_BYTES = 1 << 20
 # The largest entry decoded whole (zstd): the import's own limit for one sample.
@@ -260,6 +262,78 @@ def cuts_of(cuts: Sequence[str], prefix: str) -> List[str]:
     log that kept several."""
     return [text for text in cuts if text.startswith((prefix + ".", prefix + "[",
                                                       prefix + ":"))]
+
+
+# What a one-pass reader makes of one unit it kept: (the unit, its reference, where it is,
+# what was cut of it) to its trace (a TraceProblem raised when the unit is not the one
+# imported).
+UnitTrace = Callable[["JSONObject", "JSONObject", str, List[str]], Trace]
+
+
+def array_traces(source: LogSource, references: Sequence[JSONObject], array: Sequence[str],
+                 want: Want, trace: UnitTrace) -> List[Union[Trace, TraceProblem]]:
+    """The traces of units of a log that is one JSON document, each an item of its array at
+    the keys ``array`` (``("samples",)``) at its reference's ``index``, read in one pass over
+    the log (whose digest every reference carries) keeping ``want`` of each unit asked for."""
+    where = source.shown
+    indexes: Dict[Union[str, int], Want] = {index: want for index in sorted(
+        {reference["index"] for reference in references if reference["index"] is not None})}
+    try:
+        chunks = checked(file_chunks(source.path, where), references[0]["sha256"], where)
+        log, cuts = read_object(chunks, want_of(list(array), indexes), where)
+    except TraceProblem as problem:
+        return [problem for _reference in references]
+    units: JSON = log
+    for key in array:
+        units = units.get(key) if isinstance(units, dict) else None
+    found: List[Union[Trace, TraceProblem]] = []
+    for reference in references:
+        path = "%s[%s]" % (".".join(array), reference["index"])
+        unit = units.get(reference["index"]) if isinstance(units, dict) else None
+        try:
+            found.append(trace(unit if isinstance(unit, dict) else {}, reference,
+                               "%s:%s" % (where, path), cuts_of(cuts, "$." + path)))
+        except TraceProblem as problem:
+            found.append(problem)
+    return found
+
+
+class FolderFiles:
+    """The files of a unit that is a folder (a Harbor trial, a SWE-bench instance's
+    evaluation), each streamed and digested as it is read (:meth:`chunks`), then held to
+    the import's digest: the manifest of the files read, in the order the import listed them
+    (:meth:`check`)."""
+
+    def __init__(self, folder: str, where: str) -> None:
+        self.folder = folder
+        self.where = where
+        self.digests: Dict[str, str] = {}
+        if not os.path.isdir(folder):
+            raise TraceProblem("trace.log_missing", "the folder is not there", where)
+
+    def has(self, name: str) -> bool:
+        return os.path.isfile(self.path(name))
+
+    def path(self, name: str) -> str:
+        return os.path.join(self.folder, *name.split("/"))
+
+    def chunks(self, name: str) -> Iterator[bytes]:
+        digest = hashlib.sha256()
+        for chunk in file_chunks(self.path(name), "%s/%s" % (self.where, name)):
+            digest.update(chunk)
+            yield chunk
+        self.digests[name] = digest.hexdigest()
+
+    def check(self, order: Sequence[str], expected: str) -> None:
+        """``trace.log_changed`` unless the manifest of the files read, in ``order``, is
+        ``expected``."""
+        manifest = hashlib.sha256("".join("%s  %s\n" % (self.digests[name], name)
+                                          for name in order if name in self.digests
+                                          ).encode("utf-8")).hexdigest()
+        if manifest != expected:
+            raise TraceProblem("trace.log_changed", "its files changed since the import "
+                               "(SHA-256 %s, the import's %s): import the log again to "
+                               "explain it" % (manifest[:12], expected[:12]), self.where)
 
 
 def _damaged(reason: str, where: str) -> TraceProblem:

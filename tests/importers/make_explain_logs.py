@@ -34,7 +34,6 @@ import os
 import shutil
 import sys
 import tempfile
-import zipfile
 
 from inspect_ai import Task, eval as inspect_eval, task
 from inspect_ai.dataset import Sample
@@ -43,7 +42,7 @@ from inspect_ai.scorer import match
 from inspect_ai.solver import generate, use_tools
 from inspect_ai.util import LimitExceededError
 
-from make_inspect_logs import make_tool, rezip_without_local_paths
+from make_inspect_logs import deflated, make_tool, rezip_without_local_paths
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CASES = os.path.join(HERE, "..", "..", "examples", "benchmark_cases.json")
@@ -128,21 +127,16 @@ def run(script, folder):
 
 
 def main(output):
-    import inspect_ai._util.zipfile as inspect_zip
     os.makedirs(output, exist_ok=True)
     work = tempfile.mkdtemp()
-    default = dict(inspect_zip.zipfile_compress_kwargs)
-    inspect_zip.zipfile_compress_kwargs.update(compression=zipfile.ZIP_DEFLATED,
-                                               compresslevel=9)
     try:
-        for name, script in (("explain_baseline.eval", BASELINE),
-                             ("explain_candidate.eval", CANDIDATE)):
-            target = os.path.join(output, name)
-            rezip_without_local_paths(run(script, os.path.join(work, name)), target)
-            print(name, os.path.getsize(target))
+        with deflated():
+            for name, script in (("explain_baseline.eval", BASELINE),
+                                 ("explain_candidate.eval", CANDIDATE)):
+                target = os.path.join(output, name)
+                rezip_without_local_paths(run(script, os.path.join(work, name)), target)
+                print(name, os.path.getsize(target))
     finally:
-        inspect_zip.zipfile_compress_kwargs.clear()
-        inspect_zip.zipfile_compress_kwargs.update(default)
         shutil.rmtree(work, ignore_errors=True)
 
 
