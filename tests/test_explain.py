@@ -22,9 +22,9 @@ EXPLAIN_LOGS = (fixture("explain_baseline.eval"), fixture("explain_candidate.eva
 EXPLAIN_IDS = ("baseline-v1", "candidate-regression")
 
 
-def explain(checked, evaluation, logs):
+def explain(checked, evaluation, logs, asked=()):
     """The explanation, held to its contract (the shapes of contract/explanation.py)."""
-    document = explanation.explain(checked, evaluation, logs)
+    document = explanation.explain(checked, evaluation, logs, asked)
     errors = list(EXPLANATION.iter_errors(json.loads(json.dumps(document))))
     if errors:
         raise AssertionError("the explanation breaks its contract: %s" % errors[:3])
@@ -43,13 +43,13 @@ def decided(test, spec, cases, results):
 
 
 def explained(test, baseline, candidate, mapping, spec, cases=None, ids=(None, None),
-              logs=True):
+              logs=True, asked=()):
     """The explanation of the decision on an import (with trace references) of two logs."""
     built = []
     results, given = traced_import(baseline, candidate, mapping, cases, ids, built)
     checked, evaluation = decided(test, spec, cases or built[0], results)
     return explain(checked, evaluation, given if logs else {"baseline": None,
-                                                            "candidate": None})
+                                                            "candidate": None}, asked)
 
 
 def task(document, case_id):
@@ -115,6 +115,16 @@ class RegressionExampleTests(unittest.TestCase):
         record = next(item for item in results["systems"][1]["records"]
                       if item["case_id"] == "test-refund")
         self.assertEqual(failed_checks(case, record), [])
+
+    def test_a_task_asked_for_shows_its_other_path_and_no_failed_check(self):
+        document = explained(self, *EXPLAIN_LOGS, fixture("explain_mapping.json"),
+                             EXAMPLE_SPEC, EXAMPLE_CASES, EXPLAIN_IDS, asked=["test-refund"])
+        refund = task(document, "test-refund")
+        self.assertEqual((refund["why"], refund["verdict"], refund["failed_checks"],
+                          refund["rules_broken"]), (["asked for"], "passes_in_both", [], []))
+        self.assertEqual(refund["first_divergence"]["baseline"]["name"], "check_refund_policy")
+        self.assertEqual([item["case_id"] for item in document["tasks"]],
+                         ["test-refund", "test-safety"])
 
     def test_the_same_files_explain_the_same_way(self):
         again = explained(self, *EXPLAIN_LOGS, fixture("explain_mapping.json"), EXAMPLE_SPEC,

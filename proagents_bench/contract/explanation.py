@@ -14,7 +14,7 @@ from .vocabulary import ACTIONS, CHECKS
 
 EXPLAINED = "EXPLAINED"
 # What a task is called (explain/choice.py): flaky first, then what the verdicts say.
-VERDICTS = ("regression", "flaky", "fails_in_both", "other")
+VERDICTS = ("regression", "flaky", "fails_in_both", "improvement", "passes_in_both")
 STEP_KINDS = ("message", "tool_call", "tool_result", "error", "check")
 ALIGNMENT_OPS = ("same", "changed", "baseline_only", "candidate_only")
 TRACE_PROBLEMS = tuple(row.code for row in codes_of(["trace"]))
@@ -64,8 +64,10 @@ TASK = Object("explained task", closed=False, fields=[
     Field("slice", String()),
     Field("verdict", String(enum=VERDICTS), "`flaky` when either system's trials disagree; "
           "else `regression` (the baseline passes every trial, the candidate none), "
-          "`fails_in_both`, `other`"),
-    Field("why", Array(String(), min_items=1), "why the task is explained (the task rule)"),
+          "`fails_in_both`, `improvement` (the reverse of a regression) or `passes_in_both` "
+          "(a task asked for)"),
+    Field("why", Array(String(), min_items=1), "why the task is explained (the task rule; "
+          "`asked for`: named by `--case`)"),
     Field("reasons", Array(Integer(minimum=0)), "the decision's reasons that name it, by "
           "index"),
     Field("trial_count", Integer(minimum=1)),

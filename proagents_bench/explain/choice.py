@@ -12,7 +12,7 @@ difference there may be chance, not a regression.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from ..contract.explanation import VERDICTS
 from ..contract.vocabulary import CHECKS, INFORMATIONAL
@@ -38,7 +38,7 @@ if sorted(GRAVEST_FIRST) != sorted(CHECKS):
     raise RuntimeError("the trial rule must order every check")
 
 # What a task is called, as the explanation's contract names it.
-REGRESSION, FLAKY, FAILS_IN_BOTH, OTHER = VERDICTS
+REGRESSION, FLAKY, FAILS_IN_BOTH, IMPROVEMENT, PASSES_IN_BOTH = VERDICTS
 
 
 class Chosen:
@@ -58,9 +58,11 @@ class Chosen:
         self.baseline_trial, self.candidate_trial = trials
 
 
-def chosen_tasks(baseline: SystemMetrics, candidate: SystemMetrics,
-                 decision: Decision) -> List[Chosen]:
-    """The tasks to explain, in the cases file's order (see the module docstring)."""
+def chosen_tasks(baseline: SystemMetrics, candidate: SystemMetrics, decision: Decision,
+                 asked: Sequence[str] = ()) -> List[Chosen]:
+    """The tasks to explain, in the cases file's order (see the module docstring), and the
+    test tasks ``asked`` for by their ids (``explain --case``: one whose candidate passes,
+    to see its path beside the baseline's)."""
     deciding = [finding for finding in decision.findings
                 if finding.severity != INFORMATIONAL]
     chosen = []
@@ -80,6 +82,8 @@ def chosen_tasks(baseline: SystemMetrics, candidate: SystemMetrics,
             broke = sum(1 for outcome in outcomes if not outcome & bit)
             if broke:
                 why.append("%d of %d candidate trials %s" % (broke, trials, words))
+        if mine.case["id"] in asked:
+            why.append("asked for")
         if not why:
             continue
         reasons = sorted({decision.reasons.index(finding.reason) for finding in named
@@ -94,11 +98,9 @@ def chosen_tasks(baseline: SystemMetrics, candidate: SystemMetrics,
 def _verdict(baseline_passing: int, candidate_passing: int, trials: int) -> str:
     if 0 < baseline_passing < trials or 0 < candidate_passing < trials:
         return FLAKY
-    if baseline_passing == trials and candidate_passing == 0:
-        return REGRESSION
-    if baseline_passing == 0 and candidate_passing == 0:
-        return FAILS_IN_BOTH
-    return OTHER
+    return {(True, False): REGRESSION, (False, False): FAILS_IN_BOTH,
+            (False, True): IMPROVEMENT, (True, True): PASSES_IN_BOTH}[
+                (baseline_passing == trials, candidate_passing == trials)]
 
 
 def _trials(baseline: bytearray, candidate: bytearray) -> Tuple[int, int]:

@@ -32,9 +32,11 @@ ROLES = (BASELINE_ROLE, CANDIDATE_ROLE)
 
 
 def explain(checked: Checked, evaluation: Evaluation,
-            logs: Dict[str, Optional[Sequence[LogSource]]]) -> JSONObject:
+            logs: Dict[str, Optional[Sequence[LogSource]]],
+            asked: Sequence[str] = ()) -> JSONObject:
     """The explanation of ``evaluation`` (the decision on ``checked``'s files), reading the
-    traces from ``logs`` (by role; None: not given)."""
+    traces from ``logs`` (by role; None: not given); the test tasks ``asked`` for by id are
+    explained too."""
     decision = evaluation.decision
     systems = checked.systems
     document: JSONObject = {
@@ -56,7 +58,7 @@ def explain(checked: Checked, evaluation: Evaluation,
     gates = checked.spec["gates"]
     metrics = {role: SystemMetrics(grade_system(system, tasks, ordered[role]), gates)
                for role, system in zip(ROLES, (systems.baseline, systems.candidate))}
-    chosen = chosen_tasks(metrics["baseline"], metrics["candidate"], decision)
+    chosen = chosen_tasks(metrics["baseline"], metrics["candidate"], decision, asked)
     trials = metrics["candidate"].grades.trial_count
     records: Dict[TrialKey, JSONObject] = {}
     for task in chosen:
