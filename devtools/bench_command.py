@@ -28,7 +28,7 @@ from typing import Callable, List, NamedTuple, Optional, Tuple
 
 from proagents_bench.cli import Outcome, Session, contract_error_outcome
 from proagents_bench.cli.status import EXIT_INTERNAL_ERROR, EXIT_PASS
-from proagents_bench.cli.usage import Parser, UsageError
+from proagents_bench.cli.usage import Parser
 from proagents_bench.contract.harnesses import INSPECT_EVAL
 from proagents_bench.errors import ContractError
 from proagents_bench.service.phases import PhaseError, parse_share
@@ -301,14 +301,12 @@ BENCHES = (
 BENCH_OF = {bench.kind: bench for bench in BENCHES}
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(prog=program + " bench",
-                    description="Benchmarks of proagents-bench, each process timed whole.")
+def add_arguments(parser: Parser) -> None:
+    parser.description = "Benchmarks of proagents-bench, each process timed whole."
     kinds = parser.add_subparsers(dest="kind", metavar="KIND")
     kinds.required = True
     for bench in BENCHES:
         bench.add_options(kinds.add_parser(bench.kind, help=bench.help))
-    return parser
 
 
 def _python_problems(options: argparse.Namespace) -> List[str]:
@@ -348,14 +346,12 @@ def problems(options: argparse.Namespace) -> List[str]:
     return found or _folder_problems(options)
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-        found = problems(options)
-        if found:
-            return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % problem)
-                                           for problem in found])
-        succeeded = BENCH_OF[options.kind].run(options, session.say)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+def run(options: argparse.Namespace, session: Session) -> Outcome:
+    """Run the bench asked for; its runner's :class:`UsageError` is a usage error too (the
+    dispatcher's)."""
+    found = problems(options)
+    if found:
+        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % problem)
+                                       for problem in found])
+    succeeded = BENCH_OF[options.kind].run(options, session.say)
     return Outcome(EXIT_PASS if succeeded else EXIT_INTERNAL_ERROR)

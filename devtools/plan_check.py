@@ -9,7 +9,7 @@ task, and every trial of either system passes with its chance, independently. Tw
   planner does not assume it (its link fixes a share of the baseline's failures; it measures
   everything else from a pilot package), so a plan made from a pilot of this world and held
   to the gate on this world's benchmarks checks the planner's model, not only its sums;
-- :class:`ModelWorld`: the planner's own model (:class:`proagents_bench.planning.Model`)
+- :class:`ModelWorld`: the planner's own model (:class:`proagents_bench.planning.model.Model`)
   written as the process it describes: p from the baseline's prior, on a share of tasks p'
   the link of p, on the rest the link of an unrelated draw from the candidate's prior. Held
   to the gate, it checks the planner's arithmetic (its normal limits, its lattice
@@ -43,7 +43,9 @@ from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple, Union
 from proagents_bench.contract.vocabulary import CASES_V1, RESULTS_V1
 from proagents_bench.jsonio import JSONObject
 from proagents_bench.pipeline import Evaluation, InputFile, evaluate
-from proagents_bench.planning import TRIAL_GATE, Model, Planner, measure, settings_from_spec
+from proagents_bench.planning.measured import measure
+from proagents_bench.planning.model import Model
+from proagents_bench.planning.planner import TRIAL_GATE, Planner, settings_from_spec
 from .timing import Child, failure, interpreter, rounds, time_children, write_package
 from .synthetic import make_protocol, make_spec
 

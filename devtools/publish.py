@@ -9,13 +9,14 @@ fail, naming this command, when one is stale.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import os
 from typing import Callable, List, Tuple
 
 from proagents_bench.cli import Outcome, Session, contract_error_outcome
 from proagents_bench.cli.status import EXIT_PASS, exit_status_table
-from proagents_bench.cli.usage import Parser, UsageError
+from proagents_bench.cli.usage import Parser
 from proagents_bench.codes import code_table
 from proagents_bench.contract import harness_docs, publish
 from proagents_bench.contract.changes import changes_table
@@ -113,14 +114,12 @@ def stale_files() -> List[str]:
     return stale
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
-    parser = Parser(prog=session.program + " publish",
-                    description="Regenerate the shipped JSON Schemas and the docs' generated "
-                                "tables from the declared contract and registries.")
-    try:
-        parser.parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("Regenerate the shipped JSON Schemas and the docs' generated tables "
+                          "from the declared contract and registries.")
+
+
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     try:
         write_files_atomically(published_files(), session.guard.deferred)
     except AtomicWriteError as problem:

@@ -143,28 +143,28 @@ class ForkedFingerprintTests(unittest.TestCase):
     """The fingerprint computed in a forked child gives the very same document."""
 
     def test_the_forked_fingerprint_is_the_same(self):
-        from proagents_bench.cli import parallel
+        from proagents_bench.cli import fork
         expected = run_cli(["--results", example_path("benchmark_results_regression.json")])
-        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
-                mock.patch.object(parallel, "_start_in_child",
-                                  wraps=parallel._start_in_child) as started:
+        with mock.patch.object(fork, "FORK_INPUT_BYTES", 0), \
+                mock.patch.object(fork, "_start_in_child",
+                                  wraps=fork._start_in_child) as started:
             forked = run_cli(["--results", example_path("benchmark_results_regression.json")])
         self.assertTrue(started.called)
         self.assertEqual((forked.status, forked.stdout), (expected.status, expected.stdout))
 
     def test_a_child_that_fails_leaves_the_fingerprint_to_the_parent(self):
-        from proagents_bench.cli import parallel
+        from proagents_bench.cli import fork
         expected = run_cli([])
-        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
-                mock.patch.object(parallel, "_FINGERPRINT_CHARS", 5):
+        with mock.patch.object(fork, "FORK_INPUT_BYTES", 0), \
+                mock.patch.object(fork, "_FINGERPRINT_CHARS", 5):
             self.assertEqual(run_cli([]).stdout, expected.stdout)
-        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
+        with mock.patch.object(fork, "FORK_INPUT_BYTES", 0), \
                 mock.patch.object(os, "fork", side_effect=OSError("no fork")):
             self.assertEqual(run_cli([]).stdout, expected.stdout)
 
     def test_the_child_starts_before_validation_and_ends_with_an_invalid_package(self):
-        from proagents_bench.cli import parallel
-        started, original = [], parallel._start_in_child
+        from proagents_bench.cli import fork
+        started, original = [], fork._start_in_child
 
         def start(*arguments):
             result = original(*arguments)
@@ -172,8 +172,8 @@ class ForkedFingerprintTests(unittest.TestCase):
             started.append(getattr(child, "pid", None))  # the pid, not the result
             return result
 
-        with mock.patch.object(parallel, "FORK_INPUT_BYTES", 0), \
-                mock.patch.object(parallel, "_start_in_child", side_effect=start):
+        with mock.patch.object(fork, "FORK_INPUT_BYTES", 0), \
+                mock.patch.object(fork, "_start_in_child", side_effect=start):
             run = run_cli(["--cases", example_path("benchmark_cases_contract_error.json")])
         self.assertEqual(run.status, 2)
         self.assertEqual(len(started), 1)  # forked once the files loaded, before the checks
@@ -182,30 +182,6 @@ class ForkedFingerprintTests(unittest.TestCase):
             # not by a garbage collector)
             with self.assertRaises(ChildProcessError):
                 os.waitpid(child, os.WNOHANG)
-
-
-class GateImportsTests(unittest.TestCase):
-    """A gate run loads only the modules the gate needs: every module is compiled at each run
-    when no bytecode is cached (``python -B``), so the renderers of reports nobody asked for,
-    the importers and the service must stay out of its way."""
-
-    def test_the_gate_imports_no_importer_service_or_report_renderer(self):
-        probe = ("import io, os, sys; sys.path.insert(0, sys.argv[1]); "
-                 "from proagents_bench import cli; "
-                 "cli.main([], stdout=io.BytesIO(), stderr=io.StringIO()); "
-                 "print(' '.join(sorted(name for name in sys.modules "
-                 "if name.startswith('proagents_bench.'))))")
-        loaded = subprocess.run([sys.executable, "-B", "-c", probe,
-                                 os.path.dirname(RUN_BENCHMARK)], stdout=subprocess.PIPE,
-                                check=True).stdout.decode("ascii").split()
-        self.assertIn("proagents_bench.pipeline", loaded)
-        for name in loaded:
-            self.assertFalse(name.startswith(("proagents_bench.importers",
-                                              "proagents_bench.service",
-                                              "proagents_bench.reports.html",
-                                              "proagents_bench.reports.svg",
-                                              "proagents_bench.reports.junit",
-                                              "proagents_bench.reports.markdown")), name)
 
 
 class InputFileTests(unittest.TestCase):

@@ -29,9 +29,10 @@ import shlex
 import unittest
 
 from devtools import bench_command
+from devtools.commands import BENCH, NO_COMMAND, PROGRAM
 from devtools.commands import COMMANDS as DEVELOPMENT_COMMANDS
-from devtools.commands import NO_COMMAND, PROGRAM
 from proagents_bench import cli
+from proagents_bench.cli.commands import COMMANDS, GATE
 from tests.support import ROOT, TempDir
 
 DOCUMENTS = ["README.md"] + sorted(
@@ -97,8 +98,10 @@ class DocCommand:
 
     @property
     def commands(self):
-        """The commands of the line's command line."""
-        return DEVELOPMENT_COMMANDS if self.development else cli.COMMANDS
+        """The names of the commands of the line's command line (the first word that names
+        one; else the gate runs, or the development tools' list)."""
+        return [command.name for command in (DEVELOPMENT_COMMANDS if self.development
+                                             else COMMANDS) if command is not GATE]
 
     @property
     def main(self):
@@ -236,7 +239,7 @@ class DocCommandTests(unittest.TestCase):
         self.assertGreater(len(benches), 10)
         for command in benches:
             with self.subTest(command=command.where):
-                options = bench_command.build_parser(PROGRAM).parse_args(command.words[1:])
+                options = BENCH.parser(PROGRAM).parse_args(command.words[1:])
                 self.assertEqual(bench_command.problems(options), [])
 
     def test_each_exception_has_a_reason_and_is_used(self):

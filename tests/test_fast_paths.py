@@ -6,6 +6,8 @@ integer paths of the paired statistics against their Fraction forms; the one-pas
 order against ``ordered_records``; the lazy decision document against its materialised form.
 """
 
+import decimal
+import heapq
 import io
 import json
 import math
@@ -26,8 +28,9 @@ from proagents_bench.jsonio import dump as jsondump
 from proagents_bench.jsonio import load as jsonload
 from proagents_bench.jsonio.canonical import evidence_fingerprint
 from proagents_bench.render import document as render
+from proagents_bench.render import trialrows
 from proagents_bench.render.trialrows import TrialRows
-from proagents_bench.stats import exact, exact_tests, paired
+from proagents_bench.stats import exact, exact_tests, paired, quantiles
 from proagents_bench.stats.quantiles import nearest_rank, nearest_rank_unsorted
 from devtools.synthetic import make_package
 from tests import oracles
@@ -199,6 +202,60 @@ class DocumentBytesTests(unittest.TestCase):
                          "".join(jsondump.pieces(rows.to_list(), 2)))
         self.assertEqual("".join(TrialRows([], b"").json_pieces(0)), "[]")
 
+    def test_rates_and_groups_as_the_plain_computation_writes_them(self):
+        # Task and group rates are written as p / k (ints), the double of Fraction(p, k);
+        # the groups, gathered by one lookup per task, equal the plain tally.
+        for count in range(1, 101):
+            for passing in range(count + 1):
+                self.assertEqual(passing / count, float(Fraction(passing, count)))
+        rng = random.Random(31)
+        for _ in range(2000):
+            count = rng.randint(1, 10 ** 6)
+            passing = rng.randint(0, count)
+            self.assertEqual(passing / count, float(Fraction(passing, count)))
+        spec, cases, results = make_package(300, trial_count=3, seed=5)
+        evaluation = self.evaluate(spec, cases, results)
+        for role in ("baseline_metrics", "candidate_metrics"):
+            metrics = evaluation.lazy_document[role]
+            tasks = metrics["task_results"]
+            self.assertTrue(tasks)
+            for key, field in (("by_family", "family_id"), ("by_slice", "slice")):
+                plain = {}
+                for task in tasks:
+                    tally = plain.setdefault(task[field], [0, 0])
+                    tally[0] += 1
+                    tally[1] += task["task_pass"]
+                self.assertEqual(list(metrics[key]), list(plain))  # first appearance
+                for name, (count, passing) in plain.items():
+                    self.assertEqual(metrics[key][name]["task_count"], count)
+                    self.assertEqual(metrics[key][name]["task_success_rate"],
+                                     float(Fraction(passing, count)))
+
+    def test_decimal_columns_are_written_as_their_doubles(self):
+        # A column of Decimals is written by their own texts when those are the doubles'
+        # (trialrows._decimal_texts): each value below fails one condition of that proof.
+        rng = random.Random(29)
+        odd = ["1.5E-7", "15", "0.00005", "1.50", "1.00000000000000001", "-0.00001",
+               "100.00", "0.30000000000000004", "1E+2", "123456789012345.6"]
+        plain = ["1725.38", "0.0306", "380.0", "-0.0", "0.0", "0.0001", "-1234567890123.5",
+                 "99999999999999.9", "0.1"]
+        columns = [[Decimal(text)] for text in odd + plain]
+        for _ in range(400):
+            integer = str(rng.randint(0, 10 ** rng.randint(0, 16)))
+            fraction = str(rng.randint(0, 10 ** rng.randint(1, 6))).zfill(rng.randint(1, 6))
+            text = rng.choice(["", "-"]) + integer + "." + fraction + rng.choice(
+                ["", "", "", "0", "e-3", "E+2"])
+            columns.append([Decimal(text)])
+        columns.append([Decimal(text) for text in plain] * 3)
+        columns.append([Decimal(text) for text in plain + odd[:1]])
+        for column in columns:
+            with self.subTest(column=column[:3]):
+                self.assertEqual(trialrows._number_texts(column, 3),
+                                 [float.__repr__(float(value)) for value in column])
+        self.assertIsNotNone(trialrows._decimal_texts([Decimal(text) for text in plain]))
+        for text in odd:
+            self.assertIsNone(trialrows._decimal_texts([Decimal(text)]), text)
+
 
 class ProgressTests(unittest.TestCase):
     def test_evaluate_names_each_stage_with_a_count(self):
@@ -334,6 +391,40 @@ class NumberPathTests(unittest.TestCase):
                       for _ in range(count)]
             self.assertEqual(nearest_rank_unsorted(values, P95),
                              nearest_rank(sorted(values), P95))
+
+    def test_p95_of_long_lists_through_the_threshold(self):
+        # Past PREFILTER_COUNT values a threshold from a sample keeps the largest first: the
+        # value at the rank, and the very object the one heap of every value gives (among
+        # equal Decimals such as 1.5 and 1.50), in every order (the last two defeat the
+        # sample, and every value is used).
+        rng = random.Random(29)
+        count = quantiles.PREFILTER_COUNT + 37
+        plain = [Decimal(rng.randint(0, 90000)) / 100 for _ in range(count)]
+        few = [rng.choice([Decimal("1.5"), Decimal("1.50"), 2, Decimal(3)]) for _ in range(count)]
+        stride = quantiles.SAMPLE_STRIDE
+        orders = [plain, sorted(plain), sorted(plain, reverse=True), few,
+                  [value if index % stride else 10 ** 6 for index, value in enumerate(plain)],
+                  [10 ** 6 if index % stride else 0 for index in range(count)]]
+        for values in orders:
+            for fraction in (P95, Fraction(3, 4), Fraction(999, 1000), Fraction(1, 10)):
+                with self.subTest(fraction=fraction, first=values[:3]):
+                    index = max(-((-fraction.numerator * count) // fraction.denominator), 1) - 1
+                    found = nearest_rank_unsorted(values, fraction)
+                    self.assertEqual(found, sorted(values)[index])
+                    self.assertIs(found, heapq.nlargest(count - index, values)[-1])
+        with mock.patch.object(quantiles.heapq, "nlargest", wraps=heapq.nlargest) as heap:
+            nearest_rank_unsorted(plain, P95)
+        self.assertLess(len(heap.call_args[0][1]), count // 10)  # the last heap: a few kept
+
+    def test_exact_sums_of_decimals_and_ints(self):
+        rng = random.Random(30)
+        context = decimal.getcontext().prec
+        for values in ([], [3], [Decimal("0.1")] * 10, [Decimal("1e300"), Decimal("1e-800")],
+                       [rng.choice([rng.randint(-10 ** 6, 10 ** 6),
+                                    Decimal(rng.randint(-10 ** 9, 10 ** 9)).scaleb(
+                                        -rng.randint(0, 12))]) for _ in range(500)]):
+            self.assertEqual(exact.exact_sum(values), sum(map(Fraction, values), Fraction(0)))
+        self.assertEqual(decimal.getcontext().prec, context)
 
     def test_integer_paths_of_the_paired_statistics(self):
         # Task differences (ints), trial-level rates (Fractions over K, whose reduced

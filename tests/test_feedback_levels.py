@@ -6,8 +6,8 @@ refused everywhere, never answered as another level."""
 import json
 import unittest
 
-from proagents_bench.cli import team_command
-from proagents_bench.cli.gate_command import UsageError
+from proagents_bench.cli.commands import COMMAND_BY_NAME
+from proagents_bench.cli.usage import UsageError
 from proagents_bench.jsonio.dump import document_bytes
 from proagents_bench.service import feedback, leaderboard, teams
 from tests.support import evaluate_arguments, example_path
@@ -70,7 +70,7 @@ class LevelTableTests(unittest.TestCase):
                           shown.answer["ladder"]["verdict_of_submission"]), ("REVIEW", 0.9, 7))
 
     def test_the_team_command_and_the_docs_list_every_level(self):
-        parser = team_command.build_parser("run_benchmark.py")
+        parser = COMMAND_BY_NAME["team"].parser("run_benchmark.py")
         for name in feedback.LEVELS:
             options = parser.parse_args(["add", "t", "--data", "d", "--level", name])
             self.assertEqual(options.level, name)

@@ -16,6 +16,7 @@ from unittest import mock
 
 from proagents_bench.errors import ContractError, ContractErrors
 from proagents_bench.jsonio import load as jsonload
+from proagents_bench.jsonio import locate as jsonlocate
 
 BOM = b"\xef\xbb\xbf"
 
@@ -78,13 +79,13 @@ class ValuesTests(LoadCase):
     def test_brackets_inside_strings_do_not_count_as_nesting(self):
         deep = b"[" * 200
         data = b'{"a": "' + deep + b'", "b": "\\"' + deep + b'\\\\", "c": "\\\\", "d": "}"}'
-        with mock.patch.object(jsonload, "_Walker", side_effect=AssertionError("slow path")):
+        with mock.patch.object(jsonlocate, "Walker", side_effect=AssertionError("slow path")):
             value = load(data).value  # the prescan alone proves the nesting shallow
         self.assertEqual((value["a"], value["b"], value["c"]),
                          ("[" * 200, '"' + "[" * 200 + "\\", "\\"))
 
     def test_valid_file_takes_the_fast_path(self):
-        with mock.patch.object(jsonload, "_Walker", side_effect=AssertionError("slow path")):
+        with mock.patch.object(jsonlocate, "Walker", side_effect=AssertionError("slow path")):
             self.assertEqual(load(b'{"a": [1, 2.5, {"b": "\\ud83d\\ude00"}]}').value,
                              {"a": [1, Decimal("2.5"), {"b": "\U0001F600"}]})
 
@@ -402,10 +403,11 @@ class ReportingTests(LoadCase):
                 b'{"a": "\\ud800", "b": NaN}', b'{"a": 1}  x', b'{"a": ' + b"[" * 64 + b"}"]
         for data in docs:
             fast = self.errors(data)
-            with mock.patch.object(jsonload, "_surrogates_ok", return_value=False), \
-                    mock.patch.object(jsonload, "nesting_ok", return_value=False):
+            with mock.patch.object(jsonload, "surrogates_ok", return_value=False), \
+                    mock.patch.object(jsonload, "nesting_ok", return_value=False), \
+                    mock.patch.object(jsonlocate, "nesting_ok", return_value=False):
                 self.assertEqual(self.errors(data), fast, data)
-        with mock.patch.object(jsonload, "_surrogates_ok", return_value=False):
+        with mock.patch.object(jsonload, "surrogates_ok", return_value=False):
             self.assertEqual(load(b'{"a": [1.5, "\\ud83d\\ude00"]}').value,
                              {"a": [Decimal("1.5"), "\U0001F600"]})
 

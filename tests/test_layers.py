@@ -6,24 +6,40 @@ print or end the process, no ``assert`` validates anything (``-O`` would remove 
 every SQLite connection is opened in one place, by the context manager that closes it."""
 
 import ast
+import importlib
+import inspect
 import os
 import unittest
+
+from devtools import commands as development_commands
+from proagents_bench.cli import commands
+from proagents_bench.importers import readers
+from proagents_bench.reports import registry
 
 from .support import ROOT
 
 PACKAGE = os.path.join(ROOT, "proagents_bench")
 # The layers allowed to use the service: the commands.
 SERVICE_USERS = ("service", "cli")
-# The package's layers, bottom first (a top-level module or folder each): a module imports
-# only from its own layer and those before it.
-LAYERS = ("text", "version", "codes", "errors", "stats", "jsonio", "contract", "evaluation",
-          "render", "pipeline", "release", "maintenance", "reports", "planning", "importers",
-          "explain", "service",
-          "cli", "__main__", "__init__")
+# The package's layers, bottom first (a top-level module or folder each), in the order the
+# data flows: a module imports only from its own layer and those before it.
+LAYERS = (
+    "text", "version", "codes", "errors", "stats", "jsonio",  # the ground: words, numbers, JSON
+    "contract", "evaluation",  # what the files must be; grade, aggregate, compare, decide
+    "importers",  # harness logs -> a results package (the contract's shapes, the metrics' P95)
+    "render", "pipeline",  # load -> validate -> ... -> decide -> render: the gate
+    "maintenance", "planning",  # health, diff and the planner, on the pipeline's stages
+    "explain",  # why a decision went as it did: the pipeline's grades and the harnesses' traces
+    "manifest", "release_outcome",  # a release's data: its manifest, its benchmarks' outcomes
+    "reports",  # bytes for people and CI, from an Evaluation, a Health, a Release
+    "release",  # a release's benchmarks: imports, gates and their reports, through the above
+    "service",  # the private-test service, on the pipeline
+    "cli", "__main__", "__init__")  # the command line: the only code that prints or exits
 # The modules that read a trial's trace from a log: only explain and the commands use them
 # (the import reads logs through the readers' table, which holds the trace readers too).
 TRACE_MODULES = ("proagents_bench.explain", "proagents_bench.importers.trace",
-                 "proagents_bench.importers.json_excerpt", "proagents_bench.importers.inspect_trace",
+                 "proagents_bench.importers.json_excerpt",
+                 "proagents_bench.importers.inspect_trace",
                  "proagents_bench.importers.tau2_trace", "proagents_bench.importers.harbor_trace",
                  "proagents_bench.importers.promptfoo_trace",
                  "proagents_bench.importers.swebench_trace")
@@ -181,9 +197,10 @@ class LayerTests(unittest.TestCase):
 
     def test_maintenance_sits_above_the_pipeline_and_below_the_reports(self):
         # health and diff reuse the pipeline's stages; the reports, the service and the
-        # commands use them, and they use none of those (nor the importers).
+        # commands use them, and they use none of those (nor the release, nor the importers:
+        # the command line imports the logs a health reads).
         users = ("maintenance", "reports", "service", "cli")
-        above = ("reports", "service", "cli", "importers")
+        above = ("reports", "release", "service", "cli", "importers")
         wrong = []
         for relative, tree in modules():
             for node in ast.walk(tree):
@@ -229,6 +246,88 @@ class LayerTests(unittest.TestCase):
                         opened.append((relative, function.name, dotted(node.func)))
         self.assertEqual(opened, [("service/database.py", "connect", "sqlite3.connect"),
                                   ("service/database.py", "connection", "connect")])
+
+
+def loader_imports(function):
+    """The module a registry row's loader imports and returns (``from . import x`` then
+    ``return x``, nothing else), read from its syntax tree; None for any other body."""
+    tree = ast.parse(inspect.getsource(inspect.getmodule(function)))
+    found = [node for node in ast.walk(tree)
+             if isinstance(node, ast.FunctionDef) and node.name == function.__name__]
+    if len(found) != 1:
+        return None
+    body = [node for node in found[0].body if not isinstance(node, ast.Expr)]  # a docstring
+    if (len(body) != 2 or not isinstance(body[0], ast.ImportFrom) or len(body[0].names) != 1
+            or not isinstance(body[1], ast.Return)
+            or dotted(body[1].value) != (body[0].names[0].asname or body[0].names[0].name)):
+        return None
+    node = body[0]
+    base = node.module or ""
+    if node.level:  # relative to the loader's own package
+        base = ".".join(filter(None, (function.__module__.rsplit(".", node.level)[0],
+                                      node.module)))
+    return base + "." + node.names[0].name
+
+
+class RegistryLinkTests(unittest.TestCase):
+    """Every registry row names its code by an import the layer test and the type checker
+    follow, never by a string: a command's and a report's loader imports its module (and
+    returns it, typed by its protocol), a reader's row holds the function itself."""
+
+    def loaders(self):
+        rows = [(row.name, row.load) for row in commands.COMMANDS]
+        rows += [(row.name, row.load) for row in development_commands.COMMANDS]
+        rows += [("no command", development_commands.NO_COMMAND.load)]
+        rows += [(row.option, row.load) for row in registry.REPORTS + registry.HEALTH_REPORTS
+                 + registry.RELEASE_REPORTS]
+        rows += [(function.__name__, function) for function in (
+            registry.gate_text, registry.release_text, registry.no_decision_text)]
+        return rows
+
+    def test_every_loader_imports_the_module_it_returns(self):
+        for name, load in self.loaders():
+            with self.subTest(row=name):
+                module = load()
+                self.assertEqual(loader_imports(load), module.__name__)
+
+    def test_every_command_module_offers_what_the_dispatcher_calls(self):
+        for row in commands.COMMANDS + development_commands.COMMANDS:
+            with self.subTest(command=row.name):
+                module = row.load()
+                for name in ("add_arguments", "run"):
+                    self.assertTrue(callable(getattr(module, name, None)), name)
+        self.assertEqual(len({row.name for row in commands.COMMANDS}), len(commands.COMMANDS))
+
+    def test_every_reader_row_holds_a_function_its_registry_imports(self):
+        tree = ast.parse(inspect.getsource(readers))
+        imported_here = {name for node in tree.body for name in imported(
+            "importers/readers.py", node)}
+        for row in readers.READERS:
+            with self.subTest(log_format=row.log_format):
+                self.assertIn(row.read.__module__, imported_here)
+                module = importlib.import_module(row.read.__module__)
+                self.assertIs(getattr(module, row.read.__name__), row.read)
+
+    def test_the_check_sees_a_loader_that_names_its_module_by_a_string(self):
+        def by_string():
+            return importlib.import_module("proagents_bench.reports.html")
+
+        def imports_another():
+            from proagents_bench.reports import junit  # noqa: F401 - imported, not returned
+            return registry
+
+        self.assertIsNone(loader_imports(by_string))
+        self.assertIsNone(loader_imports(imports_another))
+        self.assertEqual(loader_imports(registry.gate_text), "proagents_bench.reports.terminal")
+
+    def test_no_module_is_imported_by_its_name_as_a_string(self):
+        # The one exception: the package's PEP 562 __getattr__, whose targets are imported
+        # under its TYPE_CHECKING block too (the type checker and this test read them there).
+        found = [relative for relative, tree in modules()
+                 for node in ast.walk(tree) if isinstance(node, ast.Call)
+                 and dotted(node.func) in ("import_module", "importlib.import_module",
+                                           "__import__")]
+        self.assertEqual(found, ["__init__.py"])
 
 
 if __name__ == "__main__":

@@ -15,19 +15,6 @@ MAX_LINES = 450
 # once they all have, this list is empty (an entry whose module is back under is harmless
 # until then, so that the branches need not land in one order).
 EXCEPTIONS = {
-    "cli/gate_command.py": "(branch in progress) its output handling moves to the command "
-                           "line's report files",
-    "contract/harnesses.py": "(branch in progress) the harnesses' prose moves to a data module",
-    "importers/harbor.py": "(branch in progress) the importers are split by stage",
-    "importers/inspect_log.py": "(branch in progress) the importers are split by stage",
-    "importers/package.py": "(branch in progress) the importers are split by stage",
-    "importers/zstd.py": "(branch in progress) the importers are split by stage",
-    "jsonio/load.py": "(branch in progress) the number checks and the error locator move to "
-                      "modules of their own",
-    "service/leaderboard.py": "(branch in progress) the HTML page moves apart from the boards",
-    "tools/attack_bench.py": "(branch in progress) the bench tools leave the package",
-    "tools/import_bench.py": "(branch in progress) the bench tools leave the package",
-    "planning.py": "not split yet: the planner grew after the redesign was planned",
     "stats/sequential.py": "not split yet: the sequential test landed after the redesign was "
                            "planned",
 }

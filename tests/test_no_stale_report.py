@@ -8,12 +8,11 @@ import unittest
 import xml.etree.ElementTree as ElementTree
 from unittest import mock
 
-from proagents_bench.cli import gate_command
+from proagents_bench.cli import gate_command, report_files
 from proagents_bench.jsonio import atomic
 from proagents_bench.reports import junit as report_junit
 from proagents_bench.reports import markdown as report_markdown
-from proagents_bench.reports import write as report_write
-from proagents_bench.reports.nodecision import MAX_ERRORS, NoDecision
+from proagents_bench.render.nodecision import MAX_ERRORS, NoDecision
 from proagents_bench.errors import ContractError
 from tests.support import EXAMPLES, TempDir, run_cli
 from tests.test_report_junit import schema_errors
@@ -93,7 +92,7 @@ class StaleReportTests(unittest.TestCase):
                 raise atomic.AtomicWriteError(files[0][0], "permission denied")
             return real(files, *section)
 
-        with mock.patch.object(report_write, "write_files_atomically", side_effect=refuse_html):
+        with mock.patch.object(report_files, "write_files_atomically", side_effect=refuse_html):
             run = run_cli(CONTRACT_ERROR_RUN + self.options[:-2])
         self.assertEqual(run.status, 2)
         last = run.document["errors"][-1]
@@ -113,7 +112,7 @@ class StaleReportTests(unittest.TestCase):
 
     def test_without_the_rule_the_old_page_would_survive(self):
         # The rule's own check: with write_no_decision doing nothing, the PASS page stays.
-        with mock.patch.object(report_write, "write_no_decision", return_value=[]):
+        with mock.patch.object(report_files.Targets, "write_no_decision", return_value=[]):
             run_cli(CONTRACT_ERROR_RUN + self.options)
         self.assertIn("PASS", report_text(self.paths["report.html"]))
 

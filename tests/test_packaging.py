@@ -15,7 +15,7 @@ import unittest
 import zipfile
 from unittest import mock
 
-from proagents_bench.contract import publish as schema
+from proagents_bench.contract.vocabulary import SCHEMA_KINDS
 from proagents_bench.version import VERSION
 from tests.support import ROOT, TempDir
 
@@ -50,7 +50,7 @@ class BuildBackendTests(unittest.TestCase):
             names = archive.namelist()
             files = {entry: archive.read(entry) for entry in names}
         info = "proagents_bench-%s.dist-info/" % VERSION
-        for kind in schema.KINDS:
+        for kind in SCHEMA_KINDS:
             self.assertIn("proagents_bench/contract/schemas/%s.schema.json" % kind, names)
             self.assertIn("proagents_bench/py.typed", names)
         for module in ("__init__.py", "__main__.py", "cli/__init__.py", "contract/publish.py",

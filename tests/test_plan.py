@@ -9,7 +9,8 @@ import unittest
 from fractions import Fraction as F
 
 from devtools.synthetic import make_package
-from proagents_bench import planning
+from proagents_bench.planning.measured import measure
+from proagents_bench.planning.planner import Planner, plan, settings_from_spec
 from proagents_bench.stats.exact import normal_quantile
 from proagents_bench.stats.power import TaskPrior, linked_difference
 from tests.support import (ROOT, TempDir, evaluate_arguments, evaluate_package,
@@ -18,9 +19,9 @@ from tests.support import (ROOT, TempDir, evaluate_arguments, evaluate_package,
 
 def planner_for(test, package, effect=F(1, 10), **options):
     evaluation = evaluate_package(test, *package)
-    measured = planning.measure(evaluation)
-    settings = planning.settings_from_spec(evaluation.spec, measured, effect, **options)
-    return planning.Planner(measured, settings)
+    measured = measure(evaluation)
+    settings = settings_from_spec(evaluation.spec, measured, effect, **options)
+    return Planner(measured, settings)
 
 
 def v3(package, lower_bound="strict"):
@@ -36,7 +37,7 @@ class MeasuredTests(unittest.TestCase):
         counts = {role: [round(task["trial_success_rate"] * 3)
                          for task in document[role + "_metrics"]["task_results"]]
                   for role in ("baseline", "candidate")}
-        measured = planning.measure(evaluate_arguments([]))
+        measured = measure(evaluate_arguments([]))
         self.assertEqual((measured.baseline, measured.candidate),
                          (counts["baseline"], counts["candidate"]))
         for role, index in (("baseline", 0), ("candidate", 1)):
@@ -155,9 +156,9 @@ class ModelTests(unittest.TestCase):
         # more than two unrelated chances can make them (a negative correlation).
         package = outcome_package([0, 2] * 6, [2, 0] * 6, trials=2, version=4)
         evaluation = evaluate_package(self, *package)
-        measured = planning.measure(evaluation)
-        settings = planning.settings_from_spec(evaluation.spec, measured, F(1, 10))
-        answer = planning.plan(measured, settings, evaluation.spec)
+        measured = measure(evaluation)
+        settings = settings_from_spec(evaluation.spec, measured, F(1, 10))
+        answer = plan(measured, settings, evaluation.spec)
         model = answer["model"]
         self.assertEqual(model["linked_share"], 0.0)
         self.assertLess(model["between_task_variance"], float(measured.between))
@@ -166,8 +167,8 @@ class ModelTests(unittest.TestCase):
         # A package whose systems are not so opposed gets no such note.
         package = outcome_package([0, 2] * 6, [1, 2] * 6, trials=2, version=4)
         evaluation = evaluate_package(self, *package)
-        measured = planning.measure(evaluation)
-        answer = planning.plan(measured, planning.settings_from_spec(
+        measured = measure(evaluation)
+        answer = plan(measured, settings_from_spec(
             evaluation.spec, measured, F(1, 10)), evaluation.spec)
         self.assertNotIn("less than measured", " ".join(answer["notes"]))
 

@@ -1,9 +1,10 @@
 """docs/development.md's recipes, followed on a copy of the package: a gate (on a new metric,
-in a new spec version), a harness and a feedback level are added exactly as the recipes say,
-touching exactly the files each recipe lists, and the copy, imported in a fresh interpreter,
-picks each up everywhere the recipe says it follows: the JSON Schemas, the docs' generated
-tables (``publish``), the decision and every report, the import command and the private-test
-service. The shipped examples still decide as before."""
+in a new spec version), a harness, a feedback level, a report and a command are added exactly
+as the recipes say, touching exactly the files each recipe lists, and the copy, imported in a
+fresh interpreter, picks each up everywhere the recipe says it follows: the JSON Schemas, the
+docs' generated tables (``publish``), the decision and every report, the import command, the
+private-test service, the gate's options and the command line. The shipped examples still
+decide as before."""
 
 import json
 import os
@@ -17,8 +18,11 @@ from .support import ROOT, TempDir
 
 DEVELOPMENT_DOC = os.path.join(ROOT, "docs", "development.md")
 PACKAGE = "proagents_bench"
+# The new modules, each a recipe's NAME.
 NEW_HARNESS_MODULE = "importers/demo_log.py"
 NEW_TRACE_MODULE = "importers/demo_log_trace.py"
+NEW_REPORT_MODULE = "reports/demo_report.py"
+NEW_COMMAND_MODULE = "cli/demo_command.py"
 
 # -- the recipes, as edits of the copy: (file in the package, text found, text put instead) --
 
@@ -140,6 +144,67 @@ HARNESS = [
      "    FormatReader(JSONL, jsonl.read_lines),\n"
      "    FormatReader(DEMO_JSONL, demo_log.read, demo_log_trace.read_traces),\n"),
 ]
+REPORT_MODULE = '''"""A demo report: the decision's action, one line (and a run without one, its headline)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..pipeline import Evaluation
+    from ..render.nodecision import NoDecision
+
+
+def render(evaluation: Evaluation) -> bytes:
+    return ("demo: %s\\n" % evaluation.action).encode("ascii")
+
+
+def render_no_decision(outcome: NoDecision) -> bytes:
+    return ("demo: %s\\n" % outcome.headline).encode("ascii")
+'''
+REPORT = [
+    ("reports/registry.py", "def _health_html() -> ReportModule[Health]:\n",
+     "def _demo_report() -> ReportModule[Evaluation]:\n"
+     "    from . import demo_report\n"
+     "    return demo_report\n\n\n"
+     "def _health_html() -> ReportModule[Health]:\n"),
+    ("reports/registry.py", "REPORTS: Tuple[Report[Evaluation], ...] = (HTML, MARKDOWN, JUNIT, "
+     "MARKDOWN_APPEND)",
+     "REPORTS: Tuple[Report[Evaluation], ...] = (HTML, MARKDOWN, JUNIT, MARKDOWN_APPEND, Report(\n"
+     "    \"--demo-report\", \"demo\", \"demo report\", \"also write the demo report to PATH\",\n"
+     "    _demo_report))"),
+]
+COMMAND_MODULE = '''"""``run_benchmark.py demo --name NAME``: a demo command, a greeting in a JSON document."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..jsonio.dump import document_bytes
+from . import Outcome, Session
+from .status import EXIT_PASS
+from .usage import Parser, UsageError
+
+
+def add_arguments(parser: Parser) -> None:
+    parser.description = "Greet someone, as a demo."
+    parser.add_argument("--name", required=True, help="whom to greet")
+
+
+def run(options: argparse.Namespace, session: Session) -> Outcome:
+    if not options.name.strip():
+        raise UsageError("--name was given an empty value")
+    return Outcome(EXIT_PASS, document_bytes({"action": "DEMO", "hello": options.name}))
+'''
+COMMAND = [
+    ("cli/commands.py", "GATE = Command(",
+     "def _demo() -> CommandModule:\n"
+     "    from . import demo_command\n"
+     "    return demo_command\n\n\n"
+     "GATE = Command("),
+    ("cli/commands.py", '"restore --help"),\n)',
+     '"restore --help"),\n    Command("demo", _demo, "greet someone, as a demo"),\n)'),
+]
 LEVEL = [
     ("service/feedback.py", "LEVEL_TABLE: Tuple[Level, ...] = (\n",
      "def _action_answer(asked: Asked) -> Shown:\n"
@@ -154,12 +219,12 @@ LEVEL = [
 # What the copy is asked, in a fresh interpreter that imports it (``COPY`` and ``EXAMPLES``
 # are set first); it prints one JSON object of what it found.
 CHECK = r'''
-import http.client, io, json, os, sys, threading
+import contextlib, http.client, io, json, os, sys, threading
 sys.path.insert(0, COPY)
 import proagents_bench
 found = {"package": os.path.dirname(proagents_bench.__file__)}
 from proagents_bench import cli
-from proagents_bench.cli import team_command
+from proagents_bench.cli.commands import COMMAND_BY_NAME
 from devtools.publish import published_files
 from proagents_bench.contract.publish import schema
 
@@ -224,6 +289,42 @@ found["reports_show_gate"] = {name: ('<testcase classname="gates" name="max_unkn
                                      if name == "r.xml" else "Unknown trial rate") in text
                               for name, text in texts.items()}
 
+# the report
+def text_of(path):
+    with open(path, "rb") as handle:
+        return handle.read().decode("ascii")
+report = os.path.join(COPY, "r.demo")
+runs = [run(["--format", "json", "--demo-report", report])[0]]
+texts = [text_of(report)]
+runs.append(run(["--cases", example("benchmark_cases_contract_error.json"), "--format", "json",
+                 "--demo-report", report])[0])
+texts.append(text_of(report))
+run(["--demo-report", report])
+runs.append(run(["--resluts", "x.json", "--demo-report", report])[0])  # refused
+texts.append(text_of(report))
+found["report"] = (runs, texts)
+
+def help_of(arguments):
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        try:
+            cli.main(arguments, stdout=io.BytesIO(), stderr=io.StringIO())
+        except SystemExit:
+            pass
+    return " ".join(shown.getvalue().split())
+gate_help = help_of(["--help"])
+found["report_option"] = "--demo-report PATH also write the demo report to PATH" in gate_help
+
+# the command
+status, out, err = run(["demo", "--name", "Ada"])
+found["command"] = (status, json.loads(out))
+status, out, err = run(["demo", "--name", " "])
+found["command_usage"] = (status, json.loads(out)["errors"][0]["message"])
+status, out, err = run(["dmeo", "--name", "Ada"])
+found["command_suggested"] = (status, json.loads(out)["errors"][0]["message"])
+found["command_listed"] = ("restore, demo." in gate_help,
+                           "Greet someone, as a demo." in help_of(["demo", "--help"]))
+
 # the harness
 def demo_log(name, system):
     path = os.path.join(COPY, name)
@@ -260,15 +361,14 @@ found["results_schema"] = "demo-jsonl" in json.dumps(schema("results"))
 found["format_row"] = ('| `demo-jsonl` | Demo (`demo`) | Demo log | its first line: a JSON '
                        'object with "demo_log" (JSON lines) |') in pages["importing.md"]
 found["defaults_column"] = "Demo (`M`: `model`)" in pages["importing.md"]
-from proagents_bench.cli import import_command
 found["import_help"] = "Demo .demo.jsonl" in " ".join(
-    import_command.build_parser("run_benchmark.py").format_help().split())
+    COMMAND_BY_NAME["import"].parser("run_benchmark.py").format_help().split())
 
 # the feedback level
 from proagents_bench.service import database, teams
 from proagents_bench.service.app import create_app
 from proagents_bench.service.server import make_server
-parser = team_command.build_parser("run_benchmark.py")
+parser = COMMAND_BY_NAME["team"].parser("run_benchmark.py")
 found["team_level"] = parser.parse_args(["add", "t", "--data", "d", "--level",
                                          "action"]).level
 found["level_rows"] = ("| `action` | the action alone |" in pages["service.md"],
@@ -303,14 +403,14 @@ print(json.dumps(found))
 '''
 
 
-def recipe_files(title):
+def recipe_files(title, name=""):
     """The files (in the package) docs/development.md's recipe ``title`` says it touches:
-    the backticked ``.py`` paths of its row's second column."""
+    the backticked ``.py`` paths of its row's second column, ``NAME`` being ``name``."""
     with open(DEVELOPMENT_DOC, "rb") as handle:
         text = handle.read().decode("utf-8")
     row = next(line for line in text.splitlines() if line.startswith("| **%s**" % title))
     files = row.split(" | ")[1]
-    return sorted(path.replace("NAME", os.path.basename(NEW_HARNESS_MODULE)[:-len(".py")])
+    return sorted(path.replace("NAME", name)
                   for path in re.findall(r"`([A-Za-z_/]+\.py)`", files))
 
 
@@ -348,18 +448,26 @@ class RecipeTests(unittest.TestCase):
                 handle.write(text.replace(old, new).encode("utf-8"))
             self.touched.setdefault(recipe, set()).add(relative)
 
+    def add_module(self, recipe, relative, text):
+        with open(os.path.join(self.folder, PACKAGE, *relative.split("/")), "wb") as handle:
+            handle.write(text.encode("utf-8"))
+        self.touched.setdefault(recipe, set()).add(relative)
+
     def test_each_recipe_touches_its_files_and_everything_follows(self):
         self.follow("a gate", GATE)
         self.follow("its metric", METRIC)
-        for module, text in ((NEW_HARNESS_MODULE, HARNESS_MODULE),
-                             (NEW_TRACE_MODULE, HARNESS_TRACE_MODULE)):
-            with open(os.path.join(self.folder, PACKAGE, *module.split("/")), "wb") as handle:
-                handle.write(text.encode("utf-8"))
-        self.touched["a harness"] = {NEW_HARNESS_MODULE, NEW_TRACE_MODULE}
+        self.add_module("a harness", NEW_HARNESS_MODULE, HARNESS_MODULE)
+        self.add_module("a harness", NEW_TRACE_MODULE, HARNESS_TRACE_MODULE)
         self.follow("a harness", HARNESS)
         self.follow("a feedback level", LEVEL)
+        self.add_module("a report", NEW_REPORT_MODULE, REPORT_MODULE)
+        self.follow("a report", REPORT)
+        self.add_module("a command", NEW_COMMAND_MODULE, COMMAND_MODULE)
+        self.follow("a command", COMMAND)
+        names = {"a harness": "demo_log", "a report": "demo_report", "a command": "demo"}
         for recipe, touched in self.touched.items():
-            self.assertEqual(sorted(touched), recipe_files(recipe), recipe)
+            self.assertEqual(sorted(touched), recipe_files(recipe, names.get(recipe, "")),
+                             recipe)
         changed = tree_digest(os.path.join(self.folder, PACKAGE))
         original = tree_digest(os.path.join(ROOT, PACKAGE))
         self.assertEqual(sorted(path for path in set(changed) | set(original)
@@ -401,6 +509,21 @@ class RecipeTests(unittest.TestCase):
         self.assertEqual(found["team_level"], "action")
         self.assertEqual(found["level_rows"], [True, True])
         self.assertEqual(found["answer"], [200, "PASS", [], "action"])
+        # the report: written with the decision, replaced by the page of a run without one
+        # (a contract error, a command line refused), and offered by the gate's help
+        runs, texts = found["report"]
+        self.assertEqual(runs, [0, 2, 2])
+        self.assertEqual(texts[0], "demo: PASS\n")
+        for text in texts[1:]:
+            self.assertTrue(text.startswith("demo: CONTRACT_ERROR (exit 2)"), text)
+        self.assertTrue(found["report_option"])
+        # the command: it runs, its usage errors are the dispatcher's, the gate lists it
+        self.assertEqual(found["command"], [0, {"action": "DEMO", "hello": "Ada"}])
+        self.assertEqual(found["command_usage"],
+                         [2, "--name was given an empty value (see --help)"])
+        self.assertEqual(found["command_suggested"][0], 2)
+        self.assertIn("did you mean the command demo?", found["command_suggested"][1])
+        self.assertEqual(found["command_listed"], [True, True])
 
 
 if __name__ == "__main__":

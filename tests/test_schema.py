@@ -21,6 +21,7 @@ from proagents_bench.contract.rules import CROSS_FILE_RULES
 from proagents_bench.contract.containers import SCHEMA_KEY, AnyOf, Array, Mapping, Nullable, Object
 from proagents_bench.contract.shapes import Boolean, Integer, Number, String, StringSet
 from proagents_bench.contract.validate import file_errors, version_errors
+from proagents_bench.contract.vocabulary import SCHEMA_KINDS
 from proagents_bench.jsonio import load as jsonload
 from tests.schema_check import schema_errors
 from tests.support import EXAMPLES, TempDir, example_package, run_cli
@@ -54,7 +55,7 @@ def example_kind(value):
 
 class GeneratedSchemaTests(unittest.TestCase):
     def test_every_schema_is_draft_2020_12_with_an_id(self):
-        for kind in schema.KINDS:
+        for kind in SCHEMA_KINDS:
             generated = schema.schema(kind)
             self.assertEqual(generated["$schema"],
                              "https://json-schema.org/draft/2020-12/schema")
@@ -65,7 +66,7 @@ class GeneratedSchemaTests(unittest.TestCase):
 
     def test_the_command_line_prints_the_schema_and_reads_nothing(self):
         missing = os.path.join(TempDir(self).path, "missing.json")
-        for kind in schema.KINDS:
+        for kind in SCHEMA_KINDS:
             run = run_cli(["--schema", kind, "--spec", missing])
             self.assertEqual((run.status, run.stderr), (0, ""))
             self.assertEqual(run.stdout, schema.schema_bytes(kind))

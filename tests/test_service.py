@@ -365,8 +365,8 @@ class RoutingTests(unittest.TestCase):
                          "GET, HEAD, PUT")
 
     def test_serve_binds_the_loopback_address_unless_told_otherwise(self):
-        from proagents_bench.cli import serve_command
-        options = serve_command.build_parser("run_benchmark.py").parse_args([
+        from proagents_bench.cli.commands import COMMAND_BY_NAME
+        options = COMMAND_BY_NAME["serve"].parser("run_benchmark.py").parse_args([
             "--spec", "s", "--cases", "c", "--baseline", "b", "--data", "d"])
         self.assertEqual(options.host, "127.0.0.1")
         self.assertEqual(self.service.server.server_address[0], "127.0.0.1")

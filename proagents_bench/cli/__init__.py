@@ -1,11 +1,15 @@
 """The command line: the only code that prints or chooses an exit status.
 
 ``run_benchmark.py [gate options]`` runs the gate, its options unchanged; the other commands
-are named first: ``run_benchmark.py COMMAND ...`` (see :data:`COMMANDS`). Every command is a
-module with ``run(arguments, session) -> Outcome``; this module gives it the streams, turns
-its outcome into bytes on stdout, lines on stderr and an exit status (:mod:`.status`), and
-catches everything, so that a crash can never look like a decision: a bug is exit 3 with one
-stderr line, a failed write exit 4, a signal 130 or 143.
+are named first: ``run_benchmark.py COMMAND ...`` (the rows of :mod:`.commands`). Every
+command is a module with ``add_arguments(parser)`` and ``run(options, session) -> Outcome``;
+this module parses its arguments (a usage error is the one ``cli.usage`` outcome, exit 2),
+gives it the streams, turns its outcome into bytes on stdout, lines on stderr and an exit
+status (:mod:`.status`), and catches everything, so that a crash can never look like a
+decision: a bug is exit 3 with one stderr line, a failed write exit 4, a signal 130 or 143.
+A command that writes reports (its parser has ``outputs``) runs guarded: no report or
+``--output`` of an earlier run outlives a run that ends without a result
+(:mod:`.report_files`).
 
 :func:`run` takes the signals over before any command's modules are imported, so a Ctrl-C
 during the imports ends the run without a traceback too.
@@ -15,11 +19,11 @@ from __future__ import annotations
 
 import os
 import sys
-from importlib import import_module
-from typing import (TYPE_CHECKING, BinaryIO, Callable, List, Mapping, Optional, Sequence, TextIO,
+from typing import (TYPE_CHECKING, Any, BinaryIO, Callable, List, Optional, Sequence, TextIO,
                     Union)
 
 from ..version import VERSION
+from .commands import COMMANDS, GATE, Command
 from .status import EXIT_CONTRACT_ERROR, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_OUTPUT_FAILURE
 from .streams import (DocumentWriter, Interrupted, MessageWriter, OutputError, SignalGuard,
                       reserve_standard_descriptors)
@@ -27,24 +31,11 @@ from .streams import (DocumentWriter, Interrupted, MessageWriter, OutputError, S
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
     from ..jsonio import BytesLike
+    from .report_files import Targets
+    from .usage import UsageError
 
-# The commands besides the gate, each by the module that runs it (relative to this package):
-# the first argument names one; anything else is the gate's.
-COMMANDS = {
-    "serve": ".serve_command",
-    "team": ".team_command",
-    "submit": ".submit_command",
-    "phase": ".phase_command",
-    "backup": ".backup_command",
-    "restore": ".restore_command",
-    "import": ".import_command",
-    "init": ".init_command",
-    "release": ".release_command",
-    "plan": ".plan_command",
-    "health": ".health_command",
-    "diff": ".diff_command",
-}
-DEFAULT_COMMAND = ".gate_command"
+# argparse quotes the arguments it refuses: a usage message shows this much of them.
+MAX_USAGE_CHARS = 1000
 
 
 class Outcome:
@@ -70,17 +61,25 @@ class Session:
     """What a command may use: ``messages`` (stderr lines, never failing), ``stdout`` (for a
     command that reports as it goes; checked writes, see streams.py), ``guard`` (its
     ``deferred`` sections finish before a signal acts), ``program`` (the name the command
-    line was invoked as, for help texts) and ``command`` (the program as a person pastes it
+    line was invoked as, for help texts), ``command`` (the program as a person pastes it
     where they ran it, for the commands a message tells them to run; see
-    :func:`pasted_command`)."""
+    :func:`pasted_command`), ``arguments`` (the command's own, as given) and ``targets``
+    (the reports and ``--output`` it writes, :class:`~.report_files.Targets`; none for a
+    command that writes no reports)."""
+
+    # A command's reports render what that command decides (an Evaluation, a Health, a
+    # Release): which one, only the command knows.
+    targets: Targets[Any]
 
     def __init__(self, messages: MessageWriter, stdout: DocumentWriter, guard: SignalGuard,
-                 program: str, command: Optional[str] = None) -> None:
+                 program: str, command: Optional[str] = None,
+                 arguments: Sequence[str] = ()) -> None:
         self.messages = messages
         self.stdout = stdout
         self.guard = guard
         self.program = program
         self.command = pasted_command(program) if command is None else command
+        self.arguments = list(arguments)
 
     def say(self, line: str) -> None:
         """One line of a command's report on stdout (ASCII; anything else escaped)."""
@@ -112,7 +111,7 @@ def command_word(text: str) -> str:
         text.replace('"', '\\"'))
 
 
-def run(commands: Optional[Mapping[str, str]] = None, default: str = DEFAULT_COMMAND,
+def run(commands: Sequence[Command] = COMMANDS, default: Command = GATE,
         program: Optional[str] = None) -> None:
     """The console entry point (``run_benchmark.py``, ``python -m proagents_bench``, the
     installed ``proagents-bench``): exit with :func:`main`'s status (``commands``,
@@ -137,22 +136,20 @@ def run(commands: Optional[Mapping[str, str]] = None, default: str = DEFAULT_COM
 def main(argv: Optional[Sequence[str]] = None, stdout: Optional[BinaryIO] = None,
          stderr: Optional[TextIO] = None, restore_signals: bool = True,
          program: Optional[str] = None, kept: Optional[List[object]] = None,
-         commands: Optional[Mapping[str, str]] = None, default: str = DEFAULT_COMMAND) -> int:
+         commands: Sequence[Command] = COMMANDS, default: Command = GATE) -> int:
     """Run a command; return the exit status. ``stdout`` takes bytes and ``stderr`` text; by
     default the process's own (stdout written through its descriptor, see streams.py).
     ``kept``, when given, receives what the command's work is made of (see :func:`run`).
-    ``commands`` (default :data:`COMMANDS`) names the module of each command, ``default``
-    the one that runs when the first argument names none; a module name is relative to this
-    package when it starts with a dot. ``program`` is the name the help texts and messages
-    give the command line (default: as it was invoked)."""
+    ``commands`` (default :data:`~.commands.COMMANDS`) are the rows a first argument names,
+    ``default`` the one that runs when it names none of the others. ``program`` is the name
+    the help texts and messages give the command line (default: as it was invoked)."""
     guard = SignalGuard().install()
     try:
         given = program
         program = program or (program_name() if argv is None else "run_benchmark.py")
         pasted = pasted_command(sys.argv[0] if argv is None and given is None else program)
         return _main(list(sys.argv[1:] if argv is None else argv), stdout, stderr, guard,
-                     program, pasted, kept, COMMANDS if commands is None else commands,
-                     default)
+                     program, pasted, kept, commands, default)
     except Interrupted as interrupted:  # a signal in the instants around _main's handling
         return interrupted.status
     finally:
@@ -163,7 +160,7 @@ def main(argv: Optional[Sequence[str]] = None, stdout: Optional[BinaryIO] = None
 
 def _main(argv: List[str], stdout: Optional[BinaryIO], stderr: Optional[TextIO],
           guard: SignalGuard, program: str, pasted: str, kept: Optional[List[object]],
-          commands: Mapping[str, str], default: str) -> int:
+          commands: Sequence[Command], default: Command) -> int:
     messages = MessageWriter(stderr if stderr is not None else sys.stderr)
     if stdout is None:
         if reserve_standard_descriptors():
@@ -173,13 +170,13 @@ def _main(argv: List[str], stdout: Optional[BinaryIO], stderr: Optional[TextIO],
     else:
         writer = DocumentWriter(stream=stdout)
     try:
-        if argv and argv[0] in commands:
-            command, arguments = commands[argv[0]], argv[1:]
+        named = {command.name: command for command in commands if command is not default}
+        if argv and argv[0] in named:
+            command, arguments, others = named[argv[0]], argv[1:], None
         else:
-            command, arguments = default, argv
-        module = import_module(command, __name__)
-        outcome: Outcome = module.run(arguments, Session(messages, writer, guard, program,
-                                                              pasted))
+            command, arguments, others = default, argv, list(named)
+        outcome = run_command(command, Session(messages, writer, guard, program, pasted,
+                                               arguments), others)
         if kept is not None:
             kept.append(outcome.kept)
         messages.say(outcome.lines)
@@ -200,6 +197,37 @@ def _main(argv: List[str], stdout: Optional[BinaryIO], stderr: Optional[TextIO],
         messages.say([internal_error_line(bug)])
         return EXIT_INTERNAL_ERROR
     return outcome.status
+
+
+def run_command(command: Command, session: Session,
+                others: Optional[Sequence[str]] = None) -> Outcome:
+    """Parse ``session.arguments`` by the command's parser and run it (``others``: for the
+    default command, the names of the others). A usage error, found while parsing or
+    later, is the one ``cli.usage`` outcome; a command that writes reports runs guarded
+    (:func:`~.report_files.guarded`)."""
+    from .report_files import Targets, guarded
+    from .usage import UsageError
+    parser = command.parser(session.program, others)
+    outputs = parser.outputs
+    session.targets = Targets(session, *outputs) if outputs else Targets(session)
+
+    def parsed() -> Outcome:
+        try:
+            return command.load().run(parser.parse_args(session.arguments), session)
+        except UsageError as usage:
+            return usage_outcome(usage, command.hint)
+
+    return guarded(session.arguments, session.targets, parsed) if outputs else parsed()
+
+
+def usage_outcome(usage: UsageError, hint: str = "--help") -> Outcome:
+    """Exit 2: a command-line error, and where its help is (``hint``); argparse's message
+    cut at :data:`MAX_USAGE_CHARS` (it quotes the arguments it refuses)."""
+    from ..errors import ContractError
+    text = str(usage)
+    if len(text) > MAX_USAGE_CHARS:
+        text = text[:MAX_USAGE_CHARS] + "... (cut)"
+    return contract_error_outcome([ContractError("cli.usage", "%s (see %s)" % (text, hint))])
 
 
 def internal_error_line(bug: BaseException) -> str:

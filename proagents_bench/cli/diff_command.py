@@ -25,28 +25,26 @@ from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from ..jsonio import JSONObject, load
 from ..jsonio.dump import document_bytes
 from ..maintenance.versions import DIFF, comparability, diff_cases, diff_specs, refusals
-from ..reports import write as reports
 from ..text import display_name
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Targets, add_output_options, guarded, text_width
+from .gate_command import text_width
+from .report_files import add_output_options
 from .status import EXIT_PASS
 from .streams import colour_wanted
-from .usage import Parser, UsageError
+from .usage import Parser
 
 KINDS = ("cases", "spec")
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(
-        prog=program + " diff",
-        description="What a new version of a cases file (or of a spec) changes: tasks added, "
-                    "removed and changed, each change classified by what it breaks, and which "
-                    "records of results packages recorded under the old cases stay "
-                    "comparable.",
-        epilog="Exit status: 0 compared; 2 a contract or command-line error, and a new file "
-               "that changes answers under the old dataset_version (or the protocol under the "
-               "old protocol_version).")
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("What a new version of a cases file (or of a spec) changes: tasks "
+                          "added, removed and changed, each change classified by what it "
+                          "breaks, and which records of results packages recorded under the "
+                          "old cases stay comparable.")
+    parser.epilog = ("Exit status: 0 compared; 2 a contract or command-line error, and a new "
+                     "file that changes answers under the old dataset_version (or the "
+                     "protocol under the old protocol_version).")
     parser.add_argument("old", metavar="OLD", help="the old cases file (or spec)")
     parser.add_argument("new", metavar="NEW", help="the new cases file (or spec)")
     parser.add_argument("--spec", metavar="FILE",
@@ -54,8 +52,7 @@ def build_parser(program: str) -> Parser:
     parser.add_argument("--results", metavar="FILE", nargs="+", action="extend", default=[],
                         help="results packages recorded under the old cases: which of their "
                              "records stay comparable")
-    add_output_options(parser, (), "the DIFF document")
-    return parser
+    add_output_options(parser, (), "the DIFF document", _inputs)
 
 
 def _inputs(options: argparse.Namespace) -> List[pipeline.InputFile]:
@@ -67,17 +64,10 @@ def _inputs(options: argparse.Namespace) -> List[pipeline.InputFile]:
     return [pipeline.InputFile(kind, path) for kind, path in named if path]
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     """Compare; a run that ends without a comparison replaces the ``--output`` file by its
     CONTRACT_ERROR document (or removes it), as the gate does."""
-    return guarded(arguments, session, Targets(session, (), _inputs), _diff)
-
-
-def _diff(arguments: List[str], session: Session, targets: Targets) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+    targets = session.targets
     problems = targets.aim(options)
     problems += [ContractError("cli.usage", "%s was given an empty path: name a file" % name)
                  for name, value in (("OLD", options.old), ("NEW", options.new),
@@ -94,8 +84,7 @@ def _diff(arguments: List[str], session: Session, targets: Targets) -> Outcome:
         return contract_error_outcome(failure.errors, failure.omitted)
     data = document_bytes(document)
     output = targets.output
-    problems = reports.write([], None, session.guard.deferred, (output, data) if output
-                             else None)
+    problems = targets.write(None, data if output else None)
     if problems:
         return contract_error_outcome(problems)
     if targets.text:

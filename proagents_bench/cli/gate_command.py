@@ -13,33 +13,27 @@ import argparse
 import os
 import sys
 import shutil
-from types import ModuleType
-from typing import TYPE_CHECKING, Callable, List, Optional, Protocol, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple, TypeVar, Union
 
 from .. import pipeline
-from ..contract import publish
-from ..contract.vocabulary import BLOCK, CONTRACT_ERROR, INCOMPARABLE, PASS, REVIEW
+from ..contract.vocabulary import BLOCK, INCOMPARABLE, PASS, REVIEW, SCHEMA_KINDS
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
-from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.paths import same_file
-from ..reports import write as reports
-from ..reports.nodecision import INTERNAL_ERROR, INTERRUPTED, NoDecision
+from ..reports.registry import REPORTS, TextModule, gate_text
 from ..text import quote
 from ..version import NAME, VERSION
-from . import (COMMANDS, Outcome, Session, command_word, contract_error_outcome,
-               internal_error_line)
-from .parallel import forking_fingerprinter
+from . import Outcome, Session, command_word, contract_error_outcome
+from .fork import forking_fingerprinter
 from .progress import EAGER_BYTES, Progress
-from .status import (EXIT_BLOCK, EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_INCOMPARABLE,
-                     EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED, EXIT_PASS, EXIT_REVIEW,
-                     EXIT_TERMINATED)
-from .streams import Interrupted, colour_wanted
-from .usage import Parser, UsageError, choice_list
+from .report_files import Targets, add_output_options
+from .status import (EXIT_BLOCK, EXIT_DECISION, EXIT_INCOMPARABLE, EXIT_PASS, EXIT_REVIEW)
+from .streams import colour_wanted
+from .usage import Parser, choice_list
 
 if TYPE_CHECKING:  # for annotations only
+    from ..evaluation.decision import Actioned, Decided
     from ..jsonio import BytesLike
-    from ..reports.write import Input
 
 # The shipped example package, evaluated when no file is given; shown relative to the
 # project (``examples/benchmark_spec.json``) so the document is the same on every machine.
@@ -65,11 +59,6 @@ DEFAULTS_HELP = ("Without --spec, --cases and --results the shipped example pack
 # What a refusal's command names when there is no file to suggest.
 PLACEHOLDERS = {"spec": "SPEC.json", "cases": "CASES.json", "results": "RESULTS.json"}
 
-# argparse quotes the arguments it refuses: a usage message shows this much of them.
-MAX_USAGE_CHARS = 1000
-
-# --format: what stdout carries. "auto" is text on a terminal and JSON everywhere else.
-FORMATS = ("auto", "json", "text")
 # --fail-on: the decisions that fail the run (exit 1, or their own status with
 # --distinct-exit-codes); the others exit 0 like PASS. By default all three: the contract's
 # 0/1/2.
@@ -83,17 +72,15 @@ def _fail_on(text: str) -> List[str]:
     return [FAIL_ON[word] for word in choice_list(text, list(FAIL_ON), "none")]
 
 
-def build_parser(program: str = "run_benchmark.py") -> Parser:
-    parser = Parser(
-        prog=program, commands=list(COMMANDS),
-        description="Release gate for AI agents: validate the spec, cases and results files, "
-                    "grade every trial, compare baseline and candidate, and decide PASS, "
-                    "REVIEW, BLOCK or INCOMPARABLE.",
-        epilog="Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 contract or "
-               "command-line error; 3 internal error (a bug); 4 the document could not be "
-               "written whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with "
-               "--distinct-exit-codes. %s Other commands: %s." % (
-                   DEFAULTS_HELP, ", ".join(COMMANDS)))
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("Release gate for AI agents: validate the spec, cases and results "
+                          "files, grade every trial, compare baseline and candidate, and "
+                          "decide PASS, REVIEW, BLOCK or INCOMPARABLE.")
+    parser.epilog = ("Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 contract or "
+                     "command-line error; 3 internal error (a bug); 4 the document could not "
+                     "be written whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with "
+                     "--distinct-exit-codes. %s Other commands: %s." % (
+                         DEFAULTS_HELP, ", ".join(parser.commands)))
     parser.add_argument("--spec", metavar="FILE",
                         help="benchmark spec (default: the example's, as said below; - reads "
                              "standard input)")
@@ -105,28 +92,13 @@ def build_parser(program: str = "run_benchmark.py") -> Parser:
                              "below; - reads standard input)")
     parser.add_argument("--candidate", metavar="ID",
                         help="the candidate's system_id; optional, checked when given")
-    add_output_options(parser, reports.REPORTS, "the decision document")
+    add_output_options(parser, REPORTS, "the decision document", _gate_inputs)
     add_decision_options(parser, "decisions")
-    parser.add_argument("--schema", choices=publish.KINDS,
+    parser.add_argument("--schema", choices=SCHEMA_KINDS,
                         help="print the JSON Schema of a file kind, or of the output "
                              "document, and exit; reads no input")
     parser.add_argument("-V", "--version", action="version",
                         version="%s %s" % (NAME, VERSION))
-    return parser
-
-
-def add_output_options(parser: Parser, kinds: Sequence[reports.Report], document: str) -> None:
-    """The options of what a command writes: its reports (``kinds``), ``--output`` and
-    ``--format`` (``document``: what its JSON document is)."""
-    for report in kinds:
-        parser.add_argument(report.option, metavar="PATH", help=report.help)
-    parser.add_argument("--output", metavar="PATH",
-                        help="write the JSON document to PATH (atomically%s) instead of "
-                             "stdout" % (", with the reports" if kinds else ""))
-    parser.add_argument("--format", choices=FORMATS, default="auto",
-                        help="what stdout carries: json (%s), text (a summary for people), or "
-                             "auto (default): text when stdout is a terminal, json in every "
-                             "pipe and file" % document)
 
 
 def add_decision_options(parser: Parser, decisions: str) -> None:
@@ -183,45 +155,13 @@ def default_inputs(spec: Optional[str] = None, cases: Optional[str] = None,
     return chosen
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     """Run the gate. A run that ends without a decision (a contract or command-line error, an
     internal error, an interruption) replaces every report named on the command line by a
     report of that outcome, and the ``--output`` file by its CONTRACT_ERROR document (or
     removes it: exit 3, 130 and 143 have no document), so that no path is left holding an
-    earlier run's decision (see :class:`Targets`)."""
-    return guarded(arguments, session, Targets(session), _gate)
-
-
-def guarded(arguments: List[str], session: Session, targets: "Targets",
-            body: Callable[[List[str], Session, "Targets"], Outcome]) -> Outcome:
-    """Run a command that writes reports (``body``) so that no report outlives its run: a
-    run that ends without a result replaces every report ``targets`` names by a report of
-    that outcome (see :func:`run`)."""
-    try:
-        targets.aim(_named_paths(arguments))
-        outcome = body(arguments, session, targets)
-        if outcome.status == EXIT_CONTRACT_ERROR:
-            outcome = targets.contract_error(outcome)
-    except (Interrupted, KeyboardInterrupt) as stop:
-        status = getattr(stop, "status", EXIT_INTERRUPTED)
-        targets.abandon(NoDecision(INTERRUPTED, status, detail="stopped by %s" % (
-            "SIGTERM" if status == EXIT_TERMINATED else "SIGINT (Ctrl-C)")))
-        raise
-    except Exception as bug:
-        targets.abandon(NoDecision(INTERNAL_ERROR, EXIT_INTERNAL_ERROR,
-                                   detail=internal_error_line(bug)))
-        raise
-    return outcome
-
-
-def _gate(arguments: List[str], session: Session, targets: "Targets") -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        text = str(usage)
-        if len(text) > MAX_USAGE_CHARS:
-            text = text[:MAX_USAGE_CHARS] + "... (cut)"
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % text)])
+    earlier run's decision (the dispatcher runs it guarded: :mod:`.report_files`)."""
+    targets = session.targets
     problems = targets.aim(options)
     empty = [ContractError("cli.usage", "--%s was given an empty path: name a file" % option)
              for option in ("spec", "cases", "results", "output")
@@ -231,9 +171,12 @@ def _gate(arguments: List[str], session: Session, targets: "Targets") -> Outcome
     if empty:
         return contract_error_outcome(empty)
     if options.schema is not None:
+        # Imported here: the schemas are built from every contract shape, the release's
+        # and the import mapping's too, which a gate run never needs.
+        from ..contract import publish
         return Outcome(EXIT_PASS, publish.schema_bytes(options.schema))
     inputs = default_inputs(options.spec, options.cases, options.results)
-    missing = unnamed_inputs(options, session.command, arguments) or missing_examples(
+    missing = unnamed_inputs(options, session.command, session.arguments) or missing_examples(
         inputs, options)
     if missing:
         return contract_error_outcome(missing)
@@ -247,27 +190,21 @@ def _gate(arguments: List[str], session: Session, targets: "Targets") -> Outcome
                                        forking_fingerprinter(size))
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
-    return deliver(evaluation, _terminal, options, session, targets, progress, evaluation)
+    return deliver(evaluation, gate_text, options, session, targets, progress, evaluation)
 
 
-class Decided(Protocol):
-    """What :func:`deliver` delivers: a decision (the gate's Evaluation, a release) with
-    its action and its document's bytes."""
-
-    @property
-    def action(self) -> str: ...
-
-    def chunks(self) -> Sequence[BytesLike]: ...
+# What deliver() delivers: a decision made (the gate's Evaluation, a Release).
+DecidedT = TypeVar("DecidedT", bound="Decided[Actioned]")
 
 
-def deliver(decided: Decided, terminal: Callable[[], ModuleType], options: argparse.Namespace,
-            session: Session, targets: "Targets", progress: Optional[Progress],
-            kept: object) -> Outcome:
+def deliver(decided: DecidedT, text: Callable[[], TextModule[DecidedT]],
+            options: argparse.Namespace, session: Session, targets: Targets[DecidedT],
+            progress: Optional[Progress], kept: object) -> Outcome:
     """The outcome of a decision (the gate's Evaluation, or a release): its exit status by
     ``--fail-on`` and ``--distinct-exit-codes``, its reports and ``--output`` written all or
-    none, its summary on stderr and, on stdout, its document or the text mode of
-    ``terminal()`` (the renderer's module, imported only when a person is to read the run).
-    ``kept`` is what the process keeps until it ends."""
+    none, its summary on stderr and, on stdout, its document or the text mode of ``text()``
+    (the renderer's module, imported only when a person is to read the run). ``kept`` is
+    what the process keeps until it ends."""
     status, lines = decision_status(decided.action, options.fail_on,
                                     options.distinct_exit_codes)
     output = targets.output
@@ -280,15 +217,15 @@ def deliver(decided: Decided, terminal: Callable[[], ModuleType], options: argpa
             progress("writing the decision document", sum(map(len, chunks)), "bytes")
     if progress is not None and targets.reports:
         progress("writing the reports", len(targets.reports), "files")
-    # A decision's reports all or none, each replaced atomically (see reports.write).
-    problems = reports.write(targets.reports, decided, session.guard.deferred,
-                             (output, b"".join(chunks)) if output else None)
+    # A decision's reports all or none, each replaced atomically (see report_files).
+    problems = targets.write(decided, b"".join(chunks) if output else None)
     if problems:
         return contract_error_outcome(problems)
     if options.summary or (session.messages.isatty() and not targets.text):
-        lines = terminal().summary_lines(decided) + lines
+        lines = text().summary_lines(decided) + lines
+    stdout: Union[bytes, Sequence[BytesLike]]
     if targets.text:
-        stdout = terminal().render(decided, text_width(), colour_wanted(
+        stdout = text().render(decided, text_width(), colour_wanted(
             session.stdout.isatty()), targets.hints())
     else:
         stdout = b"" if output else chunks
@@ -310,12 +247,6 @@ def decision_status(action: str, fail_on: List[str], distinct: bool) -> Tuple[in
     return (DISTINCT_EXIT[action] if distinct else EXIT_DECISION), []
 
 
-def _terminal() -> ModuleType:
-    """The text renderer, imported when a person is to read the run (see GateImportsTests)."""
-    from ..reports import terminal
-    return terminal
-
-
 def text_width() -> int:
     """The terminal's width for the text mode, within TEXT_WIDTH's bounds."""
     default, narrowest, widest = TEXT_WIDTH
@@ -323,132 +254,9 @@ def text_width() -> int:
     return min(max(columns, narrowest), widest)
 
 
-class _OutputOption:
-    """``--output`` among the reports, for the checks of their paths."""
-
-    option = "--output"
-    name = "output document"
-
-
-OUTPUT_OPTION = _OutputOption()
-
-
-def _named_paths(arguments: List[str]) -> Optional[argparse.Namespace]:
-    """The input, report and output paths of ``arguments``, read leniently (anything else is
-    ignored), so that a command line argparse refuses still names the reports its CONTRACT_ERROR
-    replaces; None when even these cannot be read."""
-    parser = Parser(add_help=False)
-    for option in ("--spec", "--cases", "--results", "--output", "--format"):
-        parser.add_argument(option)
-    parser.add_argument("--summary", action="store_true")
-    for report in reports.REPORTS:
-        parser.add_argument(report.option)
-    try:
-        return parser.parse_known_args(arguments)[0]
-    except UsageError:
-        return None
-
-
 def _gate_inputs(options: argparse.Namespace) -> List[pipeline.InputFile]:
     """The gate's input files (for the report paths' checks): standard input is no path."""
     return default_inputs(options.spec, options.cases, options.results, stdin=lambda: b"")
-
-
-class Targets:
-    """The paths a run writes besides stdout: the reports (report, path) and ``--output``,
-    only those that passed the path checks (never an input, stdout, stderr or a path named
-    twice). A result is written by its command; a run without one ends here. ``kinds`` are
-    the command's reports (:data:`~proagents_bench.reports.write.REPORTS` for the gate) and
-    ``inputs(options)`` its input files."""
-
-    def __init__(self, session: Session, kinds: Sequence[reports.Report] = reports.REPORTS,
-                 inputs: Callable[[argparse.Namespace], Sequence[Input]]
-                 = _gate_inputs) -> None:
-        self.session = session
-        self.kinds = kinds
-        self.inputs = inputs
-        self.reports: List[reports.Chosen] = []
-        self.output: Optional[str] = None
-        self.text = False  # stdout carries the text mode, not JSON
-        self.summary = False  # --summary: say the outcome on stderr too
-
-    def aim(self, options: Optional[argparse.Namespace]) -> List[ContractError]:
-        """Take the report and output paths of ``options`` (None: keep what is known); return
-        the errors of the paths that cannot be written."""
-        if options is None:
-            return []
-        output = options.output if options.output not in (None, STDIN_PATH) else None
-        chosen: List[Tuple[Union[reports.Report, _OutputOption], str]] = []
-        chosen += reports.requested(options, self.kinds)
-        chosen += [(OUTPUT_OPTION, output)] if output else []
-        problems, usable = reports.checked_paths(chosen, [item for item in self.inputs(options)
-                                                          if item.path])
-        self.reports = [(report, path) for report, path in usable
-                        if isinstance(report, reports.Report)]  # all but OUTPUT_OPTION
-        self.output = next((path for report, path in usable if report is OUTPUT_OPTION), None)
-        self.text = options.format == "text" or (
-            options.format in (None, "auto") and self.session.stdout.isatty())
-        self.summary = getattr(options, "summary", False)
-        return problems
-
-    def hints(self) -> List[str]:
-        """The text mode's closing lines: where the JSON document and the reports are."""
-        lines = ["The JSON document: %s." % (self.output if self.output else
-                                             "--format json, or --output FILE")]
-        if self.reports:
-            lines.append("Reports: %s." % ", ".join(path for _report, path in self.reports))
-        else:
-            lines.append("The whole report: --html FILE.")
-        return lines
-
-    def contract_error(self, outcome: Outcome) -> Outcome:
-        """Exit 2: every report replaced by its CONTRACT_ERROR report; the document to
-        ``--output`` when given, else to stdout (in the text mode one line, the errors being
-        on stderr). A report still holding an earlier file is one more error."""
-        errors, omitted = outcome.errors, outcome.omitted
-        failures = reports.write_no_decision(
-            self.reports, NoDecision(CONTRACT_ERROR, outcome.status, errors, omitted),
-            self.session.guard.deferred)
-        if failures:
-            errors = errors + failures
-            outcome = contract_error_outcome(errors, omitted)
-        written = False
-        if self.output is not None:
-            try:
-                document = outcome.output
-                write_files_atomically([(self.output, document if isinstance(document, bytes)
-                                         else b"".join(document))],
-                                       self.session.guard.deferred)
-                written = True
-            except AtomicWriteError as problem:
-                errors = errors + [ContractError(
-                    "cli.report_unwritable", "cannot write the output document: %s" %
-                    problem.reason, (), self.output)]
-                outcome = contract_error_outcome(errors, omitted)
-        stdout = b"" if written else outcome.output
-        if self.text:
-            stdout = _terminal().no_decision(
-                NoDecision(CONTRACT_ERROR, outcome.status, errors, omitted),
-                "The CONTRACT_ERROR document: %s." % self.output if written else None)
-        lines = outcome.lines
-        if self.summary:
-            lines = lines + ["proagents-bench: %s" % NoDecision(CONTRACT_ERROR, outcome.status,
-                                                                errors, omitted).headline]
-        return Outcome(outcome.status, stdout, lines, errors=errors, omitted=omitted)
-
-    def abandon(self, outcome: NoDecision) -> None:
-        """An internal error or an interruption: every report replaced by the outcome's
-        report, the ``--output`` file removed (these exits have no document); whatever fails
-        here changes nothing of the exit status already decided."""
-        try:
-            reports.write_no_decision(self.reports, outcome, self.session.guard.deferred)
-        except Exception:  # noqa: BLE001 - the run already ends with exit 3 or 130
-            pass
-        if self.output is not None:
-            try:
-                os.remove(self.output)
-            except OSError:
-                pass
 
 
 def missing_examples(inputs: Sequence[pipeline.InputFile],

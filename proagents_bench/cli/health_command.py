@@ -25,29 +25,28 @@ from ..jsonio.dump import document_bytes
 from ..maintenance.health import Package, measure, out_of_memory
 from ..maintenance.health_document import health_document
 from ..maintenance.health_figures import Health
-from ..reports import write as reports
+from ..reports.registry import HEALTH_REPORTS
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import Targets, add_output_options, guarded, text_width
+from .gate_command import text_width
 from .parallel import in_background
 from .progress import EAGER_BYTES, Progress
+from .report_files import Targets, add_output_options
 from .status import EXIT_PASS
 from .streams import colour_wanted
-from .usage import Parser, UsageError
+from .usage import Parser
 
 if TYPE_CHECKING:  # for annotations only
     from ..service.maintainer import ScoredSubmission
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(
-        prog=program + " health",
-        description="The health of a benchmark's test tasks across results packages of one "
-                    "benchmark and dataset version: pass rates per system, flaky and unknown "
-                    "trials, tasks never passed or saturated, each task's discrimination, "
-                    "latency and cost outliers, per slice and family, the effective size, and "
-                    "the tasks to audit first.",
-        epilog="Exit status: 0 measured; 2 a contract or command-line error.")
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("The health of a benchmark's test tasks across results packages of "
+                          "one benchmark and dataset version: pass rates per system, flaky and "
+                          "unknown trials, tasks never passed or saturated, each task's "
+                          "discrimination, latency and cost outliers, per slice and family, "
+                          "the effective size, and the tasks to audit first.")
+    parser.epilog = "Exit status: 0 measured; 2 a contract or command-line error."
     parser.add_argument("--spec", metavar="FILE", required=True, help="the benchmark's spec")
     parser.add_argument("--cases", metavar="FILE", required=True,
                         help="the benchmark's cases file; every package is of its dataset "
@@ -70,8 +69,7 @@ def build_parser(program: str) -> Parser:
                              "--baseline)")
     parser.add_argument("--baseline", metavar="FILE",
                         help="with --data: the service's baseline package")
-    add_output_options(parser, reports.HEALTH_REPORTS, "the HEALTH document")
-    return parser
+    add_output_options(parser, HEALTH_REPORTS, "the HEALTH document", _inputs)
 
 
 def _inputs(options: argparse.Namespace) -> List[pipeline.InputFile]:
@@ -87,16 +85,10 @@ def _inputs(options: argparse.Namespace) -> List[pipeline.InputFile]:
     return [pipeline.InputFile(kind, path) for kind, path in named if path]
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
-    return guarded(arguments, session, Targets(session, reports.HEALTH_REPORTS, _inputs),
-                   _health)
-
-
-def _health(arguments: List[str], session: Session, targets: Targets) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+def run(options: argparse.Namespace, session: Session) -> Outcome:
+    """Measure; a run that ends without a result replaces every report it names and its
+    ``--output`` (the dispatcher runs it guarded: :mod:`.report_files`)."""
+    targets = session.targets
     problems = targets.aim(options)
     problems += _usage_problems(options)
     if problems:
@@ -111,7 +103,7 @@ def _health(arguments: List[str], session: Session, targets: Targets) -> Outcome
     return contract_error_outcome([out_of_memory(cases, packages)])
 
 
-def _measured(options: argparse.Namespace, session: Session, targets: Targets,
+def _measured(options: argparse.Namespace, session: Session, targets: Targets[Health],
               spec: pipeline.InputFile, cases: pipeline.InputFile,
               packages: List[Package]) -> Outcome:
     """The health of ``packages`` (extended in place by the logs imported and the service's
@@ -129,8 +121,7 @@ def _measured(options: argparse.Namespace, session: Session, targets: Targets,
         return contract_error_outcome(failure.errors, failure.omitted)
     document = document_bytes(health_document(health, VERSION))
     output = targets.output
-    problems = reports.write(targets.reports, health, session.guard.deferred,
-                             (output, document) if output else None)
+    problems = targets.write(health, document if output else None)
     if problems:
         return contract_error_outcome(problems)
     if targets.text:
@@ -140,7 +131,7 @@ def _measured(options: argparse.Namespace, session: Session, targets: Targets,
     return Outcome(EXIT_PASS, stdout, kept=health)
 
 
-def _text(health: Health, session: Session, targets: Targets) -> bytes:
+def _text(health: Health, session: Session, targets: Targets[Health]) -> bytes:
     from ..reports import health_text  # imported only when a person reads the run
     return health_text.render(health, text_width(), colour_wanted(session.stdout.isatty()),
                               targets.hints())

@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Sequence, Tuple
 
-from .. import pipeline
 from ..contract.harnesses import formats_help
-from ..contract.validate import file_errors
 from ..contract.vocabulary import MISSING_AS, RESULTS_V3, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
-from ..importers.package import Imported, import_logs
+from ..importers.package import Imported, import_logs, load_cases
 from ..importers.settings import SWEBENCH_INSTANCES, load_settings
 from ..importers.source import LogSource
 from ..jsonio import JSONObject
@@ -35,18 +33,17 @@ from ..version import harness
 from . import Outcome, Session, contract_error_outcome
 from .parallel import forking_background
 from .status import EXIT_PASS
-from .usage import Parser, UsageError
+from .usage import Parser
 
 IMPORTED = "IMPORTED"
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(
-        prog=program + " import",
-        description="Import one harness log per system (%s) into a results package the gate "
-                    "accepts unchanged." % formats_help(),
-        epilog="Exit status: 0 written; 2 a contract or command-line error (nothing written). "
-               "Then run the gate: %s --spec SPEC --cases CASES --results RESULTS." % program)
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("Import one harness log per system (%s) into a results package the "
+                          "gate accepts unchanged." % formats_help())
+    parser.epilog = ("Exit status: 0 written; 2 a contract or command-line error (nothing "
+                     "written). Then run the gate: %s --spec SPEC --cases CASES --results "
+                     "RESULTS." % parser.program)
     parser.add_argument("--baseline", metavar="LOG", required=True, action="append",
                         help="the baseline's log; given more than once, the logs of runs of "
                              "one system whose trials are numbered on in the order given")
@@ -81,18 +78,11 @@ def build_parser(program: str) -> Parser:
                         help="the baseline's system_id (default: the log's model)")
     parser.add_argument("--candidate-id", metavar="ID",
                         help="the candidate's system_id (default: the log's model)")
-    return parser
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
-    problems = _path_problems(options)
-    if problems:
-        return contract_error_outcome(problems)
-    try:
+        _check_paths(options)
         settings = load_settings(options.mapping)
         settings.swebench_instances = options.swebench_instances
         cases_file = load_cases(options.cases) if options.cases is not None else None
@@ -117,10 +107,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
     try:
         write_files_atomically(files, session.guard.deferred)
     except AtomicWriteError as problem:
-        return contract_error_outcome([ContractError(
-            "cli.report_unwritable", "cannot write %s: %s" % (quote(problem.path),
-                                                              problem.reason),
-            (), problem.path)])
+        return unwritable(problem.path, problem.reason)
     return Outcome(EXIT_PASS, document_bytes(_summary(imported, options)), _lines(imported))
 
 
@@ -139,21 +126,17 @@ def split_logs(options: argparse.Namespace) -> List[Tuple[str, LogSource]]:
         SPLITS, (options.train_log, options.development_log)) for path in paths]
 
 
+def _check_paths(options: argparse.Namespace) -> None:
+    """Raise ContractErrors for empty paths, split logs without --write-cases, and an
+    output that would overwrite an input or the other output."""
+    errors = _path_problems(options)
+    if errors:
+        raise ContractErrors(errors)
+
+
 def _path_problems(options: argparse.Namespace) -> List[ContractError]:
-    """Empty paths, split logs without --write-cases, and an output that would overwrite an
-    input or the other output."""
-    errors = []
-    for option in ("output", "mapping", "cases", "write_cases", "baseline_id",
-                   "candidate_id"):
-        value = getattr(options, option)
-        if value is not None and not value.strip():
-            errors.append(ContractError("cli.usage", "--%s was given an empty value" % (
-                option.replace("_", "-"))))
-    for option in ("baseline", "candidate"):
-        for value in getattr(options, option):
-            if not value.strip():
-                errors.append(ContractError("cli.usage", "--%s was given an empty value" % (
-                    option)))
+    errors = empty_values(options, ("output", "mapping", "cases", "write_cases", "baseline_id",
+                                    "candidate_id", "baseline", "candidate"))
     for option in ("train_log", "development_log"):
         for value in getattr(options, option):
             if not value.strip():
@@ -185,6 +168,25 @@ def _path_problems(options: argparse.Namespace) -> List[ContractError]:
     return errors
 
 
+def empty_values(options: argparse.Namespace, names: Sequence[str]) -> List[ContractError]:
+    """A usage error for each value of the options ``names`` that is empty or blank (each
+    value of an option given more than once; an option not given has none)."""
+    errors = []
+    for name in names:
+        value = getattr(options, name)
+        for item in value if isinstance(value, list) else [] if value is None else [value]:
+            if not item.strip():
+                errors.append(ContractError("cli.usage", "--%s was given an empty value" % (
+                    name.replace("_", "-"))))
+    return errors
+
+
+def unwritable(path: str, reason: str) -> Outcome:
+    """Exit 2: the file at ``path`` could not be written (nothing was)."""
+    return contract_error_outcome([ContractError(
+        "cli.report_unwritable", "cannot write %s: %s" % (quote(path), reason), (), path)])
+
+
 def _size(path: str) -> int:
     """A log's bytes: a file's, or the files' of a folder log (a tau2-bench results folder, a
     Harbor job), which decide whether the candidate's logs are read in a forked process."""
@@ -207,16 +209,6 @@ def inside_folder(path: str, folder: str) -> bool:
         return os.path.commonpath([real_folder, real_path]) == real_folder
     except ValueError:  # another drive, an embedded NUL
         return False
-
-
-def load_cases(path: str, shown: Optional[str] = None) -> JSONObject:
-    """The cases file at ``path`` (shown as ``shown``), loaded and validated alone (the
-    import checks the logs against it); ContractErrors otherwise."""
-    document = pipeline.InputFile("cases", path, shown).load()
-    errors = file_errors("cases", document.value)
-    if errors:
-        raise ContractErrors(document.errors_at(errors))
-    return document.value
 
 
 def _summary(imported: Imported, options: argparse.Namespace) -> JSONObject:

@@ -30,22 +30,22 @@ from ..text import quote
 from ..version import harness
 from . import Outcome, Session, command_word, contract_error_outcome
 from .gate_command import INIT_FILE_NAMES as FILE_NAMES
-from .import_command import add_split_log_options, inside_folder, split_logs
+from .import_command import (add_split_log_options, empty_values, inside_folder, split_logs,
+                             unwritable)
 from .status import EXIT_PASS
-from .usage import Parser, UsageError
+from .usage import Parser
 
 INITIALIZED = "INITIALIZED"
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(
-        prog=program + " init",
-        description="Write a new benchmark's first files: from nothing, a spec, a cases file "
-                    "with the three splits and a results template the gate validates; from a "
-                    "harness log (%s), the spec of the protocol it recorded and the cases of "
-                    "its samples. Never overwrites a file without --force." % formats_help(),
-        epilog="Exit status: 0 written; 2 a file exists, a contract or command-line error "
-               "(nothing written).")
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("Write a new benchmark's first files: from nothing, a spec, a cases "
+                          "file with the three splits and a results template the gate "
+                          "validates; from a harness log (%s), the spec of the protocol it "
+                          "recorded and the cases of its samples. Never overwrites a file "
+                          "without --force." % formats_help())
+    parser.epilog = ("Exit status: 0 written; 2 a file exists, a contract or command-line "
+                     "error (nothing written).")
     parser.add_argument("--directory", metavar="DIR", default=".",
                         help="where to write %s (default: the working directory; created "
                              "when missing)" % ", ".join(FILE_NAMES.values()))
@@ -61,14 +61,9 @@ def build_parser(program: str) -> Parser:
     add_split_log_options(parser, "--from-log")
     parser.add_argument("--force", action="store_true",
                         help="overwrite files that exist (default: refuse, exit 2)")
-    return parser
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     problems = _usage_problems(options)
     if problems:
         return contract_error_outcome(problems)
@@ -94,9 +89,9 @@ def run(arguments: List[str], session: Session) -> Outcome:
         write_files_atomically([(paths[kind], data) for kind, data in files],
                                session.guard.deferred)
     except AtomicWriteError as problem:
-        return _unwritable(problem.path, problem.reason)
+        return unwritable(problem.path, problem.reason)
     except OSError as problem:
-        return _unwritable(options.directory, problem.strerror or str(problem))
+        return unwritable(options.directory, problem.strerror or str(problem))
     steps = _next_steps(session.command, options, paths,
                         None if scaffold is None else scaffold.system_id)
     document = {
@@ -134,12 +129,7 @@ def run(arguments: List[str], session: Session) -> Outcome:
 
 def _usage_problems(options: argparse.Namespace) -> List[ContractError]:
     """Empty values, and the options of a log given without --from-log."""
-    errors = []
-    for option in ("directory", "from_log", "mapping", "baseline_id"):
-        value = getattr(options, option)
-        if value is not None and not value.strip():
-            errors.append(ContractError("cli.usage", "--%s was given an empty value" % (
-                option.replace("_", "-"))))
+    errors = empty_values(options, ("directory", "from_log", "mapping", "baseline_id"))
     for option in ("mapping", "baseline_id", "train_log", "development_log"):
         if getattr(options, option) and options.from_log is None:
             errors.append(ContractError("cli.usage", "--%s needs --from-log: it says how to "
@@ -163,11 +153,6 @@ def _target_problems(options: argparse.Namespace,
                                         "a file; move it, choose another --directory, or "
                                         "pass --force" % quote(path), (), path))
     return errors
-
-
-def _unwritable(path: str, reason: str) -> Outcome:
-    return contract_error_outcome([ContractError(
-        "cli.report_unwritable", "cannot write %s: %s" % (quote(path), reason), (), path)])
 
 
 def _next_steps(program: str, options: argparse.Namespace, paths: Dict[str, str],

@@ -11,7 +11,7 @@ final board. ``phase status`` lists the phases. A mistake is exit 2 with code ``
 
 from __future__ import annotations
 
-from typing import List
+import argparse
 
 from ..errors import ContractError, ContractErrors
 from ..jsonio.dump import document_bytes
@@ -19,13 +19,12 @@ from ..service import database, leaderboard, phases
 from . import Outcome, Session, contract_error_outcome
 from .serve_command import PHASE_ERROR_CODE, add_benchmark_arguments, load_benchmark, open_data
 from .status import EXIT_PASS
-from .usage import Parser, UsageError
+from .usage import Parser
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(prog=program + " phase",
-                    description="Open or close a phase of the private-test service: a public "
-                                "board during it, a final private board when it closes.")
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("Open or close a phase of the private-test service: a public board "
+                          "during it, a final private board when it closes.")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
     opening = actions.add_parser("open", help="split the test cases and open a phase",
@@ -53,15 +52,9 @@ def build_parser(program: str) -> Parser:
     status = actions.add_parser("status", help="every phase, and what is published of it")
     status.add_argument("--data", metavar="DIR", required=True,
                         help="the service's data folder")
-    return parser
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see phase --help)"
-                                                     % usage)])
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     path = open_data(options.data)
     if isinstance(path, Outcome):
         return path

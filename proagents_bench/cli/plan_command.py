@@ -11,12 +11,14 @@ A package or setting the plan cannot use is a CONTRACT_ERROR document (exit 2).
 
 from __future__ import annotations
 
-from argparse import ArgumentTypeError
+from argparse import ArgumentTypeError, Namespace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from typing import List, Optional
 
-from .. import pipeline, planning
+from .. import pipeline
+from ..planning import planner
+from ..planning.measured import PlanError, measure
 from ..errors import ContractError, ContractErrors
 from ..jsonio import JSONObject
 from ..jsonio.dump import document_bytes
@@ -25,7 +27,7 @@ from ..version import harness
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import DEFAULTS_HELP, default_inputs, missing_examples, unnamed_inputs
 from .status import EXIT_PASS
-from .usage import Parser, UsageError
+from .usage import Parser
 
 
 # A command-line number: at most this many characters, and a decimal exponent within this
@@ -52,14 +54,12 @@ def _fraction(text: str) -> Fraction:
         raise ArgumentTypeError("not a number: %r" % text)
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(
-        prog=program + " plan",
-        description="How many tasks and trials to run: the power to detect an effect on the "
-                    "trial-level success rate (candidate minus baseline), from a package's "
-                    "measured variances and costs, by Miller's K-samples formula and by the "
-                    "gate's own rule.",
-        epilog="Exit status: 0 a plan; 2 a contract or command-line error. " + DEFAULTS_HELP)
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("How many tasks and trials to run: the power to detect an effect on "
+                          "the trial-level success rate (candidate minus baseline), from a "
+                          "package's measured variances and costs, by Miller's K-samples "
+                          "formula and by the gate's own rule.")
+    parser.epilog = "Exit status: 0 a plan; 2 a contract or command-line error. " + DEFAULTS_HELP
     parser.add_argument("--spec", metavar="FILE",
                         help="benchmark spec (default: the example's, as said below)")
     parser.add_argument("--cases", metavar="FILE",
@@ -83,8 +83,8 @@ def build_parser(program: str) -> Parser:
                         help="the most a run may cost, in cost units (default: no limit)")
     parser.add_argument("--max-tasks", type=int,
                         help="the test tasks available (default: the package's)")
-    parser.add_argument("--max-trials", type=int, default=planning.MAX_TRIALS,
-                        help="the most trials per task (default %d)" % planning.MAX_TRIALS)
+    parser.add_argument("--max-trials", type=int, default=planner.MAX_TRIALS,
+                        help="the most trials per task (default %d)" % planner.MAX_TRIALS)
     parser.add_argument("--cost-per-task", type=_fraction, default=Fraction(0),
                         help="a fixed cost per task besides its trials (default 0)")
     parser.add_argument("--like", choices=("candidate", "baseline"), default="candidate",
@@ -93,17 +93,12 @@ def build_parser(program: str) -> Parser:
                              "(default candidate)")
     parser.add_argument("--summary", action="store_true",
                         help="also write a short table to stderr (the default on a terminal)")
-    return parser
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+def run(options: Namespace, session: Session) -> Outcome:
     inputs = default_inputs(options.spec, options.cases, options.results,
                             stdin=lambda: b"")
-    missing = unnamed_inputs(options, session.command + " plan", arguments) or \
+    missing = unnamed_inputs(options, session.command + " plan", session.arguments) or \
         missing_examples(inputs, options)
     if missing:
         return contract_error_outcome(missing)
@@ -112,13 +107,13 @@ def run(arguments: List[str], session: Session) -> Outcome:
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
     try:
-        measured = planning.measure(evaluation)
-        settings = planning.settings_from_spec(
+        measured = measure(evaluation)
+        settings = planner.settings_from_spec(
             evaluation.spec, measured, options.effect, options.power, options.confidence,
             options.gate, options.lower_bound, options.max_tasks, options.max_trials,
             options.budget, options.cost_per_task, options.like)
-        answer = planning.plan(measured, settings, evaluation.spec)
-    except planning.PlanError as problem:
+        answer = planner.plan(measured, settings, evaluation.spec)
+    except PlanError as problem:
         return contract_error_outcome([ContractError("cli.plan", str(problem))])
     document = evaluation.lazy_document
     answer.update({
@@ -180,7 +175,7 @@ def summary(answer: JSONObject) -> List[str]:
         more = answer["with_more_tasks"]
         if more is None:
             lines.append("%-12s none up to %s tasks, or the budget binds" % (
-                "more tasks:", show_number(planning.MAX_PLANNED_TASKS)))
+                "more tasks:", show_number(planner.MAX_PLANNED_TASKS)))
         else:
             lines.append("%s  (%d more tasks than the %d available)" % (
                 _design("more tasks:", more), more["tasks_beyond_limit"],

@@ -17,100 +17,83 @@ import argparse
 import os
 import pickle
 import struct
-from types import ModuleType
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
-from .. import release as releases
-from ..contract.vocabulary import MISSING_AS
 from ..errors import ContractError, ContractErrors
-from ..jsonio.dump import document_bytes
 from ..jsonio.gcpause import CollectorPaused
+from ..manifest import Manifest, Place, load_manifest
+from ..release import run_benchmark
+from ..release_outcome import BenchmarkOutcome, decide, release_errors
 from ..render.release import Spliced
-from ..reports import write as reports
-from ..reports.release_view import RELEASE_REPORTS, SECTION_KINDS
+from ..reports.registry import RELEASE_REPORTS, release_text
 from ..text import quote
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
-from .gate_command import (EXAMPLES_FOLDER, PROJECT_ROOT, Targets, add_decision_options,
-                           add_output_options, deliver, guarded)
-from .parallel import can_fork, forked_map, forking_background, forking_fingerprinter, usable_cores
+from .fork import can_fork, forking_fingerprinter
+from .gate_command import EXAMPLES_FOLDER, PROJECT_ROOT, add_decision_options, deliver
+from .parallel import forked_map, forking_background, usable_cores
 from .progress import Progress
-from .usage import Parser, UsageError
+from .report_files import add_output_options
+from .usage import Parser
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import BytesLike
-    from ..importers.package import Background
+    from ..manifest import BenchmarkJob
     from ..pipeline import Evaluation, Fingerprinter, InputFile
 
 DEFAULT_MANIFEST = "release_manifest.json"
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(
-        prog=program + " release",
-        description="One release decision across several benchmarks: each decided exactly as "
-                    "its gate decides it alone, then the release by its benchmarks' tiers "
-                    "(critical, supporting, info) and, across them, Holm's step-down over "
-                    "every benchmark's exact one-sided tests of a regression and an "
-                    "improvement.",
-        epilog="Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 a contract or "
-               "command-line error in the manifest or in any benchmark (the release is not "
-               "decided); 3 internal error (a bug); 4 the document could not be written "
-               "whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with --distinct-exit-codes. "
-               "Without --manifest the shipped example manifest is decided.")
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("One release decision across several benchmarks: each decided "
+                          "exactly as its gate decides it alone, then the release by its "
+                          "benchmarks' tiers (critical, supporting, info) and, across them, "
+                          "Holm's step-down over every benchmark's exact one-sided tests of a "
+                          "regression and an improvement.")
+    parser.epilog = ("Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 a contract or "
+                     "command-line error in the manifest or in any benchmark (the release is "
+                     "not decided); 3 internal error (a bug); 4 the document could not be "
+                     "written whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with "
+                     "--distinct-exit-codes. Without --manifest the shipped example manifest "
+                     "is decided.")
     parser.add_argument("--manifest", metavar="FILE",
                         help="the release manifest (proagents-bench-release-v1; default: the "
                              "example, %s/%s)" % (EXAMPLES_FOLDER, DEFAULT_MANIFEST))
-    add_output_options(parser, RELEASE_REPORTS, "the release document")
+    add_output_options(parser, RELEASE_REPORTS, "the release document", _manifest_input)
     add_decision_options(parser, "release decisions")
     parser.add_argument("--jobs", metavar="N", type=int, default=0,
                         help="benchmarks decided at once, each in its own process where the "
                              "platform can fork (default 0: one per core this process may "
                              "use; 1: one after the other)")
-    return parser
 
 
 class _Input:
-    """A file a release reads, for the checks of the report paths (``reports.checked_paths``
-    reads its ``kind``, ``path`` and ``shown``)."""
+    """A file a release reads, for the checks of the report paths (``checked_paths`` reads
+    its ``kind``, ``path`` and ``shown``)."""
 
-    def __init__(self, kind: str, place: releases.Place) -> None:
+    def __init__(self, kind: str, place: Place) -> None:
         self.kind = kind
         self.path = place.path
         self.shown = place.shown
 
 
-class _ReleaseInputs:
-    """The files a release reads, for the checks of the report paths (``Targets``' inputs):
-    the manifest, and once it is read every file of every benchmark."""
-
-    def __init__(self) -> None:
-        self.manifest: Optional[releases.Manifest] = None
-
-    def __call__(self, options: argparse.Namespace) -> List[_Input]:
-        if self.manifest is not None:
-            return [_Input("release manifest", self.manifest.place)] + [
-                _Input("%s of benchmark %s" % (kind, quote(job.name)), place)
-                for job in self.manifest.jobs for kind, place in job.places()]
-        path, shown = _manifest_place(getattr(options, "manifest", None))
-        return [_Input("release manifest", releases.Place(path, shown))]
+def _manifest_input(options: argparse.Namespace) -> List[_Input]:
+    """The file a release reads first, for the checks of the report paths: its manifest
+    (once it is read, every file of every benchmark too: :func:`_benchmark_inputs`)."""
+    path, shown = _manifest_place(getattr(options, "manifest", None))
+    return [_Input("release manifest", Place(path, shown))]
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
+def _benchmark_inputs(manifest: Manifest) -> List[_Input]:
+    return [_Input("%s of benchmark %s" % (kind, quote(job.name)), place)
+            for job in manifest.jobs for kind, place in job.places()]
+
+
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     """Decide the release. A run that ends without a decision replaces every report it names
-    and its ``--output``, as the gate's does (:func:`~.gate_command.guarded`)."""
-    inputs = _ReleaseInputs()
-    return guarded(arguments, session, Targets(session, RELEASE_REPORTS, inputs),
-                   lambda arguments, session, targets: _release(arguments, session, targets,
-                                                                inputs))
-
-
-def _release(arguments: List[str], session: Session, targets: Targets,
-             inputs: _ReleaseInputs) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see --help)" % usage)])
+    and its ``--output``, as the gate's does (the dispatcher runs it guarded:
+    :mod:`.report_files`)."""
+    targets = session.targets
     problems = [ContractError("cli.usage", "--%s was given an empty path: name a file" % option)
                 for option in ("manifest", "output") if getattr(options, option) == ""]
     if options.manifest == "-":
@@ -129,32 +112,25 @@ def _release(arguments: List[str], session: Session, targets: Targets,
         return contract_error_outcome(problems)
     progress = Progress(session.messages.say) if session.messages.isatty() else None
     try:
-        manifest = inputs.manifest = _load(options.manifest)
+        manifest = _load(options.manifest)
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
-    problems = targets.aim(options)  # now against every file of every benchmark too
+    problems = targets.aim(options, _benchmark_inputs(manifest))  # every benchmark's files
     if problems:
         return contract_error_outcome(problems)
-    renderers = {SECTION_KINDS[report.module]: _section(SECTION_KINDS[report.module])
-                 for report, _path in targets.reports}
+    kinds = sorted({report.kind for report, _path in targets.reports})
     workers = options.jobs or usable_cores()
     if progress is not None:
         progress("deciding the benchmarks, %d at once" % min(workers, len(manifest.jobs)),
                  len(manifest.jobs), "benchmarks")
     kept: List[Evaluation] = []
-    outcomes = decide_benchmarks(manifest.jobs, renderers, workers, kept)
+    outcomes = decide_benchmarks(manifest.jobs, kinds, workers, kept)
     if any(outcome.failed for outcome in outcomes):
-        errors, omitted = releases.release_errors(manifest, outcomes)
+        errors, omitted = release_errors(manifest, outcomes)
         return contract_error_outcome(errors, omitted)
-    release = releases.decide(manifest, outcomes, VERSION)
-    return deliver(release, release_terminal, options, session, targets, progress,
+    release = decide(manifest, outcomes, VERSION)
+    return deliver(release, release_text, options, session, targets, progress,
                    (release, kept))
-
-
-def release_terminal() -> ModuleType:
-    """The release's text renderer, imported when a person is to read the run."""
-    from ..reports import release_terminal as terminal
-    return terminal
 
 
 def _manifest_place(given: Optional[str]) -> Tuple[str, str]:
@@ -166,7 +142,7 @@ def _manifest_place(given: Optional[str]) -> Tuple[str, str]:
             EXAMPLES_FOLDER + "/" + DEFAULT_MANIFEST)
 
 
-def _load(given: Optional[str]) -> releases.Manifest:
+def _load(given: Optional[str]) -> Manifest:
     """The manifest given, or the shipped example's."""
     path, shown = _manifest_place(given)
     if given is None and not os.path.exists(path):
@@ -174,50 +150,12 @@ def _load(given: Optional[str]) -> releases.Manifest:
             "cli.no_example", "no manifest given, and the shipped example %s is not here (an "
             "installed proagents-bench has no examples; a checkout has them): pass --manifest "
             "FILE" % quote(shown), (), shown)])
-    return releases.load_manifest(path, shown, slash=given is None)
+    return load_manifest(path, shown, slash=given is None)
 
 
-def _section(kind: str) -> releases.Renderer:
-    """The renderer of a benchmark's section: its gate's report of that kind."""
-    return next(report for report in reports.REPORTS if report.module == kind).render
-
-
-def import_benchmark(job: releases.BenchmarkJob, background: Optional[Background] = None
-                     ) -> Tuple[bytes, Optional[bytes]]:
-    """Import a benchmark's logs as ``import`` does (the importers' own functions, the same
-    checks and the same bytes): (the results package, the built cases file or None when
-    the benchmark names its cases file). The importers are imported here, only by a release
-    that imports (as the gate never imports them)."""
-    from ..importers.package import import_logs
-    from ..importers.settings import default_settings, load_settings
-    from ..importers.source import LogSource
-    settings = job.imported
-    if settings is None:
-        raise ValueError("benchmark %s imports no logs" % quote(job.name))
-    mapping = settings["mapping"]
-    loaded = (load_settings(mapping.path, mapping.shown) if mapping is not None
-              else default_settings())
-    from .import_command import load_cases
-    cases = load_cases(job.cases.path, job.cases.shown) if job.cases is not None else None
-    logs = [LogSource(place.path, place.shown)
-            for place in (settings["baseline"], settings["candidate"])]
-    split_logs = [(split, LogSource(place.path, place.shown))
-                  for split, places in (("train", settings["train_logs"]),
-                                        ("development", settings["development_logs"]))
-                  for place in places]
-    keywords = {} if background is None else {"background": background}
-    imported = import_logs(logs, loaded, cases, cases is None,
-                           (settings["baseline_id"], settings["candidate_id"]),
-                           missing_as=settings["missing_as"] or MISSING_AS[0],
-                           split_logs=split_logs, **keywords)
-    return (document_bytes(imported.results),
-            document_bytes(imported.cases) if imported.cases is not None else None)
-
-
-def decide_benchmarks(jobs: List[releases.BenchmarkJob], renderers: Dict[str, releases.Renderer],
-                      workers: int, kept: List[Evaluation],
-                      cores: int = 0) -> List[releases.BenchmarkOutcome]:
-    """Every benchmark's outcome, in order. Where the platform can fork, each benchmark is
+def decide_benchmarks(jobs: List[BenchmarkJob], kinds: Sequence[str], workers: int,
+                      kept: List[Evaluation], cores: int = 0) -> List[BenchmarkOutcome]:
+    """Every benchmark's outcome, with its reports of the ``kinds`` asked for, in order. Where the platform can fork, each benchmark is
     decided in its own forked process, at most ``workers`` at once, exactly as its gate
     decides it alone, and the process ends without freeing what it built, as the gate's
     does. Its evidence fingerprint (and the import's second log) go to a forked process of
@@ -229,27 +167,23 @@ def decide_benchmarks(jobs: List[releases.BenchmarkJob], renderers: Dict[str, re
     (freed only when the process ends). The same outcomes either way."""
     cores = cores or usable_cores()
 
-    def outcome_of(job: releases.BenchmarkJob, spare: bool,
-                   keep: Optional[List[Evaluation]]) -> releases.BenchmarkOutcome:
-        def importer(job: releases.BenchmarkJob) -> Tuple[bytes, Optional[bytes]]:
-            imported = job.imported
-            size = _size(imported["baseline"].path) if spare and imported is not None else 0
-            return import_benchmark(job, forking_background(size))
-
+    def outcome_of(job: BenchmarkJob, spare: bool,
+                   keep: Optional[List[Evaluation]]) -> BenchmarkOutcome:
         def fingerprinter(inputs: List[InputFile]) -> Fingerprinter:
             return forking_fingerprinter(sum(item.size() or 0 for item in inputs)
                                          if spare else 0)
 
-        return releases.run_benchmark(job, importer, renderers, fingerprinter, keep)
+        return run_benchmark(job, kinds, fingerprinter,
+                             forking_background if spare else None, keep)
 
-    def pieces(job: releases.BenchmarkJob, spare: bool) -> Callable[[], List[BytesLike]]:
+    def pieces(job: BenchmarkJob, spare: bool) -> Callable[[], List[BytesLike]]:
         return lambda: outcome_pieces(outcome_of(job, spare, None))
 
     found: List[Optional[bytearray]] = [None] * len(jobs)
     if can_fork():
         spare = min(workers, len(jobs)) < cores
         found = forked_map([pieces(job, spare) for job in jobs], workers)
-    outcomes: List[releases.BenchmarkOutcome] = []
+    outcomes: List[BenchmarkOutcome] = []
     for job, data in zip(jobs, found):
         outcome: object = None
         if data is not None:
@@ -257,7 +191,7 @@ def decide_benchmarks(jobs: List[releases.BenchmarkJob], renderers: Dict[str, re
                 outcome = outcome_from(data)
             except Exception:  # noqa: BLE001 - a child that wrote something else: decide here
                 outcome = None
-        if not isinstance(outcome, releases.BenchmarkOutcome):
+        if not isinstance(outcome, BenchmarkOutcome):
             outcome = outcome_of(job, True, kept)
         outcomes.append(outcome)
     return outcomes
@@ -267,7 +201,7 @@ def decide_benchmarks(jobs: List[releases.BenchmarkJob], renderers: Dict[str, re
 _HEAD = struct.Struct(">Q")
 
 
-def outcome_pieces(outcome: releases.BenchmarkOutcome) -> List[BytesLike]:
+def outcome_pieces(outcome: BenchmarkOutcome) -> List[BytesLike]:
     """What a forked benchmark sends back: its outcome pickled without its decision's bytes,
     then those bytes as they are (tens of megabytes, never copied into the pickle)."""
     decision, outcome.decision = outcome.decision, None
@@ -276,23 +210,17 @@ def outcome_pieces(outcome: releases.BenchmarkOutcome) -> List[BytesLike]:
     return [_HEAD.pack(len(head)), head, b"" if decision is None else decision.data]
 
 
-def outcome_from(data: bytearray) -> releases.BenchmarkOutcome:
+def outcome_from(data: bytearray) -> BenchmarkOutcome:
     """The outcome :func:`outcome_pieces` sent: its decision's bytes a view of ``data``,
     never copied. The bytes come from this program's own child, never from outside."""
     view = memoryview(data)
     size: int = _HEAD.unpack(bytes(view[:_HEAD.size]))[0]
     with CollectorPaused():
         # What outcome_pieces pickled: the outcome and its decision's indentation level.
-        loaded: Tuple[releases.BenchmarkOutcome, Optional[int]] = pickle.loads(
+        loaded: Tuple[BenchmarkOutcome, Optional[int]] = pickle.loads(
             bytes(view[_HEAD.size:_HEAD.size + size]))
     outcome, level = loaded
     if level is not None:
         outcome.decision = Spliced(view[_HEAD.size + size:], level)
     return outcome
 
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except (OSError, ValueError):
-        return 0

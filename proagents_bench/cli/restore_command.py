@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from typing import List
+import argparse
 
+from ..service import backup
 from . import Outcome, Session
-from .backup_command import run_backup_or_restore
+from .backup_command import copied
+from .usage import Parser
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
-    return run_backup_or_restore(arguments, session, restoring=True)
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("Make a new data folder from a backup file; serve it with serve "
+                          "--data DIR.")
+    parser.add_argument("--from", dest="source", metavar="FILE", required=True,
+                        help="a file written by the backup command")
+    parser.add_argument("--data", metavar="DIR", required=True,
+                        help="the new data folder (it must hold no database)")
+
+
+def run(options: argparse.Namespace, session: Session) -> Outcome:
+    return copied(lambda: backup.restore(options.source, options.data))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import List, Union
+from typing import Union
 
 from ..errors import ContractError, ContractErrors
 from ..service import database, phases
@@ -23,7 +23,7 @@ from ..service.server import (DEFAULT_HOST, REQUEST_DEADLINE_SECONDS, SOCKET_TIM
 from ..service.benchmark import Benchmark
 from . import Outcome, Session, contract_error_outcome
 from .streams import Interrupted
-from .usage import Parser, UsageError
+from .usage import Parser
 
 PHASE_ERROR_CODE = "cli.phase"
 
@@ -57,11 +57,10 @@ def open_data(folder: str) -> Union[str, Outcome]:
                                                      folder)])
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(prog=program + " serve",
-                    description="Run the private-test service: publish the spec, the grader "
-                                "and the public cases; score teams' submissions against the "
-                                "private test cases within their budgets.")
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("Run the private-test service: publish the spec, the grader and the "
+                          "public cases; score teams' submissions against the private test "
+                          "cases within their budgets.")
     add_benchmark_arguments(parser)
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help="address to bind (default 127.0.0.1: this machine only)")
@@ -76,15 +75,9 @@ def build_parser(program: str) -> Parser:
     parser.add_argument("--max-bytes", type=int, default=MAX_SUBMISSION_BYTES,
                         help="largest submission body accepted (default %d)"
                              % MAX_SUBMISSION_BYTES)
-    return parser
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see serve --help)"
-                                                     % usage)])
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     if (not 0 <= options.port <= 65535 or options.timeout <= 0 or options.deadline <= 0
             or options.max_bytes < 1):
         return contract_error_outcome([ContractError(

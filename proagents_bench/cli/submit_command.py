@@ -10,8 +10,8 @@ the team's budget; 6 the service could not be reached or did not answer as itsel
 
 from __future__ import annotations
 
+import argparse
 import os
-from typing import List
 
 from ..contract.vocabulary import PASS
 from ..errors import ContractError
@@ -20,12 +20,11 @@ from ..service import client
 from . import Outcome, Session, contract_error_outcome
 from .status import (EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_OVER_BUDGET, EXIT_PASS,
                      EXIT_UNREACHABLE)
-from .usage import Parser, UsageError
+from .usage import Parser
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(prog=program + " submit",
-                    description="Submit a candidate's results to a private-test service.")
+def add_arguments(parser: Parser) -> None:
+    parser.description = "Submit a candidate's results to a private-test service."
     parser.add_argument("--url", required=True, help="the service, e.g. http://127.0.0.1:8080")
     parser.add_argument("--results", metavar="FILE", required=True,
                         help="a results package holding only your candidate system")
@@ -35,7 +34,6 @@ def build_parser(program: str) -> Parser:
     parser.add_argument("--timeout", type=float, default=client.CLIENT_TIMEOUT_SECONDS,
                         help="seconds to wait for the answer (default %g)"
                              % client.CLIENT_TIMEOUT_SECONDS)
-    return parser
 
 
 class _Unreadable(Exception):
@@ -53,12 +51,7 @@ def _read(path: str) -> bytes:
         raise _Unreadable(path, "cannot read the file: %s" % (problem.strerror or problem))
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see submit --help)"
-                                                     % usage)])
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     try:
         token = (_read(options.token_file).decode("utf-8", "replace").strip()
                  if options.token_file else os.environ.get(client.TOKEN_VARIABLE, "").strip())

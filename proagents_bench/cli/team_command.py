@@ -4,7 +4,7 @@ stdout, in a JSON document; only its salted hash is stored."""
 
 from __future__ import annotations
 
-from typing import List
+import argparse
 
 from ..errors import ContractError
 from ..jsonio.dump import document_bytes
@@ -12,15 +12,14 @@ from ..service import database, teams
 from ..service.feedback import AUTOMATIC_STEPS, LEVELS, step_text
 from . import Outcome, Session, contract_error_outcome
 from .status import EXIT_PASS
-from .usage import Parser, UsageError
+from .usage import Parser
 
 TEAM_ERROR_CODE = "cli.team"
 
 
-def build_parser(program: str) -> Parser:
-    parser = Parser(prog=program + " team",
-                    description="Manage the private-test service's teams (the service may "
-                                "be running: changes apply to its next request).")
+def add_arguments(parser: Parser) -> None:
+    parser.description = ("Manage the private-test service's teams (the service may be "
+                          "running: changes apply to its next request).")
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
     for name, text in (("add", "add a team; prints its token once"),
@@ -49,15 +48,9 @@ def build_parser(program: str) -> Parser:
                                          step_text(step) for step in AUTOMATIC_STEPS)))
         action.add_argument("--data", metavar="DIR", required=True,
                             help="the service's data folder")
-    return parser
 
 
-def run(arguments: List[str], session: Session) -> Outcome:
-    try:
-        options = build_parser(session.program).parse_args(arguments)
-    except UsageError as usage:
-        return contract_error_outcome([ContractError("cli.usage", "%s (see team --help)"
-                                                     % usage)])
+def run(options: argparse.Namespace, session: Session) -> Outcome:
     lines = []
     try:
         path = database.open_database(options.data)

@@ -9,7 +9,10 @@ from __future__ import annotations
 import argparse
 import difflib
 import re
-from typing import Any, Iterable, List, NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, List, NoReturn, Optional, Sequence
+
+if TYPE_CHECKING:  # for annotations only
+    from .report_files import Outputs
 
 # How close a word must be to a known one to be suggested (difflib's ratio, 0..1).
 SUGGESTION_CUTOFF = 0.6
@@ -38,13 +41,18 @@ def did_you_mean(word: str, known: Iterable[str], what: str = "") -> str:
 
 class Parser(argparse.ArgumentParser):
     """See the module docstring. ``commands`` are the words a first argument may be instead
-    of an option (the gate's parser: the other commands), suggested for a mistyped one."""
+    of an option (the gate's parser: the other commands), suggested for a mistyped one;
+    ``program`` is the command line's name, as invoked (a command's ``prog`` adds its own).
+    ``outputs`` are the reports and ``--output`` of a command that writes them
+    (:func:`~.report_files.add_output_options`), which no run may leave behind."""
 
-    def __init__(self, *arguments: Any, commands: Sequence[str] = (),
+    def __init__(self, *arguments: Any, commands: Sequence[str] = (), program: str = "",
                  **keywords: Any) -> None:  # argparse.ArgumentParser's own arguments
         keywords.setdefault("allow_abbrev", False)
         super().__init__(*arguments, **keywords)
         self.commands = list(commands)
+        self.program = program or self.prog
+        self.outputs: Optional[Outputs] = None
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message + self.suggestion(message))

@@ -16,7 +16,7 @@ rewrites the schemas and the docs' tables. A log is one file or one folder.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, NamedTuple, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -69,7 +69,7 @@ class Recognition:
                 and all(key in value for key in self.keys))
 
 
-class LogFormat:
+class LogFormat(NamedTuple):
     """One kind of log: its name (the provenance's ``log_format``), what it is in words
     (``an Inspect AI .eval log``), how it is recognised, its name in the import command's
     help (``.eval``) and, optionally, a near miss: a JSON
@@ -78,16 +78,13 @@ class LogFormat:
     on the first line) is read only when the mapping gives ``mapping_key``, which says where
     its lines hold the record's fields."""
 
-    def __init__(self, name: str, what: str, recognised: Recognition, help_name: str,
-                 near_miss: Optional[Recognition] = None, near_miss_fix: str = "",
-                 mapping_key: str = "") -> None:
-        self.mapping_key = mapping_key
-        self.name = name
-        self.what = what
-        self.recognised = recognised
-        self.help_name = help_name
-        self.near_miss = near_miss
-        self.near_miss_fix = near_miss_fix
+    name: str
+    what: str
+    recognised: Recognition
+    help_name: str
+    near_miss: Optional[Recognition] = None
+    near_miss_fix: str = ""
+    mapping_key: str = ""
 
     @property
     def expected(self) -> str:

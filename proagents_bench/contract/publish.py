@@ -30,7 +30,7 @@ from .output import OUTPUT
 from .release import RELEASE_KINDS, RELEASE_OUTPUT
 from .rules import CROSS_FILE_RULES
 from .shapes import Rule
-from .vocabulary import BLOCK, BLOCKING, HARDNESS, REVIEW, REVIEWING
+from .vocabulary import BLOCK, BLOCKING, HARDNESS, REVIEW, REVIEWING, SCHEMA_KINDS
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
@@ -40,8 +40,6 @@ DRAFT = "https://json-schema.org/draft/2020-12/schema"
 # Every file kind the contract publishes: the gate's three, the importer's mapping and the
 # release command's manifest.
 DOCUMENT_KINDS = dict(FILE_KINDS, mapping=MAPPING_KINDS, release=RELEASE_KINDS)
-KINDS = ("spec", "cases", "results", "decision", "mapping", "release", "release-decision",
-         "explanation")
 # The files the gate reads and writes: the grader's interface (the import mapping is the
 # importers' own file, never graded).
 GRADER_KINDS = ("spec", "cases", "results", "decision")
@@ -130,10 +128,10 @@ def _description(kind: str) -> str:
 
 
 def schema(kind: str) -> JSONObject:
-    """The JSON Schema of ``kind`` (one of :data:`KINDS`) as a dict."""
-    if kind not in KINDS:
+    """The JSON Schema of ``kind`` (one of :data:`~.vocabulary.SCHEMA_KINDS`) as a dict."""
+    if kind not in SCHEMA_KINDS:
         raise ValueError("unknown schema kind %r (expected one of %s)" % (kind,
-                                                                        ", ".join(KINDS)))
+                                                                        ", ".join(SCHEMA_KINDS)))
     if kind in OUTPUTS:
         body = OUTPUTS[kind].json_schema()
     else:
@@ -167,7 +165,7 @@ def schema_bytes(kind: str) -> bytes:
 def shipped_schemas() -> List[Tuple[str, bytes]]:
     """(path, bytes) of every schema file shipped in the package."""
     return [(os.path.join(SCHEMA_DIRECTORY, "%s.schema.json" % kind), schema_bytes(kind))
-            for kind in KINDS]
+            for kind in SCHEMA_KINDS]
 
 
 def _object_table(shape: Object) -> str:

@@ -30,6 +30,12 @@ PASSED = "passed"
 FAILED = "failed"
 RELEASE_V1 = "proagents-bench-release-v1"
 RELEASE_VERSIONS = (RELEASE_V1,)
+# Every kind whose JSON Schema the contract publishes (``--schema KIND``): the gate's three
+# files and its document, the importer's mapping, the release's manifest and document. Here,
+# not beside the schemas (contract/publish.py), so that the gate's command line can offer the
+# choices without importing what builds them.
+SCHEMA_KINDS = ("spec", "cases", "results", "decision", "mapping", "release",
+                "release-decision", "explanation")
 
 # A SHA-256 digest as text: 64 lowercase hex digits.
 SHA256_HEX = "^[0-9a-f]{64}$"

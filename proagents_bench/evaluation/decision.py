@@ -18,7 +18,8 @@ reasons.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, Callable, Dict, List, Sequence, cast
+from typing import (TYPE_CHECKING, Callable, Dict, Generic, List, Protocol, Sequence, TypeVar,
+                    cast)
 
 from ..contract.gates import AT_LEAST, CRITICAL_GATE, Gate, deciding_gates
 from ..contract.vocabulary import (BLOCK, BLOCKING, HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS,
@@ -30,7 +31,7 @@ from .grading import CHECK_BITS
 from .metrics import MEASURED_FIELD, SystemMetrics
 
 if TYPE_CHECKING:  # for annotations only
-    from ..jsonio import JSONObject
+    from ..jsonio import BytesLike, JSONObject
     from ..stats.exact import Exact
     from ..stats.exact_tests import ExactTest
 
@@ -49,6 +50,42 @@ class Finding:
         self.threshold = threshold
         self.case_ids = list(case_ids)
         self.reason = reason
+
+
+class Actioned(Protocol):
+    """What every decision has: its action (PASS, REVIEW, BLOCK or INCOMPARABLE)."""
+
+    @property
+    def action(self) -> str: ...
+
+
+DecisionT = TypeVar("DecisionT", bound=Actioned, covariant=True)
+
+
+class Decided(Generic[DecisionT]):
+    """A decision made, as the command line delivers it: the gate's
+    :class:`~proagents_bench.render.evaluation.Evaluation`, a release's
+    :class:`~proagents_bench.release_outcome.Release`. Its ``decision`` (its action, reasons
+    and what each kind adds), whether it passed, and its document's bytes (:meth:`chunks`,
+    each kind's own)."""
+
+    def __init__(self, decision: DecisionT) -> None:
+        self.decision = decision
+
+    @property
+    def action(self) -> str:
+        return self.decision.action
+
+    @property
+    def passed(self) -> bool:
+        return self.decision.action == PASS
+
+    def chunks(self) -> Sequence[BytesLike]:
+        """The document's bytes, in pieces."""
+        raise NotImplementedError
+
+    def dumps(self) -> bytes:
+        return b"".join(self.chunks())
 
 
 class Decision:

@@ -13,8 +13,10 @@ A trial passes when all four checks hold (the contract's "Grading" section):
 outcome is one small integer (a bit per check), so a million trials cost a million bytes.
 
 This is the one pass over the records that the metrics need: it also collects each trial's
-latency and cost (in the same canonical order) and counts the ``unknown`` statuses, so no
-later stage walks a million records again for them. A final state equal to the expected one
+latency and cost (in the same canonical order) and counts the ``unknown`` statuses and the
+unmeasured (null) latencies and costs, so no later stage walks a million records again for
+them (``list.count(None)`` would compare each Decimal with None, an abstract-class check per
+value). A final state equal to the expected one
 as written matches without normalising either (normalising is a function of the text).
 """
 
@@ -49,12 +51,15 @@ class SystemGrades:
     ``tasks`` are the test cases in file order; ``records`` the system's records in canonical
     order (task, then trial id), ``trial_count`` per task; ``outcomes[i]`` is the check bits of
     ``records[i]``, ``latencies[i]`` and ``costs[i]`` its ``latency_ms`` and ``cost_units``;
-    ``unknown_trial_count`` counts the trials whose status is ``unknown``.
+    ``unknown_trial_count`` counts the trials whose status is ``unknown``,
+    ``unmeasured_latency_count`` and ``unmeasured_cost_count`` the None among ``latencies``
+    and ``costs``.
     """
 
     def __init__(self, system: JSONObject, tasks: List[JSONObject], records: List[JSONObject],
                  outcomes: bytearray, latencies: List[Optional[Measure]],
-                 costs: List[Optional[Measure]], unknown_trial_count: int) -> None:
+                 costs: List[Optional[Measure]], unknown_trial_count: int,
+                 unmeasured_latency_count: int, unmeasured_cost_count: int) -> None:
         self.system = system
         self.tasks = tasks
         self.records = records
@@ -63,6 +68,8 @@ class SystemGrades:
         self.latencies = latencies
         self.costs = costs
         self.unknown_trial_count = unknown_trial_count
+        self.unmeasured_latency_count = unmeasured_latency_count
+        self.unmeasured_cost_count = unmeasured_cost_count
 
     def task_outcomes(self, task_position: int) -> bytearray:
         start = task_position * self.trial_count
@@ -78,7 +85,7 @@ def grade_system(system: JSONObject, tasks: List[JSONObject],
     latencies: List[Optional[Measure]] = []
     costs: List[Optional[Measure]] = []
     add_latency, add_cost = latencies.append, costs.append
-    unknown = 0
+    unknown = unmeasured_latencies = unmeasured_costs = 0
     position = 0
     for case in tasks:
         written = case["expected_final_state"]
@@ -101,7 +108,14 @@ def grade_system(system: JSONObject, tasks: List[JSONObject],
             if allowed.issuperset(record["tools_used"]):
                 bits |= TOOLS_ALLOWED
             outcomes[position] = bits
-            add_latency(record["latency_ms"])
-            add_cost(record["cost_units"])
+            latency = record["latency_ms"]
+            if latency is None:
+                unmeasured_latencies += 1
+            add_latency(latency)
+            cost = record["cost_units"]
+            if cost is None:
+                unmeasured_costs += 1
+            add_cost(cost)
             position += 1
-    return SystemGrades(system, tasks, ordered_records, outcomes, latencies, costs, unknown)
+    return SystemGrades(system, tasks, ordered_records, outcomes, latencies, costs, unknown,
+                        unmeasured_latencies, unmeasured_costs)

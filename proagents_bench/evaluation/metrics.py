@@ -25,6 +25,7 @@ possible count (0..trial_count), not once per task; trials are counted per check
 from __future__ import annotations
 
 from fractions import Fraction
+from operator import attrgetter
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple, cast
 
 from ..contract.gates import CRITICAL_GATE, TASK_GATE
@@ -97,11 +98,11 @@ class Group:
 
     __slots__ = ("task_count", "passing_tasks", "trials")
 
-    def __init__(self) -> None:
-        self.task_count = 0
-        self.passing_tasks = 0
+    def __init__(self, tasks: List[TaskResult]) -> None:
+        self.task_count = len(tasks)
+        self.passing_tasks: int = sum(map(_PASSES, tasks))
         # (passing trials, trial count) per task, for pass^k
-        self.trials: List[Tuple[int, int]] = []
+        self.trials: List[Tuple[int, int]] = list(map(_TRIALS, tasks))
 
     def pass_k(self) -> Dict[str, Dict[str, Fraction]]:
         return pass_k_table(self.trials, self.trials[0][1])
@@ -135,8 +136,8 @@ class SystemMetrics:
         self.side_effect_free_trial_rate = Fraction(
             _count_with(outcomes, SIDE_EFFECTS_SAFE), trials)
         self.unknown_trial_count = grades.unknown_trial_count
-        self.unmeasured_latency_trial_count = grades.latencies.count(None)
-        self.unmeasured_cost_trial_count = grades.costs.count(None)
+        self.unmeasured_latency_trial_count = grades.unmeasured_latency_count
+        self.unmeasured_cost_trial_count = grades.unmeasured_cost_count
         self.mean_latency_ms: Optional[Fraction] = None
         self.p95_latency_ms: Optional[Fraction] = None
         self.mean_cost_units: Optional[Fraction] = None
@@ -180,12 +181,18 @@ _HAS_BIT = {bit: _bit_table(bit.__and__)  # bits & bit
 
 
 def _groups(tasks: List[TaskResult], key: str) -> Dict[str, Group]:
-    groups: Dict[str, Group] = {}
+    """The tasks grouped by their case's ``key``, the groups in order of first appearance
+    (one dict lookup per task; each group's counts by C-level maps)."""
+    members: Dict[str, List[TaskResult]] = {}
     for task in tasks:
-        group = groups.get(task.case[key])
-        if group is None:
-            group = groups[task.case[key]] = Group()
-        group.task_count += 1
-        group.passing_tasks += task.task_pass
-        group.trials.append((task.passing_trials, task.trial_count))
-    return groups
+        name = task.case[key]
+        same = members.get(name)
+        if same is None:
+            members[name] = [task]
+        else:
+            same.append(task)
+    return {name: Group(same) for name, same in members.items()}
+
+
+_PASSES = attrgetter("task_pass")
+_TRIALS = attrgetter("passing_trials", "trial_count")

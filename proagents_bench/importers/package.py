@@ -27,11 +27,12 @@ bytes whatever order the harness wrote its samples in.
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
+from ..contract.validate import file_errors
 from ..contract.vocabulary import MISSING_AS, ROLES
 from ..errors import ContractErrors
-from ..jsonio import JSONObject
+from ..jsonio import JSONObject, load
 from .cases import built_cases
 from .coverage import coverage_errors, mapping_errors
 from .formats import close_trials
@@ -45,7 +46,7 @@ from .trial import Trials
 
 # What the command line, the release and the scaffold use.
 __all__ = ["Background", "Described", "Imported", "ImportedSystem", "LogGroup", "describe_log",
-           "import_logs", "run_here"]
+           "import_logs", "load_cases", "run_here"]
 
 
 class Imported:
@@ -69,6 +70,16 @@ def run_here(read: Callable[[], ImportedSystem]) -> Callable[[], ImportedSystem]
 
 
 LogGroup = Union[LogSource, Sequence[LogSource]]
+
+
+def load_cases(path: str, shown: Optional[str] = None) -> JSONObject:
+    """The cases file at ``path`` (shown as ``shown``), loaded and validated alone (an
+    import checks the logs against it); ContractErrors otherwise."""
+    document = load.load_file(path, source=shown)
+    errors = file_errors("cases", document.value)
+    if errors:
+        raise ContractErrors(document.errors_at(errors))
+    return document.value
 
 
 def import_logs(logs: Sequence[LogGroup], settings: Settings,
@@ -119,18 +130,16 @@ def import_logs(logs: Sequence[LogGroup], settings: Settings,
     return Imported(results, cases, systems)
 
 
-class Described:
+class Described(NamedTuple):
     """What one log (and the logs of train and development cases) says of its benchmark, for
     a scaffold (``init --from-log``): the benchmark's ids, the system's id and protocol, the
     cases file built as ``import --write-cases`` builds it, and the log's system."""
 
-    def __init__(self, ids: Dict[str, str], system_id: str, protocol: JSONObject,
-                 cases: JSONObject, system: ImportedSystem) -> None:
-        self.ids = ids
-        self.system_id = system_id
-        self.protocol = protocol
-        self.cases = cases
-        self.system = system
+    ids: Dict[str, str]
+    system_id: str
+    protocol: JSONObject
+    cases: JSONObject
+    system: ImportedSystem
 
 
 def describe_log(log: LogSource, settings: Settings, system_id: Optional[str] = None,

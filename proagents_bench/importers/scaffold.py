@@ -35,7 +35,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ..contract.gates import gates_of
 from ..contract.metrics import METRIC_BY_NAME
@@ -204,19 +204,17 @@ def measured_gates(records: Sequence[JSONObject]) -> Tuple[JSONObject, List[str]
     return gates, unmeasured
 
 
-class FromLog:
+class FromLog(NamedTuple):
     """A scaffold from a log: (kind, bytes) of the spec and cases files, the system's id, the
     log's format, its test records, the built cases file's absent splits, and the gates on a
     measure the log does not record."""
 
-    def __init__(self, files: List[Tuple[str, bytes]], system_id: str, log_format: str,
-                 samples: int, absent_splits: List[str], unmeasured: List[str]) -> None:
-        self.files = files
-        self.system_id = system_id
-        self.log_format = log_format
-        self.samples = samples
-        self.absent_splits = absent_splits
-        self.unmeasured = unmeasured
+    files: List[Tuple[str, bytes]]
+    system_id: str
+    log_format: str
+    samples: int
+    absent_splits: List[str]
+    unmeasured: List[str]
 
 
 def from_log(log: LogSource, settings: Settings, system_id: Optional[str] = None,

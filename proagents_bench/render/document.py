@@ -73,7 +73,8 @@ def system_metrics(metrics: SystemMetrics, counts_unmeasured: bool = False) -> J
         "family_id": task.case["family_id"],
         "slice": task.case["slice"],
         "critical": task.case["critical"],
-        "trial_success_rate": rate(task.trial_success_rate),
+        # float(Fraction(p, k)) is p / k, correctly rounded either way, without a call
+        "trial_success_rate": task.passing_trials / task.trial_count,
         "task_pass": task.task_pass,
         "stable_across_trials": task.stable,
     } for task in metrics.tasks]
@@ -107,7 +108,8 @@ def _pass_k(table: Dict[str, Dict[str, Fraction]]) -> Dict[str, Dict[str, float]
 
 
 def _group(group: Group) -> JSONObject:
-    return {"task_count": group.task_count, "task_success_rate": rate(group.task_success_rate)}
+    return {"task_count": group.task_count,  # the rate's double, as in system_metrics
+            "task_success_rate": group.passing_tasks / group.task_count}
 
 
 def finding(item: Finding) -> JSONObject:

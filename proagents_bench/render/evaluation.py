@@ -6,16 +6,15 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from ..contract.gates import deciding_gates
-from ..contract.vocabulary import PASS
+from ..evaluation.decision import Decided, Decision
 from ..jsonio.gcpause import CollectorPaused
 from . import document as render
 
 if TYPE_CHECKING:  # for annotations only
-    from ..evaluation.decision import Decision
     from ..jsonio import JSONObject
 
 
-class Evaluation:
+class Evaluation(Decided[Decision]):
     """The decision and its document.
 
     ``decision`` holds the action, the reasons and every finding with its severity and
@@ -29,20 +28,12 @@ class Evaluation:
 
     def __init__(self, decision: Decision, document: JSONObject, spec: JSONObject,
                  bootstrap_distribution: Optional[List[Tuple[Fraction, int]]] = None) -> None:
-        self.decision = decision
+        super().__init__(decision)
         self._document = document
         self.spec = spec
         self.gates = spec["gates"]
         self.gate_rows = deciding_gates(spec["schema_version"])
         self.bootstrap_distribution = bootstrap_distribution
-
-    @property
-    def action(self) -> str:
-        return self.decision.action
-
-    @property
-    def passed(self) -> bool:
-        return self.decision.action == PASS
 
     @property
     def document(self) -> JSONObject:
@@ -61,6 +52,3 @@ class Evaluation:
         chunks of about a megabyte each."""
         with CollectorPaused():
             return list(render.chunks(self._document))
-
-    def dumps(self) -> bytes:
-        return b"".join(self.chunks())

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, List, Optional, SupportsFloat
 from ..maintenance.health_document import METHODS, group_document, system_documents
 from ..maintenance.health_figures import AUDIT_REASONS, HEALTH, Health, TaskHealth, describe_reason
 from . import charts
-from .html import render_no_decision  # noqa: F401 - the no-result page is the gate's
+from .html import render_no_decision as render_no_decision  # the no-result page: the gate's
 from .html_parts import (breakable_digest, breakable_id, escaped, page_head, scrolling_chart,
                          scrolling_table)
 from .words import counted, named, show

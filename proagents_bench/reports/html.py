@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision
     from ..jsonio import JSONObject
     from ..pipeline import Evaluation
-    from .nodecision import NoDecision
+    from ..render.nodecision import NoDecision
     from .view import SystemTask, TaskRow, TrialView
 
 MAX_GRID_ROWS = 500
@@ -42,7 +42,7 @@ MAX_NOTES = 50
 
 def render_no_decision(outcome: "NoDecision") -> bytes:
     """The page of a run that ended without a decision
-    (:class:`~proagents_bench.reports.nodecision.NoDecision`): the outcome in its banner,
+    (:class:`~proagents_bench.render.nodecision.NoDecision`): the outcome in its banner,
     then every error with its file, line, column and JSON path."""
     items = ['<li><span class="id">%s</span><br>%s <span class="note">(%s)</span></li>' % (
         breakable_id(error.location(), 2000), escaped(error.message, 4000), escaped(error.code))

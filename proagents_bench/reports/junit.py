@@ -46,7 +46,7 @@ if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision
     from ..jsonio import JSON, JSONObject
     from ..pipeline import Evaluation
-    from .nodecision import NoDecision
+    from ..render.nodecision import NoDecision
 
 # A suite: (its test count, its failure count, its XML).
 Suite = Tuple[int, int, str]
@@ -219,7 +219,7 @@ def _note_cases(decision: Decision) -> List[Case]:
 
 def render_no_decision(outcome: "NoDecision") -> bytes:
     """The report of a run that ended without a decision
-    (:class:`~proagents_bench.reports.nodecision.NoDecision`): one test case in error, its
+    (:class:`~proagents_bench.render.nodecision.NoDecision`): one test case in error, its
     message the outcome and the first error, its text every error listed."""
     first = outcome.errors[0].stderr_line() if outcome.errors else outcome.detail
     message = "%s; %s" % (outcome.headline, first) if first else outcome.headline

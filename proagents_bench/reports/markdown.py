@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision
     from ..jsonio import JSONObject
     from ..pipeline import Evaluation
-    from .nodecision import NoDecision
+    from ..render.nodecision import NoDecision
 
 MAX_BYTES = 1024 * 1024
 MAX_REASONS = 20
@@ -88,7 +88,7 @@ NO_DECISION_ICON = "\u274c"
 
 def render_no_decision(outcome: "NoDecision") -> bytes:
     """The summary of a run that ended without a decision
-    (:class:`~proagents_bench.reports.nodecision.NoDecision`): the outcome, then its errors,
+    (:class:`~proagents_bench.render.nodecision.NoDecision`): the outcome, then its errors,
     each with its file, line, column and JSON path (cut like every list here)."""
     lines = ["## %s %s: no decision" % (NO_DECISION_ICON, outcome.action), "",
              "**%s** (exit %d). Nothing here is a decision." % (

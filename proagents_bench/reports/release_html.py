@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, List, Sequence, Tuple
 
 from ..evaluation.release import alone_level
 from ..text import show_number
+from .html import render_no_decision as render_no_decision  # the no-decision page: the gate's
 from .html_parts import STYLE, breakable_digest, breakable_id, escaped, scrolling_table
 from .release_view import (ACTION_WORDS, RESULT_WORDS, BenchmarkRow, anchor, benchmark_count,
                            hypothesis_text, rows)
@@ -26,7 +27,7 @@ from .words import counted
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.release import ReleaseDecision
-    from ..release import Release
+    from ..release_outcome import Release
     from ..stats.exact import Exact
 
 
@@ -85,7 +86,7 @@ def _action(action: str) -> str:
 
 
 def render(release: "Release") -> bytes:
-    """The page's bytes (UTF-8) for a :class:`~proagents_bench.release.Release`."""
+    """The page's bytes (UTF-8) for a :class:`~proagents_bench.release_outcome.Release`."""
     decision = release.decision
     manifest = release.manifest
     found = rows(release)

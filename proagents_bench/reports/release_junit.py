@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Tuple
 
 from ..contract.vocabulary import INFO_TIER
 from .junit import Case, _element, _failure, _suite
+from .junit import render_no_decision as render_no_decision  # the gate's no-decision report
 from .release_view import RESULT_WORDS, hypothesis_text, rows
 from .words import shorten
 
 if TYPE_CHECKING:  # for annotations only
-    from ..release import Release
+    from ..release_outcome import Release
 
 
 MAX_NOTE_NAME = 200
@@ -53,7 +54,7 @@ def section_suites(report: bytes, name: str) -> Tuple[int, int, int, Decimal, st
 
 
 def render(release: "Release") -> bytes:
-    """The report's bytes (UTF-8 XML) for a :class:`~proagents_bench.release.Release`."""
+    """The report's bytes (UTF-8 XML) for a :class:`~proagents_bench.release_outcome.Release`."""
     decision = release.decision
     found = rows(release)
     cases = []

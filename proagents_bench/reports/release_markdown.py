@@ -15,11 +15,12 @@ import re
 from typing import TYPE_CHECKING
 
 from .markdown import ICONS, MAX_BYTES, text
+from .markdown import render_no_decision as render_no_decision  # the gate's no-decision summary
 from .release_view import ACTION_WORDS, RESULT_WORDS, benchmark_count, hypothesis_text, rows
 from .words import counted
 
 if TYPE_CHECKING:  # for annotations only
-    from ..release import Release
+    from ..release_outcome import Release
 
 
 MAX_REASONS = 20
@@ -40,7 +41,7 @@ def section_text(report: bytes) -> str:
 
 
 def render(release: "Release") -> bytes:
-    """The summary's bytes (UTF-8) for a :class:`~proagents_bench.release.Release`."""
+    """The summary's bytes (UTF-8) for a :class:`~proagents_bench.release_outcome.Release`."""
     decision = release.decision
     found = rows(release)
     lines = [

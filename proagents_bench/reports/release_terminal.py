@@ -20,7 +20,7 @@ from .release_view import ACTION_WORDS, hypothesis_text, rows
 from .terminal import ACTION_COLOURS, BOLD, DIM, Painter, _plain, _wrap
 
 if TYPE_CHECKING:  # for annotations only
-    from ..release import Release
+    from ..release_outcome import Release
 
 
 MAX_ROWS = 40
@@ -42,7 +42,7 @@ def _table(header: Sequence[str], body: List[Sequence[str]], paint: Painter) -> 
 
 def render(release: "Release", width: int = 100, colour: bool = False,
            hints: Sequence[str] = ()) -> bytes:
-    """The text mode's bytes (ASCII) for a :class:`~proagents_bench.release.Release`."""
+    """The text mode's bytes (ASCII) for a :class:`~proagents_bench.release_outcome.Release`."""
     paint = Painter(colour)
     decision = release.decision
     found = rows(release)

@@ -1,4 +1,4 @@
-"""What the release's reports show, read from a :class:`~proagents_bench.release.Release` once.
+"""What the release's reports show, read from a :class:`~proagents_bench.release_outcome.Release` once.
 
 A release report is the release's own part (its decision, reasons and notes, one row per
 benchmark, the multiplicity table) above each benchmark's own section, which is that
@@ -15,32 +15,11 @@ from typing import TYPE_CHECKING, List, Optional
 from ..contract.vocabulary import BLOCK, INCOMPARABLE, PASS, REVIEW
 from ..evaluation.release import show_probability
 from .words import show
-from .write import REPORTS, Report
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.release import Hypothesis, MultiplicityRow
-    from ..release import BenchmarkOutcome, Release
-    from .nodecision import NoDecision
+    from ..release_outcome import BenchmarkOutcome, Release
 
-
-class ReleaseReport(Report):
-    """A release's report: the gate's option, rendered by a release module
-    (``release_html``, ...); a release that ends without a decision gets the gate's page of
-    such a run (its outcome and every error), drawn by the gate's own module."""
-
-    def __init__(self, report: Report) -> None:
-        super().__init__(report.option, report.name, report.help, "release_" + report.module,
-                         report.append)
-        self.section = report
-
-    def render_no_decision(self, outcome: "NoDecision") -> bytes:
-        return self.section.render_no_decision(outcome)
-
-
-# The release's reports: the gate's options, each rendered by a release module.
-RELEASE_REPORTS = tuple(ReleaseReport(report) for report in REPORTS)
-# The benchmark section each release report module needs, by the gate's report module.
-SECTION_KINDS = {"release_" + report.module: report.module for report in REPORTS}
 
 ACTION_WORDS = {
     PASS: "every critical and supporting benchmark passed, and none shows a regression "

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision
     from ..jsonio import JSONObject
     from ..pipeline import Evaluation
-    from .nodecision import NoDecision
+    from ..render.nodecision import NoDecision
 
 MAX_FAILING_TASKS = 10
 MAX_GROUPS = 12
@@ -200,7 +200,7 @@ def summary_lines(evaluation: "Evaluation") -> List[str]:
 
 def no_decision(outcome: "NoDecision", hint: Optional[str] = None) -> bytes:
     """The text mode's bytes for a run without a decision
-    (:class:`~proagents_bench.reports.nodecision.NoDecision`): its errors are on stderr
+    (:class:`~proagents_bench.render.nodecision.NoDecision`): its errors are on stderr
     already, so one line says what happened and how many there are."""
     count = len(outcome.errors) + outcome.omitted
     line = "%s%s" % (outcome.headline, "; %d error%s on stderr" % (

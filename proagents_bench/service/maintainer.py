@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import List
+from typing import List, NamedTuple
 
 from ..errors import ContractError, ContractErrors
 from ..jsonio import load
@@ -24,17 +24,16 @@ from .database import SCORED
 HEALTH_DATA_CODE = "cli.data"
 
 
-class ScoredSubmission:
-    """One scored submission: its id, its team, its size, and (read when asked for, so that
-    one is in memory at a time) the package the gate decided."""
+class ScoredSubmission(NamedTuple):
+    """One scored submission: its benchmark and database, its id, its team, its size, and
+    (read when asked for, so that one is in memory at a time) the package the gate
+    decided."""
 
-    def __init__(self, benchmark: Benchmark, path: str, submission_id: int, team: str,
-                 size: int) -> None:
-        self.benchmark = benchmark
-        self.path = path
-        self.submission_id = submission_id
-        self.team = team
-        self.size = size
+    benchmark: Benchmark
+    path: str
+    submission_id: int
+    team: str
+    size: int
 
     @property
     def name(self) -> str:

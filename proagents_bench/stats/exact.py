@@ -34,14 +34,12 @@ _EXACT = Context(prec=1000, Emax=MAX_EMAX, Emin=MIN_EMIN, traps=[Inexact])
 
 
 def exact_sum(values: Iterable[Union[int, Decimal]]) -> Fraction:
-    """The exact sum of ints and Decimals, as a Fraction."""
+    """The exact sum of ints and Decimals, as a Fraction (``sum`` in the exact context: the
+    additions of a loop over ``_EXACT.add``, in the same order, at C speed)."""
     values = values if isinstance(values, list) else list(values)
     try:
-        total = Decimal(0)
-        add = _EXACT.add
-        for value in values:
-            total = add(total, value)
-        return Fraction(total)
+        with localcontext(_EXACT):
+            return Fraction(sum(values, Decimal(0)))
     except Inexact:
         return sum((Fraction(value) for value in values), Fraction(0))
 

@@ -7,7 +7,7 @@ import importlib.util
 import unittest
 from unittest import mock
 
-from proagents_bench.cli import import_command
+from proagents_bench.cli.commands import COMMAND_BY_NAME
 from proagents_bench.contract import harness_docs, harnesses
 from proagents_bench.contract.inputs import PROVENANCE
 from proagents_bench.contract.mapping import COST, FINAL_STATE
@@ -81,7 +81,7 @@ class HarnessRowTests(unittest.TestCase):
         self.assertIn(harness_docs.sources_text("final_state"), str(schema("mapping")))
 
     def test_the_import_help_and_the_unknown_log_error_name_every_format(self):
-        description = import_command.build_parser("run_benchmark.py").description
+        description = COMMAND_BY_NAME["import"].parser("run_benchmark.py").description
         expected = harnesses.expected_formats()
         for harness in harnesses.HARNESSES:
             for log_format in harness.formats:
