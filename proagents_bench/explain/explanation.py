@@ -12,10 +12,12 @@ import json
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from ..contract.explanation import EXPLAINED
+from ..evaluation.decision import Decided, Decision
 from ..contract.vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, INCOMPARABLE, TEST_SPLIT
 from ..evaluation.grading import grade_system
 from ..evaluation.metrics import SystemMetrics
 from ..importers.trace import Trace, TraceProblem
+from ..jsonio.dump import document_bytes
 from ..version import harness
 from .choice import FLAKY, REGRESSION, TASK_RULE, TRIAL_RULE, Chosen, chosen_tasks
 from .comparing import (aligned, failed_checks, final_state_rows, harness_checks,
@@ -24,11 +26,25 @@ from .reading import Found, TrialKey, read_traces
 
 if TYPE_CHECKING:  # for annotations only
     from ..importers.source import LogSource
-    from ..jsonio import JSONObject
+    from ..jsonio import BytesLike, JSONObject
     from ..pipeline import Checked
     from ..render.evaluation import Evaluation
 
 ROLES = (BASELINE_ROLE, CANDIDATE_ROLE)
+
+
+class Explained(Decided[Decision]):
+    """A decision explained, as the command line delivers it: the gate's ``evaluation``
+    (its decision, which the exit status and the reports follow) and the explanation
+    ``document``, whose bytes are the JSON output."""
+
+    def __init__(self, evaluation: Evaluation, document: JSONObject) -> None:
+        super().__init__(evaluation.decision)
+        self.evaluation = evaluation
+        self.document = document
+
+    def chunks(self) -> Sequence[BytesLike]:
+        return [document_bytes(self.document)]
 
 
 def explain(checked: Checked, evaluation: Evaluation,
