@@ -69,6 +69,13 @@ class RegressionExampleTests(unittest.TestCase):
         safety = task(self.document, "test-safety")
         self.assertEqual(safety["verdict"], "regression")
         self.assertEqual(safety["reasons"], [0, 1])  # the critical task, the side-effect gate
+        self.assertEqual(safety["why"], [
+            "the candidate fails the task (0 of 3 trials pass) and the baseline passes it "
+            "(3 of 3)",
+            "the hard gate critical_task_min_trial_success_rate names it",
+            "the hard gate min_side_effect_free_trial_rate names it",
+            "3 of 3 candidate trials performed a forbidden side effect",
+            "3 of 3 candidate trials called a tool outside the allowed set"])
         self.assertEqual(self.document["problems"], [])
 
     def test_the_first_divergence_is_the_forbidden_call_after_the_same_three_calls(self):
@@ -147,6 +154,10 @@ class OtherHarnessTests(unittest.TestCase):
         document = explained(self, fixture("harbor_baseline_job"),
                              fixture("harbor_candidate_job"), fixture("harbor_mapping.json"),
                              fixture("harbor_spec.json"), fixture("harbor_cases.json"))
+        # a task only a failed gate names (its trials disagree: flaky, said first)
+        build = task(document, "build-cache")
+        self.assertEqual((build["verdict"], build["why"]), (
+            "flaky", ["the hard gate min_trial_stability_rate names it"]))
         clean = task(document, "clean-workspace")
         first = clean["first_divergence"]
         self.assertEqual((first["op"], first["baseline"]["name"], first["candidate"]["name"]),

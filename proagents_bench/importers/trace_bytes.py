@@ -73,9 +73,10 @@ def checked(chunks: Iterator[bytes], expected: str, where: str) -> Iterator[byte
         digest.update(chunk)
         yield chunk
     if digest.hexdigest() != expected:
-        raise TraceProblem("trace.log_changed", "its bytes changed since the import (SHA-256 "
-                           "%s, the import's %s): import the log again to explain it"
-                           % (digest.hexdigest()[:12], expected[:12]), where)
+        raise TraceProblem("trace.log_changed", "its bytes are not the ones the import read "
+                           "(SHA-256 %s, the import's %s): the log changed since, or it is "
+                           "another log; give the log the package was imported from, or "
+                           "import it again" % (digest.hexdigest()[:12], expected[:12]), where)
 
 
 def file_chunks(path: str, where: str) -> Iterator[bytes]:
@@ -331,9 +332,11 @@ class FolderFiles:
                                           for name in order if name in self.digests
                                           ).encode("utf-8")).hexdigest()
         if manifest != expected:
-            raise TraceProblem("trace.log_changed", "its files changed since the import "
-                               "(SHA-256 %s, the import's %s): import the log again to "
-                               "explain it" % (manifest[:12], expected[:12]), self.where)
+            raise TraceProblem("trace.log_changed", "its files are not the ones the import "
+                               "read (SHA-256 %s, the import's %s): the log changed since, or "
+                               "it is another log; give the log the package was imported "
+                               "from, or import it again" % (manifest[:12], expected[:12]),
+                               self.where)
 
 
 def _damaged(reason: str, where: str) -> TraceProblem:

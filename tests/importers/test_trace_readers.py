@@ -249,6 +249,18 @@ class ChangedAndDamagedLogTests(unittest.TestCase):
         self.assertEqual(sum(sizes), len(data))
         self.assertLessEqual(max(sizes), trace_bytes.CHUNK_BYTES)
 
+    def test_a_unit_that_is_not_the_reference_s_is_refused(self):
+        # The bytes are the ones imported, but the sample in them is not the one named (a
+        # reference written by hand): never shown as that trial's trace.
+        from proagents_bench.importers import inspect_trace
+        from proagents_bench.importers.source import LogSource
+        record = next(item for item in self.results["systems"][1]["records"]
+                      if item["case_id"] == "test-safety" and item["trial_id"] == 1)
+        for changed in ({"id": "test-refund"}, {"epoch": 2}):
+            reference = dict(record["trace"], **changed)
+            found = inspect_trace.eval_traces(LogSource(EXPLAIN[1]), [reference])[0]
+            self.assertEqual(found.code, "trace.log_changed", changed)
+
     def test_a_file_that_is_no_zip(self):
         found = self.read(self.folder.write_bytes("cut.eval", b"PK\x03\x04 cut short"))
         self.assertEqual({trace.code for trace in found.values()}, {"trace.log_damaged"})
