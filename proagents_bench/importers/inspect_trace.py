@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, List, Sequence, Union
 from .json_excerpt import WHOLE, Want
 from .trace import (ERROR, MESSAGE, OK, TOOL_RESULT, Step, Trace, TraceProblem, call_steps,
                     content_text)
-from .trace_bytes import array_traces, checked, entry_chunks, read_object, zip_entries
+from .trace_bytes import array_traces, checked, entry_chunks, streamed_trace, zip_entries
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSON, JSONObject
@@ -51,13 +51,9 @@ def eval_traces(source: LogSource, references: Sequence[JSONObject]
             found.append(TraceProblem("trace.log_changed", "the log has no entry %s, which "
                                       "it had when it was imported" % entry, shown))
             continue
-        try:
-            chunks = checked(entry_chunks(source.path, entry, info, shown), reference["sha256"],
-                             shown)
-            sample, cuts = read_object(chunks, SAMPLE_WANT, shown)
-            found.append(sample_trace(sample, reference, shown, cuts))
-        except TraceProblem as problem:
-            found.append(problem)
+        found.append(streamed_trace(checked(entry_chunks(source.path, entry, info, shown),
+                                            reference["sha256"], shown), SAMPLE_WANT,
+                                    reference, shown, sample_trace))
     return found
 
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Dict, List, Sequence, Union
 from .json_excerpt import WHOLE, Want
 from .trace import (ERROR, MESSAGE, OK, TOOL_RESULT, Step, Trace, TraceProblem, call_steps,
                     content_text)
-from .trace_bytes import array_traces, checked, file_chunks, read_object
+from .trace_bytes import array_traces, checked, file_chunks, streamed_trace
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -37,12 +37,9 @@ def folder_traces(source: LogSource, references: Sequence[JSONObject]
         entry = reference["entry"] or ""
         where = "%s/%s" % (source.shown.rstrip("/\\"), entry)
         path = os.path.join(source.path, *entry.split("/"))
-        try:
-            chunks = checked(file_chunks(path, where), reference["sha256"], where)
-            simulation, cuts = read_object(chunks, SIMULATION_WANT, where)
-            found.append(simulation_trace(simulation, reference, where, cuts))
-        except TraceProblem as problem:
-            found.append(problem)
+        found.append(streamed_trace(checked(file_chunks(path, where), reference["sha256"],
+                                            where), SIMULATION_WANT, reference, where,
+                                    simulation_trace))
     return found
 
 

@@ -299,6 +299,18 @@ def array_traces(source: LogSource, references: Sequence[JSONObject], array: Seq
     return found
 
 
+def streamed_trace(chunks: Iterator[bytes], want: Want, reference: JSONObject, where: str,
+                   trace: UnitTrace) -> Union[Trace, TraceProblem]:
+    """The trace of a unit that is a JSON document of its own (an ``.eval`` log's sample
+    entry, a results folder's simulation file), read from its bytes ``chunks`` keeping
+    ``want`` of it; or why it cannot be read."""
+    try:
+        unit, cuts = read_object(chunks, want, where)
+        return trace(unit, reference, where, cuts)
+    except TraceProblem as problem:
+        return problem
+
+
 class FolderFiles:
     """The files of a unit that is a folder (a Harbor trial, a SWE-bench instance's
     evaluation), each streamed and digested as it is read (:meth:`chunks`), then held to
