@@ -11,6 +11,7 @@ import unittest
 
 from proagents_bench.contract.explanation import EXPLANATION
 from proagents_bench.contract.publish import schema
+from proagents_bench.reports.markdown import text as markdown_text
 from tests.importers.support import (EXAMPLE_CASES, EXAMPLE_SPEC, eval_entries, fixture,
                                      read_bytes, write_eval)
 from tests.schema_check import schema_errors
@@ -20,6 +21,58 @@ BASELINE, CANDIDATE = fixture("explain_baseline.eval"), fixture("explain_candida
 IMPORT = ["import", "--baseline", BASELINE, "--candidate", CANDIDATE, "--mapping",
           fixture("explain_mapping.json"), "--cases", EXAMPLE_CASES, "--baseline-id",
           "baseline-v1", "--candidate-id", "candidate-regression", "--trace-refs"]
+
+
+# Each harness's walk: (import's arguments beyond the logs, explain's spec and cases, the
+# failing task, where the candidate left the baseline's path, where it broke the rule).
+HARNESS_WALKS = [
+    ("inspect", BASELINE, CANDIDATE, IMPORT[5:], EXAMPLE_SPEC, EXAMPLE_CASES, "test-safety",
+     "messages[7].tool_calls[0]", "messages[7].tool_calls[0]"),
+    ("tau2", fixture("tau2_baseline.json"), fixture("tau2_candidate_dir"),
+     ["--mapping", fixture("tau2_mapping.json"), "--write-cases", "cases.json",
+      "--trace-refs"], fixture("tau2_spec.json"), "cases.json", "3",
+     "messages[5].tool_calls[0]", "messages[5].tool_calls[0]"),
+    ("harbor", fixture("harbor_baseline_job"), fixture("harbor_candidate_job"),
+     ["--mapping", fixture("harbor_mapping.json"), "--cases", fixture("harbor_cases.json"),
+      "--trace-refs"], fixture("harbor_spec.json"), fixture("harbor_cases.json"),
+     "clean-workspace", "steps[2].tool_calls[0]", "steps[2].tool_calls[0]"),
+]
+
+
+class EveryFormatTests(unittest.TestCase):
+    def test_each_harness_s_failing_task_named_in_all_three_formats(self):
+        for (name, baseline, candidate, options, spec, cases, task, diverged,
+             broke) in HARNESS_WALKS:
+            with self.subTest(harness=name):
+                folder = TempDir(self)
+                local = [os.path.join(folder.path, value) if value == "cases.json" else value
+                         for value in options]
+                results = os.path.join(folder.path, "results.json")
+                run = run_cli(["import", "--baseline", baseline, "--candidate", candidate] +
+                              local + ["--output", results])
+                self.assertEqual(run.status, 0, run.stderr)
+                cases = os.path.join(folder.path, cases) if cases == "cases.json" else cases
+                page = os.path.join(folder.path, "report.html")
+                summary = os.path.join(folder.path, "summary.md")
+                run = run_cli(["explain", "--spec", spec, "--cases", cases, "--results",
+                               results, "--baseline", baseline, "--candidate", candidate,
+                               "--format", "text", "--html", page, "--markdown", summary])
+                self.assertEqual(run.status, 1, run.stderr)
+                text = " ".join(run.stdout.decode("ascii").split())
+                self.assertIn("at %s <- first divergence" % diverged, text)
+                self.assertIn("rule broken: forbidden side effect", text)
+                self.assertIn(" at %s" % broke, text)
+                html = read_bytes(page).decode("utf-8")
+                self.assertIn('<details id="why-%s">' % task, html)
+                self.assertIn('<tr class="%s first">' % ("changed" if name == "harbor" else
+                                                        "candidate_only"), html)
+                self.assertIn("rule broken: forbidden side effect", html)
+                markdown = read_bytes(summary).decode("utf-8")
+                line = next(line for line in markdown.splitlines()
+                            if line.startswith("- %s" % task))
+                self.assertIn("left the baseline's path", line)
+                self.assertIn(markdown_text("forbidden side effect"), line)
+                self.assertIn(markdown_text("at %s" % broke), line)
 
 
 class ExplainCommandTests(unittest.TestCase):
