@@ -166,7 +166,8 @@ class ExplainCommandTests(unittest.TestCase):
         page = self.folder.write_bytes("report.html", b"an earlier run's report")
         for arguments, code in ((["--case", "test-nowhere"], "cli.usage"),
                                 (["--case", "train-refund-basic"], "cli.usage"),
-                                (["--baseline", ""], "cli.usage")):
+                                (["--baseline", ""], "cli.usage"),
+                                (["--candidate", BASELINE], "cli.usage")):
             with self.subTest(arguments=arguments):
                 run = self.explain("--html", page, *arguments)
                 self.assertEqual(run.status, 2, run.stderr)

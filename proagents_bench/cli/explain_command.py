@@ -87,7 +87,7 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
         if session.messages.isatty() else None
     try:
         checked = pipeline.check(inputs, None, progress, forking_fingerprinter(size))
-        unknown = _unknown_cases(checked, options.case)
+        unknown = _unknown_cases(checked, options.case) + _log_counts(checked, options)
         if unknown:
             checked.abandon()
             return contract_error_outcome(unknown)
@@ -110,6 +110,25 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
 
 def _logs(paths: Optional[Sequence[str]]) -> Optional[List[LogSource]]:
     return None if paths is None else [LogSource(path) for path in paths]
+
+
+def _log_counts(checked: pipeline.Checked, options: argparse.Namespace) -> List[ContractError]:
+    """``cli.usage`` for a system given other logs than its provenance lists (as many, in the
+    import's order): a log too many or too few would be read for another's traces."""
+    errors = []
+    for role, system in zip(ROLES, (checked.systems.baseline, checked.systems.candidate)):
+        given = getattr(options, role)
+        provenance = system.get("provenance")
+        if given is None or provenance is None:
+            continue
+        listed = len(provenance.get("logs") or [provenance])
+        if len(given) != listed:
+            errors.append(ContractError("cli.usage", "--%s was given %d log%s, and the "
+                                        "package's %s was imported from %d: give them as the "
+                                        "import was given them" % (
+                                            role, len(given), "" if len(given) == 1 else "s",
+                                            role, listed)))
+    return errors
 
 
 def _unknown_cases(checked: pipeline.Checked, asked: Sequence[str]) -> List[ContractError]:
