@@ -4,9 +4,13 @@ and array cut to its bound (and the cut said), the rest skipped without being de
 memory bounded by what is kept."""
 
 import json
-import tracemalloc
 import unittest
 import zipfile
+
+try:
+    import tracemalloc
+except ImportError:  # PyPy has no tracemalloc
+    tracemalloc = None
 
 from proagents_bench.importers.json_excerpt import (WHOLE, ExcerptError, chunks_of, excerpt,
                                                     want_of)
@@ -67,6 +71,8 @@ class ExcerptTests(unittest.TestCase):
             found = excerpt(chunks_of(raw, 4), WHOLE, text_limit=21)
             self.assertEqual(found.value["t"], json.loads(raw)["t"][:21] + " [...]", tail)
 
+    @unittest.skipIf(tracemalloc is None, "this interpreter has no tracemalloc to measure "
+                     "memory with (PyPy)")
     def test_memory_is_what_is_kept_not_what_is_skipped(self):
         # 40 MB of events skipped (strings and nested objects) in chunks of a megabyte: the
         # reader holds a chunk or two, never the document.
