@@ -28,6 +28,11 @@ STYLE = """<style>
 #why tr.first td.op { color: #b35c00; font-weight: 800; }
 #why .broken { color: #c62828; font-weight: 700; } #why ol.steps li { margin: 2px 0; }
 .why-links { font-weight: 400; font-size: .9em; } .banner .why-links a { color: #fff; }
+@media (max-width: 600px) {
+  #why table.alignment { table-layout: fixed; width: 100%; }
+  #why table.alignment th:first-child { width: 1.5em; }
+  #why table.alignment td { overflow-wrap: anywhere; padding: 4px; }
+}
 </style>
 """
 MARKS = {"same": "=", "changed": "~", "baseline_only": "&minus;", "candidate_only": "+"}
