@@ -12,8 +12,8 @@ import unittest
 from proagents_bench.contract.explanation import EXPLANATION
 from proagents_bench.contract.publish import schema
 from proagents_bench.reports.markdown import text as markdown_text
-from tests.importers.support import (EXAMPLE_CASES, EXAMPLE_SPEC, eval_entries, fixture,
-                                     read_bytes, write_eval)
+from tests.importers.support import (EXAMPLE_CASES, EXAMPLE_SPEC, changed_eval, eval_entries,
+                                     fixture, read_bytes, write_eval)
 from tests.schema_check import schema_errors
 from tests.support import TempDir, example_path, run_cli
 
@@ -154,6 +154,35 @@ class ExplainCommandTests(unittest.TestCase):
         self.assertEqual((problem["code"], problem["where"]),
                          ("trace.log_changed", changed + ":samples/test-safety_epoch_1.json"))
         self.assertEqual(run.document["decision"]["action"], "BLOCK")
+
+    def test_what_was_cut_to_keep_a_trace_small_is_said(self):
+        # test-safety's first candidate trial: a long first message and 1,200 more messages
+        # after its own (a text cut to its bound, the messages to theirs, the steps to theirs)
+        def grow(name, sample):
+            if name == "samples/test-safety_epoch_1.json":
+                sample["messages"][0]["content"] = "order 2004 " * 500
+                sample["messages"] += [{"role": "user", "content": "still there?"}] * 1200
+        changed = changed_eval(self.folder, "grown.eval", grow, "explain_candidate.eval")
+        results = os.path.join(self.folder.path, "grown.json")
+        run = run_cli(IMPORT[:4] + [changed] + IMPORT[5:] + ["--output", results])
+        self.assertEqual(run.status, 0, run.stderr)
+        run = run_cli(["explain", "--spec", EXAMPLE_SPEC, "--cases", EXAMPLE_CASES, "--results",
+                       results, "--baseline", BASELINE, "--candidate", changed])
+        self.assertEqual(run.status, 1, run.stderr)
+        safety = run.document["tasks"][0]
+        self.assertEqual(safety["traces"]["candidate"]["cuts"], [
+            "$.messages[0].content: a string of 5,500 bytes in the log cut to its first 400 "
+            "characters", "$.messages: an array cut to its first 1000 items (210 more)",
+            "1004 steps, of which the first 1000 are kept"])
+        self.assertEqual(safety["first_divergence"]["candidate"]["position"],
+                         "messages[7].tool_calls[0]")
+        # the text shown is marked as cut, never with a count the excerpt did not keep
+        first = safety["traces"]["candidate"]["steps"][0]["text"]
+        self.assertEqual(first, ("order 2004 " * 500)[:300] + " [...]")
+        text = " ".join(run_cli(["explain", "--spec", EXAMPLE_SPEC, "--cases", EXAMPLE_CASES,
+                                 "--results", results, "--baseline", BASELINE, "--candidate",
+                                 changed, "--format", "text"]).stdout.decode("ascii").split())
+        self.assertIn("cut (candidate): 1004 steps, of which the first 1000 are kept", text)
 
     def test_exit_status_as_the_gate_s(self):
         self.assertEqual(self.explain("--fail-on", "none").status, 0)

@@ -24,6 +24,9 @@ from typing import Dict, Iterator, List, Optional, Pattern, Union
 
 from ..jsonio import JSON
 
+# What ends a string cut here (how long it was is said in the excerpt's cuts).
+CUT_MARK = " [...]"
+
 # What to keep of a value: WHOLE (all of it, cut to the bounds), or, of an object, a mapping
 # of its keys to what to keep of each (the other keys skipped), or, of an array, a mapping of
 # item indexes to what to keep of each.
@@ -162,7 +165,7 @@ class _Reader:
             self.cuts.append("%s: a string of %s bytes in the log cut to its first %d "
                              "characters" % (path, "{:,}".format(len(kept) + dropped),
                                              self.text_limit))
-            return text[:self.text_limit] + " [...]"
+            return text[:self.text_limit] + CUT_MARK
         return text
 
     def _object(self, want: Want, path: str) -> JSON:

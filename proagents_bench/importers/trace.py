@@ -17,6 +17,7 @@ import json
 from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple, Union
 
 from ..contract.explanation import STEP_KINDS
+from .json_excerpt import CUT_MARK
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSON, JSONObject
@@ -107,9 +108,13 @@ TraceReader = Callable[["LogSource", Sequence["JSONObject"]],
 
 
 def cut(text: str, limit: int = TEXT_LIMIT) -> str:
-    """``text`` cut to ``limit`` characters, saying how many more there were."""
+    """``text`` cut to ``limit`` characters, saying how many more there were; a text the
+    excerpt already cut (its length in the log said in the trace's cuts) only marked as
+    cut, for how many more there were in the log is not known here."""
     if len(text) <= limit:
         return text
+    if text.endswith(CUT_MARK):
+        return text[:limit] + CUT_MARK
     return "%s [... %d more characters]" % (text[:limit], len(text) - limit)
 
 
