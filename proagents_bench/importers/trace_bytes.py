@@ -73,10 +73,16 @@ def checked(chunks: Iterator[bytes], expected: str, where: str) -> Iterator[byte
         digest.update(chunk)
         yield chunk
     if digest.hexdigest() != expected:
-        raise TraceProblem("trace.log_changed", "its bytes are not the ones the import read "
-                           "(SHA-256 %s, the import's %s): the log changed since, or it is "
-                           "another log; give the log the package was imported from, or "
-                           "import it again" % (digest.hexdigest()[:12], expected[:12]), where)
+        raise changed("its bytes", digest.hexdigest(), expected, where)
+
+
+def changed(what: str, found: str, expected: str, where: str) -> TraceProblem:
+    """``trace.log_changed``: ``what`` was read has the digest ``found``, and the import's
+    was ``expected``."""
+    return TraceProblem("trace.log_changed", "%s are not the ones the import read (SHA-256 "
+                        "%s, the import's %s): the log changed since, or it is another log; "
+                        "give the log the package was imported from, or import it again" % (
+                            what, found[:12], expected[:12]), where)
 
 
 def file_chunks(path: str, where: str) -> Iterator[bytes]:
@@ -344,11 +350,7 @@ class FolderFiles:
                                           for name in order if name in self.digests
                                           ).encode("utf-8")).hexdigest()
         if manifest != expected:
-            raise TraceProblem("trace.log_changed", "its files are not the ones the import "
-                               "read (SHA-256 %s, the import's %s): the log changed since, or "
-                               "it is another log; give the log the package was imported "
-                               "from, or import it again" % (manifest[:12], expected[:12]),
-                               self.where)
+            raise changed("its files", manifest, expected, self.where)
 
 
 def _damaged(reason: str, where: str) -> TraceProblem:

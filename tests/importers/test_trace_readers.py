@@ -201,6 +201,9 @@ class ChangedAndDamagedLogTests(unittest.TestCase):
         self.assertIsInstance(problem, TraceProblem)
         self.assertEqual(problem.code, "trace.log_changed")
         self.assertTrue(problem.where.endswith("changed.eval:samples/test-safety_epoch_2.json"))
+        self.assertRegex(problem.message, r"^its bytes are not the ones the import read "
+                         r"\(SHA-256 [0-9a-f]{12}, the import's [0-9a-f]{12}\): the log "
+                         r"changed since, or it is another log")
         self.assertIsInstance(found[("test-safety", 1)], Trace)  # the others are as imported
 
     def test_a_damaged_entry(self):
@@ -264,6 +267,24 @@ class ChangedAndDamagedLogTests(unittest.TestCase):
     def test_a_file_that_is_no_zip(self):
         found = self.read(self.folder.write_bytes("cut.eval", b"PK\x03\x04 cut short"))
         self.assertEqual({trace.code for trace in found.values()}, {"trace.log_damaged"})
+
+    def test_a_trial_folder_changed_since_the_import(self):
+        # Harbor's trial is its folder's files: one of them edited since, the trial is refused
+        # and said so; the job's other trials are as imported.
+        job = os.path.join(self.folder.path, "job")
+        shutil.copytree(fixture("harbor_candidate_job"), job)
+        results, logs = traced_import(fixture("harbor_baseline_job"), job, *PAIRS[5][3:5])
+        trial = sorted(name for name in os.listdir(job) if name.startswith("clean-workspace"))
+        with open(os.path.join(job, trial[0], "agent", "trajectory.json"), "ab") as handle:
+            handle.write(b"\n")
+        found = traces_of(results, logs, "candidate")
+        changed = [trace for trace in found.values() if isinstance(trace, TraceProblem)]
+        self.assertEqual([(trace.code, os.path.basename(trace.where)) for trace in changed],
+                         [("trace.log_changed", trial[0])])
+        self.assertTrue(changed[0].message.startswith("its files are not the ones the import "
+                                                      "read (SHA-256 "), changed[0].message)
+        self.assertEqual(sum(isinstance(trace, Trace) for trace in found.values()),
+                         len(found) - 1)
 
     def test_a_json_log_changed_since_the_import(self):
         path = fixture("promptfoo_candidate.json")
