@@ -14,10 +14,10 @@ import unittest
 from proagents_bench import codes
 from proagents_bench.service.problems import PROBLEMS, Problem
 
+from . import source_tree
 from .support import ROOT
 
 PACKAGE = os.path.join(ROOT, "proagents_bench")
-REGISTRY = os.path.join(PACKAGE, "codes.py")
 # The callables whose first argument (or ``code=``) is a code.
 CODE_CALLS = {"ContractError", "Problem", "Rule", "LogError", "TraceProblem", "error", "fail",
               "_fail"}
@@ -80,17 +80,11 @@ def code_uses(tree):
 def source_code_uses():
     """{code: [where, ...]} over the package's modules, the registry itself left out."""
     uses = {}
-    for folder, subfolders, files in os.walk(PACKAGE):
-        subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
-        for name in sorted(files):
-            path = os.path.join(folder, name)
-            if not name.endswith(".py") or path == REGISTRY:
-                continue
-            with open(path, "rb") as handle:
-                tree = ast.parse(handle.read().decode("utf-8"), path)
-            for code, line in code_uses(tree):
-                uses.setdefault(code, []).append("%s:%d" % (
-                    os.path.relpath(path, PACKAGE).replace(os.sep, "/"), line))
+    for relative, tree in source_tree.modules(PACKAGE):
+        if relative == "codes.py":  # the registry itself
+            continue
+        for code, line in code_uses(tree):
+            uses.setdefault(code, []).append("%s:%d" % (relative, line))
     return uses
 
 

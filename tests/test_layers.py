@@ -16,6 +16,7 @@ from proagents_bench.cli import commands
 from proagents_bench.importers import readers
 from proagents_bench.reports import registry
 
+from . import source_tree
 from .support import ROOT
 
 PACKAGE = os.path.join(ROOT, "proagents_bench")
@@ -49,14 +50,7 @@ OUTSIDE_THE_PRODUCT = ("devtools", "tests")
 
 def modules():
     """(path relative to the package, with '/', its syntax tree) of every module."""
-    for folder, subfolders, files in os.walk(PACKAGE):
-        subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
-        for name in sorted(files):
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                with open(path, "rb") as handle:
-                    tree = ast.parse(handle.read().decode("utf-8"), path)
-                yield os.path.relpath(path, PACKAGE).replace(os.sep, "/"), tree
+    return source_tree.modules(PACKAGE)
 
 
 def imported(relative, node):
@@ -115,6 +109,8 @@ def runtime_imports(relative, tree):
 
 
 class LayerTests(unittest.TestCase):
+    ONCE_PER_INTERPRETER = "reads only the source"
+
     def test_the_product_imports_no_development_code(self):
         # Every import statement of every module (those under TYPE_CHECKING and inside
         # functions too): nothing of devtools/ or tests/, whose modules import the product.

@@ -431,6 +431,8 @@ def tree_digest(folder):
 
 
 class RecipeTests(unittest.TestCase):
+    ONCE_PER_INTERPRETER = "child processes only (isolated, in plain mode)"
+
     def setUp(self):
         self.folder = TempDir(self).path
         for name in (PACKAGE, "devtools", "docs", "examples"):

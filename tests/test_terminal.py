@@ -44,6 +44,8 @@ def run_on_terminal(args, colour=False):
 class PseudoTerminalTests(unittest.TestCase):
     """The real process, its stdout a pseudo-terminal, a pipe or a file."""
 
+    ONCE_PER_INTERPRETER = "child processes only, in plain mode"
+
     def run_gate(self, args, stdout, env=()):
         environment = dict(os.environ)
         environment.pop("NO_COLOR", None)

@@ -11,6 +11,7 @@ import unittest
 
 from proagents_bench.contract.harnesses import HARNESS_OF_FORMAT
 from proagents_bench.importers.readers import READERS
+from tests import source_tree
 
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "proagents_bench")
@@ -41,8 +42,7 @@ def python_files(*parts):
 
 
 def parsed(path):
-    with open(path, encoding="utf-8") as handle:
-        return ast.parse(handle.read(), path)
+    return source_tree.syntax_tree(path)
 
 
 def import_module_files():
@@ -188,6 +188,8 @@ class ReaderRuleTests(unittest.TestCase):
 
 
 class HouseRuleTests(unittest.TestCase):
+    ONCE_PER_INTERPRETER = "reads only the source"
+
     def test_only_the_command_line_and_the_release_import_the_importers(self):
         for path in python_files():
             top = os.path.relpath(path, PACKAGE).split(os.sep)[0]
