@@ -11,7 +11,8 @@ of :data:`BENCHES`, its figures printed on stdout.
 - ``service``: the private-test service under load (:mod:`.service_bench`); ``attack``: the
   boosting attack against it at every feedback level (:mod:`.attack_bench`);
 - ``false-pass``: the bootstrap gate's false-pass rate, by exact enumeration
-  (:mod:`.falsepass`).
+  (:mod:`.falsepass`); ``sequential``: the sequential design's exact tables
+  (:mod:`.sequential_tables`).
 
 A row holds the kind's options, the bounds of its numbers (:class:`Range`, checked before
 anything is written), any further check, and the function that runs it. A bad argument is a
@@ -35,7 +36,8 @@ from proagents_bench.errors import ContractError
 from proagents_bench.service.phases import PhaseError, parse_share
 
 from . import (attack_bench, explain_bench, falsepass, gate_bench, harness_logs, health_bench,
-               import_bench, import_formats, plan_check, release_bench, service_bench)
+               import_bench, import_formats, plan_check, release_bench, sequential_tables,
+               service_bench)
 
 Say = Callable[[str], None]
 
@@ -236,6 +238,11 @@ def _beta(text: str) -> Tuple[Fraction, Fraction]:
     return alpha, beta
 
 
+def _sequential_options(parser: Parser) -> None:
+    parser.add_argument("--table", choices=sequential_tables.TABLES,
+                        help="print only this table (default: all three)")
+
+
 def _false_pass_options(parser: Parser) -> None:
     parser.add_argument("--tasks", type=_counts, default=[10, 20, 30, 50, 100, 200],
                         help="comma-separated test task counts of the first table "
@@ -314,6 +321,9 @@ BENCHES = (
                         "exact enumeration (the docs' Markdown tables)", _false_pass_options,
           falsepass.false_pass_benchmark,
           (Range("--family-size", 1), Range("--seeds", 0), Range("--samples", 1))),
+    Bench("sequential", "the sequential design's exact tables: its guarantee, its cost in "
+                        "batches, a fixed gate looked at again (the docs' Markdown tables)",
+          _sequential_options, sequential_tables.sequential_benchmark),
     Bench("plan", "time the plan command on the example and on a synthetic package, each in "
                   "a fresh child process", _plan_options, plan_check.plan_benchmark,
           (Range("--tasks", 2), TRIALS, REPEAT, Range("--simulate", 0))),

@@ -124,6 +124,42 @@ CODES: Tuple[Code, ...] = (
     contract("coverage.unknown_case", "no record names a case id that the cases file lacks"),
     contract("coverage.not_test_case", "no record names a train or development case"),
     contract("coverage.trial_out_of_range", "no trial id exceeds the system's `trial_count`"),
+    # -- a sequential design (spec v5: contract/sequential.py, contract/rules.py) -----------
+    contract("sequential.looks", "a sequential design's `looks` grow: each holds at least the "
+             "tasks and the trials of the one before and more of one of them; the last "
+             "look's `trials` is `protocol.trial_count`; with `unit` `task` every look's "
+             "`trials` is `protocol.trial_count`"),
+    contract("sequential.design", "a sequential design can be built: the margin of its "
+             "level's interval gate above -1, `win_share` above the share of the null it "
+             "implies, `power` above 0.5, and `max_discordant` large enough to reach that "
+             "power at `win_share` (the message says the power it can reach)"),
+    contract("sequential.pool", "the cases' test split is the sequential design's frozen "
+             "pool (`pool_sha256`, the test case ids in the order of `order_seed`), with at "
+             "least the last look's tasks"),
+    contract("sequential.look", "a results package under a sequential design is one of its "
+             "looks: its records name exactly the first `tasks` test cases of the frozen pool "
+             "of a look whose `trials` is the candidate's `trial_count`"),
+    # -- the ledger of looks (--ledger: contract/ledger.py, evaluation/ledger.py) -------------
+    contract("ledger.damaged", "the ledger's looks are numbered 1, 2, ... and their "
+             "`batch_sha256` and `chain_sha256` are those of their records (a ledger edited "
+             "by hand is refused)"),
+    contract("ledger.other_run", "a sequential design's ledger holds the looks of one "
+             "benchmark, baseline and candidate; a fixed design's ledger those of one "
+             "benchmark"),
+    contract("ledger.design_changed", "the spec, its sequential design and the boundary "
+             "rebuilt from it are those of the ledger's first look (or the ledger is of a "
+             "fixed design and the spec has a sequential one, or the other way round)"),
+    contract("ledger.closed", "no look after the one at which the sequential design decided "
+             "(passed, stopped for futility, reached its last look, or blocked)"),
+    contract("ledger.look_not_allowed", "the package is the look after the ledger's last "
+             "(a new ledger starts at look 1), or the ledger's last look itself unchanged; the "
+             "message names the tasks and trials of the look expected"),
+    contract("ledger.trial_dropped", "every trial an earlier look recorded is still in the "
+             "package"),
+    contract("ledger.trial_changed", "every trial an earlier look recorded is unchanged (its "
+             "record's digest)"),
+    contract("ledger.trial_reordered", "no trial an earlier look recorded has moved to "
+             "another trial id of its task and system"),
     # -- the command line --------------------------------------------------------------------
     contract("cli.usage", "the command line is wrong: an unknown or missing option, an empty "
              "path, a bad value"),
@@ -148,12 +184,18 @@ CODES: Tuple[Code, ...] = (
              "`--force`)"),
     contract("cli.baseline_protocol", "`serve`: the baseline ran under another protocol than "
              "the spec's, so every submission would be INCOMPARABLE"),
+    contract("cli.serve_sequential", "`serve` and `phase`: a spec with a sequential design "
+             "(the private-test service decides each submission once, never as a look of a "
+             "design)"),
     contract("cli.data", "`health --data`: no service database, a `service.sqlite3` that is "
              "not the service's database, or no scored submission of the cases' versions"),
     contract("cli.out_of_memory", "the command ran out of memory on inputs this large "
              "(`health`: it holds the cases file and one package at a time); the message says "
              "how much memory their size needs"),
     # -- the maintainer's commands (maintenance/) --------------------------------------------
+    contract("health.partial_look", "`health`: a results package that is a look of a "
+             "sequential design holding only part of the test cases (health pools packages "
+             "that hold every test case)"),
     contract("health.nothing_comparable", "`health`: no system ran under the spec's protocol, "
              "so nothing can be measured"),
     contract("diff.other_benchmark", "`diff`: both files are versions of one `benchmark_id`"),

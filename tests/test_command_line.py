@@ -208,7 +208,8 @@ class FingerprintTimingTests(unittest.TestCase):
 
     def test_an_invalid_package_costs_no_fingerprint(self):
         from proagents_bench import pipeline
-        with mock.patch.object(pipeline, "evidence_fingerprint") as fingerprint:
+        from proagents_bench.jsonio import canonical as pending
+        with mock.patch.object(pending, "evidence_fingerprint") as fingerprint:
             with self.assertRaises(pipeline.ContractErrors):
                 pipeline.evaluate([
                     pipeline.InputFile("spec", example_path("benchmark_spec.json")),

@@ -35,6 +35,7 @@ GATE_MODULES = (
     "proagents_bench.contract.inputs",
     "proagents_bench.contract.metrics",
     "proagents_bench.contract.rules",
+    "proagents_bench.contract.sequential",  # spec v5's design: its shape and rules
     "proagents_bench.contract.shapes",
     "proagents_bench.contract.validate",
     "proagents_bench.contract.vocabulary",

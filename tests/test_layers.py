@@ -29,6 +29,7 @@ LAYERS = (
     "contract", "evaluation",  # what the files must be; grade, aggregate, compare, decide
     "importers",  # harness logs -> a results package (the contract's shapes, the metrics' P95)
     "render", "pipeline",  # load -> validate -> ... -> decide -> render: the gate
+    "ledgered",  # the gate with a ledger of its looks, on the pipeline
     "maintenance", "planning",  # health, diff and the planner, on the pipeline's stages
     "explain",  # why a decision went as it did: the pipeline's grades and the harnesses' traces
     "manifest", "release_outcome",  # a release's data: its manifest, its benchmarks' outcomes

@@ -27,21 +27,24 @@ NEW_COMMAND_MODULE = "cli/demo_command.py"
 # -- the recipes, as edits of the copy: (file in the package, text found, text put instead) --
 
 GATE = [
-    ("contract/vocabulary.py", 'SPEC_V4 = "agent-benchmark-spec-v4"\n',
-     'SPEC_V4 = "agent-benchmark-spec-v4"\nSPEC_V5 = "agent-benchmark-spec-v5"\n'),
-    ("contract/vocabulary.py", "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4)",
-     "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5)"),
-    ("contract/inputs.py", "SPEC_V4, SPEC_VERSIONS", "SPEC_V4, SPEC_V5, SPEC_VERSIONS"),
+    ("contract/vocabulary.py", 'SPEC_V5 = "agent-benchmark-spec-v5"\n',
+     'SPEC_V5 = "agent-benchmark-spec-v5"\nSPEC_V6 = "agent-benchmark-spec-v6"\n'),
+    ("contract/vocabulary.py", "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5)",
+     "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6)"),
+    ("contract/inputs.py", "SPEC_V5, SPEC_VERSIONS", "SPEC_V5, SPEC_V6, SPEC_VERSIONS"),
     ("contract/inputs.py",
-     '    SpecVersion(SPEC_V4, BOOTSTRAP_V3, "Spec v4", small_sample_rules=True),\n',
-     '    SpecVersion(SPEC_V4, BOOTSTRAP_V3, "Spec v4", small_sample_rules=True),\n'
-     '    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True),\n'),
-    ("contract/gates.py", "SPEC_V4, SPEC_VERSIONS", "SPEC_V4, SPEC_V5, SPEC_VERSIONS"),
-    ("contract/gates.py", 'versions=since(SPEC_V4), interval="trial"),\n)',
-     'versions=since(SPEC_V4), interval="trial"),\n'
+     '    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True,\n'
+     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n',
+     '    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True,\n'
+     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n'
+     '    SpecVersion(SPEC_V6, BOOTSTRAP_V3, "Spec v6", small_sample_rules=True,\n'
+     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n'),
+    ("contract/gates.py", "SPEC_V4, SPEC_VERSIONS", "SPEC_V4, SPEC_V6, SPEC_VERSIONS"),
+    ("contract/gates.py", '    TRIAL_INTERVAL_GATE,\n)',
+     '    TRIAL_INTERVAL_GATE,\n'
      '    Gate("max_unknown_trial_rate", "unknown_trial_rate", AT_MOST, REVIEWING,\n'
      '         "Unknown trial rate", "share of trials of status unknown", _rate(), "none",\n'
-     '         versions=since(SPEC_V5)),\n)'),
+     '         versions=since(SPEC_V6)),\n)'),
 ]
 METRIC = [
     ("contract/metrics.py", '    Metric("unknown_trial_count", COUNT),\n',
@@ -251,17 +254,18 @@ pages = {os.path.basename(path): data.decode("utf-8")
 
 # the gate
 spec_schema = schema("spec")
-found["v5_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v5"]["properties"][
+found["new_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v6"]["properties"][
     "gates"]["required"])
 found["v1_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v1"]["properties"][
     "gates"]["required"])
-found["gate_row"] = ("| `max_unknown_trial_rate` | v5 | `unknown_trial_rate` |" in pages[
-    "contract.md"], "| `min_trial_delta_ci_low` | v4-v5 |" in pages["contract.md"])
+found["gate_row"] = ("| `max_unknown_trial_rate` | v6 | `unknown_trial_rate` |" in pages[
+    "contract.md"], "| `min_trial_delta_ci_low` | v4-v6 |" in pages["contract.md"])
 found["metric_in_schema"] = "unknown_trial_rate" in json.dumps(schema("decision"))
 status, out, err = run(["--format", "json"])
 found["example"] = (status, json.loads(out)["action"])
 spec = read("benchmark_spec_v4_trial.json")
-spec["schema_version"] = "agent-benchmark-spec-v5"
+spec["schema_version"] = "agent-benchmark-spec-v6"
+spec["sequential"] = None
 spec["gates"]["max_unknown_trial_rate"] = 0
 results = read("benchmark_results_pass.json")
 candidate = [system for system in results["systems"] if system["role"] == "candidate"][0]
@@ -273,9 +277,9 @@ status, out, err = run(["--spec", write("spec5.json", spec), "--cases",
                         "--html", reports["r.html"], "--markdown", reports["r.md"],
                         "--junit-xml", reports["r.xml"]])
 document = json.loads(out)
-found["v5_decision"] = (status, document["action"], sorted(
+found["new_decision"] = (status, document["action"], sorted(
     finding["code"] for finding in document["findings"] if finding["severity"] != "info"))
-found["v5_metric"] = document["candidate_metrics"]["unknown_trial_rate"]
+found["new_metric"] = document["candidate_metrics"]["unknown_trial_rate"]
 texts = {}
 for name, path in reports.items():
     with open(path, "rb") as handle:
@@ -487,15 +491,15 @@ class RecipeTests(unittest.TestCase):
         self.assertEqual(os.path.normcase(found["package"]),
                          os.path.normcase(os.path.join(self.folder, PACKAGE)))
         # the gate: its version's schema, the contract's table, the decision, every report
-        self.assertIn("max_unknown_trial_rate", found["v5_gates"])
+        self.assertIn("max_unknown_trial_rate", found["new_gates"])
         self.assertNotIn("max_unknown_trial_rate", found["v1_gates"])
         self.assertEqual(found["gate_row"], [True, True])
         self.assertTrue(found["metric_in_schema"])
         self.assertEqual(found["example"], [0, "PASS"])
-        status, action, failed = found["v5_decision"]
+        status, action, failed = found["new_decision"]
         self.assertEqual((status, action), (1, "REVIEW"))
         self.assertIn("max_unknown_trial_rate", failed)
-        self.assertGreater(found["v5_metric"], 0)
+        self.assertGreater(found["new_metric"], 0)
         self.assertEqual(found["reports_show_gate"],
                          {"r.html": True, "r.md": True, "r.xml": True, "text": True})
         # the harness: the import, the provenance, the schemas, the docs, the help

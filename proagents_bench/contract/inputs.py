@@ -7,18 +7,18 @@ derived from the gate rows).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ..jsonio.load import MAX_SAFE_INTEGER
 from .containers import Array, Field, Nullable, Object
 from .gates import gates_object
 from .harnesses import HARNESS_OF_FORMAT, HARNESSES, LOG_FORMATS, TRACE_UNITS
+from .sequential import SEQUENTIAL, SPEC_RULES as SEQUENTIAL_RULES
 from .shapes import Boolean, Integer, Number, Rule, String, StringSet
 from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOWER_BOUND_RULES,
                          MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, RESULTS_V4, RESULTS_V5,
-                         ROLES, SHA256_HEX,
-                         SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS, SPLITS, STATUSES,
-                         TEST_SPLIT)
+                         ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5,
+                         SPEC_VERSIONS, SPLITS, STATUSES, TEST_SPLIT)
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
@@ -58,7 +58,8 @@ BOOTSTRAP_V3 = Object("bootstrap", BOOTSTRAP_V2.fields + (
           "`strict`: only above it"),), title="Bootstrap v3")
 
 
-def _spec_shape(version: str, bootstrap: Object, title: str) -> Object:
+def _spec_shape(version: str, bootstrap: Object, title: str,
+                extra: Sequence[Field] = (), rules: Sequence[Rule[ContractError]] = ()) -> Object:
     return Object("spec", [
         Field("schema_version", String(enum=[version])),
         Field("benchmark_id", String(), "the benchmark's name"),
@@ -71,7 +72,7 @@ def _spec_shape(version: str, bootstrap: Object, title: str) -> Object:
         Field("protocol", PROTOCOL, "every system must run under exactly this"),
         Field("gates", gates_object(version), "the release gates, applied to the candidate"),
         Field("bootstrap", bootstrap, "the paired bootstrap's settings"),
-    ], root=True, title=title)
+    ] + list(extra), rules=rules, root=True, title=title)
 
 
 class SpecVersion:
@@ -84,19 +85,26 @@ class SpecVersion:
     freedom. v1 and v2 decide as they always did."""
 
     def __init__(self, version: str, bootstrap: Object, title: str,
-                 small_sample_rules: bool) -> None:
+                 small_sample_rules: bool, extra: Sequence[Field] = (),
+                 rules: Sequence[Rule[ContractError]] = ()) -> None:
         self.version = version
-        self.shape = _spec_shape(version, bootstrap, title)
+        self.shape = _spec_shape(version, bootstrap, title, extra, rules)
         self.small_sample_rules = small_sample_rules
 
 
+SEQUENTIAL_FIELD = Field("sequential", Nullable(SEQUENTIAL), "a sequential design, frozen "
+                         "before the first look; null: a fixed design")
+
 # Spec v4 is v3 plus one gate (min_trial_delta_ci_low, see contract/gates.py): its bootstrap
-# object is v3's.
+# object is v3's. Spec v5 is v4 plus one required key, ``sequential``: a sequential design
+# (contract/sequential.py), or null for a fixed design (decided as v4).
 SPEC_VERSION_TABLE = {row.version: row for row in (
     SpecVersion(SPEC_V1, BOOTSTRAP_V1, "Spec", small_sample_rules=False),
     SpecVersion(SPEC_V2, BOOTSTRAP_V2, "Spec v2", small_sample_rules=False),
     SpecVersion(SPEC_V3, BOOTSTRAP_V3, "Spec v3", small_sample_rules=True),
     SpecVersion(SPEC_V4, BOOTSTRAP_V3, "Spec v4", small_sample_rules=True),
+    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True,
+                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),
 )}
 if tuple(SPEC_VERSION_TABLE) != SPEC_VERSIONS:
     raise RuntimeError("the spec version table must list every spec version, in order")
@@ -104,6 +112,7 @@ SPEC_V1_SHAPE = SPEC_VERSION_TABLE[SPEC_V1].shape
 SPEC_V2_SHAPE = SPEC_VERSION_TABLE[SPEC_V2].shape
 SPEC_V3_SHAPE = SPEC_VERSION_TABLE[SPEC_V3].shape
 SPEC_V4_SHAPE = SPEC_VERSION_TABLE[SPEC_V4].shape
+SPEC_V5_SHAPE = SPEC_VERSION_TABLE[SPEC_V5].shape
 
 
 def small_sample_rules(spec: JSONObject) -> bool:

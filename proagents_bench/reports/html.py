@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Callable, Dict, Optional, Sequence
 
 from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
-from .html_charts import bootstrap_section, latency_section, slices_section
+from .html_charts import bootstrap_section, latency_section, sequential_section, slices_section
 from .html_parts import breakable_digest, breakable_id, escaped, page_head, scrolling_table
-from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, gate_states, gate_text, held_text,
-                   interval_rows, metric_rows, metric_value, note_facts, notes, problems_first,
-                   reason_groups, tagged_reasons, task_rows)
+from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, REPLACED, gate_states, gate_text,
+                   held_text, interval_rows, metric_rows, metric_value, note_facts, notes,
+                   problems_first, reason_groups, tagged_reasons, task_rows)
 from .words import counted, show, show_gate
 
 if TYPE_CHECKING:  # for annotations only
@@ -89,6 +89,7 @@ def page(evaluation: Evaluation, links: Optional[WhyLinks] = None, section: str 
                                          escaped(document["benchmark_id"], 80))),
         _banner(document, evaluation.decision, links),
         _reasons(document, evaluation.decision, links),
+        sequential_section(evaluation),
         section,
         _facts(document),
     ]
@@ -184,7 +185,7 @@ def _facts(document: JSONObject) -> str:
 
 # Each "Held?" state's class and mark (the words are view.held_text's).
 HELD_CELLS = {HELD: ("held", "\u2713"), FAILED: ("failed", "\u2717"),
-              NOT_JUDGED: ("unjudged", "?")}
+              NOT_JUDGED: ("unjudged", "?"), REPLACED: ("replaced", "\u21b7")}
 
 
 def _held_cell(gate_key: Optional[str], states: Dict[str, str]) -> str:
