@@ -17,8 +17,8 @@ from .sequential import SEQUENTIAL, SPEC_RULES as SEQUENTIAL_RULES
 from .shapes import Boolean, Integer, Number, Rule, String, StringSet
 from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOWER_BOUND_RULES,
                          MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, RESULTS_V4, RESULTS_V5,
-                         ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5,
-                         SPEC_VERSIONS, SPLITS, STATUSES, TEST_SPLIT)
+                         ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4,
+                         SPEC_V5, SPEC_VERSIONS, SPLITS, STATUSES, TEST_SPLIT)
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
