@@ -5,7 +5,8 @@ of :data:`BENCHES`, its figures printed on stdout.
   (:mod:`.gate_bench`); ``health``: health over many packages, the same way
   (:mod:`.health_bench`); ``release``: a release of several synthetic benchmarks against
   their gates one after another (:mod:`.release_bench`); ``import``: the import of two
-  synthetic logs against the gate on its output (:mod:`.import_bench`); ``plan``: the plan
+  synthetic logs against the gate on its output (:mod:`.import_bench`); ``explain``: explain
+  on logs of samples hundreds of megabytes large (:mod:`.explain_bench`); ``plan``: the plan
   command timed, and checked against a simulated gate (:mod:`.plan_check`);
 - ``service``: the private-test service under load (:mod:`.service_bench`); ``attack``: the
   boosting attack against it at every feedback level (:mod:`.attack_bench`);
@@ -34,7 +35,7 @@ from proagents_bench.contract.harnesses import INSPECT_EVAL
 from proagents_bench.errors import ContractError
 from proagents_bench.service.phases import PhaseError, parse_share
 
-from . import (attack_bench, falsepass, gate_bench, harness_logs, health_bench,
+from . import (attack_bench, explain_bench, falsepass, gate_bench, harness_logs, health_bench,
                import_bench, import_formats, plan_check, release_bench, sequential_tables,
                service_bench)
 
@@ -264,6 +265,21 @@ def _false_pass_options(parser: Parser) -> None:
                         help="the bootstrap's resamples for --seeds (default 1000)")
 
 
+def _explain_options(parser: Parser) -> None:
+    parser.add_argument("--tasks", type=int, default=1000,
+                        help="test tasks of the logs, at least 8 (default 1000)")
+    parser.add_argument("--epochs", type=int, default=3,
+                        help="epochs (the protocol's trial_count), 2..100 (default 3)")
+    parser.add_argument("--sample-mb", type=int, default=300,
+                        help="megabytes of JSON of each candidate sample explain reads, "
+                             "1..500 (default 300: Inspect's viewer drops events past 350 MB)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of each child; the median is reported (default 1)")
+    parser.add_argument("--python", metavar="EXE", default=sys.executable,
+                        help="interpreter for the children (default: this one)")
+    _kept(parser, "the logs, the package and the documents")
+
+
 def _plan_options(parser: Parser) -> None:
     _package_options(1000, 3)(parser)
     parser.add_argument("--simulate", type=int, default=0, metavar="N",
@@ -296,6 +312,11 @@ BENCHES = (
           (Range("--tasks", import_bench.MIN_TASKS, why=import_bench.MIN_TASKS_WHY),
            TRIALS._replace(option="--epochs"),
            REPEAT._replace(high=import_bench.MAX_REPEAT)), import_bench.argument_problems),
+    Bench("explain", "explain on logs whose samples it shows are hundreds of megabytes, "
+                     "against the gate on the same package and a bare read of one sample",
+          _explain_options, explain_bench.explain_benchmark,
+          (Range("--tasks", 8, why="every 50th task from the 8th is explained"),
+           TRIALS._replace(option="--epochs"), Range("--sample-mb", 1, 500), REPEAT)),
     Bench("false-pass", "the bootstrap gate's false-pass rate with no true difference, by "
                         "exact enumeration (the docs' Markdown tables)", _false_pass_options,
           falsepass.false_pass_benchmark,

@@ -64,7 +64,7 @@ CODE_PAGES = (
     ("contract.md", ("file", "encoding", "json", "schema", "version", "cases", "results",
                      "coverage", "sequential", "ledger", "cli", "health", "diff",
                      "submission")),
-    ("importing.md", ("import", "mapping")),
+    ("importing.md", ("import", "mapping", "trace")),
     ("service.md", ("service",)),
     ("release.md", ("release",)),
 )
@@ -74,6 +74,7 @@ GENERATED = [
     Generated("contract.md", "exit statuses", exit_status_table),
     Generated("importing.md", "log formats", harness_docs.formats_table),
     Generated("importing.md", "import defaults", harness_docs.defaults_table),
+    Generated("importing.md", "explanation", publish.explanation_tables),
     Generated("importing.md", "record fields", harness_docs.records_table),
     Generated("importing.md", "failure origins", origins.origins_table),
     Generated("service.md", "feedback levels", feedback.levels_table),

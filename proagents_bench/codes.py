@@ -1,14 +1,17 @@
 """Every error code, declared once: a row per code with the status it ends in and one line
 of meaning.
 
-Two kinds of code:
+Three kinds of code:
 
 - a **contract error** (:func:`contract`): one entry of a CONTRACT_ERROR document, which
   every command ends with exit status :data:`CONTRACT_ERROR_EXIT` (the gate, ``import``,
   ``plan``, the service's commands; the private-test service answers a team's with HTTP 422,
   ``service.contract_error``, carrying the same document);
 - a **problem** of the private-test service (:func:`problem`): an RFC 9457 answer with its
-  HTTP status and title (``service/problems.py``).
+  HTTP status and title (``service/problems.py``);
+- a **trace problem** (:func:`trace_problem`): why ``explain`` cannot show a trial's trace,
+  said in its explanation beside everything else; it ends no run (the decision stands
+  without the trace).
 
 The modules raise their codes as literals; a test reads the package's source and holds both
 directions (every code raised is a row here; every row is raised somewhere), and the docs'
@@ -45,6 +48,11 @@ class Code(NamedTuple):
 def contract(code: str, meaning: str) -> Code:
     """A contract error's row."""
     return Code(code, meaning, exit_status=CONTRACT_ERROR_EXIT)
+
+
+def trace_problem(code: str, meaning: str) -> Code:
+    """A trace problem's row: said in an explanation, never an exit status of its own."""
+    return Code(code, meaning)
 
 
 def problem(code: str, http_status: int, title: str, meaning: str) -> Code:
@@ -109,6 +117,8 @@ CODES: Tuple[Code, ...] = (
              "lost did not pass"),
     contract("results.roles", "exactly one baseline, whose id is the spec's "
              "`baseline_system_id`, and exactly one candidate"),
+    contract("results.trace_log", "a record's `trace` (results v5) names a log of its "
+             "system's `provenance.logs`, and the unit of that log's harness"),
     contract("cli.unknown_candidate", "`--candidate`, when given, names the results' "
              "candidate"),
     contract("coverage.missing", "every test case id times trial ids 1..`trial_count` of the "
@@ -300,6 +310,17 @@ CODES: Tuple[Code, ...] = (
     contract("mapping.unknown_tool", "a `side_effect_tools` tool that no log calls or offers"),
     contract("mapping.unknown_store_key", "a `side_effect_store_keys` key that no sample's "
              "store holds"),
+    # -- a trial's trace, as explain reads it (importers/trace_bytes.py and the trace readers)
+    trace_problem("trace.log_missing", "the log (or the file of it the trace is in) is not "
+                  "where `--baseline` or `--candidate` says, or cannot be read"),
+    trace_problem("trace.log_changed", "the bytes the trace is read from are not the ones "
+                  "the import read: their SHA-256 differs from the trace reference's, or the "
+                  "unit is no longer where the reference says"),
+    trace_problem("trace.log_damaged", "the log cannot be read where the trace is: a damaged "
+                  "zip or entry (CRC-32), bytes that are not JSON"),
+    trace_problem("trace.not_recorded", "the log records no trace of the trial: a JSON-lines "
+                  "line, a SWE-bench summary whose run's evaluation folder was not beside it at "
+                  "the import, a record without a trace reference"),
     # -- the private-test service's problems (service/problems.py) ---------------------------
     problem("service.bad_request", 400, "Bad request",
             "a malformed request line or `Content-Length`, a body shorter than declared, both "
@@ -358,7 +379,8 @@ def codes_of(families: Iterable[str]) -> List[Code]:
 
 def code_table(families: Iterable[str]) -> str:
     """The docs' table (Markdown) of the codes of ``families``: a problem's HTTP status and
-    code, or a contract error's code and exit status, with its meaning."""
+    code, or a contract error's code and exit status (a trace problem's: none), with its
+    meaning."""
     rows = codes_of(families)
     if rows and all(row.http_status for row in rows):
         lines = ["| HTTP | `code` | when |", "|---|---|---|"]
@@ -366,6 +388,6 @@ def code_table(families: Iterable[str]) -> str:
                   for row in rows]
     else:
         lines = ["| code | exit | meaning |", "|---|---|---|"]
-        lines += ["| `%s` | %s | %s |" % (row.code, row.exit_status, row.meaning)
-                  for row in rows]
+        lines += ["| `%s` | %s | %s |" % (row.code, row.exit_status or "none (said in the "
+                                          "explanation)", row.meaning) for row in rows]
     return "\n".join(lines) + "\n"

@@ -31,11 +31,20 @@ LAYERS = (
     "render", "pipeline",  # load -> validate -> ... -> decide -> render: the gate
     "ledgered",  # the gate with a ledger of its looks, on the pipeline
     "maintenance", "planning",  # health, diff and the planner, on the pipeline's stages
+    "explain",  # why a decision went as it did: the pipeline's grades and the harnesses' traces
     "manifest", "release_outcome",  # a release's data: its manifest, its benchmarks' outcomes
     "reports",  # bytes for people and CI, from an Evaluation, a Health, a Release
     "release",  # a release's benchmarks: imports, gates and their reports, through the above
     "service",  # the private-test service, on the pipeline
     "cli", "__main__", "__init__")  # the command line: the only code that prints or exits
+# The modules that read a trial's trace from a log: only explain and the commands use them
+# (the import reads logs through the readers' table, which holds the trace readers too).
+TRACE_MODULES = ("proagents_bench.explain", "proagents_bench.importers.trace",
+                 "proagents_bench.importers.json_excerpt",
+                 "proagents_bench.importers.inspect_trace",
+                 "proagents_bench.importers.tau2_trace", "proagents_bench.importers.harbor_trace",
+                 "proagents_bench.importers.promptfoo_trace",
+                 "proagents_bench.importers.swebench_trace")
 # What the product never imports: the top-level packages beside it in the checkout.
 OUTSIDE_THE_PRODUCT = ("devtools", "tests")
 
@@ -130,6 +139,14 @@ class LayerTests(unittest.TestCase):
                         wrong.append((relative, name))
                     if layer(relative) == "service" and name.startswith("proagents_bench.cli"):
                         wrong.append((relative, name))
+        self.assertEqual(wrong, [])
+
+    def test_the_service_never_reads_a_trace(self):
+        # The private-test service shows no trace of a private case: it imports neither
+        # explain nor any trace reader, at any depth of its own modules.
+        wrong = [(relative, name) for relative, tree in modules() if layer(relative) == "service"
+                 for node in ast.walk(tree) for name in imported(relative, node)
+                 if name.startswith(TRACE_MODULES + ("proagents_bench.importers",))]
         self.assertEqual(wrong, [])
 
     def test_each_layer_imports_only_the_layers_below_it(self):

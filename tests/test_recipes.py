@@ -20,6 +20,7 @@ DEVELOPMENT_DOC = os.path.join(ROOT, "docs", "development.md")
 PACKAGE = "proagents_bench"
 # The new modules, each a recipe's NAME.
 NEW_HARNESS_MODULE = "importers/demo_log.py"
+NEW_TRACE_MODULE = "importers/demo_log_trace.py"
 NEW_REPORT_MODULE = "reports/demo_report.py"
 NEW_COMMAND_MODULE = "cli/demo_command.py"
 
@@ -31,7 +32,7 @@ GATE = [
     ("contract/vocabulary.py",
      "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6)",
      "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6, SPEC_V7)"),
-    ("contract/inputs.py", "SPEC_V6,\n", "SPEC_V6, SPEC_V7,\n"),
+    ("contract/inputs.py", "SPEC_V6, SPEC_VERSIONS", "SPEC_V6, SPEC_V7, SPEC_VERSIONS"),
     ("contract/inputs.py",
      '    SpecVersion(SPEC_V6, BOOTSTRAP_V3, "Spec v6", small_sample_rules=True,\n'
      '                extra=[SEQUENTIAL_FIELD, VALIDITY_FIELD], rules=SEQUENTIAL_RULES),\n',
@@ -64,7 +65,7 @@ from typing import Optional, Tuple
 
 from .settings import Settings
 from .source import LogSource
-from .trial import LogRun, Trial, Trials
+from .trial import Locator, LogRun, Trial, Trials
 from .values import array_trials
 
 
@@ -85,9 +86,35 @@ def read(source: LogSource, value: Optional[dict],
     def trial(record: dict, path: tuple) -> Trial:
         for name in record["side_effects"]:
             run.side_effect_rules[name] = run.side_effect_rule
-        return Trial(dict(record), {"where": (None, path), "task": "demo"}, None, path)
+        locator = Locator("demo-trial", str(path[-1] + 2)) if settings.trace_refs else None
+        return Trial(dict(record), {"where": (None, path), "task": "demo"}, None, path,
+                     locator=locator)
 
     return run, array_trials(log["trials"], "trials", "trial", source, trial)
+'''
+HARNESS_TRACE_MODULE = '''"""A demo log's traces: a trial's line, its tools as its calls."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Sequence, Union
+
+from ..jsonio import JSONObject
+from .source import LogSource
+from .trace import TOOL_CALL, Step, Trace, TraceProblem
+
+
+def read_traces(source: LogSource,
+                references: Sequence[JSONObject]) -> List[Union[Trace, TraceProblem]]:
+    with open(source.path, "rb") as handle:
+        lines = handle.read().decode("utf-8").splitlines()
+    found: List[Union[Trace, TraceProblem]] = []
+    for reference in references:
+        record = json.loads(lines[int(reference["id"]) - 1])
+        found.append(Trace("%s:%s" % (source.shown, reference["id"]), [
+            Step(TOOL_CALL, "tools_used[%d]" % index, "{}", name=name)
+            for index, name in enumerate(record["tools_used"])]))
+    return found
 '''
 HARNESS = [
     ("contract/harnesses.py", "# -- the table ---",
@@ -97,7 +124,7 @@ HARNESS = [
      '    formats=[LogFormat(DEMO_JSONL, "a Demo log",\n'
      '                       Recognition(LINES, keys=("demo_log",)), ".demo.jsonl")],\n'
      '    final_states=[Source("state")], costs=[Source("cost")], case_word="case",\n'
-     '    trial_word="trial")\n\n'
+     '    trial_word="trial", trace_unit="demo-trial")\n\n'
      '# -- the table ---'),
     ("contract/harnesses.py",
      "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,\n"
@@ -124,10 +151,10 @@ HARNESS = [
      "+ PROMPTFOO_ROWS + JSONL_ROWS + DEMO_ROWS)"),
     ("importers/readers.py", "from ..contract.harnesses import (",
      "from ..contract.harnesses import (DEMO_JSONL, "),
-    ("importers/readers.py", "from . import harbor,", "from . import demo_log, harbor,"),
+    ("importers/readers.py", "from . import (harbor,", "from . import (demo_log, demo_log_trace, harbor,"),
     ("importers/readers.py", "    FormatReader(JSONL, jsonl.read_lines),\n",
      "    FormatReader(JSONL, jsonl.read_lines),\n"
-     "    FormatReader(DEMO_JSONL, demo_log.read),\n"),
+     "    FormatReader(DEMO_JSONL, demo_log.read, demo_log_trace.read_traces),\n"),
 ]
 REPORT_MODULE = '''"""A demo report: the decision's action, one line (and a run without one, its headline)."""
 
@@ -334,6 +361,15 @@ status, out, err = run(["--spec", example("benchmark_spec.json"), "--cases",
                         example("benchmark_cases.json"), "--results", imported, "--format",
                         "json"])
 found["imported_decision"] = (status, json.loads(out)["action"])
+from proagents_bench.importers.package import import_logs
+from proagents_bench.importers.readers import TRACE_READER_OF
+from proagents_bench.importers.settings import default_settings
+from proagents_bench.importers.source import LogSource
+traced = default_settings()
+traced.trace_refs = True
+records = import_logs([LogSource(log) for log in logs], traced).results["systems"][1]["records"]
+found["trace"] = ([step.name for step in TRACE_READER_OF["demo-jsonl"](
+    LogSource(logs[1]), [records[0]["trace"]])[0].steps], records[0]["tools_used"])
 found["mapping_schema"] = "Demo: `state` (default)" in json.dumps(schema("mapping"))
 found["results_schema"] = "demo-jsonl" in json.dumps(schema("results"))
 found["format_row"] = ('| `demo-jsonl` | Demo (`demo`) | Demo log | its first line: a JSON '
@@ -433,12 +469,13 @@ class RecipeTests(unittest.TestCase):
     def add_module(self, recipe, relative, text):
         with open(os.path.join(self.folder, PACKAGE, *relative.split("/")), "wb") as handle:
             handle.write(text.encode("utf-8"))
-        self.touched[recipe] = {relative}
+        self.touched.setdefault(recipe, set()).add(relative)
 
     def test_each_recipe_touches_its_files_and_everything_follows(self):
         self.follow("a gate", GATE)
         self.follow("its metric", METRIC)
         self.add_module("a harness", NEW_HARNESS_MODULE, HARNESS_MODULE)
+        self.add_module("a harness", NEW_TRACE_MODULE, HARNESS_TRACE_MODULE)
         self.follow("a harness", HARNESS)
         self.follow("a feedback level", LEVEL)
         self.add_module("a report", NEW_REPORT_MODULE, REPORT_MODULE)
@@ -481,6 +518,8 @@ class RecipeTests(unittest.TestCase):
         self.assertEqual(found["import"][0], 0, found["import"][1])
         self.assertEqual(found["provenance"], ["demo-jsonl", "demo"])
         self.assertEqual(found["imported_decision"], [0, "PASS"])
+        steps, tools = found["trace"]  # its trace reader reads the trial's line back
+        self.assertEqual((steps, len(steps) > 1), (tools, True))
         for key in ("mapping_schema", "results_schema", "format_row", "defaults_column",
                     "origin_row", "import_help"):
             self.assertTrue(found[key], key)

@@ -129,6 +129,17 @@ class NotEvidenceTests(unittest.TestCase):
         self.assertIn("4 of 15 trials (0.266667) of candidate candidate-v2 (tasks "
                       "test-refund, test-status)", gate.document["primary_reason"])
 
+    def test_with_trace_references_too_the_records_keep_both(self):
+        imported = Imported(self, HARBOR + ("--trace-refs",))
+        records = [record for system in imported.written["systems"]
+                   for record in system["records"]]
+        self.assertEqual(imported.written["schema_version"], RESULTS_V6)
+        self.assertTrue(all(record["trace"]["unit"] == "trial" for record in records))
+        self.assertEqual(sum(1 for record in records
+                             if record["failure_origin"] == "infrastructure"), 5)
+        self.assertEqual(imported.gate(fixture("harbor_spec_v6.json")).document["action"],
+                         "INCOMPARABLE")
+
 
 class ReportedTests(unittest.TestCase):
     def test_without_bounds_a_baselines_lost_trials_are_reviewed(self):

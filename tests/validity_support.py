@@ -28,7 +28,7 @@ def spec_v6(spec, validity):
 
 def results_v6(results, lost=((), ())):
     """A results v1 package (the example's) as a results v6 package: no provenance, each
-    record's failure origin null but the (case, trial) pairs of ``lost`` (the baseline's,
+    record's trace reference null, its failure origin null but the (case, trial) pairs of ``lost`` (the baseline's,
     the candidate's), which the infrastructure lost (status ``unknown``)."""
     results = copy.deepcopy(results)
     results["schema_version"] = RESULTS_V6
@@ -42,7 +42,7 @@ def results_v6(results, lost=((), ())):
 
 
 def _record_v6(record, lost):
-    record = dict(record, failure_origin=None)
+    record = dict(record, trace=None, failure_origin=None)
     if lost:
         record.update(status="unknown", failure_origin=INFRA)
     return record

@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Iterator, Sequence
 from ..jsonio.load import MAX_SAFE_INTEGER
 from .containers import Array, Field, Nullable, Object
 from .gates import gates_object
-from .harnesses import HARNESSES, LOG_FORMATS
+from .harnesses import HARNESS_OF_FORMAT, HARNESSES, LOG_FORMATS, TRACE_UNITS
 from .sequential import SEQUENTIAL, SPEC_RULES as SEQUENTIAL_RULES
 from .shapes import Boolean, Integer, Number, Rule, String, StringSet
 from .validity import FAILURE_ORIGIN_FIELD, INFRASTRUCTURE_SUCCESS, VALIDITY_FIELD
 from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOWER_BOUND_RULES,
-                         MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, RESULTS_V4, RESULTS_V6,
-                         ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6,
-                         SPEC_VERSIONS, SPLITS, STATUSES, TEST_SPLIT)
+                         MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, RESULTS_V4, RESULTS_V5,
+                         RESULTS_V6, ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4,
+                         SPEC_V5, SPEC_V6, SPEC_VERSIONS, SPLITS, STATUSES, TEST_SPLIT)
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
@@ -265,6 +265,68 @@ SYSTEM_V4 = Object("system", SYSTEM.fields[:3] + (
           "imported"),) + SYSTEM_V3.fields[4:], title="System v4")
 
 
+# Results v5 is v4 with one more field in every record: where its trial's trace is in the
+# log it was imported from (``import --trace-refs``), never the trace itself, so a package
+# stays as small as v4's and the gate reads it as fast; ``explain`` follows it to the log.
+# null for a record the import did not write (a hand-written package needs none).
+TRACE = Object("trace", [
+    Field("log", Integer(minimum=0), "the log the trial was read from: its index in the "
+          "system's `provenance.logs`, from 0 (each log's digest is there)"),
+    Field("unit", String(enum=TRACE_UNITS), "what holds the trial in that log, as its "
+          "harness names it: %s" % ", ".join("`%s` (%s)" % (harness.trace_unit, harness.title)
+                                             for harness in HARNESSES)),
+    Field("id", String(), "the unit as the harness's own viewer finds it: Inspect AI's sample "
+          "id, tau2-bench's simulation id, a Harbor trial's folder, a promptfoo result's row "
+          "(`testIdx`), a SWE-bench instance id, a JSON-lines log's line number"),
+    Field("epoch", Nullable(Integer(minimum=1)), "the sample's epoch (Inspect AI); null for "
+          "every other unit"),
+    Field("index", Nullable(Integer(minimum=0)), "the trial's position, from 0, in the array "
+          "of a log that is one JSON document (an Inspect AI .json log's `samples`, a "
+          "tau2-bench results.json's `simulations`, promptfoo's `results.results`); null "
+          "otherwise"),
+    Field("entry", Nullable(String()), "the file inside the log the trace is read from (an "
+          ".eval log's sample entry, a results folder's simulation file, a Harbor trial's "
+          "folder, a SWE-bench instance's evaluation folder beside its summary); null: the log "
+          "itself"),
+    Field("sha256", String(pattern=SHA256_HEX), "SHA-256 of what the trace is read from: the "
+          "entry's bytes (a folder's: its manifest, as a folder log's) where there is one, "
+          "else the log's; `explain` refuses a trace whose bytes changed since the import"),
+], title="Trace reference")
+
+RECORD_V5 = Object("record", RECORD_V3.fields + (
+    Field("trace", Nullable(TRACE), "where the trial's trace is in its log; null: none"),
+), title="Record v5")
+
+
+def _trace_errors(system: JSONObject) -> Iterator[ContractError]:
+    """Every record's trace names a log of its system's provenance, of the harness whose unit
+    it names."""
+    provenance = system["provenance"]
+    logs = provenance["logs"] if provenance is not None else []
+    for index, record in enumerate(system["records"]):
+        trace = record["trace"]
+        if trace is None:
+            continue
+        where = ("records", index, "trace")
+        if trace["log"] >= len(logs):
+            yield TRACE_LOG.error("the trace names log %d, and the system's provenance lists "
+                                  "%s" % (trace["log"], "no log (it is null)" if provenance is
+                                          None else "%d (from 0)" % len(logs)),
+                                  where + ("log",))
+            continue
+        harness = HARNESS_OF_FORMAT[logs[trace["log"]]["log_format"]]
+        if trace["unit"] != harness.trace_unit:
+            yield TRACE_LOG.error("the trace's unit is %s, and its log is %s's, whose unit is "
+                                  "%s" % (trace["unit"], harness.title, harness.trace_unit),
+                                  where + ("unit",))
+
+
+TRACE_LOG = Rule("results.trace_log", _trace_errors)
+
+SYSTEM_V5 = Object("system", SYSTEM_V4.fields[:4] + (Field("records", Array(RECORD_V5)),),
+                   rules=[TRACE_LOG], title="System v5")
+
+
 def _results_shape(version: str, system: Object, title: str) -> Object:
     return Object("results", [
         Field("schema_version", String(enum=[version])),
@@ -280,13 +342,14 @@ RESULTS_V1_SHAPE = _results_shape(RESULTS_V1, SYSTEM, "Results")
 RESULTS_V2_SHAPE = _results_shape(RESULTS_V2, SYSTEM_V2, "Results v2")
 RESULTS_V3_SHAPE = _results_shape(RESULTS_V3, SYSTEM_V3, "Results v3")
 RESULTS_V4_SHAPE = _results_shape(RESULTS_V4, SYSTEM_V4, "Results v4")
+RESULTS_V5_SHAPE = _results_shape(RESULTS_V5, SYSTEM_V5, "Results v5")
 
 # Results v6 is v5 with one more field in every record: whose its failure is, as the harness
 # says it (``import --failure-origins``; contract/validity.py), and the rule that a trial the
 # infrastructure lost is never a success.
-RECORD_V6 = Object("record", RECORD_V3.fields + (FAILURE_ORIGIN_FIELD,), title="Record v6")
-SYSTEM_V6 = Object("system", SYSTEM_V4.fields[:4] + (Field("records", Array(RECORD_V6)),),
-                   rules=[INFRASTRUCTURE_SUCCESS], title="System v6")
+RECORD_V6 = Object("record", RECORD_V5.fields + (FAILURE_ORIGIN_FIELD,), title="Record v6")
+SYSTEM_V6 = Object("system", SYSTEM_V5.fields[:4] + (Field("records", Array(RECORD_V6)),),
+                   rules=[TRACE_LOG, INFRASTRUCTURE_SUCCESS], title="System v6")
 RESULTS_V6_SHAPE = _results_shape(RESULTS_V6, SYSTEM_V6, "Results v6")
 # Each file kind: the schema versions it accepts, mapped to the shape of that version.
 FILE_KINDS = {
@@ -294,5 +357,5 @@ FILE_KINDS = {
     "cases": {CASES_V1: CASES_V1_SHAPE, CASES_V2: CASES_V2_SHAPE},
     "results": {RESULTS_V1: RESULTS_V1_SHAPE, RESULTS_V2: RESULTS_V2_SHAPE,
                 RESULTS_V3: RESULTS_V3_SHAPE, RESULTS_V4: RESULTS_V4_SHAPE,
-                RESULTS_V6: RESULTS_V6_SHAPE},
+                RESULTS_V5: RESULTS_V5_SHAPE, RESULTS_V6: RESULTS_V6_SHAPE},
 }

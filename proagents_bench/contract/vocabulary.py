@@ -22,13 +22,14 @@ RESULTS_V1 = "agent-benchmark-results-v1"
 RESULTS_V2 = "agent-benchmark-results-v2"
 RESULTS_V3 = "agent-benchmark-results-v3"
 RESULTS_V4 = "agent-benchmark-results-v4"
+RESULTS_V5 = "agent-benchmark-results-v5"
 # v6: v5 and each record's failure origin (``failure_origin``, contract/validity.py).
 RESULTS_V6 = "agent-benchmark-results-v6"
 # The results versions whose records say whose a failure is (``failure_origin``).
 ORIGIN_RESULTS: Tuple[str, ...] = (RESULTS_V6,)
 # The results versions whose systems an import wrote (a provenance that says what the import
 # did with what its logs lacked).
-IMPORTED_RESULTS = (RESULTS_V3, RESULTS_V4, RESULTS_V6)
+IMPORTED_RESULTS = (RESULTS_V3, RESULTS_V4, RESULTS_V5, RESULTS_V6)
 MAPPING_V1 = "proagents-bench-import-mapping-v1"
 # v2: v1 and the pointers of a JSON-lines log (``lines``).
 MAPPING_V2 = "proagents-bench-import-mapping-v2"
@@ -47,7 +48,7 @@ LEDGER_VERSIONS = (LEDGER_V1,)
 # gate's ledger. Here, not beside the schemas (contract/publish.py), so that the gate's
 # command line can offer the choices without importing what builds them.
 SCHEMA_KINDS = ("spec", "cases", "results", "decision", "mapping", "release",
-                "release-decision", "ledger")
+                "release-decision", "ledger", "explanation")
 
 # A SHA-256 digest as text: 64 lowercase hex digits.
 SHA256_HEX = "^[0-9a-f]{64}$"

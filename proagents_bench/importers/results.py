@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 from typing import Dict, List, Optional
 
-from ..contract.inputs import RESULTS_V3_SHAPE, RESULTS_V4_SHAPE, RESULTS_V6_SHAPE
-from ..contract.vocabulary import RESULTS_V3, RESULTS_V4, RESULTS_V6
+from ..contract.inputs import (RESULTS_V3_SHAPE, RESULTS_V4_SHAPE, RESULTS_V5_SHAPE,
+                               RESULTS_V6_SHAPE)
+from ..contract.vocabulary import RESULTS_V3, RESULTS_V4, RESULTS_V5, RESULTS_V6
 from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors, Path, format_path
 from ..jsonio import JSONObject
 from .headers import exact
@@ -35,15 +36,21 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
     digest = hashlib.sha256(" ".join(log.source.sha256 for system in systems
                                      for log in system.logs).encode("ascii"))
     several = any(len(system.logs) > 1 for system in systems)
-    # v6 (asked for: --failure-origins) keeps every log's provenance, as v4, and whose each
-    # record's failure is (null where the harness says neither); else v4 for several logs,
-    # v3 for one, exactly as before (their records have no such field).
+    # v6 (asked for: --failure-origins) is v5 with whose each record's failure is (null where
+    # the harness says neither; each record's trace reference null without --trace-refs);
+    # v5 (asked for: --trace-refs) keeps every log's provenance, as v4, and each record's
+    # trace reference; else v4 for several logs, v3 for one, exactly as before (their records
+    # have neither field).
     version, shape = ((RESULTS_V6, RESULTS_V6_SHAPE) if settings.failure_origins else
+                      (RESULTS_V5, RESULTS_V5_SHAPE) if settings.trace_refs else
                       (RESULTS_V4, RESULTS_V4_SHAPE) if several else
                       (RESULTS_V3, RESULTS_V3_SHAPE))
+    if settings.trace_refs:
+        _seal_traces(systems)
     for system in systems:
         for record in system.records:
             if settings.failure_origins:
+                record.setdefault("trace", None)
                 record.setdefault("failure_origin", None)
             elif system.origins:
                 record.pop("failure_origin", None)
@@ -78,6 +85,17 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
                 error.message), error.path, systems[_system_index(error.path)].source.where())
             for error in errors[:MAX_REPORTED_ERRORS]])
     return results
+
+
+def _seal_traces(systems: List[ImportedSystem]) -> None:
+    """Each trace reference read from a log as a whole (no entry of its own) takes the log's
+    digest, known now that every log is read (a Harbor job's once its last trial is)."""
+    for system in systems:
+        digests = [log.source.sha256 for log in system.logs]
+        for record in system.records:
+            trace = record.get("trace")
+            if trace is not None and trace["sha256"] is None:
+                trace["sha256"] = digests[trace["log"]]
 
 
 def _system_index(path: Path) -> int:

@@ -60,6 +60,12 @@ def text(value: object, limit: int = MAX_TEXT) -> str:
 
 def render(evaluation: Evaluation) -> bytes:
     """The report's bytes (UTF-8) for an :class:`~proagents_bench.gate.Evaluation`."""
+    return summary(evaluation)
+
+
+def summary(evaluation: Evaluation, why: Sequence[str] = ()) -> bytes:
+    """The report, with what explain adds after the reasons (``why``: its lines); without
+    them, the gate's own."""
     document = evaluation.lazy_document
     action: str = document["action"]
     lines = [
@@ -76,6 +82,7 @@ def render(evaluation: Evaluation) -> bytes:
     lines += _notes(evaluation.decision)
     lines += ["### Reasons", ""] + _reasons(evaluation.decision)
     lines += _sequential(evaluation)
+    lines += list(why)
     if document["comparable"]:
         lines += _metrics(document, evaluation.gates, evaluation.gate_rows)
         lines += _slices(document)

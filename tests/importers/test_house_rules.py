@@ -15,12 +15,14 @@ from tests import source_tree
 
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "proagents_bench")
-# Who uses the importers: the command line, and the release (a benchmark of harness logs,
-# imported as the import command does). The gate, health, the service never read a log.
-MAY_IMPORT_IMPORTERS = ("importers", "release.py", "cli")
+# Who uses the importers: the command line, the release (a benchmark of harness logs,
+# imported as the import command does) and explain (the trace readers). The gate, health,
+# the service never read a log.
+MAY_IMPORT_IMPORTERS = ("importers", "release.py", "explain", "cli")
 # The importers' toolkit (see importers/__init__.py): what every harness's reader may import
 # of the importers; the toolkit imports nothing else of them.
-TOOLKIT = ("source", "values", "trial", "settings", "zstd", "zstd_tables")
+TOOLKIT = ("source", "values", "trial", "settings", "zstd", "zstd_tables", "trace",
+           "trace_bytes", "json_excerpt")
 # What a reader may import of the rest of the package: the contract and the layers below it.
 READER_MAY_IMPORT = ("contract", "errors", "text", "jsonio")
 # The one importer that imports every reader: the registry of their functions.
@@ -135,11 +137,14 @@ def reader_rule_problems(graph, roots, toolkit=TOOLKIT):
 
 
 def reader_roots():
-    """{harness: the modules that define its readers}, from the readers' registry."""
+    """{harness: the modules that define its readers and its trace readers}, from the
+    readers' registry."""
     roots = {}
     for row in READERS:
         harness = HARNESS_OF_FORMAT[row.log_format].name
-        roots.setdefault(harness, set()).add(row.read.__module__.rsplit(".", 1)[1])
+        for function in (row.read, row.trace):
+            if function is not None:
+                roots.setdefault(harness, set()).add(function.__module__.rsplit(".", 1)[1])
     return roots
 
 
