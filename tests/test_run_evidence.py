@@ -10,7 +10,7 @@ import unittest
 
 from proagents_bench.contract.vocabulary import RESULTS_V3, RESULTS_V6
 from tests.importers.support import fixture, load_json
-from tests.support import TempDir, run_cli
+from tests.support import ROOT, TempDir, run_cli
 
 HARBOR = ("--baseline", fixture("harbor_infra_baseline_job"), "--candidate",
           fixture("harbor_infra_candidate_job"), "--mapping",
@@ -87,6 +87,13 @@ class NotEvidenceTests(unittest.TestCase):
         shares = gate.document["validity"]["infrastructure"]
         self.assertEqual((shares["baseline"]["infrastructure_failures"],
                           shares["candidate"]["infrastructure_failures"]), (4, 1))
+
+    def test_the_maintainers_page_quotes_the_reason_the_gate_gives(self):
+        imported = Imported(self, HARBOR)
+        reason = imported.gate(fixture("harbor_spec_v6.json")).document["reasons"][0]
+        with open(os.path.join(ROOT, "docs", "maintaining.md"), "rb") as handle:
+            page = " ".join(handle.read().decode("utf-8").split())
+        self.assertIn("its first reason `%s`" % reason, page)
 
     def test_harbor_within_looser_bounds_the_agents_timeouts_count_against_it(self):
         imported = Imported(self, HARBOR)
