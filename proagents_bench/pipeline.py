@@ -32,14 +32,13 @@ from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, List, NoReturn, 
 
 from .contract.rules import Context, cross_file_errors
 from .contract.validate import file_errors
-from .contract.vocabulary import CANDIDATE_ROLE
+from .contract.vocabulary import CANDIDATE_ROLE, ORIGIN_RESULTS
 from .errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from .evaluation.comparison import compare, protocol_mismatches
 from .evaluation.decision import decide, incomparable
 from .evaluation.evidence import package_findings
 from .evaluation.grading import grade_system
 from .evaluation.metrics import SystemMetrics
-from .evaluation.validity import judged_run
 from .jsonio import JSONObject, load
 from .jsonio.canonical import Fingerprinter as Fingerprinter  # the pipeline's parameters
 from .jsonio.canonical import PendingFingerprint as PendingFingerprint
@@ -53,6 +52,7 @@ from .version import VERSION
 if TYPE_CHECKING:  # for annotations only
     from .contract.rules import Systems
     from .evaluation.looks import Ledgered, Looks
+    from .evaluation.validity import JudgedRun
 
 KINDS = ("spec", "cases", "results")
 
@@ -208,7 +208,7 @@ class Checked:
                 raise ValueError("a part of the test cases holds at least one test case")
             tasks = [tasks[index] for index in kept]
             baseline_records, candidate_records = systems.records_at(kept)
-        run = judged_run(spec, results, systems, baseline_records, candidate_records)
+        run = _judged_run(spec, results, systems, baseline_records, candidate_records)
         if run is not None and run.reasons:  # not evidence: decided before any metric
             decision, shared["comparable"] = run.decision(), False
             return Evaluation(decision, render.decision_document(
@@ -236,6 +236,18 @@ class Checked:
             fingerprint=fingerprint(),
             validity=run.document(baseline, candidate) if run else None, **shared)
         return Evaluation(decision, document, spec, comparison.interval.distribution(), looks)
+
+
+def _judged_run(spec: JSONObject, results: JSONObject, systems: Systems,
+                *records: List[JSONObject]) -> Optional[JudgedRun]:
+    """Whether the run is evidence (:mod:`.evaluation.validity`), for a spec v6 (its
+    ``validity``) or results v6 (their failure origins); None before v6, whose run never
+    loads its modules."""
+    if "validity" not in spec and results["schema_version"] not in ORIGIN_RESULTS:
+        return None
+    from .evaluation.validity import JudgedRun
+    return JudgedRun(spec, results["schema_version"], systems.baseline, systems.candidate,
+                     *records)
 
 
 def _looks(spec: JSONObject, cases: JSONObject, look: Optional[int],

@@ -25,7 +25,8 @@ each system's raw task success rate, how far above that floor it is (an informat
 finding, never a gate), since a score a do-nothing agent reaches measures nothing.
 
 Packages of results v1 to v5 record no origin, and specs v1 to v5 bound nothing: under both
-the gate decides exactly as before (:func:`judged_run` is None and nothing is added).
+the gate decides exactly as before (the pipeline never makes a :class:`JudgedRun`, nor loads
+this module).
 """
 
 from __future__ import annotations
@@ -41,7 +42,6 @@ from .decision import Decision, Finding
 from .outcome_checks import gate_findings
 
 if TYPE_CHECKING:  # for annotations only
-    from ..contract.rules import Systems
     from ..jsonio import JSONObject
     from .metrics import SystemMetrics
 
@@ -256,15 +256,3 @@ class JudgedRun:
                 "evidence": not self.reasons, "not_evidence": list(self.reasons),
                 "infrastructure": document(self.shares) if self.measured else None,
                 "above_floor": above}
-
-
-def judged_run(spec: JSONObject, results: JSONObject, systems: Systems,
-               baseline_records: Sequence[JSONObject],
-               candidate_records: Sequence[JSONObject]) -> Optional[JudgedRun]:
-    """The :class:`JudgedRun` of a decision on the ``systems``' records given (in canonical
-    order) when the spec has validity bounds (spec v6) or the records say whose their
-    failures are (results v6); None otherwise, and the decision is exactly as before."""
-    if VALIDITY not in spec and results["schema_version"] not in ORIGIN_RESULTS:
-        return None
-    return JudgedRun(spec, results["schema_version"], systems.baseline, systems.candidate,
-                     baseline_records, candidate_records)
