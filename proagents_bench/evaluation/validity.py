@@ -12,9 +12,12 @@ changes is what the decision may conclude:
   systems' shares (``max_infrastructure_rate_gap``), a run beyond either bound is
   ``INCOMPARABLE``: it is not evidence of either system. It is decided before any metric, as
   a protocol mismatch is, and its reasons give the counts and the tasks.
-- Under every older spec version, and within the bounds, the shares are reported (a
-  finding naming the counts and the tasks, never silently counted for or against either
-  system), and the trials remain recorded failures.
+- Within the bounds, and with no bounds (``validity`` null, or a spec before v6 over results
+  v6), the shares are reported: a finding per system naming the counts and the tasks, never
+  silently counted for or against either system (a baseline's is REVIEW when nothing bounds
+  it: its lost trials favour the candidate), and the trials remain recorded failures.
+- Bounds over results before v6, which record no origin, cannot be judged: a REVIEW that
+  says so, never read as no trial lost.
 
 The outcome checks. Under a spec v6 the gate also reports, as notes naming their tasks, the
 outcome checks a PASS depends on (:mod:`.outcome_checks`).
@@ -123,16 +126,6 @@ def bounds_exceeded(spec: JSONObject, shares: Sequence[InfrastructureShare]) -> 
                        "of %s above %s %s" % (shares[0].said(), shares[1].said(),
                                              _decimal(gap), MAX_GAP, bounds[MAX_GAP]))
     return reasons
-
-
-def share_report(shares: Sequence[InfrastructureShare]) -> Optional[str]:
-    """The finding's words when some trials were lost to the infrastructure (None: none):
-    the shares, and that they stay recorded failures."""
-    if not any(share.lost for share in shares):
-        return None
-    return ("trials lost to the infrastructure (failure origin, not the agent's): %s; each "
-            "stays a failed trial, so the shares weigh against the systems that lost them" % (
-                "; ".join(share.said() for share in shares)))
 
 
 def document(shares: Sequence[InfrastructureShare]) -> JSONObject:
