@@ -104,6 +104,8 @@ class NotEvidenceTests(unittest.TestCase):
                 shown = module.render(evaluation).decode("utf-8")
                 self.assertIn("not evidence", shown)
                 self.assertNotIn("did not both run under the spec", shown)
+        self.assertIn('<testcase classname="comparability" name="validity"',
+                      junit.render(evaluation).decode("utf-8"))
         shown = terminal.render(evaluation).decode("ascii")
         self.assertIn("INCOMPARABLE  the infrastructure lost more trials than the spec's "
                       "validity bounds accept: the run is not evidence of either system", shown)

@@ -268,10 +268,11 @@ def render(evaluation: Evaluation) -> bytes:
         if note_cases:
             suites.append(_suite("notes", note_cases))
     else:
-        mismatches = (document["comparison"]["protocol_mismatches"]
-                      or document["comparison"].get("not_evidence", []))
-        case = Case("comparability", "protocol", "0.000", _failure(
-            document["primary_reason"], "INCOMPARABLE", mismatches))
+        # a protocol mismatch, or a run beyond its spec's validity bounds (not evidence)
+        not_evidence = document["comparison"].get("not_evidence", [])
+        case = Case("comparability", "validity" if not_evidence else "protocol", "0.000",
+                    _failure(document["primary_reason"], "INCOMPARABLE", not_evidence
+                             or document["comparison"]["protocol_mismatches"]))
         suites = [_suite("comparability", [case], properties)]
     # junit-10.xsd allows only name, time, tests, failures and errors on the root.
     root = _element("testsuites", (
