@@ -85,8 +85,10 @@ class NotEvidenceTests(unittest.TestCase):
             "parse-logs) and 1 of 12 trials (0.083333) of candidate terminus-2:acme/model-b "
             "(tasks parse-logs), a gap of 0.25 above max_infrastructure_rate_gap 0.1"])
         shares = gate.document["validity"]["infrastructure"]
-        self.assertEqual((shares["baseline"]["infrastructure_failures"],
-                          shares["candidate"]["infrastructure_failures"]), (4, 1))
+        self.assertEqual([(shares[role]["infrastructure_failures"],
+                           shares[role]["agent_failures"]) for role in ("baseline",
+                                                                        "candidate")],
+                         [(4, 0), (1, 2)])
 
     def test_the_maintainers_page_quotes_the_reason_the_gate_gives(self):
         imported = Imported(self, HARBOR)

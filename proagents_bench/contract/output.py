@@ -190,6 +190,8 @@ INFRASTRUCTURE_SHARE = Object("infrastructure share", closed=False, fields=[
     Field("trials", _count(), "the system's test trials decided"),
     Field("infrastructure_failures", _count(), "those whose `failure_origin` is "
           "`infrastructure`"),
+    Field("agent_failures", _count(), "those whose `failure_origin` is `agent` (its own "
+          "error, timeout, limit, empty patch): the agent's failures, counted as such"),
     Field("infrastructure_share", _rate()),
     Field("tasks", Array(String()), "the tasks that lost any, in the cases file's order"),
 ])

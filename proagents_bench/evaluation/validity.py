@@ -37,7 +37,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
-from ..contract.origins import INFRASTRUCTURE
+from ..contract.origins import AGENT, INFRASTRUCTURE
 from ..contract.vocabulary import (BASELINE_ROLE, CANDIDATE_ROLE, INCOMPARABLE, INFORMATIONAL,
                                    INFRASTRUCTURE_NOT_MEASURED, ORIGIN_RESULTS, REVIEWING,
                                    SCORE_ABOVE_FLOOR, TRIALS_LOST_TO_INFRASTRUCTURE)
@@ -61,15 +61,18 @@ LISTED_TASKS = 5
 
 class InfrastructureShare:
     """One system's test trials lost to the infrastructure: how many of how many, and the
-    tasks that lost any (in the cases file's order)."""
+    tasks that lost any (in the cases file's order); beside them, how many failed by the
+    agent's own doing as the harness says (``agent``: its error, timeout, limit, empty
+    patch), which stay the agent's failures."""
 
     def __init__(self, role: str, system_id: str, trials: int, lost: int,
-                 tasks: List[str]) -> None:
+                 tasks: List[str], agent: int = 0) -> None:
         self.role = role
         self.system_id = system_id
         self.trials = trials
         self.lost = lost
         self.tasks = tasks
+        self.agent = agent
 
     @property
     def share(self) -> Fraction:
@@ -98,14 +101,18 @@ def infrastructure_share(role: str, system: JSONObject,
                          ordered_records: Sequence[JSONObject]) -> InfrastructureShare:
     """``system``'s share of test trials lost to the infrastructure (``ordered_records``: its
     test records in the canonical order; a record without ``failure_origin`` lost none)."""
-    lost = 0
+    lost = agent = 0
     tasks: List[str] = []
     for record in ordered_records:
-        if record.get(FAILURE_ORIGIN) == INFRASTRUCTURE:
+        origin = record.get(FAILURE_ORIGIN)
+        if origin == INFRASTRUCTURE:
             lost += 1
             if not tasks or tasks[-1] != record["case_id"]:
                 tasks.append(record["case_id"])
-    return InfrastructureShare(role, system["system_id"], len(ordered_records), lost, tasks)
+        elif origin == AGENT:
+            agent += 1
+    return InfrastructureShare(role, system["system_id"], len(ordered_records), lost, tasks,
+                               agent)
 
 
 def bounds_exceeded(spec: JSONObject, shares: Sequence[InfrastructureShare]) -> List[str]:
@@ -129,9 +136,11 @@ def bounds_exceeded(spec: JSONObject, shares: Sequence[InfrastructureShare]) -> 
 
 
 def document(shares: Sequence[InfrastructureShare]) -> JSONObject:
-    """The decision document's ``infrastructure`` member: per system its counts and tasks."""
+    """The decision document's ``infrastructure`` member: per system its counts (the
+    infrastructure's failures and the agent's own) and the tasks that lost trials."""
     return {share.role: {"system_id": share.system_id, "trials": share.trials,
                          "infrastructure_failures": share.lost,
+                         "agent_failures": share.agent,
                          "infrastructure_share": float(share.share), "tasks": share.tasks}
             for share in shares}
 
