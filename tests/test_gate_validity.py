@@ -270,6 +270,26 @@ class OutcomeCheckTests(unittest.TestCase):
                           if f.metric == "cases"], [])
 
 
+class SequentialTests(unittest.TestCase):
+    def test_a_look_that_is_not_evidence_is_not_judged(self):
+        # the sequential example's first look as spec v6 and results v6, ten of the
+        # candidate's thirty trials lost to the infrastructure
+        spec = read("sequential_spec.json")
+        spec.update(schema_version=spec_v6(spec, None)["schema_version"], validity=bounds())
+        results = read("sequential_look1.json")
+        lost = {(record["case_id"], record["trial_id"])
+                for record in results["systems"][1]["records"][:10]}
+        inputs = [pipeline.InputFile(kind, shown=kind + ".json",
+                                     data=json.dumps(value).encode("ascii"))
+                  for kind, value in (("spec", spec), ("cases", read("sequential_cases.json")),
+                                      ("results", results_v6(results, ((), lost))))]
+        document = pipeline.evaluate(inputs).document
+        self.assertEqual(document["action"], INCOMPARABLE)
+        self.assertTrue(document["reasons"][0].startswith(
+            "the run is not evidence: the infrastructure failed 10 of 30 trials"))
+        self.assertEqual(document["sequential"]["state"], "incomparable")
+
+
 class DocumentTests(unittest.TestCase):
     def test_every_document_satisfies_the_decision_schema_and_declares_every_key(self):
         for name, evaluation in (
