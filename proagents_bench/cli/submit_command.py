@@ -15,6 +15,7 @@ import os
 
 from ..contract.vocabulary import PASS
 from ..errors import ContractError
+from ..jsonio.paths import near_file
 from ..jsonio.dump import document_bytes
 from ..service import client
 from . import Outcome, Session, contract_error_outcome
@@ -48,7 +49,9 @@ def _read(path: str) -> bytes:
         with open(path, "rb") as handle:
             return handle.read()
     except OSError as problem:
-        raise _Unreadable(path, "cannot read the file: %s" % (problem.strerror or problem))
+        raise _Unreadable(path, "cannot read the file: %s%s" % (
+            problem.strerror or problem,
+            near_file(path) if isinstance(problem, FileNotFoundError) else ""))
 
 
 def run(options: argparse.Namespace, session: Session) -> Outcome:

@@ -1,21 +1,19 @@
 """The commands' argument parser: argparse, with its errors raised (every command turns them
 into exit 2 and a CONTRACT_ERROR document) instead of printed, no abbreviated long options
 (``--result`` must never mean ``--results``), and a "did you mean" for a mistyped option, a
-mistyped choice and a mistyped command, found with :func:`difflib.get_close_matches`.
+mistyped choice and a mistyped command, found with :func:`~proagents_bench.text.nearest`.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 from typing import TYPE_CHECKING, Any, Iterable, List, NoReturn, Optional, Sequence
 
+from ..text import nearest
+
 if TYPE_CHECKING:  # for annotations only
     from .report_files import Outputs
-
-# How close a word must be to a known one to be suggested (difflib's ratio, 0..1).
-SUGGESTION_CUTOFF = 0.6
 
 _UNRECOGNIZED = "unrecognized arguments: "
 _INVALID_CHOICE = re.compile(r"^argument (.+?): invalid choice: '?(.*?)'? \(")
@@ -35,8 +33,8 @@ def did_you_mean(word: str, known: Iterable[str], what: str = "") -> str:
     >>> did_you_mean("--xyz", ["--results"])
     ''
     """
-    found = difflib.get_close_matches(word, sorted(set(known)), 1, SUGGESTION_CUTOFF)
-    return " (did you mean %s%s?)" % (what, found[0]) if found else ""
+    found = nearest(word, known)
+    return " (did you mean %s%s?)" % (what, found) if found else ""
 
 
 class Parser(argparse.ArgumentParser):

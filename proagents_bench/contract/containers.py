@@ -12,7 +12,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set
 
 from ..errors import ContractError
 from ..jsonio import JSON, JSONObject
-from ..text import quote
+from ..text import nearest, quote
 from .shapes import NotCompiled, Rule, Shape, Source, String, wrong_type
 
 # The one extra key a file's root object accepts: any non-blank string.
@@ -172,21 +172,36 @@ class Object(Shape):
                 yield from rule.iter_errors(value)
 
     def _key_errors(self, value: JSONObject) -> Iterator[ContractError]:
-        for field in self._required:
-            if field.key not in value:
+        missing = [field.key for field in self._required if field.key not in value]
+        unknown = [key for key in value if key not in self._keys] if self.closed else []
+        if self.root and SCHEMA_KEY in unknown:
+            unknown.remove(SCHEMA_KEY)
+            for error in _SCHEMA_REFERENCE.iter_errors(value[SCHEMA_KEY]):
+                yield error.prefixed((SCHEMA_KEY,))
+        # An unknown key near a key the object lacks is most often that key misspelled
+        # (final_stat): one error, at the key the file holds, names the key meant; a
+        # missing required key it names is not reported again.
+        meant: Dict[str, str] = {}
+        for key in unknown:
+            absent = [field.key for field in self.fields
+                      if field.key not in value and field.key not in meant.values()]
+            near = nearest(key, absent)
+            if near is not None:
+                meant[key] = near
+        for key in missing:
+            if key not in meant.values():
                 yield ContractError("schema.missing_key", "missing required key %s in %s" % (
-                    quote(field.key), self.name), (field.key,))
-        if not self.closed:
-            return
-        for key in value:
-            if key in self._keys:
-                continue
-            if self.root and key == SCHEMA_KEY:
-                for error in _SCHEMA_REFERENCE.iter_errors(value[key]):
-                    yield error.prefixed((key,))
-                continue
-            yield ContractError("schema.unknown_key", "unknown key %s in %s (allowed: %s)" % (
-                quote(key), self.name, ", ".join(field.key for field in self.fields)), (key,))
+                    quote(key), self.name), (key,))
+        for key in unknown:
+            if key in meant:
+                yield ContractError("schema.unknown_key", "unknown key %s in %s: did you mean "
+                                    "%s? (%s)" % (quote(key), self.name, quote(meant[key]),
+                                                  "a required key, missing" if meant[key] in
+                                                  missing else "an optional key"), (key,))
+            else:
+                yield ContractError("schema.unknown_key", "unknown key %s in %s (allowed: %s)"
+                                    % (quote(key), self.name,
+                                       ", ".join(field.key for field in self.fields)), (key,))
 
     def describe(self) -> str:
         return "%s object" % self.title
