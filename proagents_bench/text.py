@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from typing import Iterable, Optional, SupportsFloat, Union
+from typing import Iterable, Optional, Sequence, SupportsFloat, Union
 
 # A value quoted into a message shows at most this many characters; the message then says
 # how long the value is.
@@ -79,3 +79,13 @@ def show_number(value: SupportsFloat) -> str:
     ('0.8', '2500', '0.333333')
     """
     return format(float(value), ".6g")
+
+
+def listed(words: Sequence[str], last: str = "and") -> str:
+    """Words as a list in a sentence: ``a``, ``a and b``, ``a, b and c``.
+
+    >>> listed(["a new dataset_version", "a contamination check"]), listed(["x", "y", "z"])
+    ('a new dataset_version and a contamination check', 'x, y and z')
+    """
+    return (" %s " % last).join(filter(None, (", ".join(words[:-1]), words[-1]))) \
+        if words else ""

@@ -224,6 +224,13 @@ class MarkdownReportTests(unittest.TestCase):
         self.assertIn("### Tasks the candidate fails (1)", text)
         self.assertIn("test-safety", text)
 
+    def test_versions_and_ids_read_as_written_in_code_spans(self):
+        text = report_markdown.render(evaluate_arguments(SCENARIOS["BLOCK"])).decode("utf-8")
+        self.assertIn("Benchmark `order-agent-benchmark` `1.0.0`, dataset `orders-2026-07`.",
+                      text)
+        self.assertNotIn("1\\.0", text)
+        self.assertEqual(report_markdown.code("a``b"), "```a``b```")
+
     def test_input_text_cannot_break_the_markup(self):
         text = report_markdown.render(hostile_package(self)).decode("utf-8")
         self.assertNotIn("<script>", text)

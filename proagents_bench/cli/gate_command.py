@@ -21,7 +21,7 @@ from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..jsonio.paths import same_file
 from ..reports.registry import REPORTS, TextModule, gate_text
-from ..text import quote
+from ..text import listed, quote
 from ..version import NAME, VERSION
 from . import Outcome, Session, command_word, contract_error_outcome
 from .fork import forking_fingerprinter
@@ -314,20 +314,16 @@ def unnamed_inputs(options: argparse.Namespace, command: str,
     reasons = ["--%s %s" % (kind, "reads standard input" if path == STDIN_PATH else
                             "names %s, not a file of the example" % quote(path))
                for kind, path in foreign]
-    reasons += ["the working folder holds %s (init's files)" % _listed(own)] if own else []
+    reasons += ["the working folder holds %s (init's files)" % listed(own)] if own else []
     return [ContractError("cli.missing_input", (
         "%s, and %s; the shipped example stands in for an input not given only "
         "when each file given is its own and the working folder holds none of init's files, "
         "so that a command that lost its options never decides on the example instead of "
         "your benchmark, nor mixes the two. Name every input: %s%s" % (
             "no input file given" if len(missing) == len(given) else "%s not given" % (
-                _listed(["--" + kind for kind in missing])), "; and ".join(reasons),
+                listed(["--" + kind for kind in missing])), "; and ".join(reasons),
             " ".join([command] + [command_word(word) for word in list(arguments) + added]),
             " (%s: your %s file%s)" % (
-                _listed([PLACEHOLDERS[kind] for kind in unknown]), _listed(unknown),
+                listed([PLACEHOLDERS[kind] for kind in unknown]), listed(unknown),
                 "s" if len(unknown) > 1 else "") if unknown else "")))]
 
-
-def _listed(words: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return " and ".join(filter(None, (", ".join(words[:-1]), words[-1])))
