@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import (TYPE_CHECKING, Any, BinaryIO, Callable, List, Optional, Sequence, TextIO,
                     Union)
 
@@ -80,6 +81,11 @@ class Session:
         self.program = program
         self.command = pasted_command(program) if command is None else command
         self.arguments = list(arguments)
+        self.started = time.monotonic()
+
+    def elapsed(self) -> float:
+        """The wall seconds since the run started (a JUnit report's ``time``)."""
+        return time.monotonic() - self.started
 
     def say(self, line: str) -> None:
         """One line of a command's report on stdout (ASCII; anything else escaped)."""

@@ -217,6 +217,7 @@ def deliver(decided: DecidedT, text: Callable[[], TextModule[DecidedT]],
             progress("writing the decision document", sum(map(len, chunks)), "bytes")
     if progress is not None and targets.reports:
         progress("writing the reports", len(targets.reports), "files")
+    decided.seconds = session.elapsed()  # the run's own time, for the reports that carry it
     # A decision's reports all or none, each replaced atomically (see report_files).
     problems = targets.write(decided, b"".join(chunks) if output else None)
     if problems:
