@@ -128,7 +128,8 @@ class HtmlReportTests(unittest.TestCase):
                                   if "src" in attrs or "href" in attrs])
                 self.assertIn("print", html_parts.STYLE)
                 if document["comparable"]:
-                    self.assertEqual(page.classes("svg").count("chart"), 4)
+                    self.assertEqual(page.classes("svg").count("chart wide"), 4)
+                    self.assertEqual(page.classes("svg").count("chart narrow"), 4)
                     self.assertIn("marker gate", page.classes("line"))
                     self.assertIn("band", page.classes("rect"))
                     self.assertIn("min_paired_delta_ci_low", page.joined)

@@ -63,10 +63,11 @@ def bootstrap_section(evaluation: Evaluation, gates: JSONObject) -> str:
     ]
     title = ("Paired bootstrap: %s resampled mean differences (unit: %s, seed %s)" % (
         comparison["samples"], comparison.get("bootstrap_unit", "task"), comparison["seed"]))
-    svg = charts.histogram(
+    chart = scrolling_chart(lambda width: charts.histogram(
         title, bars, (axis_low - pad, axis_high + pad), markers,
         band=(low - half_cell, high + half_cell),
-        x_label="mean task success difference, candidate - baseline", unit=" samples")
+        x_label="mean task success difference, candidate - baseline", unit=" samples",
+        width=width))
     gate_words = ("the dashed red line is the gate its low end must reach" if gate_on_axis
                   else "the gate its low end must reach (%s) lies far from every resampled "
                        "mean: an arrow at the edge points to it" % escaped(show(gate)))
@@ -82,7 +83,7 @@ def bootstrap_section(evaluation: Evaluation, gates: JSONObject) -> str:
     return ('<section id="bootstrap">\n<h2>Paired bootstrap distribution</h2>\n<p class="note">'
             '%s. %s; the shaded band is the %s%% interval; %s.</p>\n%s\n</section>\n' % (
                 escaped(title), bar_words, escaped(show(comparison["confidence"] * 100)),
-                gate_words, scrolling_chart(svg)))
+                gate_words, chart))
 
 
 def _reference_latency(values: Sequence[float], p95: float) -> float:
@@ -160,9 +161,11 @@ def latency_section(document: JSONObject, gates: JSONObject) -> str:
             name, clean(metrics.get("system_id", "")), metrics["trial_count"],
             show(metrics["mean_latency_ms"]),
             " (%d unmeasured, not drawn)" % unmeasured if unmeasured else "")
-        parts.append("<h3>%s</h3>\n%s" % (escaped(title), scrolling_chart(charts.histogram(
-            title, bars, (axis_low, axis_high), markers, x_label="latency (ms)",
-            plot_height=110, off_scale=off_scale, unit=" trials"))))
+        parts.append("<h3>%s</h3>\n%s" % (escaped(title), scrolling_chart(
+            lambda width, title=title, bars=bars, markers=markers, off_scale=off_scale:
+            charts.histogram(title, bars, (axis_low, axis_high), markers,
+                             x_label="latency (ms)", plot_height=110, off_scale=off_scale,
+                             unit=" trials", width=width))))
     parts.append("</section>\n")
     return "\n".join(parts)
 
@@ -180,4 +183,5 @@ def slices_section(document: JSONObject) -> str:
             'baseline; blue: candidate. The candidate\'s gap between its best and worst slice '
             'is %s.</p>\n%s\n%s</section>\n' % (
                 escaped(show(gap)),
-                scrolling_chart(charts.paired_bars("Task success rate by slice", rows)), cut))
+                scrolling_chart(lambda width: charts.paired_bars(
+                    "Task success rate by slice", rows, width=width)), cut))
