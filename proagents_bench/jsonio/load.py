@@ -248,7 +248,7 @@ def load_file(path: str, source: Optional[str] = None) -> Document:
         reason = {FileNotFoundError: "no such file", IsADirectoryError: "it is a directory",
                   PermissionError: "permission denied"}.get(type(exc)) or exc.strerror
         if isinstance(exc, FileNotFoundError):
-            reason += near_file(path, source)
+            reason = "no such file" + near_file(path, source)
         _fail("file.unreadable", "cannot read the file: %s" % (reason or exc), source)
     except ValueError as exc:  # e.g. an embedded NUL character in the path
         _fail("file.unreadable", "cannot read the file: %s" % exc, source)

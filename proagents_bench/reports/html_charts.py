@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Sequence, Tuple
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 from ..contract.gates import P95_LATENCY_GATE, PAIRED_INTERVAL_GATE
 from ..stats.quantiles import nearest_rank_index
@@ -151,7 +151,7 @@ def latency_section(document: JSONObject, gates: JSONObject) -> str:
         if metrics["p95_latency_ms"] is not None:
             markers.append(report_svg.Marker(metrics["p95_latency_ms"], "%s p95 %s ms" % (
                 name.lower(), show(metrics["p95_latency_ms"])), "observed"))
-        off_scale = None
+        off_scale: Optional[Tuple[int, str]] = None
         if clipped:
             off_scale = (above, "%d trial%s above %s ms%s" % (
                 above, "" if above == 1 else "s", report_svg.group_digits(high),
@@ -162,10 +162,10 @@ def latency_section(document: JSONObject, gates: JSONObject) -> str:
             show(metrics["mean_latency_ms"]),
             " (%d unmeasured, not drawn)" % unmeasured if unmeasured else "")
         parts.append("<h3>%s</h3>\n%s" % (escaped(title), scrolling_chart(
-            lambda width, title=title, bars=bars, markers=markers, off_scale=off_scale:
-            charts.histogram(title, bars, (axis_low, axis_high), markers,
-                             x_label="latency (ms)", plot_height=110, off_scale=off_scale,
-                             unit=" trials", width=width))))
+            lambda width: charts.histogram(title, bars, (axis_low, axis_high), markers,
+                                           x_label="latency (ms)", plot_height=110,
+                                           off_scale=off_scale, unit=" trials",
+                                           width=width))))  # drawn here, at once
     parts.append("</section>\n")
     return "\n".join(parts)
 
