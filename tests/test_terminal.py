@@ -8,16 +8,20 @@ import os
 import subprocess
 import sys
 import unittest
+from decimal import Decimal
 from unittest import mock
 
-from proagents_bench import cli
+from proagents_bench import cli, pipeline
 from proagents_bench.cli import gate_command
-from proagents_bench.cli.progress import AFTER_SECONDS, Progress, count_words
+from proagents_bench.cli.progress import (AFTER_SECONDS, REFRESH_SECONDS, STAGE_SECONDS,
+                                          Progress, count_words, seconds_words)
 from proagents_bench.cli.status import EXIT_STATUSES
-from proagents_bench.cli.streams import colour_wanted
+from proagents_bench.cli.streams import MessageWriter, colour_wanted
+from proagents_bench.contract import inputs as contract
+from proagents_bench.steps import BATCH, watched
 from proagents_bench.reports import terminal
-from tests.support import (EXAMPLES, RUN_BENCHMARK, TempDir, evaluate_arguments, run_cli,
-                           with_example)
+from tests.support import (EXAMPLES, RUN_BENCHMARK, TempDir, evaluate_arguments, example_path,
+                           run_cli, with_example)
 
 REGRESSION = ["--results", os.path.join(EXAMPLES, "benchmark_results_regression.json")]
 REVIEW = ["--results", os.path.join(EXAMPLES, "exercise_results_p95_review.json")]
@@ -219,6 +223,80 @@ class ProgressTests(unittest.TestCase):
         self.assertEqual(said, ["proagents-bench: loading results: 268 MB (0.0 s)"])
         self.assertEqual(count_words(None, ""), "")
         self.assertEqual(count_words(512, "bytes"), "512 bytes")
+
+    def test_inside_a_long_stage_its_fraction_and_the_time_left(self):
+        statuses = []
+        said, now = [], [0.0]
+        progress = Progress(said.extend, True, clock=lambda: now[0], status=statuses.append)
+        advance = progress("grading", 1000, "trials", 1000)
+        advance(100)  # the rate is measured from the first count on
+        now[0] = STAGE_SECONDS / 2
+        advance(100)
+        self.assertEqual(statuses, [])  # a short stage shows nothing inside it
+        now[0] = STAGE_SECONDS
+        advance(100)  # 300 of 1000 done, 200 in 1 s since the first count: 3.5 s left
+        now[0] = STAGE_SECONDS + REFRESH_SECONDS / 2
+        advance(100)  # too soon after the last rewrite
+        now[0] = STAGE_SECONDS + REFRESH_SECONDS
+        advance(600)
+        self.assertEqual(statuses, ["proagents-bench: grading: 30%, about 4 s left",
+                                    "proagents-bench: grading: 100%"])
+        self.assertIsNone(progress("deciding"))  # nothing to count: no advance
+        self.assertIsNone(Progress(said.extend, True)("grading", 10, "trials", 10))  # no line
+        self.assertEqual((seconds_words(2.4), seconds_words(0.2), seconds_words(150)),
+                         ("about 3 s", "about 1 s", "about 3 min"))
+
+    def test_a_load_is_estimated_from_the_loads_before_it(self):
+        said, now = [], [0.0]
+        progress = Progress(said.extend, True, clock=lambda: now[0])
+        progress("loading spec", 1000, "bytes")  # too small to say anything of a rate
+        now[0] = 0.5
+        progress("loading cases", 8 << 20, "bytes")
+        now[0] = 1.5  # 8 MB a second
+        progress("loading results", 40 << 20, "bytes")
+        self.assertEqual(said[1:], ["proagents-bench: loading cases: 8 MB (0.5 s)",
+                                    "proagents-bench: loading results: 40 MB, about 5 s "
+                                    "(1.5 s)"])
+
+    def test_the_status_line_is_rewritten_in_place_and_replaced(self):
+        stream = io.StringIO()
+        writer = MessageWriter(stream)
+        writer.status("proagents-bench: grading: 50%, about 2 s left")
+        writer.status("proagents-bench: grading: 75%")
+        writer.say(["proagents-bench: deciding (3.0 s)"])
+        self.assertEqual(stream.getvalue(),
+                         "\rproagents-bench: grading: 50%, about 2 s left"
+                         "\rproagents-bench: grading: 75%" + " " * 16 +
+                         "\r" + " " * 29 + "\rproagents-bench: deciding (3.0 s)\n")
+
+    def test_the_counting_loops_count_every_item(self):
+        # The check of every record counts each once, compiled or not, watched or not, and
+        # gives the same verdict; the evaluation counts what its stages said they would.
+        with open(example_path("benchmark_results_pass.json"), "rb") as handle:
+            system = json.loads(handle.read(), parse_float=Decimal)["systems"][0]
+        system["records"] = system["records"] * (BATCH // len(system["records"]) + 2)
+        counted = []
+        for verdict in (contract.SYSTEM.validator(),
+                        lambda value: not list(contract.SYSTEM.iter_errors(value))):
+            with watched(counted.append):
+                self.assertTrue(verdict(system))
+        self.assertEqual(sum(counted), 2 * len(system["records"]))
+        self.assertGreater(len(counted), 2)  # told a batch at a time
+        system["records"][-1]["trial_id"] = 0
+        with watched(counted.append):
+            self.assertFalse(contract.SYSTEM.validator()(system))
+        self.assertFalse(contract.SYSTEM.validator()(system))
+
+        told = {}
+
+        def progress(stage, count=None, unit="", work=None):
+            if work is None:
+                return None
+            told[stage] = [work, 0]
+            return lambda done: told[stage].__setitem__(1, told[stage][1] + done)
+
+        pipeline.evaluate(gate_command.default_inputs(), progress=progress)
+        self.assertEqual(told, {"validating": [60, 60], "grading": [30, 30]})
 
     def test_eager_when_the_inputs_are_large(self):
         # The gate's choice, through the command line (no large file needed).

@@ -183,7 +183,8 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
     if problems:
         return contract_error_outcome(problems)
     size = sum(item.size() or 0 for item in inputs)
-    progress = Progress(session.messages.say, size >= EAGER_BYTES) \
+    progress = Progress(session.messages.say, size >= EAGER_BYTES,
+                        status=session.messages.status) \
         if session.messages.isatty() else None
     try:
         evaluation = pipeline.evaluate(inputs, options.candidate, progress,

@@ -111,7 +111,8 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
     problems = targets.aim(options)
     if problems:
         return contract_error_outcome(problems)
-    progress = Progress(session.messages.say) if session.messages.isatty() else None
+    progress = Progress(session.messages.say, status=session.messages.status) \
+        if session.messages.isatty() else None
     try:
         manifest = _load(options.manifest)
     except ContractErrors as failure:
