@@ -25,6 +25,12 @@ from typing import Dict, Iterable, List, NamedTuple, Tuple
 # The exit status of every contract error (cli/status.py's EXIT_CONTRACT_ERROR is this).
 CONTRACT_ERROR_EXIT = 2
 
+# The codes of a command line that cannot run as given (exit 2 as every contract error): on
+# stderr they read as usage errors, ``ERROR: usage: [FILE: ]MESSAGE``, with no position
+# fields, since they concern no place in a file.
+USAGE_CODES = frozenset(("cli.usage", "cli.missing_input", "cli.no_example",
+                         "cli.report_path"))
+
 
 class Code(NamedTuple):
     """One code: its name, its exit status (a contract error; else 0) or HTTP status and

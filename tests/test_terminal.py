@@ -343,6 +343,34 @@ class FailOnTests(unittest.TestCase):
         self.assertIn("(did you mean review?)", run_cli(["--fail-on", "reveiw"]).stderr)
 
 
+class UsageErrorTests(unittest.TestCase):
+    """A command line that cannot run reads as a usage error (exit 2 still), never as a
+    contract error with empty position fields."""
+
+    def test_a_usage_error_reads_as_one(self):
+        run = run_cli(["improt"])
+        self.assertEqual(run.status, 2)
+        self.assertEqual(run.stderr.splitlines()[0], "ERROR: usage: unrecognized arguments: "
+                         "improt (did you mean the command import?) (see --help)")
+        report = os.path.join(TempDir(self).path, "report.md")
+        run = run_cli(with_example(["--markdown-append", "", "--markdown", report]))
+        self.assertEqual(run.stderr.splitlines()[0], "ERROR: usage: --markdown-append: "
+                         "the path is empty (a variable such as $GITHUB_STEP_SUMMARY, "
+                         "which only a CI job sets?)")
+        with open(report, encoding="utf-8") as handle:
+            page = handle.read()
+        self.assertIn("The command line cannot run as given (see --help)", page)
+        self.assertIn("1. `command line`: ", page)
+        self.assertNotIn("break the contract", page)
+        self.assertEqual(run.document["errors"][0]["file"], "")  # the document is unchanged
+
+    def test_a_contract_error_keeps_its_position(self):
+        run = run_cli(CONTRACT_ERROR)
+        self.assertRegex(run.stderr.splitlines()[0], r"^ERROR: \S+benchmark_cases_contract_"
+                         r"error\.json:\d+:\d+: \$")
+        self.assertNotIn("usage", run.stderr)
+
+
 class DidYouMeanTests(unittest.TestCase):
     def message(self, args):
         run = run_cli(args)
