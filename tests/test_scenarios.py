@@ -8,6 +8,7 @@ import sys
 import tempfile
 import unittest
 
+from proagents_bench.cli import interpreter_word
 from tests.support import (EXAMPLES, ROOT, RUN_BENCHMARK, Run, TempDir, codes, gate_findings,
                            run_cli, run_subprocess)
 
@@ -223,17 +224,17 @@ class DefaultInputTests(unittest.TestCase):
         return error["message"].split("Name every input: ", 1)[1]
 
     def run_pasted(self, command, folder):
-        """``command`` as a person pastes it in ``folder`` (``python`` being this one)."""
+        """``command`` as a person pastes it in ``folder`` (the interpreter being this one)."""
         words = shlex.split(command)
-        self.assertEqual(words[:2], ["python", "-B"])
+        self.assertEqual(words[:2], [interpreter_word(), "-B"])
         return gate_in(folder, words[3:], script=words[2])
 
     def test_no_argument_in_a_folder_init_wrote_is_refused_naming_its_files(self):
         folder = self.team_folder()
         command = self.assert_refused(gate_in(folder, []))
-        self.assertEqual(command, "python -B %s --spec benchmark_spec.json --cases "
+        self.assertEqual(command, "%s -B %s --spec benchmark_spec.json --cases "
                                   "benchmark_cases.json --results benchmark_results.json" %
-                         RUN_BENCHMARK)
+                         (interpreter_word(), RUN_BENCHMARK))
         judged = self.run_pasted(command, folder)
         self.assertEqual((judged.status, judged.document["action"]), (1, "BLOCK"))
         self.assertEqual(judged.document["inputs"]["results"]["file"],

@@ -5,6 +5,7 @@ progress, --fail-on and --distinct-exit-codes, and "did you mean"."""
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import unittest
@@ -12,6 +13,7 @@ from decimal import Decimal
 from unittest import mock
 
 from proagents_bench import cli, pipeline
+from proagents_bench.cli import interpreter_word
 from proagents_bench.cli import gate_command
 from proagents_bench.cli.progress import (AFTER_SECONDS, REFRESH_SECONDS, STAGE_SECONDS,
                                           Progress, count_words, seconds_words)
@@ -341,6 +343,59 @@ class FailOnTests(unittest.TestCase):
                 self.assertEqual((run.status, run.document["errors"][0]["code"]),
                                  (2, "cli.usage"))
         self.assertIn("(did you mean review?)", run_cli(["--fail-on", "reveiw"]).stderr)
+
+
+class TextAtATerminalTests(unittest.TestCase):
+    """init, plan and import: text at a terminal (their lines and where the document is),
+    the JSON document in a pipe or with --format json."""
+
+    def test_init_plan_and_import_print_text_at_a_terminal(self):
+        folder = TempDir(self).path
+        fixtures = os.path.join(os.path.dirname(__file__), "importers", "fixtures")
+        commands = {
+            "init": ["init", "--directory", os.path.join(folder, "new")],
+            "plan": ["plan"] + with_example([]),
+            "import": ["import", "--baseline", os.path.join(fixtures, "baseline.eval"),
+                       "--candidate", os.path.join(fixtures, "candidate.eval"), "--output",
+                       os.path.join(folder, "results.json"), "--baseline-id", "b",
+                       "--candidate-id", "c"],
+        }
+        for name, args in commands.items():
+            with self.subTest(command=name):
+                status, out, err = run_on_terminal(args + ["--format", "auto"])
+                self.assertEqual(status, 0, err)
+                self.assertFalse(out.startswith(b"{"), out[:200])
+                self.assertTrue(out.endswith(b"The JSON document: --format json.\n"), out)
+                self.assertNotIn("The JSON document", err)
+                status, out, _err = run_on_terminal(args + ["--format", "json", "--force"]
+                                                    if name == "init" else
+                                                    args + ["--format", "json"])
+                self.assertEqual((status, json.loads(out)["action"]),
+                                 (0, {"init": "INITIALIZED", "plan": "PLAN",
+                                      "import": "IMPORTED"}[name]))
+        piped = run_cli(commands["plan"])
+        self.assertEqual(piped.document["action"], "PLAN")  # a pipe: the document
+        self.assertIn(b"\nrecommended: ", run_on_terminal(commands["plan"])[1])
+
+    def test_a_contract_error_at_a_terminal_is_one_line(self):
+        status, out, err = run_on_terminal(["init", "--directory", EXAMPLES])
+        self.assertEqual(status, 2)
+        self.assertTrue(out.startswith(b"CONTRACT_ERROR (exit 2): "), out)
+        self.assertEqual(out.count(b"\n"), 1)
+        self.assertIn("ERROR: ", err)
+
+    def test_next_steps_name_the_interpreter_that_ran_them(self):
+        self.assertEqual(interpreter_word(""), "python")
+        elsewhere = os.path.join(TempDir(self).path, "my python")  # on no PATH
+        self.assertEqual(interpreter_word(elsewhere), '"%s"' % elsewhere)
+        word = interpreter_word()
+        self.assertEqual(word, interpreter_word(sys.executable))
+        if os.sep not in word and not word.startswith('"'):  # its name finds it on the PATH
+            self.assertTrue(os.path.samefile(shutil.which(word), sys.executable))
+        else:
+            self.assertEqual(word.strip('"'), sys.executable)
+        steps = json.loads(run_cli(["init", "--directory", TempDir(self).path]).stdout)["next"]
+        self.assertTrue(steps[0].startswith(word + " -B "), steps)
 
 
 class UsageErrorTests(unittest.TestCase):

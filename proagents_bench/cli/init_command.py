@@ -32,6 +32,7 @@ from . import Outcome, Session, command_word, contract_error_outcome
 from .gate_command import INIT_FILE_NAMES as FILE_NAMES
 from .import_command import (add_split_log_options, empty_values, inside_folder, split_logs,
                              unwritable)
+from .report_files import add_format_option, for_people, text_wanted
 from .status import EXIT_PASS
 from .usage import Parser
 
@@ -61,9 +62,14 @@ def add_arguments(parser: Parser) -> None:
     add_split_log_options(parser, "--from-log")
     parser.add_argument("--force", action="store_true",
                         help="overwrite files that exist (default: refuse, exit 2)")
+    add_format_option(parser, "the INITIALIZED document")
 
 
 def run(options: argparse.Namespace, session: Session) -> Outcome:
+    return for_people(_initialized(options, session), text_wanted(options, session))
+
+
+def _initialized(options: argparse.Namespace, session: Session) -> Outcome:
     problems = _usage_problems(options)
     if problems:
         return contract_error_outcome(problems)

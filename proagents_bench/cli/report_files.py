@@ -72,10 +72,35 @@ def add_output_options(parser: Parser, kinds: Sequence[Report[Reported]], docume
     parser.add_argument("--output", metavar="PATH",
                         help="write the JSON document to PATH (atomically%s) instead of "
                              "stdout" % (", with the reports" if kinds else ""))
+    add_format_option(parser, document)
+
+
+def add_format_option(parser: Parser, document: str) -> None:
+    """``--format``: what stdout carries (``document``: what its JSON document is)."""
     parser.add_argument("--format", choices=FORMATS, default="auto",
                         help="what stdout carries: json (%s), text (a summary for people), or "
                              "auto (default): text when stdout is a terminal, json in every "
                              "pipe and file" % document)
+
+
+def text_wanted(options: argparse.Namespace, session: Session) -> bool:
+    """Whether stdout carries the text mode: ``--format text``, or ``auto`` at a terminal."""
+    return options.format == "text" or (options.format == "auto" and session.stdout.isatty())
+
+
+def for_people(outcome: Outcome, text: bool) -> Outcome:
+    """A command whose summary is its lines (init, plan, import): in the text mode stdout
+    carries those lines and where the JSON document is, not the document (a contract error:
+    its one line, its errors being on stderr as always); else ``outcome`` as it is."""
+    if not text:
+        return outcome
+    if outcome.status == EXIT_CONTRACT_ERROR:
+        return Outcome(outcome.status, no_decision_text().no_decision(
+            NoDecision(CONTRACT_ERROR, outcome.status, outcome.errors, outcome.omitted), None),
+            outcome.lines, errors=outcome.errors, omitted=outcome.omitted)
+    lines = outcome.lines + ["The JSON document: --format json."]
+    return Outcome(outcome.status, "".join(line + "\n" for line in lines).encode(
+        "ascii", "backslashreplace"), kept=outcome.kept, after=outcome.after)
 
 
 def guarded(arguments: List[str], targets: Targets[Reported],
