@@ -9,6 +9,7 @@ import json
 import os
 import stat
 import tempfile
+import threading
 import unittest
 import xml.etree.ElementTree as ElementTree
 from html.parser import HTMLParser
@@ -25,7 +26,7 @@ from proagents_bench.reports.view import gate_states, task_rows
 from proagents_bench.reports.words import clean
 from devtools import synthetic
 from tests.support import (EXAMPLES, TempDir, evaluate_arguments, evaluate_package, example_package,
-                           run_cli)
+                           run_cli, with_example)
 
 VOID_ELEMENTS = {"meta", "br", "link", "img", "hr", "input", "wbr"}
 SCENARIOS = {
@@ -453,11 +454,29 @@ class AtomicWriteTests(unittest.TestCase):
         self.assertEqual(_read(path), b"new")
         self.assertEqual(os.listdir(folder), [os.path.basename(path)])
 
-    @unittest.skipUnless(os.path.exists("/dev/null"), "a device file")
-    def test_a_device_is_refused(self):
+    @unittest.skipUnless(os.path.exists("/dev/null") and hasattr(os, "mkfifo"),
+                         "a device file and a FIFO")
+    def test_a_device_or_a_fifo_is_written_into_a_folder_refused(self):
+        folder = TempDir(self).path
+        fifo, path = os.path.join(folder, "fifo"), os.path.join(folder, "report.html")
+        os.mkfifo(fifo)
+        received = []
+
+        def read():
+            with open(fifo, "rb") as stream:
+                received.append(stream.read())
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        atomic.write_files_atomically([("/dev/null", b"x"), (fifo, b"doc"), (path, b"new")])
+        reader.join(10)
+        self.assertEqual((received, _read(path)), ([b"doc"], b"new"))
+        self.assertEqual(stat.S_ISFIFO(os.stat(fifo).st_mode), True)  # never replaced
         with self.assertRaises(atomic.AtomicWriteError) as caught:
-            atomic.write_files_atomically([("/dev/null", b"x")])
-        self.assertIn("not a regular file", caught.exception.reason)
+            atomic.write_files_atomically([(folder, b"x")])
+        self.assertIn("folder", caught.exception.reason)
+        run = run_cli(with_example(["--output", os.devnull, "--junit-xml", os.devnull]))
+        self.assertEqual((run.status, run.stdout), (0, b""), run.stderr)
 
 
 def _read(path):
