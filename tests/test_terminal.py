@@ -14,6 +14,7 @@ from unittest import mock
 
 from proagents_bench import cli, pipeline
 from proagents_bench.cli import interpreter_word
+from proagents_bench.cli.commands import COMMANDS
 from proagents_bench.cli import gate_command
 from proagents_bench.cli.progress import (AFTER_SECONDS, REFRESH_SECONDS, STAGE_SECONDS,
                                           Progress, count_words, seconds_words)
@@ -24,6 +25,7 @@ from proagents_bench.steps import BATCH, watched
 from proagents_bench.reports import terminal
 from tests.support import (EXAMPLES, RUN_BENCHMARK, TempDir, evaluate_arguments, example_path,
                            run_cli, with_example)
+from tests.test_doc_commands import help_text
 
 REGRESSION = ["--results", os.path.join(EXAMPLES, "benchmark_results_regression.json")]
 REVIEW = ["--results", os.path.join(EXAMPLES, "exercise_results_p95_review.json")]
@@ -396,6 +398,19 @@ class TextAtATerminalTests(unittest.TestCase):
             self.assertEqual(word.strip('"'), sys.executable)
         steps = json.loads(run_cli(["init", "--directory", TempDir(self).path]).stdout)["next"]
         self.assertTrue(steps[0].startswith(word + " -B "), steps)
+
+
+class HelpTests(unittest.TestCase):
+    def test_help_lists_every_command_a_line_each_in_the_order_a_team_meets_them(self):
+        with mock.patch.dict(os.environ, {"COLUMNS": "200"}):
+            text = help_text([])
+        listed = text.split("\nCommands (", 1)[1].splitlines()[1:]
+        self.assertEqual(listed, ["  %s%s" % (command.name.ljust(9), command.description)
+                                  for command in COMMANDS])
+        self.assertEqual([command.name for command in COMMANDS[:8]],
+                         ["gate", "init", "import", "plan", "release", "health", "diff",
+                          "serve"])
+        self.assertNotIn("Commands (", help_text(["init"]))
 
 
 class UsageErrorTests(unittest.TestCase):

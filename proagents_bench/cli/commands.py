@@ -49,8 +49,11 @@ class Command(NamedTuple):
         """The command's argument parser, for the command line ``program`` (as invoked);
         ``commands``, for the default command (which no first argument names), the names
         the first argument may be instead (suggested for a mistyped one)."""
+        listed = [] if commands is None else [(self.name, self.description)] + [
+            (name, COMMAND_BY_NAME[name].description) for name in commands
+            if name in COMMAND_BY_NAME]
         parser = Parser(prog=program if commands is not None else program + " " + self.name,
-                        program=program, commands=commands or ())
+                        program=program, commands=commands or (), listed=listed)
         self.load().add_arguments(parser)
         return parser
 

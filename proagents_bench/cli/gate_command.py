@@ -79,8 +79,7 @@ def add_arguments(parser: Parser) -> None:
     parser.epilog = ("Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 contract or "
                      "command-line error; 3 internal error (a bug); 4 the document could not "
                      "be written whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with "
-                     "--distinct-exit-codes. %s Other commands: %s." % (
-                         DEFAULTS_HELP, ", ".join(parser.commands)))
+                     "--distinct-exit-codes. %s" % DEFAULTS_HELP)
     parser.add_argument("--spec", metavar="FILE",
                         help="benchmark spec (default: the example's, as said below; - reads "
                              "standard input)")

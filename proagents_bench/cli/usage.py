@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import re
-from typing import TYPE_CHECKING, Any, Iterable, List, NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, List, NoReturn, Optional, Sequence, Tuple
 
 from ..text import nearest
 
@@ -42,15 +42,36 @@ class Parser(argparse.ArgumentParser):
     of an option (the gate's parser: the other commands), suggested for a mistyped one;
     ``program`` is the command line's name, as invoked (a command's ``prog`` adds its own).
     ``outputs`` are the reports and ``--output`` of a command that writes them
-    (:func:`~.report_files.add_output_options`), which no run may leave behind."""
+    (:func:`~.report_files.add_output_options`), which no run may leave behind. ``listed``:
+    (name, description) of every command, in order, which the help ends with (the gate's:
+    the commands' list)."""
 
     def __init__(self, *arguments: Any, commands: Sequence[str] = (), program: str = "",
+                 listed: Sequence[Tuple[str, str]] = (),
                  **keywords: Any) -> None:  # argparse.ArgumentParser's own arguments
         keywords.setdefault("allow_abbrev", False)
         super().__init__(*arguments, **keywords)
         self.commands = list(commands)
         self.program = program or self.prog
         self.outputs: Optional[Outputs] = None
+        self.listed = list(listed)
+
+    def format_help(self) -> str:
+        """argparse's help, then the commands a line each (``listed``), wrapped to the
+        width argparse wraps to."""
+        import shutil
+        import textwrap
+        text = super().format_help()
+        if not self.listed:
+            return text
+        width = max(shutil.get_terminal_size().columns - 2, 40)
+        column = max(len(name) for name, _description in self.listed) + 4
+        lines = ["Commands (the first takes no command word; %s COMMAND --help: a "
+                 "command's options):" % self.program]
+        for name, description in self.listed:
+            lines.extend(textwrap.wrap(description, width, initial_indent=(
+                "  " + name).ljust(column), subsequent_indent=" " * column))
+        return text + "\n" + "\n".join(lines) + "\n"
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message + self.suggestion(message))
