@@ -26,7 +26,7 @@ from ..version import NAME, VERSION
 from . import Outcome, Session, command_word, contract_error_outcome
 from .fork import forking_fingerprinter
 from .progress import EAGER_BYTES, Progress
-from .report_files import Targets, add_output_options
+from .report_files import FORMATS, GITHUB, Targets, add_output_options
 from .status import (EXIT_BLOCK, EXIT_DECISION, EXIT_INCOMPARABLE, EXIT_PASS, EXIT_REVIEW)
 from .streams import colour_wanted
 from .usage import Parser, choice_list
@@ -91,7 +91,8 @@ def add_arguments(parser: Parser) -> None:
                              "below; - reads standard input)")
     parser.add_argument("--candidate", metavar="ID",
                         help="the candidate's system_id; optional, checked when given")
-    add_output_options(parser, REPORTS, "the decision document", _gate_inputs)
+    add_output_options(parser, REPORTS, "the decision document", _gate_inputs,
+                       FORMATS + (GITHUB,))
     add_decision_options(parser, "decisions")
     parser.add_argument("--schema", choices=SCHEMA_KINDS,
                         help="print the JSON Schema of a file kind, or of the output "
@@ -190,7 +191,8 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
                                        forking_fingerprinter(size))
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
-    return deliver(evaluation, gate_text, options, session, targets, progress, evaluation)
+    return deliver(evaluation, gate_text, options, session, targets, progress, evaluation,
+                   lambda: _annotations(evaluation, inputs))
 
 
 # What deliver() delivers: a decision made (the gate's Evaluation, a Release).
@@ -199,17 +201,19 @@ DecidedT = TypeVar("DecidedT", bound="Decided[Actioned]")
 
 def deliver(decided: DecidedT, text: Callable[[], TextModule[DecidedT]],
             options: argparse.Namespace, session: Session, targets: Targets[DecidedT],
-            progress: Optional[Progress], kept: object) -> Outcome:
+            progress: Optional[Progress], kept: object,
+            annotations: Optional[Callable[[], bytes]] = None) -> Outcome:
     """The outcome of a decision (the gate's Evaluation, or a release): its exit status by
     ``--fail-on`` and ``--distinct-exit-codes``, its reports and ``--output`` written all or
     none, its summary on stderr and, on stdout, its document or the text mode of ``text()``
     (the renderer's module, imported only when a person is to read the run). ``kept`` is
-    what the process keeps until it ends."""
+    what the process keeps until it ends; ``annotations()``, stdout's for ``--format
+    github``."""
     status, lines = decision_status(decided.action, options.fail_on,
                                     options.distinct_exit_codes)
     output = targets.output
     chunks: Sequence[BytesLike] = []
-    if output or not targets.text:
+    if output or not (targets.text or targets.annotations):
         if progress is not None:
             progress("rendering the decision document")
         chunks = decided.chunks()
@@ -225,7 +229,9 @@ def deliver(decided: DecidedT, text: Callable[[], TextModule[DecidedT]],
     if options.summary or (session.messages.isatty() and not targets.text):
         lines = text().summary_lines(decided) + lines
     stdout: Union[bytes, Sequence[BytesLike]]
-    if targets.text:
+    if targets.annotations and annotations is not None:
+        stdout = annotations()
+    elif targets.text:
         stdout = text().render(decided, text_width(), colour_wanted(
             session.stdout.isatty()), targets.hints())
     else:
@@ -246,6 +252,12 @@ def decision_status(action: str, fail_on: List[str], distinct: bool) -> Tuple[in
                            % (action, ",".join(word for word, decision in FAIL_ON.items()
                                                if decision in fail_on) or "none", EXIT_PASS)]
     return (DISTINCT_EXIT[action] if distinct else EXIT_DECISION), []
+
+
+def _annotations(evaluation: pipeline.Evaluation, inputs: Sequence[pipeline.InputFile]
+                 ) -> bytes:
+    from .annotations import annotated  # only for --format github
+    return annotated(evaluation, inputs)
 
 
 def text_width() -> int:
