@@ -405,7 +405,8 @@ class HelpTests(unittest.TestCase):
         with mock.patch.dict(os.environ, {"COLUMNS": "200"}):
             text = help_text([])
         listed = text.split("\nCommands (", 1)[1].splitlines()[1:]
-        self.assertEqual(listed, ["  %s%s" % (command.name.ljust(9), command.description)
+        width = max(len(command.name) for command in COMMANDS) + 2
+        self.assertEqual(listed, ["  %s%s" % (command.name.ljust(width), command.description)
                                   for command in COMMANDS])
         self.assertEqual([command.name for command in COMMANDS[:8]],
                          ["gate", "init", "import", "plan", "release", "health", "diff",

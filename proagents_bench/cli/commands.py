@@ -123,6 +123,11 @@ def _restore() -> CommandModule:
     return restore_command
 
 
+def _completion() -> CommandModule:
+    from . import completion_command
+    return completion_command
+
+
 GATE = Command("gate", _gate, "validate the files, compare candidate and baseline, decide "
                               "(the default)")
 COMMANDS: Tuple[Command, ...] = (
@@ -146,5 +151,7 @@ COMMANDS: Tuple[Command, ...] = (
                              "private one", "phase --help"),
     Command("backup", _backup, "copy the service's database while it runs", "backup --help"),
     Command("restore", _restore, "make a new data folder from a backup", "restore --help"),
+    Command("completion", _completion, "print the shell's completion script: bash, zsh or "
+                                       "PowerShell", "completion --help"),
 )
 COMMAND_BY_NAME: Dict[str, Command] = {command.name: command for command in COMMANDS}
