@@ -5,12 +5,14 @@ of :data:`BENCHES`, its figures printed on stdout.
   (:mod:`.gate_bench`); ``health``: health over many packages, the same way
   (:mod:`.health_bench`); ``release``: a release of several synthetic benchmarks against
   their gates one after another (:mod:`.release_bench`); ``import``: the import of two
-  synthetic logs against the gate on its output (:mod:`.import_bench`); ``plan``: the plan
+  synthetic logs against the gate on its output (:mod:`.import_bench`); ``explain``: explain
+  on logs of samples hundreds of megabytes large (:mod:`.explain_bench`); ``plan``: the plan
   command timed, and checked against a simulated gate (:mod:`.plan_check`);
 - ``service``: the private-test service under load (:mod:`.service_bench`); ``attack``: the
   boosting attack against it at every feedback level (:mod:`.attack_bench`);
 - ``false-pass``: the bootstrap gate's false-pass rate, by exact enumeration
-  (:mod:`.falsepass`).
+  (:mod:`.falsepass`); ``sequential``: the sequential design's exact tables
+  (:mod:`.sequential_tables`).
 
 A row holds the kind's options, the bounds of its numbers (:class:`Range`, checked before
 anything is written), any further check, and the function that runs it. A bad argument is a
@@ -33,8 +35,9 @@ from proagents_bench.contract.harnesses import INSPECT_EVAL
 from proagents_bench.errors import ContractError
 from proagents_bench.service.phases import PhaseError, parse_share
 
-from . import (attack_bench, falsepass, gate_bench, harness_logs, health_bench,
-               import_bench, import_formats, plan_check, release_bench, service_bench)
+from . import (attack_bench, explain_bench, falsepass, gate_bench, harness_logs, health_bench,
+               import_bench, import_formats, plan_check, release_bench, sequential_tables,
+               service_bench)
 
 Say = Callable[[str], None]
 
@@ -235,6 +238,11 @@ def _beta(text: str) -> Tuple[Fraction, Fraction]:
     return alpha, beta
 
 
+def _sequential_options(parser: Parser) -> None:
+    parser.add_argument("--table", choices=sequential_tables.TABLES,
+                        help="print only this table (default: all three)")
+
+
 def _false_pass_options(parser: Parser) -> None:
     parser.add_argument("--tasks", type=_counts, default=[10, 20, 30, 50, 100, 200],
                         help="comma-separated test task counts of the first table "
@@ -255,6 +263,21 @@ def _false_pass_options(parser: Parser) -> None:
                              "(default 0: none)")
     parser.add_argument("--samples", type=int, default=1000, metavar="B",
                         help="the bootstrap's resamples for --seeds (default 1000)")
+
+
+def _explain_options(parser: Parser) -> None:
+    parser.add_argument("--tasks", type=int, default=1000,
+                        help="test tasks of the logs, at least 8 (default 1000)")
+    parser.add_argument("--epochs", type=int, default=3,
+                        help="epochs (the protocol's trial_count), 2..100 (default 3)")
+    parser.add_argument("--sample-mb", type=int, default=300,
+                        help="megabytes of JSON of each candidate sample explain reads, "
+                             "1..500 (default 300: Inspect's viewer drops events past 350 MB)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of each child; the median is reported (default 1)")
+    parser.add_argument("--python", metavar="EXE", default=sys.executable,
+                        help="interpreter for the children (default: this one)")
+    _kept(parser, "the logs, the package and the documents")
 
 
 def _plan_options(parser: Parser) -> None:
@@ -289,10 +312,18 @@ BENCHES = (
           (Range("--tasks", import_bench.MIN_TASKS, why=import_bench.MIN_TASKS_WHY),
            TRIALS._replace(option="--epochs"),
            REPEAT._replace(high=import_bench.MAX_REPEAT)), import_bench.argument_problems),
+    Bench("explain", "explain on logs whose samples it shows are hundreds of megabytes, "
+                     "against the gate on the same package and a bare read of one sample",
+          _explain_options, explain_bench.explain_benchmark,
+          (Range("--tasks", 8, why="every 50th task from the 8th is explained"),
+           TRIALS._replace(option="--epochs"), Range("--sample-mb", 1, 500), REPEAT)),
     Bench("false-pass", "the bootstrap gate's false-pass rate with no true difference, by "
                         "exact enumeration (the docs' Markdown tables)", _false_pass_options,
           falsepass.false_pass_benchmark,
           (Range("--family-size", 1), Range("--seeds", 0), Range("--samples", 1))),
+    Bench("sequential", "the sequential design's exact tables: its guarantee, its cost in "
+                        "batches, a fixed gate looked at again (the docs' Markdown tables)",
+          _sequential_options, sequential_tables.sequential_benchmark),
     Bench("plan", "time the plan command on the example and on a synthetic package, each in "
                   "a fresh child process", _plan_options, plan_check.plan_benchmark,
           (Range("--tasks", 2), TRIALS, REPEAT, Range("--simulate", 0))),

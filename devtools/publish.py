@@ -2,7 +2,8 @@
 JSON Schemas shipped in the package (``contract/schemas/``) and the generated parts of the
 docs (:data:`GENERATED`): the contract's objects, rules and gates and the exit statuses
 (``docs/contract.md``), what each kind of change breaks (``docs/maintaining.md``), the
-chance of a false alarm (``docs/release.md``), and every page's list of error codes, each
+chance of a false alarm (``docs/release.md``), the sequential design's exact tables
+(``docs/statistics.md``), and every page's list of error codes, each
 from the registry of its concept. The tests hold the files to :func:`published_files` and
 fail, naming this command, when one is stale.
 """
@@ -24,7 +25,7 @@ from proagents_bench.errors import ContractError
 from proagents_bench.jsonio.atomic import AtomicWriteError, write_files_atomically
 from proagents_bench.service import feedback
 
-from . import ROOT
+from . import ROOT, sequential_tables
 from .commands import PROGRAM
 from .release_bench import false_alarm_tables
 
@@ -60,8 +61,9 @@ class Generated:
 # The families of codes each page lists (every family on one page: a test holds it).
 CODE_PAGES = (
     ("contract.md", ("file", "encoding", "json", "schema", "version", "cases", "results",
-                     "coverage", "cli", "health", "diff", "submission")),
-    ("importing.md", ("import", "mapping")),
+                     "coverage", "sequential", "ledger", "cli", "health", "diff",
+                     "submission")),
+    ("importing.md", ("import", "mapping", "trace")),
     ("service.md", ("service",)),
     ("release.md", ("release",)),
 )
@@ -71,12 +73,15 @@ GENERATED = [
     Generated("contract.md", "exit statuses", exit_status_table),
     Generated("importing.md", "log formats", harness_docs.formats_table),
     Generated("importing.md", "import defaults", harness_docs.defaults_table),
+    Generated("importing.md", "explanation", publish.explanation_tables),
     Generated("importing.md", "record fields", harness_docs.records_table),
     Generated("service.md", "feedback levels", feedback.levels_table),
     Generated("service.md", "what each level leaks", feedback.leaks_table),
     Generated("maintaining.md", "kinds of change", changes_table),
     Generated("release.md", "false-alarm tables", false_alarm_tables),
-] + [Generated(page, "codes", functools.partial(code_table, families))
+] + [Generated("statistics.md", "sequential %s table" % kind,
+               functools.partial(sequential_tables.table, kind))
+     for kind in sequential_tables.TABLES] + [Generated(page, "codes", functools.partial(code_table, families))
      for page, families in CODE_PAGES]
 
 

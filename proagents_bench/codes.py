@@ -1,14 +1,17 @@
 """Every error code, declared once: a row per code with the status it ends in and one line
 of meaning.
 
-Two kinds of code:
+Three kinds of code:
 
 - a **contract error** (:func:`contract`): one entry of a CONTRACT_ERROR document, which
   every command ends with exit status :data:`CONTRACT_ERROR_EXIT` (the gate, ``import``,
   ``plan``, the service's commands; the private-test service answers a team's with HTTP 422,
   ``service.contract_error``, carrying the same document);
 - a **problem** of the private-test service (:func:`problem`): an RFC 9457 answer with its
-  HTTP status and title (``service/problems.py``).
+  HTTP status and title (``service/problems.py``);
+- a **trace problem** (:func:`trace_problem`): why ``explain`` cannot show a trial's trace,
+  said in its explanation beside everything else; it ends no run (the decision stands
+  without the trace).
 
 The modules raise their codes as literals; a test reads the package's source and holds both
 directions (every code raised is a row here; every row is raised somewhere), and the docs'
@@ -51,6 +54,11 @@ class Code(NamedTuple):
 def contract(code: str, meaning: str) -> Code:
     """A contract error's row."""
     return Code(code, meaning, exit_status=CONTRACT_ERROR_EXIT)
+
+
+def trace_problem(code: str, meaning: str) -> Code:
+    """A trace problem's row: said in an explanation, never an exit status of its own."""
+    return Code(code, meaning)
 
 
 def problem(code: str, http_status: int, title: str, meaning: str) -> Code:
@@ -115,6 +123,8 @@ CODES: Tuple[Code, ...] = (
     contract("results.duplicate_system_id", "`system_id` is unique"),
     contract("results.roles", "exactly one baseline, whose id is the spec's "
              "`baseline_system_id`, and exactly one candidate"),
+    contract("results.trace_log", "a record's `trace` (results v5) names a log of its "
+             "system's `provenance.logs`, and the unit of that log's harness"),
     contract("cli.unknown_candidate", "`--candidate`, when given, names the results' "
              "candidate"),
     contract("coverage.missing", "every test case id times trial ids 1..`trial_count` of the "
@@ -123,6 +133,42 @@ CODES: Tuple[Code, ...] = (
     contract("coverage.unknown_case", "no record names a case id that the cases file lacks"),
     contract("coverage.not_test_case", "no record names a train or development case"),
     contract("coverage.trial_out_of_range", "no trial id exceeds the system's `trial_count`"),
+    # -- a sequential design (spec v5: contract/sequential.py, contract/rules.py) -----------
+    contract("sequential.looks", "a sequential design's `looks` grow: each holds at least the "
+             "tasks and the trials of the one before and more of one of them; the last "
+             "look's `trials` is `protocol.trial_count`; with `unit` `task` every look's "
+             "`trials` is `protocol.trial_count`"),
+    contract("sequential.design", "a sequential design can be built: the margin of its "
+             "level's interval gate above -1, `win_share` above the share of the null it "
+             "implies, `power` above 0.5, and `max_discordant` large enough to reach that "
+             "power at `win_share` (the message says the power it can reach)"),
+    contract("sequential.pool", "the cases' test split is the sequential design's frozen "
+             "pool (`pool_sha256`, the test case ids in the order of `order_seed`), with at "
+             "least the last look's tasks"),
+    contract("sequential.look", "a results package under a sequential design is one of its "
+             "looks: its records name exactly the first `tasks` test cases of the frozen pool "
+             "of a look whose `trials` is the candidate's `trial_count`"),
+    # -- the ledger of looks (--ledger: contract/ledger.py, evaluation/ledger.py) -------------
+    contract("ledger.damaged", "the ledger's looks are numbered 1, 2, ... and their "
+             "`batch_sha256` and `chain_sha256` are those of their records (a ledger edited "
+             "by hand is refused)"),
+    contract("ledger.other_run", "a sequential design's ledger holds the looks of one "
+             "benchmark, baseline and candidate; a fixed design's ledger those of one "
+             "benchmark"),
+    contract("ledger.design_changed", "the spec, its sequential design and the boundary "
+             "rebuilt from it are those of the ledger's first look (or the ledger is of a "
+             "fixed design and the spec has a sequential one, or the other way round)"),
+    contract("ledger.closed", "no look after the one at which the sequential design decided "
+             "(passed, stopped for futility, reached its last look, or blocked)"),
+    contract("ledger.look_not_allowed", "the package is the look after the ledger's last "
+             "(a new ledger starts at look 1), or the ledger's last look itself unchanged; the "
+             "message names the tasks and trials of the look expected"),
+    contract("ledger.trial_dropped", "every trial an earlier look recorded is still in the "
+             "package"),
+    contract("ledger.trial_changed", "every trial an earlier look recorded is unchanged (its "
+             "record's digest)"),
+    contract("ledger.trial_reordered", "no trial an earlier look recorded has moved to "
+             "another trial id of its task and system"),
     # -- the command line --------------------------------------------------------------------
     contract("cli.usage", "the command line is wrong: an unknown or missing option, an empty "
              "path, a bad value"),
@@ -147,12 +193,18 @@ CODES: Tuple[Code, ...] = (
              "`--force`)"),
     contract("cli.baseline_protocol", "`serve`: the baseline ran under another protocol than "
              "the spec's, so every submission would be INCOMPARABLE"),
+    contract("cli.serve_sequential", "`serve` and `phase`: a spec with a sequential design "
+             "(the private-test service decides each submission once, never as a look of a "
+             "design)"),
     contract("cli.data", "`health --data`: no service database, a `service.sqlite3` that is "
              "not the service's database, or no scored submission of the cases' versions"),
     contract("cli.out_of_memory", "the command ran out of memory on inputs this large "
              "(`health`: it holds the cases file and one package at a time); the message says "
              "how much memory their size needs"),
     # -- the maintainer's commands (maintenance/) --------------------------------------------
+    contract("health.partial_look", "`health`: a results package that is a look of a "
+             "sequential design holding only part of the test cases (health pools packages "
+             "that hold every test case)"),
     contract("health.nothing_comparable", "`health`: no system ran under the spec's protocol, "
              "so nothing can be measured"),
     contract("diff.other_benchmark", "`diff`: both files are versions of one `benchmark_id`"),
@@ -264,6 +316,17 @@ CODES: Tuple[Code, ...] = (
     contract("mapping.unknown_tool", "a `side_effect_tools` tool that no log calls or offers"),
     contract("mapping.unknown_store_key", "a `side_effect_store_keys` key that no sample's "
              "store holds"),
+    # -- a trial's trace, as explain reads it (importers/trace_bytes.py and the trace readers)
+    trace_problem("trace.log_missing", "the log (or the file of it the trace is in) is not "
+                  "where `--baseline` or `--candidate` says, or cannot be read"),
+    trace_problem("trace.log_changed", "the bytes the trace is read from are not the ones "
+                  "the import read: their SHA-256 differs from the trace reference's, or the "
+                  "unit is no longer where the reference says"),
+    trace_problem("trace.log_damaged", "the log cannot be read where the trace is: a damaged "
+                  "zip or entry (CRC-32), bytes that are not JSON"),
+    trace_problem("trace.not_recorded", "the log records no trace of the trial: a JSON-lines "
+                  "line, a SWE-bench summary whose run's evaluation folder was not beside it at "
+                  "the import, a record without a trace reference"),
     # -- the private-test service's problems (service/problems.py) ---------------------------
     problem("service.bad_request", 400, "Bad request",
             "a malformed request line or `Content-Length`, a body shorter than declared, both "
@@ -322,7 +385,8 @@ def codes_of(families: Iterable[str]) -> List[Code]:
 
 def code_table(families: Iterable[str]) -> str:
     """The docs' table (Markdown) of the codes of ``families``: a problem's HTTP status and
-    code, or a contract error's code and exit status, with its meaning."""
+    code, or a contract error's code and exit status (a trace problem's: none), with its
+    meaning."""
     rows = codes_of(families)
     if rows and all(row.http_status for row in rows):
         lines = ["| HTTP | `code` | when |", "|---|---|---|"]
@@ -330,6 +394,6 @@ def code_table(families: Iterable[str]) -> str:
                   for row in rows]
     else:
         lines = ["| code | exit | meaning |", "|---|---|---|"]
-        lines += ["| `%s` | %s | %s |" % (row.code, row.exit_status, row.meaning)
-                  for row in rows]
+        lines += ["| `%s` | %s | %s |" % (row.code, row.exit_status or "none (said in the "
+                                          "explanation)", row.meaning) for row in rows]
     return "\n".join(lines) + "\n"

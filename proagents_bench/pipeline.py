@@ -32,7 +32,7 @@ from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, List, NoReturn, 
 
 from .contract.rules import Context, cross_file_errors
 from .contract.validate import file_errors
-from .contract.vocabulary import CANDIDATE_ROLE, TEST_SPLIT
+from .contract.vocabulary import CANDIDATE_ROLE
 from .errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from .evaluation.comparison import compare, protocol_mismatches
 from .evaluation.decision import decide, incomparable
@@ -40,7 +40,9 @@ from .evaluation.evidence import package_findings
 from .evaluation.grading import grade_system
 from .evaluation.metrics import SystemMetrics
 from .jsonio import JSONObject, load
-from .jsonio.canonical import evidence_fingerprint
+from .jsonio.canonical import Fingerprinter as Fingerprinter  # the pipeline's parameters
+from .jsonio.canonical import PendingFingerprint as PendingFingerprint
+from .jsonio.canonical import fingerprint_here as fingerprint_here
 from .jsonio.gcpause import CollectorPaused
 from .render import document as render
 from .render.evaluation import Evaluation as Evaluation  # what evaluate() returns
@@ -50,6 +52,7 @@ from .version import VERSION
 
 if TYPE_CHECKING:  # for annotations only
     from .contract.rules import Systems
+    from .evaluation.looks import Ledgered, Looks
 
 KINDS = ("spec", "cases", "results")
 
@@ -107,51 +110,6 @@ class InputFile:
         return load.load_file(self.path, source=self.shown)
 
 
-class PendingFingerprint:
-    """The evidence fingerprint, started: call it for the value (``sha256:`` and 64 hex
-    digits); ``abandon()`` when the run gives up before asking (a failed check), so that
-    whatever computes it stops at once (never left to a garbage collector: PyPy's runs
-    late)."""
-
-    def __call__(self) -> str:
-        raise NotImplementedError
-
-    def abandon(self) -> None:
-        pass
-
-
-class _FingerprintHere(PendingFingerprint):
-    def __init__(self, arguments: Tuple[JSONObject, JSONObject, JSONObject, str],
-                 decimals: Optional[List[Decimal]]) -> None:
-        self.arguments = arguments
-        self.decimals = decimals
-        self.value: Optional[str] = None
-
-    def __call__(self) -> str:
-        if self.value is None:
-            self.value = evidence_fingerprint(*self.arguments, decimals=self.decimals)
-            self.decimals = None
-        return self.value
-
-
-def fingerprint_here(spec: JSONObject, cases: JSONObject, results: JSONObject,
-                     candidate_id: str, decimals: Optional[List[Decimal]]) -> PendingFingerprint:
-    """The default way to compute the evidence fingerprint: in this process, when it is first
-    asked for (once every contract check has passed).
-
-    The pipeline starts its fingerprinter as soon as the three files are loaded, before they
-    are validated, so that the command line's forked one (a third of a large run's work, see
-    ``cli/parallel.py``) overlaps with validation too; this one waits to be asked, so that an
-    invalid package never costs a fingerprint."""
-    return _FingerprintHere((spec, cases, results, candidate_id), decimals)
-
-
-# fingerprinter(spec, cases, results, candidate id, the files' Decimals or None): starts
-# the evidence fingerprint (see fingerprint_here).
-Fingerprinter = Callable[[JSONObject, JSONObject, JSONObject, str, Optional[List[Decimal]]],
-                         PendingFingerprint]
-
-
 def presumed_candidate_id(results: object, candidate_id: Optional[str]) -> Optional[str]:
     """The candidate's ``system_id`` as the cross-file rules will find it if the files are
     valid (``candidate_id`` when given, else the id of the one system whose role is
@@ -190,6 +148,8 @@ class Checked:
         self.cases: JSONObject = context.cases
         self.results: JSONObject = context.loaded_results()
         self.systems = systems
+        self.look = context.look  # under a sequential design, the look the results are
+        self.test_cases = context.test_cases()
         self.documents = documents  # their texts dropped unless kept (see check)
         self.inputs = inputs
         self._fingerprint = fingerprint
@@ -205,35 +165,41 @@ class Checked:
 
     def decide(self, test_ids: Optional[AbstractSet[str]] = None,
                inputs: Optional[JSONObject] = None,
-               fingerprint: Optional[Callable[[], str]] = None) -> Evaluation:
+               fingerprint: Optional[Callable[[], str]] = None,
+               ledger: Optional[Ledgered] = None) -> Evaluation:
         """The decision on the test tasks ``test_ids`` (None: every test task). A part is
         decided exactly as the gate decides the files cut down to it (the cases file with
         only those test cases, each system with only their records): the same grading,
         comparison and decision on the same records in the same order. The document names
         ``inputs`` and the ``fingerprint()`` it is given (by default, the three files'
-        own)."""
+        own); a sequential design, and the ``ledger`` of earlier looks when given, decide
+        with the gates (:mod:`proagents_bench.evaluation.looks`)."""
         with CollectorPaused():
             return self._decide(test_ids, inputs if inputs is not None else self.inputs,
-                                fingerprint or self.fingerprint)
+                                fingerprint or self.fingerprint,
+                                _looks(self.spec, self.cases, self.look, ledger))
 
     def _decide(self, test_ids: Optional[AbstractSet[str]], inputs: JSONObject,
-                fingerprint: Callable[[], str]) -> Evaluation:
+                fingerprint: Callable[[], str], looks: Optional[Looks]) -> Evaluation:
         spec, cases, results, systems = self.spec, self.cases, self.results, self.systems
         progress = self._progress
-        mismatches = protocol_mismatches(spec, [systems.baseline, systems.candidate])
+        mismatches = protocol_mismatches(spec, [systems.baseline, systems.candidate],
+                                         looks.trial_count() if looks else None)
         shared: _Shared = {"comparable": not mismatches, "spec": spec, "cases": cases,
                            "results": results, "systems": systems, "inputs": inputs,
-                           "version": VERSION}
+                           "version": VERSION, "looks": looks}
         if mismatches:
             decision = incomparable(mismatches)
             document = render.decision_document(
                 decision=decision, baseline_metrics=None, candidate_metrics=None,
                 comparison=render.comparison_document(spec, mismatches),
                 fingerprint=fingerprint(), **shared)
-            return Evaluation(decision, document, spec)
+            return Evaluation(decision, document, spec, looks=looks)
 
-        tasks = [case for case in cases["cases"] if case["split"] == TEST_SPLIT]
+        tasks = list(self.test_cases)
         baseline_records, candidate_records = systems.in_order()
+        if test_ids is not None and looks is not None and looks.design is not None:
+            raise ValueError("a part of the test cases is decided under a fixed design only")
         if test_ids is not None:
             kept = [index for index, case in enumerate(tasks) if case["id"] in test_ids]
             if not kept:
@@ -253,12 +219,25 @@ class Checked:
                              lambda stage: progress(stage, samples, "samples"))
         progress("deciding")
         decision = decide(gates, candidate, comparison, spec["schema_version"],
-                          package_findings(cases, systems.baseline, systems.candidate))
+                          package_findings(cases, systems.baseline, systems.candidate),
+                          looks.replaced() if looks else ())
+        if looks is not None:
+            decision = looks.decide(decision, baseline, candidate, comparison)
         document = render.decision_document(
             decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
             comparison=render.comparison_document(spec, [], comparison),
             fingerprint=fingerprint(), **shared)
-        return Evaluation(decision, document, spec, comparison.interval.distribution())
+        return Evaluation(decision, document, spec, comparison.interval.distribution(), looks)
+
+
+def _looks(spec: JSONObject, cases: JSONObject, look: Optional[int],
+           ledger: Optional[Ledgered]) -> Optional[Looks]:
+    """What the looks make of a decision: a spec v5's design (or its ``null``) and the
+    ledger; None for a spec v1-v4 without a ledger, whose run never loads their modules."""
+    if ledger is None and "sequential" not in spec:
+        return None
+    from .evaluation.looks import Looks
+    return Looks(spec, cases, look, ledger)
 
 
 def _records_of(ordered: List[JSONObject], kept: List[int],
@@ -332,6 +311,7 @@ class _Shared(TypedDict):
     systems: Systems
     inputs: JSONObject
     version: str
+    looks: Optional[Looks]
 
 
 def load_benchmark(spec: InputFile, cases: InputFile,

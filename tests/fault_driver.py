@@ -7,7 +7,9 @@ sends SIGNAL (INT or TERM) to this very process just before the N-th call of POI
 so that a small document takes many writes), ``replace`` (os.replace: a report being
 published), ``fsync`` (a report's temporary file being flushed) or ``evaluate`` (the pipeline).
 Python runs the handler as soon as the call returns, so the signal lands exactly there. Then
-the gate runs as ``run_benchmark.py`` does and exits with its status.
+the gate runs as ``run_benchmark.py`` does and exits with its status. N = 0 sends nothing and
+counts: the last line on stderr is then ``calls: C``, the number of calls of POINT the whole
+run made (so that a test can aim at the first, a middle and the last one).
 """
 
 import os
@@ -36,6 +38,15 @@ def inject(point, count, number):
         return real(*args, **kwargs)
 
     setattr(owner, name, patched)
+    if count == 0:  # the gate ends with os._exit, after flushing stderr: say the count there
+        end = os._exit
+
+        def exit_saying_count(status):
+            sys.stderr.write("calls: %d\n" % calls[0])
+            sys.stderr.flush()
+            end(status)
+
+        os._exit = exit_saying_count
 
 
 def main():

@@ -14,12 +14,13 @@ import unittest
 from proagents_bench import codes
 from proagents_bench.service.problems import PROBLEMS, Problem
 
+from . import source_tree
 from .support import ROOT
 
 PACKAGE = os.path.join(ROOT, "proagents_bench")
-REGISTRY = os.path.join(PACKAGE, "codes.py")
 # The callables whose first argument (or ``code=``) is a code.
-CODE_CALLS = {"ContractError", "Problem", "Rule", "LogError", "error", "fail", "_fail"}
+CODE_CALLS = {"ContractError", "Problem", "Rule", "LogError", "TraceProblem", "error", "fail",
+              "_fail"}
 # The callables whose every argument after the first is a code.
 CODE_LIST_CALLS = {"rules_of"}
 CODE_SHAPE = re.compile(r"[a-z][a-z0-9]*\.[a-z][a-z0-9_]*\Z")
@@ -79,17 +80,11 @@ def code_uses(tree):
 def source_code_uses():
     """{code: [where, ...]} over the package's modules, the registry itself left out."""
     uses = {}
-    for folder, subfolders, files in os.walk(PACKAGE):
-        subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
-        for name in sorted(files):
-            path = os.path.join(folder, name)
-            if not name.endswith(".py") or path == REGISTRY:
-                continue
-            with open(path, "rb") as handle:
-                tree = ast.parse(handle.read().decode("utf-8"), path)
-            for code, line in code_uses(tree):
-                uses.setdefault(code, []).append("%s:%d" % (
-                    os.path.relpath(path, PACKAGE).replace(os.sep, "/"), line))
+    for relative, tree in source_tree.modules(PACKAGE):
+        if relative == "codes.py":  # the registry itself
+            continue
+        for code, line in code_uses(tree):
+            uses.setdefault(code, []).append("%s:%d" % (relative, line))
     return uses
 
 
@@ -123,13 +118,15 @@ class CodeRegistryTests(unittest.TestCase):
         self.assertEqual(sorted(code for code, _line in code_uses(tree)), [
             "cli.fresh", "import.no_such_code", "import.other", "service.teapot"])
 
-    def test_every_contract_error_exits_two_and_every_problem_has_an_http_status(self):
+    def test_every_contract_error_exits_two_every_problem_has_an_http_status_a_trace_neither(self):
         for row in codes.CODES:
             with self.subTest(row.code):
                 self.assertTrue(row.meaning.strip())
                 if row.family == "service":
                     self.assertTrue(400 <= row.http_status < 600 and row.title)
                     self.assertEqual(row.exit_status, 0)
+                elif row.family == "trace":  # said in an explanation; it ends no run
+                    self.assertEqual((row.exit_status, row.http_status), (0, 0))
                 else:
                     self.assertEqual((row.exit_status, row.http_status), (2, 0))
 

@@ -70,17 +70,6 @@ class OutputOptionTests(unittest.TestCase):
 
 
 class StandardInputTests(unittest.TestCase):
-    def test_a_dash_reads_standard_input(self):
-        with open(example_path("benchmark_results_regression.json"), "rb") as handle:
-            data = handle.read()
-        completed = subprocess.run(
-            [sys.executable, "-B", RUN_BENCHMARK] + with_example(["--results", "-"]),
-            input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
-        self.assertEqual(completed.returncode, 1, completed.stderr)
-        document = json.loads(completed.stdout)
-        self.assertEqual(document["action"], "BLOCK")
-        self.assertEqual(document["inputs"]["results"]["file"], "<stdin>")
-
     def test_only_one_input_can_be_standard_input(self):
         run = run_cli(["--spec", "-", "--results", "-"])
         self.assertEqual((run.status, run.document["errors"][0]["code"]), (2, "cli.usage"))
@@ -99,6 +88,26 @@ class OptionTests(unittest.TestCase):
         run = run_cli(["--result", example_path("benchmark_results_pass.json")])
         self.assertEqual((run.status, run.document["errors"][0]["code"]), (2, "cli.usage"))
 
+    def test_an_installed_script_is_named_by_its_file_name(self):
+        self.assertEqual(cli.program_name("/usr/local/bin/proagents-bench"), "proagents-bench")
+
+
+class ProcessTests(unittest.TestCase):
+    """The command line as a process: standard input, -V, --help."""
+
+    ONCE_PER_INTERPRETER = "child processes only, in plain mode"
+
+    def test_a_dash_reads_standard_input(self):
+        with open(example_path("benchmark_results_regression.json"), "rb") as handle:
+            data = handle.read()
+        completed = subprocess.run(
+            [sys.executable, "-B", RUN_BENCHMARK] + with_example(["--results", "-"]),
+            input=data, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        self.assertEqual(completed.returncode, 1, completed.stderr)
+        document = json.loads(completed.stdout)
+        self.assertEqual(document["action"], "BLOCK")
+        self.assertEqual(document["inputs"]["results"]["file"], "<stdin>")
+
     def test_version_both_ways(self):
         for flag in ("-V", "--version"):
             run = run_subprocess([flag])
@@ -112,7 +121,6 @@ class OptionTests(unittest.TestCase):
                                    cwd=os.path.dirname(RUN_BENCHMARK), stdout=subprocess.PIPE,
                                    timeout=60)
         self.assertTrue(completed.stdout.startswith(b"usage: python -m proagents_bench"))
-        self.assertEqual(cli.program_name("/usr/local/bin/proagents-bench"), "proagents-bench")
 
 
 class MarkdownAppendTests(unittest.TestCase):
@@ -200,7 +208,8 @@ class FingerprintTimingTests(unittest.TestCase):
 
     def test_an_invalid_package_costs_no_fingerprint(self):
         from proagents_bench import pipeline
-        with mock.patch.object(pipeline, "evidence_fingerprint") as fingerprint:
+        from proagents_bench.jsonio import canonical as pending
+        with mock.patch.object(pending, "evidence_fingerprint") as fingerprint:
             with self.assertRaises(pipeline.ContractErrors):
                 pipeline.evaluate([
                     pipeline.InputFile("spec", example_path("benchmark_spec.json")),

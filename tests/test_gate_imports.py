@@ -35,6 +35,7 @@ GATE_MODULES = (
     "proagents_bench.contract.inputs",
     "proagents_bench.contract.metrics",
     "proagents_bench.contract.rules",
+    "proagents_bench.contract.sequential",  # spec v5's design: its shape and rules
     "proagents_bench.contract.shapes",
     "proagents_bench.contract.validate",
     "proagents_bench.contract.vocabulary",
@@ -81,7 +82,7 @@ GATE_MODULES = (
 # What must never be among them, whatever the list above grows to: the other commands'
 # rooms, the schemas' builder, the loader's slow path (a valid file never needs it), and the
 # renderers of reports nobody asked for.
-NEVER = ("proagents_bench.importers", "proagents_bench.service",
+NEVER = ("proagents_bench.importers", "proagents_bench.service", "proagents_bench.explain",
          "proagents_bench.maintenance", "proagents_bench.planning", "proagents_bench.release",
          "proagents_bench.manifest", "proagents_bench.release_outcome",
          "proagents_bench.contract.publish", "proagents_bench.contract.mapping",

@@ -27,6 +27,12 @@ SCENARIOS = {
     "exercise_unstable_task": ["--results", "examples/exercise_results_unstable_task.json"],
     "exercise_critical_privacy": ["--results",
                                   "examples/exercise_results_critical_privacy.json"],
+    "sequential_look1": ["--spec", "examples/sequential_spec.json",
+                         "--cases", "examples/sequential_cases.json",
+                         "--results", "examples/sequential_look1.json"],
+    "sequential_look3": ["--spec", "examples/sequential_spec.json",
+                         "--cases", "examples/sequential_cases.json",
+                         "--results", "examples/sequential_look3.json"],
 }
 
 

@@ -16,6 +16,7 @@ from proagents_bench.cli import commands
 from proagents_bench.importers import readers
 from proagents_bench.reports import registry
 
+from . import source_tree
 from .support import ROOT
 
 PACKAGE = os.path.join(ROOT, "proagents_bench")
@@ -29,26 +30,29 @@ LAYERS = (
     "contract", "evaluation",  # what the files must be; grade, aggregate, compare, decide
     "importers",  # harness logs -> a results package (the contract's shapes, the metrics' P95)
     "render", "pipeline",  # load -> validate -> ... -> decide -> render: the gate
+    "ledgered",  # the gate with a ledger of its looks, on the pipeline
     "maintenance", "planning",  # health, diff and the planner, on the pipeline's stages
+    "explain",  # why a decision went as it did: the pipeline's grades and the harnesses' traces
     "manifest", "release_outcome",  # a release's data: its manifest, its benchmarks' outcomes
     "reports",  # bytes for people and CI, from an Evaluation, a Health, a Release
     "release",  # a release's benchmarks: imports, gates and their reports, through the above
     "service",  # the private-test service, on the pipeline
     "cli", "__main__", "__init__")  # the command line: the only code that prints or exits
+# The modules that read a trial's trace from a log: only explain and the commands use them
+# (the import reads logs through the readers' table, which holds the trace readers too).
+TRACE_MODULES = ("proagents_bench.explain", "proagents_bench.importers.trace",
+                 "proagents_bench.importers.json_excerpt",
+                 "proagents_bench.importers.inspect_trace",
+                 "proagents_bench.importers.tau2_trace", "proagents_bench.importers.harbor_trace",
+                 "proagents_bench.importers.promptfoo_trace",
+                 "proagents_bench.importers.swebench_trace")
 # What the product never imports: the top-level packages beside it in the checkout.
 OUTSIDE_THE_PRODUCT = ("devtools", "tests")
 
 
 def modules():
     """(path relative to the package, with '/', its syntax tree) of every module."""
-    for folder, subfolders, files in os.walk(PACKAGE):
-        subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
-        for name in sorted(files):
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                with open(path, "rb") as handle:
-                    tree = ast.parse(handle.read().decode("utf-8"), path)
-                yield os.path.relpath(path, PACKAGE).replace(os.sep, "/"), tree
+    return source_tree.modules(PACKAGE)
 
 
 def imported(relative, node):
@@ -107,6 +111,8 @@ def runtime_imports(relative, tree):
 
 
 class LayerTests(unittest.TestCase):
+    ONCE_PER_INTERPRETER = "reads only the source"
+
     def test_the_product_imports_no_development_code(self):
         # Every import statement of every module (those under TYPE_CHECKING and inside
         # functions too): nothing of devtools/ or tests/, whose modules import the product.
@@ -134,6 +140,14 @@ class LayerTests(unittest.TestCase):
                         wrong.append((relative, name))
                     if layer(relative) == "service" and name.startswith("proagents_bench.cli"):
                         wrong.append((relative, name))
+        self.assertEqual(wrong, [])
+
+    def test_the_service_never_reads_a_trace(self):
+        # The private-test service shows no trace of a private case: it imports neither
+        # explain nor any trace reader, at any depth of its own modules.
+        wrong = [(relative, name) for relative, tree in modules() if layer(relative) == "service"
+                 for node in ast.walk(tree) for name in imported(relative, node)
+                 if name.startswith(TRACE_MODULES + ("proagents_bench.importers",))]
         self.assertEqual(wrong, [])
 
     def test_each_layer_imports_only_the_layers_below_it(self):

@@ -186,6 +186,8 @@ class ExitStatusTests(unittest.TestCase):
 
 
 class ReportPathTests(unittest.TestCase):
+    ONCE_PER_INTERPRETER = "a child process only, in plain mode"
+
     @unittest.skipUnless(os.path.exists("/dev/stdout"), "needs /dev/stdout")
     def test_a_report_may_not_overwrite_the_redirected_stdout(self):
         import subprocess

@@ -20,27 +20,31 @@ DEVELOPMENT_DOC = os.path.join(ROOT, "docs", "development.md")
 PACKAGE = "proagents_bench"
 # The new modules, each a recipe's NAME.
 NEW_HARNESS_MODULE = "importers/demo_log.py"
+NEW_TRACE_MODULE = "importers/demo_log_trace.py"
 NEW_REPORT_MODULE = "reports/demo_report.py"
 NEW_COMMAND_MODULE = "cli/demo_command.py"
 
 # -- the recipes, as edits of the copy: (file in the package, text found, text put instead) --
 
 GATE = [
-    ("contract/vocabulary.py", 'SPEC_V4 = "agent-benchmark-spec-v4"\n',
-     'SPEC_V4 = "agent-benchmark-spec-v4"\nSPEC_V5 = "agent-benchmark-spec-v5"\n'),
-    ("contract/vocabulary.py", "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4)",
-     "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5)"),
-    ("contract/inputs.py", "SPEC_V4, SPEC_VERSIONS", "SPEC_V4, SPEC_V5, SPEC_VERSIONS"),
+    ("contract/vocabulary.py", 'SPEC_V5 = "agent-benchmark-spec-v5"\n',
+     'SPEC_V5 = "agent-benchmark-spec-v5"\nSPEC_V6 = "agent-benchmark-spec-v6"\n'),
+    ("contract/vocabulary.py", "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5)",
+     "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6)"),
+    ("contract/inputs.py", "SPEC_V5, SPEC_VERSIONS", "SPEC_V5, SPEC_V6, SPEC_VERSIONS"),
     ("contract/inputs.py",
-     '    SpecVersion(SPEC_V4, BOOTSTRAP_V3, "Spec v4", small_sample_rules=True),\n',
-     '    SpecVersion(SPEC_V4, BOOTSTRAP_V3, "Spec v4", small_sample_rules=True),\n'
-     '    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True),\n'),
-    ("contract/gates.py", "SPEC_V4, SPEC_VERSIONS", "SPEC_V4, SPEC_V5, SPEC_VERSIONS"),
-    ("contract/gates.py", 'versions=since(SPEC_V4), interval="trial"),\n)',
-     'versions=since(SPEC_V4), interval="trial"),\n'
+     '    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True,\n'
+     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n',
+     '    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True,\n'
+     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n'
+     '    SpecVersion(SPEC_V6, BOOTSTRAP_V3, "Spec v6", small_sample_rules=True,\n'
+     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n'),
+    ("contract/gates.py", "SPEC_V4, SPEC_VERSIONS", "SPEC_V4, SPEC_V6, SPEC_VERSIONS"),
+    ("contract/gates.py", '    TRIAL_INTERVAL_GATE,\n)',
+     '    TRIAL_INTERVAL_GATE,\n'
      '    Gate("max_unknown_trial_rate", "unknown_trial_rate", AT_MOST, REVIEWING,\n'
      '         "Unknown trial rate", "share of trials of status unknown", _rate(), "none",\n'
-     '         versions=since(SPEC_V5)),\n)'),
+     '         versions=since(SPEC_V6)),\n)'),
 ]
 METRIC = [
     ("contract/metrics.py", '    Metric("unknown_trial_count", COUNT),\n',
@@ -60,7 +64,7 @@ from typing import Optional, Tuple
 
 from .settings import Settings
 from .source import LogSource
-from .trial import LogRun, Trial, Trials
+from .trial import Locator, LogRun, Trial, Trials
 from .values import array_trials
 
 
@@ -81,9 +85,35 @@ def read(source: LogSource, value: Optional[dict],
     def trial(record: dict, path: tuple) -> Trial:
         for name in record["side_effects"]:
             run.side_effect_rules[name] = run.side_effect_rule
-        return Trial(dict(record), {"where": (None, path), "task": "demo"}, None, path)
+        locator = Locator("demo-trial", str(path[-1] + 2)) if settings.trace_refs else None
+        return Trial(dict(record), {"where": (None, path), "task": "demo"}, None, path,
+                     locator=locator)
 
     return run, array_trials(log["trials"], "trials", "trial", source, trial)
+'''
+HARNESS_TRACE_MODULE = '''"""A demo log's traces: a trial's line, its tools as its calls."""
+
+from __future__ import annotations
+
+import json
+from typing import List, Sequence, Union
+
+from ..jsonio import JSONObject
+from .source import LogSource
+from .trace import TOOL_CALL, Step, Trace, TraceProblem
+
+
+def read_traces(source: LogSource,
+                references: Sequence[JSONObject]) -> List[Union[Trace, TraceProblem]]:
+    with open(source.path, "rb") as handle:
+        lines = handle.read().decode("utf-8").splitlines()
+    found: List[Union[Trace, TraceProblem]] = []
+    for reference in references:
+        record = json.loads(lines[int(reference["id"]) - 1])
+        found.append(Trace("%s:%s" % (source.shown, reference["id"]), [
+            Step(TOOL_CALL, "tools_used[%d]" % index, "{}", name=name)
+            for index, name in enumerate(record["tools_used"])]))
+    return found
 '''
 HARNESS = [
     ("contract/harnesses.py", "# -- the table ---",
@@ -93,7 +123,7 @@ HARNESS = [
      '    formats=[LogFormat(DEMO_JSONL, "a Demo log",\n'
      '                       Recognition(LINES, keys=("demo_log",)), ".demo.jsonl")],\n'
      '    final_states=[Source("state")], costs=[Source("cost")], case_word="case",\n'
-     '    trial_word="trial")\n\n'
+     '    trial_word="trial", trace_unit="demo-trial")\n\n'
      '# -- the table ---'),
     ("contract/harnesses.py",
      "HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,\n"
@@ -112,10 +142,10 @@ HARNESS = [
      "PROMPTFOO_DOCS, JSON_LINES_DOCS,\n                                         DEMO_DOCS)"),
     ("importers/readers.py", "from ..contract.harnesses import (",
      "from ..contract.harnesses import (DEMO_JSONL, "),
-    ("importers/readers.py", "from . import harbor,", "from . import demo_log, harbor,"),
+    ("importers/readers.py", "from . import (harbor,", "from . import (demo_log, demo_log_trace, harbor,"),
     ("importers/readers.py", "    FormatReader(JSONL, jsonl.read_lines),\n",
      "    FormatReader(JSONL, jsonl.read_lines),\n"
-     "    FormatReader(DEMO_JSONL, demo_log.read),\n"),
+     "    FormatReader(DEMO_JSONL, demo_log.read, demo_log_trace.read_traces),\n"),
 ]
 REPORT_MODULE = '''"""A demo report: the decision's action, one line (and a run without one, its headline)."""
 
@@ -224,17 +254,18 @@ pages = {os.path.basename(path): data.decode("utf-8")
 
 # the gate
 spec_schema = schema("spec")
-found["v5_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v5"]["properties"][
+found["new_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v6"]["properties"][
     "gates"]["required"])
 found["v1_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v1"]["properties"][
     "gates"]["required"])
-found["gate_row"] = ("| `max_unknown_trial_rate` | v5 | `unknown_trial_rate` |" in pages[
-    "contract.md"], "| `min_trial_delta_ci_low` | v4-v5 |" in pages["contract.md"])
+found["gate_row"] = ("| `max_unknown_trial_rate` | v6 | `unknown_trial_rate` |" in pages[
+    "contract.md"], "| `min_trial_delta_ci_low` | v4-v6 |" in pages["contract.md"])
 found["metric_in_schema"] = "unknown_trial_rate" in json.dumps(schema("decision"))
 status, out, err = run(["--format", "json"])
 found["example"] = (status, json.loads(out)["action"])
 spec = read("benchmark_spec_v4_trial.json")
-spec["schema_version"] = "agent-benchmark-spec-v5"
+spec["schema_version"] = "agent-benchmark-spec-v6"
+spec["sequential"] = None
 spec["gates"]["max_unknown_trial_rate"] = 0
 results = read("benchmark_results_pass.json")
 candidate = [system for system in results["systems"] if system["role"] == "candidate"][0]
@@ -246,9 +277,9 @@ status, out, err = run(["--spec", write("spec5.json", spec), "--cases",
                         "--html", reports["r.html"], "--markdown", reports["r.md"],
                         "--junit-xml", reports["r.xml"]])
 document = json.loads(out)
-found["v5_decision"] = (status, document["action"], sorted(
+found["new_decision"] = (status, document["action"], sorted(
     finding["code"] for finding in document["findings"] if finding["severity"] != "info"))
-found["v5_metric"] = document["candidate_metrics"]["unknown_trial_rate"]
+found["new_metric"] = document["candidate_metrics"]["unknown_trial_rate"]
 texts = {}
 for name, path in reports.items():
     with open(path, "rb") as handle:
@@ -320,6 +351,15 @@ status, out, err = run(["--spec", example("benchmark_spec.json"), "--cases",
                         example("benchmark_cases.json"), "--results", imported, "--format",
                         "json"])
 found["imported_decision"] = (status, json.loads(out)["action"])
+from proagents_bench.importers.package import import_logs
+from proagents_bench.importers.readers import TRACE_READER_OF
+from proagents_bench.importers.settings import default_settings
+from proagents_bench.importers.source import LogSource
+traced = default_settings()
+traced.trace_refs = True
+records = import_logs([LogSource(log) for log in logs], traced).results["systems"][1]["records"]
+found["trace"] = ([step.name for step in TRACE_READER_OF["demo-jsonl"](
+    LogSource(logs[1]), [records[0]["trace"]])[0].steps], records[0]["tools_used"])
 found["mapping_schema"] = "Demo: `state` (default)" in json.dumps(schema("mapping"))
 found["results_schema"] = "demo-jsonl" in json.dumps(schema("results"))
 found["format_row"] = ('| `demo-jsonl` | Demo (`demo`) | Demo log | its first line: a JSON '
@@ -395,6 +435,8 @@ def tree_digest(folder):
 
 
 class RecipeTests(unittest.TestCase):
+    ONCE_PER_INTERPRETER = "child processes only (isolated, in plain mode)"
+
     def setUp(self):
         self.folder = TempDir(self).path
         for name in (PACKAGE, "devtools", "docs", "examples"):
@@ -415,12 +457,13 @@ class RecipeTests(unittest.TestCase):
     def add_module(self, recipe, relative, text):
         with open(os.path.join(self.folder, PACKAGE, *relative.split("/")), "wb") as handle:
             handle.write(text.encode("utf-8"))
-        self.touched[recipe] = {relative}
+        self.touched.setdefault(recipe, set()).add(relative)
 
     def test_each_recipe_touches_its_files_and_everything_follows(self):
         self.follow("a gate", GATE)
         self.follow("its metric", METRIC)
         self.add_module("a harness", NEW_HARNESS_MODULE, HARNESS_MODULE)
+        self.add_module("a harness", NEW_TRACE_MODULE, HARNESS_TRACE_MODULE)
         self.follow("a harness", HARNESS)
         self.follow("a feedback level", LEVEL)
         self.add_module("a report", NEW_REPORT_MODULE, REPORT_MODULE)
@@ -448,21 +491,23 @@ class RecipeTests(unittest.TestCase):
         self.assertEqual(os.path.normcase(found["package"]),
                          os.path.normcase(os.path.join(self.folder, PACKAGE)))
         # the gate: its version's schema, the contract's table, the decision, every report
-        self.assertIn("max_unknown_trial_rate", found["v5_gates"])
+        self.assertIn("max_unknown_trial_rate", found["new_gates"])
         self.assertNotIn("max_unknown_trial_rate", found["v1_gates"])
         self.assertEqual(found["gate_row"], [True, True])
         self.assertTrue(found["metric_in_schema"])
         self.assertEqual(found["example"], [0, "PASS"])
-        status, action, failed = found["v5_decision"]
+        status, action, failed = found["new_decision"]
         self.assertEqual((status, action), (1, "REVIEW"))
         self.assertIn("max_unknown_trial_rate", failed)
-        self.assertGreater(found["v5_metric"], 0)
+        self.assertGreater(found["new_metric"], 0)
         self.assertEqual(found["reports_show_gate"],
                          {"r.html": True, "r.md": True, "r.xml": True, "text": True})
         # the harness: the import, the provenance, the schemas, the docs, the help
         self.assertEqual(found["import"][0], 0, found["import"][1])
         self.assertEqual(found["provenance"], ["demo-jsonl", "demo"])
         self.assertEqual(found["imported_decision"], [0, "PASS"])
+        steps, tools = found["trace"]  # its trace reader reads the trial's line back
+        self.assertEqual((steps, len(steps) > 1), (tools, True))
         for key in ("mapping_schema", "results_schema", "format_row", "defaults_column",
                     "import_help"):
             self.assertTrue(found[key], key)

@@ -42,6 +42,8 @@ def gate_bytes(decision):
 
 
 class ReleaseDocsTests(unittest.TestCase):
+    ONCE_PER_INTERPRETER = "child processes only, in plain mode"
+
     @classmethod
     def setUpClass(cls):
         """The docs' one command, run once as written from the project folder."""

@@ -9,6 +9,7 @@ import tempfile
 import unittest
 
 from proagents_bench.cli import interpreter_word
+from test_run_benchmark import MODES
 from tests.support import (EXAMPLES, ROOT, RUN_BENCHMARK, Run, TempDir, codes, gate_findings,
                            run_cli, run_subprocess)
 
@@ -125,8 +126,26 @@ class ExerciseTests(unittest.TestCase):
                          ["critical_task_min_trial_success_rate"])
 
 
+class ArgumentTests(unittest.TestCase):
+    """Arguments the gate refuses."""
+
+    def test_candidate_must_name_the_candidate(self):
+        run = run_cli(["--candidate", "someone-else"])
+        self.assertEqual(run.status, 2)
+        self.assertEqual(codes(run), [("cli.unknown_candidate", "$.systems[1].system_id")])
+
+    def test_bad_arguments_are_exit_2_with_a_document(self):
+        run = run_cli(["--no-such-option"])
+        self.assertEqual(run.status, 2)
+        self.assertEqual(codes(run), [("cli.usage", "$")])
+        self.assertIn("--no-such-option", run.stderr)
+
+
 class CommandLineTests(unittest.TestCase):
-    """The scenarios as a user runs them: a process, from another working directory."""
+    """The scenarios as a user runs them: a process, from another working directory, in each
+    interpreter mode (the suite's other child processes run in plain mode)."""
+
+    ONCE_PER_INTERPRETER = "child processes only, each in the mode the test names"
 
     def test_scenarios_exit_codes_from_another_directory(self):
         expected = [
@@ -139,17 +158,17 @@ class CommandLineTests(unittest.TestCase):
              "CONTRACT_ERROR"),
         ]
         with tempfile.TemporaryDirectory() as elsewhere:
-            for args, status, action in expected:
-                with self.subTest(action=action):
-                    run = run_subprocess(args, cwd=elsewhere)
+            for (args, status, action), flags in zip(expected, MODES):
+                with self.subTest(action=action, flags=flags):
+                    run = run_subprocess(args, cwd=elsewhere, flags=flags)
                     self.assertEqual(run.status, status, run.stderr)
                     self.assertEqual(run.document["action"], action)
 
     def test_output_is_byte_identical_across_hash_seeds_directories_and_modes(self):
         outputs = set()
         with tempfile.TemporaryDirectory() as elsewhere:
-            for seed, cwd, flags in (("0", None, []), ("1", elsewhere, []),
-                                     ("12345", elsewhere, ["-O"])):
+            for seed, cwd, flags in zip(("0", "1", "12345", "7"), (None, elsewhere, elsewhere,
+                                                                  None), MODES):
                 command_env = {"PYTHONHASHSEED": seed, "PYTHONIOENCODING": "latin-1"}
                 run = run_subprocess([], cwd=cwd, env=command_env, flags=flags)
                 self.assertEqual(run.status, 0, run.stderr)
@@ -177,17 +196,6 @@ class CommandLineTests(unittest.TestCase):
         self.assertNotIn(b"Traceback", stderr)
         self.assertIn(status, (0, 1))  # 0 when the document fit the pipe before it closed
 
-    def test_candidate_must_name_the_candidate(self):
-        run = run_cli(["--candidate", "someone-else"])
-        self.assertEqual(run.status, 2)
-        self.assertEqual(codes(run), [("cli.unknown_candidate", "$.systems[1].system_id")])
-
-    def test_bad_arguments_are_exit_2_with_a_document(self):
-        run = run_cli(["--no-such-option"])
-        self.assertEqual(run.status, 2)
-        self.assertEqual(codes(run), [("cli.usage", "$")])
-        self.assertIn("--no-such-option", run.stderr)
-
 
 def gate_in(folder, arguments, script=RUN_BENCHMARK, stdin=b""):
     """The gate as a process run from ``folder`` (``script`` as the user names it there)."""
@@ -204,6 +212,8 @@ class DefaultInputTests(unittest.TestCase):
     team's files against the example's (cli.missing_input, exit 2, naming the command to
     run). An empty folder still gets the example's PASS
     (CommandLineTests.test_scenarios_exit_codes_from_another_directory)."""
+
+    ONCE_PER_INTERPRETER = "child processes only, in plain mode"
 
     def team_folder(self):
         """A folder holding a new benchmark, written by the real ``init``."""

@@ -1,5 +1,5 @@
-"""The sequential design's exact statistics (proagents_bench/stats/sequential.py), held to
-computations that share none of its shortcuts: every path of up to 14 discordant units (and
+"""The sequential design's exact statistics (proagents_bench/stats/sequential.py and the
+modules beside it: discordant_paths, sequential_looks, sequential_fixed), held to computations that share none of its shortcuts: every path of up to 14 discordant units (and
 every sequence of concordant and discordant units of a few looks) enumerated one by one, a
 plain dictionary recursion in fractions for longer paths, McNemar's one-sided test from the
 gate's own code. The guarantee is checked on a grid of designs, and shown to break when the
@@ -17,16 +17,18 @@ from decimal import ROUND_DOWN, getcontext, localcontext
 from fractions import Fraction as F
 from math import ceil, comb
 
-from proagents_bench.stats import sequential
+from proagents_bench.stats import discordant_paths, sequential, sequential_fixed, sequential_looks
 from proagents_bench.stats.exact_tests import sign_test_p
-from proagents_bench.stats.sequential import (FUTILITY, HALF, PASS, CONTINUE, Boundary,
-                                              Design)
+from proagents_bench.stats.discordant_paths import HALF
+from proagents_bench.stats.sequential import Boundary, Design
+from proagents_bench.stats.sequential_looks import CONTINUE, FUTILITY, PASS
 from tests.support import ROOT
 
 
 def load_tests(loader, tests, pattern):
     """The module's docstring examples are tests too."""
-    tests.addTests(doctest.DocTestSuite(sequential))
+    for module in (discordant_paths, sequential, sequential_fixed, sequential_looks):
+        tests.addTests(doctest.DocTestSuite(module))
     return tests
 
 
@@ -46,7 +48,7 @@ GRID = tuple(Design(alpha, F(1, 5), HALF, theta1, 0)
 
 def sized(design, factor=F(3, 2)):
     """``design`` with its largest sample ``factor`` times the fixed design of its power."""
-    fixed, _, _ = sequential.fixed_design(design.alpha, design.theta0, design.theta1,
+    fixed, _, _ = sequential_fixed.fixed_design(design.alpha, design.theta0, design.theta1,
                                           1 - design.beta)
     return design._replace(max_discordant=ceil(factor * fixed))
 
@@ -137,8 +139,8 @@ class SmallDesignTests(unittest.TestCase):
                 with self.subTest(design=design, theta=theta):
                     ever, passed, stopped, expected, undecided = enumerate_paths(boundary,
                                                                                  theta)
-                    law = sequential.crossings(boundary, theta)
-                    self.assertEqual(sequential.ever_crossing(boundary.passing, theta), ever)
+                    law = discordant_paths.crossings(boundary, theta)
+                    self.assertEqual(discordant_paths.ever_crossing(boundary.passing, theta), ever)
                     self.assertEqual(law.pass_probability(), passed)
                     self.assertEqual(law.futility_probability(), stopped)
                     self.assertEqual(law.expected_discordant(), expected)
@@ -159,15 +161,15 @@ class SmallDesignTests(unittest.TestCase):
             for theta in (HALF, F(2, 7)):
                 with self.subTest(trial=trial, theta=theta, passing=passing, futile=futile):
                     ever, passed, stopped, expected, _ = enumerate_paths(boundary, theta)
-                    law = sequential.crossings(boundary, theta)
-                    self.assertEqual(sequential.ever_crossing(passing, theta), ever)
+                    law = discordant_paths.crossings(boundary, theta)
+                    self.assertEqual(discordant_paths.ever_crossing(passing, theta), ever)
                     self.assertEqual((law.pass_probability(), law.futility_probability(),
                                       law.expected_discordant()), (passed, stopped, expected))
 
     def test_closing_thresholds_equal_every_path_enumerated(self):
         for design in SMALL[:3]:
             boundary = sequential.design_boundary(design)
-            closing = sequential.closing_boundaries(boundary)
+            closing = sequential_looks.closing_boundaries(boundary)
             for size in range(1, design.max_discordant + 1):
                 with self.subTest(design=design, n=size):
                     self.assertEqual(closing[size], closing_by_enumeration(boundary, size))
@@ -177,8 +179,8 @@ class SmallDesignTests(unittest.TestCase):
     def test_closing_weights_equal_every_path_enumerated(self):
         design = SMALL[0]
         boundary = sequential.design_boundary(design)
-        closing = sequential.closing_boundaries(boundary)
-        law = sequential.crossings(boundary, design.theta1, closing)
+        closing = sequential_looks.closing_boundaries(boundary)
+        law = discordant_paths.crossings(boundary, design.theta1, closing)
         theta = design.theta1
         for size in range(1, design.max_discordant):
             reached = F(0)
@@ -203,11 +205,11 @@ class GuaranteeTests(unittest.TestCase):
                 boundary = sequential.design_boundary(design)
                 false_pass = sequential.check_boundary(boundary)
                 self.assertLessEqual(false_pass, design.alpha)
-                self.assertEqual(false_pass, sequential.ever_crossing(boundary.passing,
+                self.assertEqual(false_pass, discordant_paths.ever_crossing(boundary.passing,
                                                                       design.theta0))
-                obeyed = sequential.crossings(boundary, design.theta0).pass_probability()
+                obeyed = discordant_paths.crossings(boundary, design.theta0).pass_probability()
                 self.assertLessEqual(obeyed, false_pass)
-                power = sequential.crossings(boundary, design.theta1).pass_probability()
+                power = discordant_paths.crossings(boundary, design.theta1).pass_probability()
                 self.assertGreaterEqual(power, 1 - design.beta)
 
     def test_loosening_the_pass_boundary_anywhere_breaks_the_guarantee(self):
@@ -222,7 +224,7 @@ class GuaranteeTests(unittest.TestCase):
                 with self.subTest(design=design, n=n):
                     loosened = list(boundary.passing)
                     loosened[n] -= 1
-                    self.assertGreater(sequential.ever_crossing(loosened, design.theta0),
+                    self.assertGreater(discordant_paths.ever_crossing(loosened, design.theta0),
                                        design.alpha)
                     futile = list(boundary.futile)
                     futile[n] = min(futile[n], loosened[n] - 1)
@@ -235,9 +237,9 @@ class GuaranteeTests(unittest.TestCase):
         # whole null theta <= theta0.
         for design in SMALL[:3]:
             boundary = sequential.design_boundary(design)
-            at_null = sequential.ever_crossing(boundary.passing, design.theta0)
+            at_null = discordant_paths.ever_crossing(boundary.passing, design.theta0)
             for theta in (design.theta0 - F(1, 10), design.theta0 / 2):
-                self.assertLess(sequential.ever_crossing(boundary.passing, theta), at_null)
+                self.assertLess(discordant_paths.ever_crossing(boundary.passing, theta), at_null)
 
     def test_every_pass_point_is_a_pass_of_mcnemars_test(self):
         # P(S_n >= a_n) <= P(ever crossing) <= alpha, so the fixed gate's small-sample rule
@@ -255,14 +257,14 @@ class GuaranteeTests(unittest.TestCase):
         # path enumerated, stays within alpha, and one win fewer would exceed it.
         for design, sizes in ((SMALL[0], (6, 9, 12)), (SMALL[2], (3, 5, 8, 12))):
             boundary = sequential.design_boundary(design)
-            closing = sequential.closing_boundaries(boundary)
+            closing = sequential_looks.closing_boundaries(boundary)
             theta = design.theta0
             for size in sizes:
                 total = looser = F(0)
                 for path in itertools.product((0, 1), repeat=size):
                     wins = sum(path)
                     weight = theta ** wins * (1 - theta) ** (size - wins)
-                    state = sequential.path_state(boundary, path, final=True, closing=closing)
+                    state = sequential_looks.path_state(boundary, path, final=True, closing=closing)
                     total += weight if state.state == PASS else 0
                     crossed = any(sum(path[:n]) >= boundary.passing[n] for n in range(1, size))
                     looser += weight if crossed or wins >= closing[size] - 1 else 0
@@ -279,17 +281,17 @@ class CharacteristicsTests(unittest.TestCase):
             boundary = sequential.design_boundary(design)
             for theta in (design.theta0, design.theta1, F(13, 20)):
                 with self.subTest(design=design, theta=theta):
-                    law = sequential.crossings(boundary, theta)
+                    law = discordant_paths.crossings(boundary, theta)
                     self.assertEqual((law.pass_probability(), law.futility_probability(),
                                       law.expected_discordant()), naive_law(boundary, theta))
 
     def test_the_fixed_design_is_the_least_of_its_power(self):
         for alpha, theta1, power in ((F(1, 40), F(4, 5), F(4, 5)), (F(1, 20), F(7, 10),
                                                                      F(9, 10))):
-            size, critical, reached = sequential.fixed_design(alpha, HALF, theta1, power)
+            size, critical, reached = sequential_fixed.fixed_design(alpha, HALF, theta1, power)
 
             def power_of(n):
-                c = sequential.critical_value(n, alpha)
+                c = sequential_fixed.critical_value(n, alpha)
                 return sum((F(comb(n, s)) * theta1 ** s * (1 - theta1) ** (n - s)
                             for s in range(c, n + 1)), F(0))
             self.assertEqual(reached, power_of(size))
@@ -306,7 +308,7 @@ class CharacteristicsTests(unittest.TestCase):
         for design in GRID:
             design = sized(design)
             with self.subTest(design=design):
-                figures = sequential.characteristics(sequential.design_boundary(design),
+                figures = sequential_fixed.characteristics(sequential.design_boundary(design),
                                                      grid=())
                 self.assertLessEqual(figures.expected_alternative,
                                      F(7, 10) * figures.fixed_size)
@@ -318,8 +320,8 @@ class CharacteristicsTests(unittest.TestCase):
         design = SMALL[0]
         boundary = sequential.design_boundary(design)
         grid = [F(k, 20) for k in range(1, 20)]
-        figures = sequential.characteristics(boundary, grid)
-        every = {theta: sequential.crossings(boundary, theta).expected_discordant()
+        figures = sequential_fixed.characteristics(boundary, grid)
+        every = {theta: discordant_paths.crossings(boundary, theta).expected_discordant()
                  for theta in grid + [design.theta0, design.theta1]}
         self.assertEqual(figures.largest_expected, max(every.values()))
         self.assertEqual(every[figures.largest_expected_at], figures.largest_expected)
@@ -334,9 +336,9 @@ class CharacteristicsTests(unittest.TestCase):
                        for n in sizes):
                     expected += F(1, 2 ** last)
             with self.subTest(sizes=sizes):
-                self.assertEqual(sequential.repeated_look_false_pass(sizes, alpha), expected)
-        one = sequential.repeated_look_false_pass([100], F(1, 40))
-        five = sequential.repeated_look_false_pass([20, 40, 60, 80, 100], F(1, 40))
+                self.assertEqual(sequential_fixed.repeated_look_false_pass(sizes, alpha), expected)
+        one = sequential_fixed.repeated_look_false_pass([100], F(1, 40))
+        five = sequential_fixed.repeated_look_false_pass([20, 40, 60, 80, 100], F(1, 40))
         self.assertLessEqual(one, F(1, 40))
         self.assertGreater(five, 2 * one)  # looking five times doubles it and more
 
@@ -349,7 +351,7 @@ class LooksTests(unittest.TestCase):
         # units (so the last look's closing decides some paths).
         design = SMALL[2]
         boundary = sequential.design_boundary(design)
-        closing = sequential.closing_boundaries(boundary)
+        closing = sequential_looks.closing_boundaries(boundary)
         self.assertLess(closing[8], boundary.passing[8])
         looks = [3, 6, 9]
         for rate, theta in ((F(1, 2), design.theta1), (F(2, 3), design.theta0)):
@@ -363,7 +365,7 @@ class LooksTests(unittest.TestCase):
                 outcome = None
                 for number, end in enumerate(looks):
                     path = [unit for unit in units[:end] if unit is not None]
-                    state = sequential.path_state(boundary, path,
+                    state = sequential_looks.path_state(boundary, path,
                                                   final=number == len(looks) - 1,
                                                   closing=closing)
                     if state.state != CONTINUE:
@@ -372,17 +374,17 @@ class LooksTests(unittest.TestCase):
                 passed += weight if outcome == PASS else 0
                 expected += weight * run
             with self.subTest(rate=rate, theta=theta):
-                self.assertEqual(sequential.looks_characteristics(boundary, looks, rate, theta),
+                self.assertEqual(sequential_looks.looks_characteristics(boundary, looks, rate, theta),
                                  (passed, expected))
 
     def test_the_fixed_design_in_units_is_the_least_of_its_power(self):
         alpha, theta1, power, rate = F(1, 20), F(9, 10), F(4, 5), F(1, 2)
-        units, screened = sequential.fixed_units(alpha, HALF, theta1, power, rate)
+        units, screened = sequential_fixed.fixed_units(alpha, HALF, theta1, power, rate)
 
         def mixed(count):
             total = F(0)
             for discordant in range(count + 1):
-                c = sequential.critical_value(discordant, alpha)
+                c = sequential_fixed.critical_value(discordant, alpha)
                 reach = sum((F(comb(discordant, s)) * theta1 ** s *
                              (1 - theta1) ** (discordant - s)
                              for s in range(c, discordant + 1)), F(0))
@@ -392,7 +394,7 @@ class LooksTests(unittest.TestCase):
         self.assertTrue(all(mixed(count) < power for count in range(units)))
         self.assertAlmostEqual(screened, float(mixed(units)), places=12)
         # Deciding every candidate exactly (a margin no double falls inside) agrees.
-        exact_units, exact = sequential.fixed_units(alpha, HALF, theta1, power, rate,
+        exact_units, exact = sequential_fixed.fixed_units(alpha, HALF, theta1, power, rate,
                                                     margin=2.0)
         self.assertEqual((exact_units, exact), (units, float(mixed(units))))
 
@@ -407,40 +409,40 @@ class PathTests(unittest.TestCase):
     def test_the_first_boundary_crossed_decides(self):
         passing, futile = self.boundary.passing, self.boundary.futile
         first_pass = next(n for n in range(1, 15) if passing[n] <= n)
-        state = sequential.path_state(self.boundary, [1] * 14)
+        state = sequential_looks.path_state(self.boundary, [1] * 14)
         self.assertEqual((state.state, state.decided_at, state.wins),
                          (PASS, first_pass, first_pass))
         first_stop = next(n for n in range(1, 15) if futile[n] >= 0)
-        state = sequential.path_state(self.boundary, [0] * first_stop + [1] * 14)
+        state = sequential_looks.path_state(self.boundary, [0] * first_stop + [1] * 14)
         self.assertEqual((state.state, state.decided_at, state.wins), (FUTILITY, first_stop, 0))
 
     def test_an_undecided_path_continues_and_its_last_look_closes_it(self):
-        closing = sequential.closing_boundaries(self.boundary)
+        closing = sequential_looks.closing_boundaries(self.boundary)
         for path in itertools.product((0, 1), repeat=8):
-            state = sequential.path_state(self.boundary, path)
+            state = sequential_looks.path_state(self.boundary, path)
             if state.state != CONTINUE:
                 continue
             self.assertEqual((state.decided_at, state.discordant, state.wins),
                              (None, 8, sum(path)))
-            final = sequential.path_state(self.boundary, path, final=True)
+            final = sequential_looks.path_state(self.boundary, path, final=True)
             self.assertEqual(final.state, PASS if sum(path) >= closing[8] else FUTILITY)
             self.assertEqual(final.pass_at, closing[8])
 
     def test_units_after_the_largest_sample_are_never_read(self):
         size = self.design.max_discordant
         last = next(path for path in itertools.product((0, 1), repeat=size)
-                    if sequential.path_state(self.boundary, path).decided_at == size)
-        state = sequential.path_state(self.boundary, list(last) + [7, 7])  # never read
+                    if sequential_looks.path_state(self.boundary, path).decided_at == size)
+        state = sequential_looks.path_state(self.boundary, list(last) + [7, 7])  # never read
         self.assertEqual(state.decided_at, size)
         self.assertNotEqual(state.state, CONTINUE)  # the boundaries meet at N
         # Even where they do not (a boundary made by hand), the path stops at N.
         open_end = self.boundary._replace(futile=self.boundary.futile[:-1] + (-1,))
         undecided = next(path for path in itertools.product((0, 1), repeat=size)
-                         if sequential.path_state(open_end, path).state == CONTINUE)
-        state = sequential.path_state(open_end, list(undecided) + [7])
+                         if sequential_looks.path_state(open_end, path).state == CONTINUE)
+        state = sequential_looks.path_state(open_end, list(undecided) + [7])
         self.assertEqual((state.state, state.discordant), (CONTINUE, size))
         with self.assertRaisesRegex(ValueError, "0 or 1"):
-            sequential.path_state(self.boundary, [1, 2])
+            sequential_looks.path_state(self.boundary, [1, 2])
 
 
 class DesignTests(unittest.TestCase):

@@ -73,8 +73,9 @@ class PublishedTests(unittest.TestCase):
         # Every results version the gate reads is named (from the contract's table), and
         # the one this service takes, its baseline's.
         versions = list(FILE_KINDS["results"])
-        self.assertEqual(len(versions), 4)
-        self.assertIn("(agent-benchmark-results-v1, -v2, -v3 or -v4)", document["submission"])
+        self.assertEqual(len(versions), 5)
+        self.assertIn("(agent-benchmark-results-v1, -v2, -v3, -v4 or -v5)",
+                      document["submission"])
         self.assertIn("baseline package: agent-benchmark-results-v1.", document["submission"])
         self.assertEqual(document["submission_schema_version"], "agent-benchmark-results-v1")
         self.assertEqual(public.versions_text(versions[:2]),

@@ -22,7 +22,7 @@ from proagents_bench.version import VERSION
 from . import serve_driver
 from .service_support import (HTTP_TIMEOUT, ServeProcess, Service, call, raw_exchange,
                               submission_bytes, write_benchmark)
-from .support import TempDir, load_example, run_cli
+from .support import ROOT, TempDir, load_example, run_cli
 
 
 def head(token, length, path="/v1/submissions"):
@@ -372,6 +372,17 @@ class CommandTests(unittest.TestCase):
         self.assertEqual(run.document["errors"][0]["code"], "cli.baseline_protocol")
         self.assertIn("baseline-v1.max_steps: expected=8, actual=9",
                       run.document["errors"][0]["message"])
+
+    def test_serve_refuses_a_sequential_design(self):
+        folder = TempDir(self).path
+        with open(os.path.join(ROOT, "tests", "corpus", "valid", "spec",
+                               "spec_v5_sequential_one_look.json"), "rb") as handle:
+            spec = json.loads(handle.read().decode("utf-8"))
+        spec_path, cases, baseline = write_benchmark(folder, spec=spec)
+        run = run_cli(["serve", "--spec", spec_path, "--cases", cases, "--baseline", baseline,
+                       "--data", os.path.join(folder, "data"), "--port", "0"])
+        self.assertEqual(run.status, EXIT_CONTRACT_ERROR)
+        self.assertEqual(run.document["errors"][0]["code"], "cli.serve_sequential")
 
 
 @unittest.skipIf(sys.platform == "win32", "POSIX signals")

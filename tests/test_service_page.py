@@ -24,14 +24,24 @@ from .test_service_phases import close_phase, open_phase
 SCREENS = ((1280, 900), (390, 844))
 CHROMIUM_TIMEOUT = 120
 
+# The page that frames the page measured (its size, its text) and measures it with a script
+# (the body of a function of the frame's document ``frame`` and the figures ``shown``).
 MEASURING_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"></head>
 <body style="margin:0"><iframe id="page" width="%d" height="%d" style="border:0"
 srcdoc="%s"></iframe><pre id="measured"></pre>
 <script>
 document.getElementById("page").addEventListener("load", function () {
   var frame = this.contentDocument, root = frame.documentElement;
-  var shown = {width: root.clientWidth, height: this.contentWindow.innerHeight,
-               page_width: root.scrollWidth, boards: []};
+  var shown = {width: root.clientWidth, height: this.contentWindow.innerHeight};
+  (function (frame, shown) { %s })(frame, shown);
+  shown.page_width = root.scrollWidth;
+  document.getElementById("measured").textContent = JSON.stringify(shown);
+});
+</script></body></html>"""
+
+# The boards: per heading, the table after it (its box, its rows, its cells cut).
+BOARDS = """
+  shown.boards = [];
   frame.querySelectorAll("h2").forEach(function (heading) {
     var next = heading.nextElementSibling;
     var table = next && next.tagName == "TABLE" ? next : null;
@@ -48,9 +58,7 @@ document.getElementById("page").addEventListener("load", function () {
     }
     shown.boards.push(board);
   });
-  document.getElementById("measured").textContent = JSON.stringify(shown);
-});
-</script></body></html>"""
+"""
 
 
 def chromium():
@@ -62,14 +70,15 @@ def chromium():
     return None
 
 
-def measure(test, page, width, height):
+def measure(test, page, width, height, script=BOARDS):
     """The layout of ``page`` (HTML text) in a frame of ``width`` x ``height`` pixels, as
     headless Chromium lays it out: the frame's width and height (without scroll bars), the
-    page's whole width, and per board its heading and its table's box."""
+    page's whole width, and what ``script`` measures (by default per board its heading and
+    its table's box)."""
     folder = TempDir(test).path
     wrapper = os.path.join(folder, "measure.html")
     with open(wrapper, "wb") as handle:
-        handle.write((MEASURING_PAGE % (width, height, html.escape(page, quote=True)))
+        handle.write((MEASURING_PAGE % (width, height, html.escape(page, quote=True), script))
                      .encode("utf-8"))
     # The window is a little larger than the frame (headless Chromium keeps its window at
     # least 500 pixels wide); the frame is the screen measured.

@@ -52,6 +52,8 @@ def run_on_terminal(args, colour=False):
 class PseudoTerminalTests(unittest.TestCase):
     """The real process, its stdout a pseudo-terminal, a pipe or a file."""
 
+    ONCE_PER_INTERPRETER = "child processes only, in plain mode"
+
     def run_gate(self, args, stdout, env=()):
         environment = dict(os.environ)
         environment.pop("NO_COLOR", None)
@@ -408,9 +410,9 @@ class HelpTests(unittest.TestCase):
         width = max(len(command.name) for command in COMMANDS) + 2
         self.assertEqual(listed, ["  %s%s" % (command.name.ljust(width), command.description)
                                   for command in COMMANDS])
-        self.assertEqual([command.name for command in COMMANDS[:8]],
-                         ["gate", "init", "import", "plan", "release", "health", "diff",
-                          "serve"])
+        self.assertEqual([command.name for command in COMMANDS[:9]],
+                         ["gate", "init", "import", "explain", "plan", "release", "health",
+                          "diff", "serve"])
         self.assertNotIn("Commands (", help_text(["init"]))
 
 

@@ -73,6 +73,11 @@ def _import() -> CommandModule:
     return import_command
 
 
+def _explain() -> CommandModule:
+    from . import explain_command
+    return explain_command
+
+
 def _plan() -> CommandModule:
     from . import plan_command
     return plan_command
@@ -135,6 +140,8 @@ COMMANDS: Tuple[Command, ...] = (
     Command("init", _init, "write a new benchmark's first files, from nothing or from a "
                            "harness log"),
     Command("import", _import, "turn harness logs, one per system, into a results package"),
+    Command("explain", _explain, "why it regressed: each failing task explained from the "
+                                 "harnesses' own traces"),
     Command("plan", _plan, "how many tasks and trials buy the power to detect an effect"),
     Command("release", _release, "one release decision across several benchmarks"),
     Command("health", _health, "the test tasks' health across many results packages: what "

@@ -1,5 +1,5 @@
 """The gate: ``run_benchmark.py [--spec F] [--cases F] [--results F] [--candidate ID]
-[--html P] [--markdown P] [--junit-xml P] [--schema KIND]``.
+[--ledger F] [--html P] [--markdown P] [--junit-xml P] [--schema KIND]``.
 
 Without arguments it evaluates the shipped example package, where the working folder holds no
 benchmark of the user's own (:func:`unnamed_inputs`); ``--schema`` prints a JSON Schema and
@@ -91,6 +91,12 @@ def add_arguments(parser: Parser) -> None:
                              "below; - reads standard input)")
     parser.add_argument("--candidate", metavar="ID",
                         help="the candidate's system_id; optional, checked when given")
+    parser.add_argument("--ledger", metavar="FILE",
+                        help="the ledger of looks, written by the gate: read before the "
+                             "decision (a file not there yet starts one) and replaced, with "
+                             "the reports, by the ledger with this look added; a sequential "
+                             "design's looks are held to it, and a fixed design's candidate "
+                             "judged again is said (docs/contract.md: Looks and the ledger)")
     add_output_options(parser, REPORTS, "the decision document", _gate_inputs,
                        FORMATS + (GITHUB,))
     add_decision_options(parser, "decisions")
@@ -168,6 +174,9 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
              if getattr(options, option) == ""]
     if [getattr(options, kind) for kind in ("spec", "cases", "results")].count(STDIN_PATH) > 1:
         empty.append(ContractError("cli.usage", "only one input can be standard input (-)"))
+    if options.ledger is not None and options.ledger.strip() in ("", STDIN_PATH):
+        empty.append(ContractError("cli.usage", "--ledger names a file the gate reads and "
+                                   "writes: not an empty path, nor - (standard input)"))
     if empty:
         return contract_error_outcome(empty)
     if options.schema is not None:
@@ -180,6 +189,7 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
         inputs, options)
     if missing:
         return contract_error_outcome(missing)
+    problems += _ledger_problems(options.ledger, inputs)
     if problems:
         return contract_error_outcome(problems)
     size = sum(item.size() or 0 for item in inputs)
@@ -187,12 +197,31 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
                         status=session.messages.status) \
         if session.messages.isatty() else None
     try:
-        evaluation = pipeline.evaluate(inputs, options.candidate, progress,
-                                       forking_fingerprinter(size))
+        if options.ledger is None:
+            evaluation = pipeline.evaluate(inputs, options.candidate, progress,
+                                           forking_fingerprinter(size))
+        else:
+            # Imported here: only a run with a ledger reads and writes one.
+            from .. import ledgered
+            evaluation = ledgered.evaluate(inputs, pipeline.InputFile("ledger", options.ledger),
+                                           options.candidate, progress,
+                                           forking_fingerprinter(size))
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
+    also = [] if evaluation.ledger is None else [(options.ledger, evaluation.ledger, "ledger")]
     return deliver(evaluation, gate_text, options, session, targets, progress, evaluation,
-                   lambda: _annotations(evaluation, inputs))
+                   also, lambda: _annotations(evaluation, inputs))
+
+
+def _ledger_problems(ledger: Optional[str],
+                     inputs: Sequence[pipeline.InputFile]) -> List[ContractError]:
+    """The ledger is a file of its own: never one of the three inputs."""
+    if ledger is None:
+        return []
+    return [ContractError("cli.report_path", "--ledger names the %s input file %s: the "
+                          "ledger is a file of its own, which the gate rewrites" % (
+                              item.kind, quote(item.shown)), (), ledger)
+            for item in inputs if item.path is not None and same_file(ledger, item.path)]
 
 
 # What deliver() delivers: a decision made (the gate's Evaluation, a Release).
@@ -202,13 +231,14 @@ DecidedT = TypeVar("DecidedT", bound="Decided[Actioned]")
 def deliver(decided: DecidedT, text: Callable[[], TextModule[DecidedT]],
             options: argparse.Namespace, session: Session, targets: Targets[DecidedT],
             progress: Optional[Progress], kept: object,
+            also: Sequence[Tuple[str, bytes, str]] = (),
             annotations: Optional[Callable[[], bytes]] = None) -> Outcome:
     """The outcome of a decision (the gate's Evaluation, or a release): its exit status by
-    ``--fail-on`` and ``--distinct-exit-codes``, its reports and ``--output`` written all or
-    none, its summary on stderr and, on stdout, its document or the text mode of ``text()``
-    (the renderer's module, imported only when a person is to read the run). ``kept`` is
-    what the process keeps until it ends; ``annotations()``, stdout's for ``--format
-    github``."""
+    ``--fail-on`` and ``--distinct-exit-codes``, its reports, ``--output`` and the files
+    ``also`` (path, bytes, name: the ledger) written all or none, its summary on stderr and,
+    on stdout, its document, the text mode of ``text()`` (the renderer's module, imported
+    only when a person is to read the run) or ``annotations()`` (``--format github``).
+    ``kept`` is what the process keeps until it ends."""
     status, lines = decision_status(decided.action, options.fail_on,
                                     options.distinct_exit_codes)
     output = targets.output
@@ -223,7 +253,7 @@ def deliver(decided: DecidedT, text: Callable[[], TextModule[DecidedT]],
         progress("writing the reports", len(targets.reports), "files")
     decided.seconds = session.elapsed()  # the run's own time, for the reports that carry it
     # A decision's reports all or none, each replaced atomically (see report_files).
-    problems = targets.write(decided, b"".join(chunks) if output else None)
+    problems = targets.write(decided, b"".join(chunks) if output else None, also)
     if problems:
         return contract_error_outcome(problems)
     if options.summary or (session.messages.isatty() and not targets.text):
@@ -268,8 +298,11 @@ def text_width() -> int:
 
 
 def _gate_inputs(options: argparse.Namespace) -> List[pipeline.InputFile]:
-    """The gate's input files (for the report paths' checks): standard input is no path."""
-    return default_inputs(options.spec, options.cases, options.results, stdin=lambda: b"")
+    """The gate's input files (for the report paths' checks): standard input is no path; the
+    ledger, which no report may overwrite either."""
+    ledger = getattr(options, "ledger", None)
+    return default_inputs(options.spec, options.cases, options.results, stdin=lambda: b"") + (
+        [pipeline.InputFile("ledger", ledger)] if ledger else [])
 
 
 def missing_examples(inputs: Sequence[pipeline.InputFile],

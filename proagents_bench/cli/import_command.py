@@ -1,6 +1,7 @@
 """``run_benchmark.py import --baseline LOG --candidate LOG --output RESULTS [--mapping F]
 [--cases F | --write-cases P [--train-log LOG] [--development-log LOG]] [--baseline-id ID]
-[--candidate-id ID] [--missing-as error|unknown] [--swebench-instances dataset|submitted]``:
+[--candidate-id ID] [--missing-as error|unknown] [--swebench-instances dataset|submitted]
+[--trace-refs]``:
 harness logs in, a results package the gate accepts unchanged out (see
 :mod:`proagents_bench.importers`).
 
@@ -18,7 +19,7 @@ import os
 from typing import Dict, List, Sequence, Tuple
 
 from ..contract.harnesses import formats_help
-from ..contract.vocabulary import MISSING_AS, RESULTS_V3, SPLITS, STATUSES
+from ..contract.vocabulary import MISSING_AS, RESULTS_V3, RESULTS_V5, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs, load_cases
 from ..importers.settings import SWEBENCH_INSTANCES, load_settings
@@ -52,7 +53,8 @@ def add_arguments(parser: Parser) -> None:
                         help="the candidate's log (may be given more than once, as "
                              "--baseline)")
     parser.add_argument("--output", metavar="PATH", required=True,
-                        help="where to write the results package (%s)" % RESULTS_V3)
+                        help="where to write the results package (%s; %s with "
+                             "--trace-refs)" % (RESULTS_V3, RESULTS_V5))
     parser.add_argument("--mapping", metavar="FILE",
                         help="the mapping file (proagents-bench-import-mapping-v1); default: "
                              "the defaults of each harness")
@@ -75,6 +77,11 @@ def add_arguments(parser: Parser) -> None:
                              "(incomplete_ids) missing trials (dataset, the default), or only "
                              "the instances the run submitted, for a run on part of the "
                              "dataset (submitted)")
+    parser.add_argument("--trace-refs", action="store_true",
+                        help="also write in each record where its trial's trace is in its log "
+                             "(the unit and the digest of its bytes: a results v5 package), "
+                             "for explain; without it, the package is v3 (v4 for several "
+                             "logs), as before")
     parser.add_argument("--baseline-id", metavar="ID",
                         help="the baseline's system_id (default: the log's model)")
     parser.add_argument("--candidate-id", metavar="ID",
@@ -91,6 +98,7 @@ def _imported(options: argparse.Namespace, session: Session) -> Outcome:
         _check_paths(options)
         settings = load_settings(options.mapping)
         settings.swebench_instances = options.swebench_instances
+        settings.trace_refs = options.trace_refs
         cases_file = load_cases(options.cases) if options.cases is not None else None
         imported = import_logs([[LogSource(path) for path in options.baseline],
                                 [LogSource(path) for path in options.candidate]],

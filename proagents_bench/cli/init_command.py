@@ -1,6 +1,7 @@
 """``run_benchmark.py init [--directory DIR] [--from-log LOG [--mapping F] [--baseline-id ID]
-[--train-log LOG] [--development-log LOG]] [--force]``: a new benchmark's first files (see
-:mod:`proagents_bench.importers.scaffold`).
+[--train-log LOG] [--development-log LOG]] [--sequential [--cases F] [--unit U] [--effect D]
+[--discordance Q] [--power P] [--looks N] [--growth G]] [--force]``: a new benchmark's first
+files (see :mod:`proagents_bench.importers.scaffold`).
 
 From nothing it writes ``benchmark_spec.json``, ``benchmark_cases.json`` and a results
 template ``benchmark_results.json`` (every trial ``unknown``, nothing measured) that the gate
@@ -9,18 +10,25 @@ its samples make, for ``import --cases`` to check the logs against. stdout is on
 document, ``{"action": "INITIALIZED", ...}``, naming the files and the commands to run next
 (stderr says the same in lines). A file that exists is never overwritten without
 ``--force`` (``cli.init_exists``, exit 2, nothing written); the files are written all or
-none, atomically.
+none, atomically. With ``--sequential`` the spec is a spec v5 whose sequential design is
+frozen on the cases (those written, the log's, or a cases file of the team's own given with
+``--cases``, which is read and never written), and the results template is its first look.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ..contract.harnesses import formats_help
 from ..errors import ContractError, ContractErrors
-from ..importers.scaffold import blank_package, from_log
+from ..contract.validate import file_errors
+from ..contract.rules import cases_errors
+from ..contract.sequential import pool_order
+from ..contract.vocabulary import TEST_SPLIT
+from ..importers.scaffold import SequentialChoice, blank_package, from_log
+from ..jsonio import JSONObject, load
 from ..importers.settings import load_settings
 from ..importers.source import LogSource
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
@@ -32,11 +40,14 @@ from . import Outcome, Session, command_word, contract_error_outcome
 from .gate_command import INIT_FILE_NAMES as FILE_NAMES
 from .import_command import (add_split_log_options, empty_values, inside_folder, split_logs,
                              unwritable)
+from .plan_command import add_design_options, fraction_option, looks_problems
 from .report_files import add_format_option, for_people, text_wanted
 from .status import EXIT_PASS
 from .usage import Parser
 
 INITIALIZED = "INITIALIZED"
+# The ledger the next steps name, beside the files init writes.
+LEDGER_NAME = "ledger.json"
 
 
 def add_arguments(parser: Parser) -> None:
@@ -60,6 +71,24 @@ def add_arguments(parser: Parser) -> None:
                         help="with --from-log: the baseline's system_id (default: the log's "
                              "model)")
     add_split_log_options(parser, "--from-log")
+    parser.add_argument("--sequential", action="store_true",
+                        help="write a spec v5 with a sequential design frozen on the cases "
+                             "(docs/statistics.md): the gate then decides look by look, with "
+                             "--ledger")
+    parser.add_argument("--cases", metavar="FILE",
+                        help="with --sequential: freeze the design on this cases file of "
+                             "your own (read, never written) instead of writing one")
+    add_design_options(parser, "", " (default: tasks for --unit task; for trial, trials "
+                                   "when that allows the looks)")
+    parser.add_argument("--effect", type=fraction_option,
+                        help="with --sequential: the paired difference of the unit's pass "
+                             "rates worth detecting (default 0.1)")
+    parser.add_argument("--discordance", type=fraction_option,
+                        help="with --sequential: the share of units where the systems will "
+                             "differ, assumed since nothing has run (default 0.3)")
+    parser.add_argument("--power", type=fraction_option,
+                        help="with --sequential: the chance of a PASS at the effect "
+                             "(default 0.8)")
     parser.add_argument("--force", action="store_true",
                         help="overwrite files that exist (default: refuse, exit 2)")
     add_format_option(parser, "the INITIALIZED document")
@@ -74,18 +103,22 @@ def _initialized(options: argparse.Namespace, session: Session) -> Outcome:
     if problems:
         return contract_error_outcome(problems)
     kinds = ("spec", "cases") if options.from_log is not None else tuple(FILE_NAMES)
+    if options.cases is not None:
+        kinds = ("spec", "results")
     paths = {kind: _in(options.directory, FILE_NAMES[kind]) for kind in kinds}
     problems = _target_problems(options, paths)
     if problems:
         return contract_error_outcome(problems)
+    choice = _choice(options)
     try:
+        given = _given_cases(options.cases)
         if options.from_log is None:
             scaffold = None
-            files = blank_package()
+            files = blank_package(choice, given)
         else:
             settings = load_settings(options.mapping)
             scaffold = from_log(LogSource(options.from_log), settings, options.baseline_id,
-                                split_logs(options))
+                                split_logs(options), choice)
             files = scaffold.files
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
@@ -98,11 +131,15 @@ def _initialized(options: argparse.Namespace, session: Session) -> Outcome:
         return unwritable(problem.path, problem.reason)
     except OSError as problem:
         return unwritable(options.directory, problem.strerror or str(problem))
+    if options.cases is not None:
+        paths["cases"] = options.cases
     steps = _next_steps(session.command, options, paths,
                         None if scaffold is None else scaffold.system_id)
+    design = None if choice is None else _design(files, given)
     document = {
         "action": INITIALIZED,
         "files": {kind: paths.get(kind) for kind in FILE_NAMES},
+        "sequential": design,
         "from_log": None if scaffold is None else {
             "log": options.from_log,
             "log_format": scaffold.log_format,
@@ -127,6 +164,16 @@ def _initialized(options: argparse.Namespace, session: Session) -> Outcome:
             lines.append("the log records no value for %s: those gates cannot be judged, and "
                          "the gate answers REVIEW, until the harness records them" % (
                              ", ".join(scaffold.unmeasured)))
+    if design is not None:
+        first = design["first_look"]
+        lines.append("the spec's sequential design (%s level, win share %s, at most %d "
+                     "discordant units) is frozen on the %d test cases: look 1 runs %d "
+                     "task%s x %d trials (sequential.first_look names them); judge each look "
+                     "with --%s %s, never the template (nothing has run in it)" % (
+                         design["unit"], design["win_share"], design["max_discordant"],
+                         design["pool"], len(first["tasks"]),
+                         "" if len(first["tasks"]) == 1 else "s", first["trials"], "ledger",
+                         command_word(_in(options.directory, LEDGER_NAME))))
     lines.append("the gates are starting values: set them to your release criteria in %s" %
                  paths["spec"])
     lines.extend("next: " + step for step in steps)
@@ -134,19 +181,70 @@ def _initialized(options: argparse.Namespace, session: Session) -> Outcome:
 
 
 def _usage_problems(options: argparse.Namespace) -> List[ContractError]:
-    """Empty values, and the options of a log given without --from-log."""
-    errors = empty_values(options, ("directory", "from_log", "mapping", "baseline_id"))
+    """Empty values, the options of a log given without --from-log, and those of a design
+    given without --sequential."""
+    errors = empty_values(options, ("directory", "from_log", "mapping", "baseline_id",
+                                    "cases"))
     for option in ("mapping", "baseline_id", "train_log", "development_log"):
         if getattr(options, option) and options.from_log is None:
             errors.append(ContractError("cli.usage", "--%s needs --from-log: it says how to "
                                         "read a log" % option.replace("_", "-")))
-    return errors
+    for option in SEQUENTIAL_OPTIONS:
+        if getattr(options, option) is not None and not options.sequential:
+            errors.append(ContractError("cli.usage", "--%s needs --sequential: it says what "
+                                        "the design is" % option))
+    if options.cases is not None and options.from_log is not None:
+        errors.append(ContractError("cli.usage", "--cases and --from-log both name the "
+                                    "cases: give one"))
+    return errors + looks_problems(options)
+
+
+# The options of a sequential design (init --sequential).
+SEQUENTIAL_OPTIONS = ("cases", "unit", "effect", "discordance", "power", "looks", "growth")
+
+
+def _choice(options: argparse.Namespace) -> Optional[SequentialChoice]:
+    """The design init is asked for (None: a fixed design, spec v3 as before)."""
+    if not options.sequential:
+        return None
+    asked = {name: getattr(options, name) for name in SEQUENTIAL_OPTIONS[1:]
+             if getattr(options, name) is not None}
+    return SequentialChoice(**asked)
+
+
+def _given_cases(path: Optional[str]) -> Optional[JSONObject]:
+    """The team's own cases file (``--cases``), checked against its contract; None when
+    not given."""
+    if path is None:
+        return None
+    document = load.load_file(path)
+    errors = file_errors("cases", document.value) or cases_errors(document.value)
+    if errors:
+        raise ContractErrors(document.errors_at(errors))
+    found: JSONObject = document.value
+    return found
+
+
+def _design(files: List[Tuple[str, bytes]], given: Optional[JSONObject]) -> JSONObject:
+    """The INITIALIZED document's ``sequential``: the design written, the size of its pool,
+    and the tasks of its first look in the frozen order (those to run first)."""
+    written = dict(files)
+    block = load.parse_bytes(written["spec"], "spec").value["sequential"]
+    cases = given if given is not None else load.parse_bytes(written["cases"], "cases").value
+    pool = pool_order([case["id"] for case in cases["cases"] if case["split"] == TEST_SPLIT],
+                      block["order_seed"])
+    first = block["looks"][0]
+    return {"unit": block["unit"], "win_share": float(block["win_share"]),
+            "max_discordant": block["max_discordant"], "looks": block["looks"],
+            "pool": len(pool), "first_look": {"tasks": pool[:first["tasks"]],
+                                              "trials": first["trials"]}}
 
 
 def _target_problems(options: argparse.Namespace,
                      paths: Dict[str, str]) -> List[ContractError]:
     """A file to write that exists (without --force), or that is an input or inside one."""
-    inputs = [path for path in [options.from_log, options.mapping] + options.train_log +
+    inputs = [path for path in [options.from_log, options.mapping, options.cases] +
+              options.train_log +
               options.development_log if path]
     errors = []
     for kind, path in paths.items():

@@ -1,8 +1,10 @@
 """``run_benchmark.py plan [--spec F] [--cases F] [--results F] [--effect D] [--power P]
 [--confidence C] [--gate G] [--lower-bound RULE] [--budget B] [--max-tasks N] [--max-trials K]
-[--cost-per-task C] [--like candidate|baseline] [--summary]``: how many tasks and trials buy
-the power to detect an effect on the trial-level success rate (see
-:mod:`proagents_bench.planning`).
+[--cost-per-task C] [--like candidate|baseline] [--sequential [--unit U] [--looks N]
+[--growth G] [--write-spec F]] [--summary]``: how many tasks and trials buy the power to
+detect an effect on the trial-level success rate (see :mod:`proagents_bench.planning`); with
+``--sequential``, a sequential design for the spec and what it costs beside the fixed design
+(:mod:`proagents_bench.planning.sequential`), written into a spec v5 with ``--write-spec``.
 
 stdout carries one ASCII JSON document (``"action": "PLAN"``, keys sorted); stderr a short
 table for people when asked (``--summary``) or when it is a terminal, as the gate's summary.
@@ -14,11 +16,19 @@ from __future__ import annotations
 from argparse import ArgumentTypeError, Namespace
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from .. import pipeline
+from ..contract.sequential import MAX_LOOKS
+from ..contract.sequential_proposal import SequentialPlanError, with_design
+from ..contract.vocabulary import SEQUENTIAL_UNITS, TASK_UNIT, TEST_SPLIT
+from ..jsonio.atomic import AtomicWriteError, write_files_atomically
+from ..jsonio.paths import same_file
 from ..planning import planner
 from ..planning.measured import PlanError, measure
+from ..planning.sequential import (costs, measured_discordance, proposal_document,
+                                   proposal_notes, summary_lines)
+from ..stats.sequential_plan import DEFAULT_LOOKS, GROWTHS
 from ..errors import ContractError, ContractErrors
 from ..jsonio import JSONObject
 from ..jsonio.dump import document_bytes
@@ -38,7 +48,7 @@ MAX_NUMBER_CHARACTERS = 100
 MAX_EXPONENT = 1000
 
 
-def _fraction(text: str) -> Fraction:
+def fraction_option(text: str) -> Fraction:
     """A decimal (``0.1``, ``1e-3``) or a fraction (``1/3``), exactly; anything else, or a
     number too long or too large or small to read, is a usage error that says so."""
     if len(text) > MAX_NUMBER_CHARACTERS:
@@ -68,30 +78,38 @@ def add_arguments(parser: Parser) -> None:
     parser.add_argument("--results", metavar="FILE",
                         help="results package, or the import command's output (default: the "
                              "example's PASS results, as said below)")
-    parser.add_argument("--effect", type=_fraction, default=Fraction(1, 10),
+    parser.add_argument("--effect", type=fraction_option, default=Fraction(1, 10),
                         help="the difference in success rate to detect (default 0.1)")
-    parser.add_argument("--power", type=_fraction, default=Fraction(4, 5),
+    parser.add_argument("--power", type=fraction_option, default=Fraction(4, 5),
                         help="the power wanted (default 0.8)")
-    parser.add_argument("--confidence", type=_fraction,
+    parser.add_argument("--confidence", type=fraction_option,
                         help="the gate's confidence, alpha = 1 - it (default: the spec's)")
-    parser.add_argument("--gate", type=_fraction,
+    parser.add_argument("--gate", type=fraction_option,
                         help="the trial-level gate (default: the spec's min_trial_delta_ci_low, "
                              "else 0)")
     parser.add_argument("--lower-bound", choices=("inclusive", "strict"),
                         help="the gate's lower-bound rule (default: the spec's, else "
                              "inclusive)")
-    parser.add_argument("--budget", type=_fraction,
+    parser.add_argument("--budget", type=fraction_option,
                         help="the most a run may cost, in cost units (default: no limit)")
     parser.add_argument("--max-tasks", type=int,
                         help="the test tasks available (default: the package's)")
     parser.add_argument("--max-trials", type=int, default=planner.MAX_TRIALS,
                         help="the most trials per task (default %d)" % planner.MAX_TRIALS)
-    parser.add_argument("--cost-per-task", type=_fraction, default=Fraction(0),
+    parser.add_argument("--cost-per-task", type=fraction_option, default=Fraction(0),
                         help="a fixed cost per task besides its trials (default 0)")
     parser.add_argument("--like", choices=("candidate", "baseline"), default="candidate",
                         help="the planned candidate differs from the baseline task by task as "
                              "the package's candidate does, or as the baseline from itself "
                              "(default candidate)")
+    parser.add_argument("--sequential", action="store_true",
+                        help="also propose a sequential design for the spec, the discordance "
+                             "measured in the package, and say what it costs at no effect "
+                             "and at the effect beside the fixed design (docs/statistics.md)")
+    add_design_options(parser, "; --effect is then on that unit's pass rate", "")
+    parser.add_argument("--write-spec", metavar="PATH",
+                        help="with --sequential: write the spec v5 with the design to PATH "
+                             "(atomically), frozen on the cases given")
     parser.add_argument("--summary", action="store_true",
                         help="also write a short table to stderr (the default when stderr "
                              "is a terminal and stdout is not)")
@@ -110,8 +128,12 @@ def _planned(options: Namespace, session: Session, text: bool) -> Outcome:
         missing_examples(inputs, options)
     if missing:
         return contract_error_outcome(missing)
+    problems = _sequential_usage(options, inputs)
+    if problems:
+        return contract_error_outcome(problems)
     try:
-        evaluation = pipeline.evaluate(inputs)
+        checked = pipeline.check(inputs)
+        evaluation = checked.decide()
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
     try:
@@ -121,8 +143,22 @@ def _planned(options: Namespace, session: Session, text: bool) -> Outcome:
             options.gate, options.lower_bound, options.max_tasks, options.max_trials,
             options.budget, options.cost_per_task, options.like)
         answer = planner.plan(measured, settings, evaluation.spec)
-    except PlanError as problem:
+        written = None
+        if options.sequential:
+            answer["sequential"], written = _sequential(
+                options, evaluation, checked.cases,
+                planner.Planner(measured, settings).per_trial)
+    except (PlanError, SequentialPlanError) as problem:
         return contract_error_outcome([ContractError("cli.plan", str(problem))])
+    if written is not None:
+        try:
+            write_files_atomically([(options.write_spec, document_bytes(written))],
+                                   session.guard.deferred)
+        except AtomicWriteError as problem:
+            return contract_error_outcome([ContractError(
+                "cli.report_unwritable", "cannot write the spec: %s" % problem.reason, (),
+                options.write_spec)])
+        answer["sequential"]["written_spec"] = options.write_spec
     document = evaluation.lazy_document
     answer.update({
         "benchmark_id": document["benchmark_id"],
@@ -131,7 +167,76 @@ def _planned(options: Namespace, session: Session, text: bool) -> Outcome:
         "harness": harness(),
     })
     lines = summary(answer) if text or options.summary or session.messages.isatty() else []
+    if lines and options.sequential:
+        lines += summary_lines(answer["sequential"], answer["sequential"]["design"]["unit"])
     return Outcome(EXIT_PASS, document_bytes(answer), lines)
+
+
+def add_design_options(parser: Parser, unit_note: str, growth_note: str) -> None:
+    """The options ``plan --sequential`` and ``init --sequential`` share: what the design
+    counts, how many looks, and what each adds (each help ending with its note)."""
+    parser.add_argument("--unit", choices=SEQUENTIAL_UNITS,
+                        help="with --sequential: what the design counts, tasks or trial pairs "
+                             "(default task)" + unit_note)
+    parser.add_argument("--looks", type=int,
+                        help="with --sequential: how many looks (default %d)" % DEFAULT_LOOKS)
+    parser.add_argument("--growth", choices=GROWTHS,
+                        help="with --sequential: what each look adds: tasks, trials, or "
+                             "both" + growth_note)
+
+
+def looks_problems(options: Namespace) -> List[ContractError]:
+    """``--looks`` outside the looks a design may have."""
+    if options.looks is not None and not 1 <= options.looks <= MAX_LOOKS:
+        return [ContractError("cli.usage", "--looks is 1..%d" % MAX_LOOKS)]
+    return []
+
+
+def _sequential_usage(options: Namespace,
+                      inputs: List[pipeline.InputFile]) -> List[ContractError]:
+    """The options of a design given without --sequential, and a spec to write over an
+    input."""
+    errors = [ContractError("cli.usage", "--%s needs --sequential: it says what the design "
+                            "is" % name.replace("_", "-"))
+              for name in ("unit", "looks", "growth", "write_spec")
+              if getattr(options, name) is not None and not options.sequential]
+    errors += looks_problems(options)
+    if options.write_spec is not None:
+        if not options.write_spec.strip():
+            errors.append(ContractError("cli.usage", "--write-spec was given an empty path"))
+        errors += [ContractError("cli.report_path", "--write-spec would overwrite the %s "
+                                 "input file %s" % (item.kind, item.shown), (),
+                                 options.write_spec)
+                   for item in inputs if item.path and same_file(options.write_spec,
+                                                                 item.path)]
+    return errors
+
+
+def _sequential(options: Namespace, evaluation: pipeline.Evaluation, cases: JSONObject,
+                per_trial: Fraction) -> Tuple[JSONObject, Optional[JSONObject]]:
+    """The plan's ``sequential`` object, and the spec v5 to write (``--write-spec``)."""
+    unit = options.unit or TASK_UNIT
+    discordant, units = measured_discordance(evaluation, unit)
+    if not discordant:
+        raise SequentialPlanError("the package shows no %s where the systems differ: there "
+                                  "is no discordance to plan a design on" % unit)
+    test_ids = [case["id"] for case in cases["cases"] if case["split"] == TEST_SPLIT]
+    spec, proposal = with_design(evaluation.spec, test_ids, unit, options.effect,
+                                 Fraction(discordant, units), options.power,
+                                 options.looks or DEFAULT_LOOKS, options.growth,
+                                 options.max_tasks, options.max_trials)
+    found = costs(proposal)
+    looks = options.looks or DEFAULT_LOOKS
+    document = proposal_document(proposal, found, per_trial, options.cost_per_task,
+                                 proposal_notes(proposal, found, looks, options.power))
+    document["measured_discordance"] = {"discordant": discordant, "units": units}
+    if options.budget is not None and Fraction(str(document["worst"]["cost"])) > \
+            options.budget:
+        document["notes"].append("the worst case costs %s, above the budget %s: plan for a "
+                                 "larger effect, a lower power or fewer looks" % (
+                                     show_number(document["worst"]["cost"]),
+                                     show_number(options.budget)))
+    return document, spec if options.write_spec is not None else None
 
 
 def _design(label: str, design: Optional[JSONObject]) -> str:

@@ -198,12 +198,13 @@ class Targets(Generic[Reported]):
             lines.append("The whole report: --html FILE.")
         return lines
 
-    def write(self, decided: Optional[Reported], document: Optional[bytes]
-              ) -> List[ContractError]:
-        """Render and write every report of ``decided`` and the JSON ``document`` to
-        ``--output`` (when given), all of them or none; return [] or the one error that
-        stopped it. An appended report is added last, in one write, once every replaced file
-        is in place: its file is checked to take an append first."""
+    def write(self, decided: Optional[Reported], document: Optional[bytes],
+              also: Sequence[Tuple[str, bytes, str]] = ()) -> List[ContractError]:
+        """Render and write every report of ``decided``, the JSON ``document`` to
+        ``--output`` (when given) and the files ``also`` (path, bytes, name: the gate's
+        ledger), all of them or none; return [] or the one error that stopped it. An
+        appended report is added last, in one write, once every replaced file is in place:
+        its file is checked to take an append first."""
         rendered = [] if decided is None else [(report, path, report.render(decided))
                                                for report, path in self.reports]
         files = [(path, data) for report, path, data in rendered if not report.append]
@@ -212,6 +213,9 @@ class Targets(Generic[Reported]):
         if self.output is not None and document is not None:
             files.append((self.output, document))
             names[self.output] = OUTPUT_OPTION.name
+        for path, data, name in also:
+            files.append((path, data))
+            names[path] = name
         for report, path, _data in appends:
             problem = _append_problem(path)
             if problem:

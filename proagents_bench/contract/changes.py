@@ -119,6 +119,7 @@ SPEC_PARTS: Dict[str, Change] = {
     "protocol": PROTOCOL,
     "gates": DECISION_RULE,
     "bootstrap": DECISION_RULE,
+    "sequential": DECISION_RULE,
 }
 UNKNOWN_SPEC_PART = DECISION_RULE
 

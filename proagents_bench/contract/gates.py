@@ -114,6 +114,13 @@ PAIRED_INTERVAL_GATE = Gate(
     "Bootstrap interval low", "lower bound of the paired bootstrap interval",
     Number(minimum="-1", maximum="1"), "none",
     subject="the paired bootstrap interval's lower bound", interval="task")
+TRIAL_INTERVAL_GATE = Gate(
+    "min_trial_delta_ci_low", "trial_bootstrap_interval_low", AT_LEAST, REVIEWING,
+    "Trial-level interval low",
+    "lower bound of the trial-level paired bootstrap interval (per-task trial success rates)",
+    Number(minimum="-1", maximum="1"), "none",
+    subject="the trial-level paired bootstrap interval's lower bound",
+    versions=since(SPEC_V4), interval="trial")
 
 GATES = (
     TASK_GATE,
@@ -139,12 +146,7 @@ GATES = (
     Gate("max_mean_cost_units", "mean_cost_units", AT_MOST, REVIEWING, "Mean cost (units)",
          "mean trial cost", Number(minimum="0"), "none"),
     PAIRED_INTERVAL_GATE,
-    Gate("min_trial_delta_ci_low", "trial_bootstrap_interval_low", AT_LEAST, REVIEWING,
-         "Trial-level interval low",
-         "lower bound of the trial-level paired bootstrap interval (per-task trial success "
-         "rates)", Number(minimum="-1", maximum="1"), "none",
-         subject="the trial-level paired bootstrap interval's lower bound",
-         versions=since(SPEC_V4), interval="trial"),
+    TRIAL_INTERVAL_GATE,
 )
 
 GATE_BY_KEY = {gate.key: gate for gate in GATES}

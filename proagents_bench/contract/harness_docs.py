@@ -28,7 +28,7 @@ SHARED_DEFAULTS = {"result_set_version": "`import-` and 12 hex digits of the log
                                          "(both logs', or every log's in order)"}
 # The docs' table of what becomes each record field (the results' record, in order).
 RECORD_ROWS = ("case_id", "trial_id", "status", "final_state", "tools_used", "side_effects",
-               "latency_ms", "cost_units")
+               "latency_ms", "cost_units", "trace")
 
 
 class HarnessDocs:
@@ -96,6 +96,9 @@ INSPECT_AI_DOCS = HarnessDocs(
         "cost_units": "the sum over `model_usage` of `total_tokens` (or `total_cost`) \u00d7 "
                       "`cost.scale`; `null` when a model's `total_cost` is null (Inspect knows "
                       "no price for it)",
+        "trace": "(`--trace-refs`) the sample's id and epoch, and an .eval log's entry "
+                 "`samples/ID_epoch_N.json` (its bytes' SHA-256) or a .json log's index in "
+                 "`samples`; `explain` reads its `messages`, `error` and `limit`",
     },
     side_effects_default="every tool called",
     mapping_keys={
@@ -138,6 +141,9 @@ TAU2_BENCH_DOCS = HarnessDocs(
         "cost_units": "`agent_cost` \u00d7 `cost.scale`; `null` when `agent_cost` is null "
                       "(tau2-bench's voice runs leave it null, and its placeholder for a run "
                       "its infrastructure lost has none)",
+        "trace": "(`--trace-refs`) the simulation's `id`, and a results folder's file "
+                 "`simulations/ID.json` (its bytes' SHA-256) or a results.json's index in "
+                 "`simulations`; `explain` reads its `messages`",
     },
     side_effects_default="the write tools of the log's domain")
 
@@ -176,6 +182,10 @@ SWE_BENCH_DOCS = HarnessDocs(
         "side_effects": "none: `[]`",
         "latency_ms": "`null` (not recorded)",
         "cost_units": "`null` (not recorded)",
+        "trace": "(`--trace-refs`) the instance id, and its evaluation folder beside the "
+                 "summary, `logs/run_evaluation/RUN/MODEL/INSTANCE` (the SHA-256 of its "
+                 "`report.json` and `patch.diff`), where the run left one; `explain` reads "
+                 "the patch and the tests the report says failed",
     },
     side_effects_default="none (a summary records no tool call)")
 
@@ -227,6 +237,9 @@ HARBOR_DOCS = HarnessDocs(
                       "when the agent never ran (or Harbor recorded no time)",
         "cost_units": "`agent_result.cost_usd` (or `n_input_tokens` + `n_output_tokens`) "
                       "\u00d7 `cost.scale`; `null` when not recorded",
+        "trace": "(`--trace-refs`) the trial's folder (the SHA-256 of its `result.json`, "
+                 "`agent/trajectory.json` and `verifier/test-stdout.txt`); `explain` reads "
+                 "the ATIF trajectory's steps, else the exception and the verifier's output",
     },
     side_effects_default="every tool called")
 
@@ -267,6 +280,9 @@ PROMPTFOO_DOCS = HarnessDocs(
         "latency_ms": "`latencyMs`; `null` when absent",
         "cost_units": "`response.tokenUsage.total` (or `cost`) \u00d7 `cost.scale`; `null` "
                       "when absent",
+        "trace": "(`--trace-refs`) the result's row (`testIdx`) and its index in "
+                 "`results.results`; `explain` reads the prompt, the response (or the "
+                 "provider's error) and the assertions that failed",
     },
     side_effects_default="none (promptfoo records no tool calls)")
 
@@ -297,6 +313,8 @@ JSON_LINES_DOCS = HarnessDocs(
                         "`side_effect_tools` names",
         "latency_ms": "`lines.latency_ms`; `null` when absent",
         "cost_units": "`lines.cost` \u00d7 `cost.scale`; `null` when absent",
+        "trace": "(`--trace-refs`) the line's number (the SHA-256 of its bytes); a line "
+                 "holds no trace `explain` reads: the format has none of its own",
     },
     side_effects_default="`lines.side_effects`, else none")
 

@@ -107,11 +107,13 @@ class Source:
 class Harness:
     """One harness (see the module docstring). ``case_word`` and ``trial_word`` are what its
     logs call a case and a trial (``sample``, ``epoch``), as the import's messages name them;
-    what its columns of the docs' tables say is its row of :mod:`.harness_docs`."""
+    ``trace_unit`` what holds one trial in its log, as a results v5 record's trace reference
+    names it (``sample``: the unit its own viewer shows); what its columns of the docs' tables
+    say is its row of :mod:`.harness_docs`."""
 
     def __init__(self, name: str, title: str, formats: Sequence[LogFormat],
                  final_states: Sequence[Source], costs: Sequence[Source], case_word: str,
-                 trial_word: str) -> None:
+                 trial_word: str, trace_unit: str) -> None:
         self.name = name
         self.title = title
         self.formats = tuple(formats)
@@ -119,6 +121,7 @@ class Harness:
         self.costs = tuple(costs)
         self.case_word = case_word
         self.trial_word = trial_word
+        self.trace_unit = trace_unit
 
     @property
     def final_state_names(self) -> Tuple[str, ...]:
@@ -154,7 +157,7 @@ INSPECT_AI = Harness(
     final_states=[Source(SCORE_ANSWER), Source(SCORE_VALUE),
                   Source(STORE, needs_key="the store key that holds the final state")],
     costs=[Source(TOTAL_TOKENS), Source(TOTAL_COST)],
-    case_word="sample", trial_word="epoch")
+    case_word="sample", trial_word="epoch", trace_unit="sample")
 
 # -- tau2-bench ---------------------------------------------------------------------------
 TAU2_JSON = "tau2-results-json"
@@ -178,7 +181,7 @@ TAU2_BENCH = Harness(
                                 "it): pass the folder itself"),
     ],
     final_states=[Source(DB_CHECK), Source(REWARD)], costs=[Source(AGENT_COST)],
-    case_word="task", trial_word="trial")
+    case_word="task", trial_word="trial", trace_unit="simulation")
 
 # -- SWE-bench ----------------------------------------------------------------------------
 SWEBENCH_SUMMARY = "swebench-summary"
@@ -194,7 +197,7 @@ SWE_BENCH = Harness(
                   Recognition(JSON, keys=("submitted_ids", "resolved_ids")), "run summary"),
     ],
     final_states=[Source(RESOLUTION)], costs=[Source(NOT_RECORDED)],
-    case_word="instance", trial_word="run")
+    case_word="instance", trial_word="run", trace_unit="instance")
 
 # -- Harbor -------------------------------------------------------------------------------
 HARBOR_JOB = "harbor-job"
@@ -212,7 +215,7 @@ HARBOR = Harness(
                   Recognition(FOLDER, keys=("config.json", "result.json")), "job folder"),
     ],
     final_states=[Source(VERIFIER_REWARD)], costs=[Source(COST_USD), Source(AGENT_TOKENS)],
-    case_word="task", trial_word="attempt")
+    case_word="task", trial_word="attempt", trace_unit="trial")
 
 # -- promptfoo ----------------------------------------------------------------------------
 PROMPTFOO_JSON = "promptfoo-results-json"
@@ -232,7 +235,7 @@ PROMPTFOO = Harness(
     ],
     final_states=[Source(ASSERTIONS), Source(OUTPUT)],
     costs=[Source(TOKEN_USAGE), Source(RESULT_COST)],
-    case_word="test", trial_word="repetition")
+    case_word="test", trial_word="repetition", trace_unit="result")
 
 # -- JSON lines ---------------------------------------------------------------------------
 JSONL = "jsonl"
@@ -248,7 +251,7 @@ JSON_LINES = Harness(
                   ".jsonl (with a v2 mapping's `lines`)", mapping_key="lines"),
     ],
     final_states=[Source(LINES_SOURCE)], costs=[Source(LINES_SOURCE)],
-    case_word="case", trial_word="trial")
+    case_word="case", trial_word="trial", trace_unit="line")
 
 # -- the table ----------------------------------------------------------------------------
 HARNESSES: Tuple[Harness, ...] = (INSPECT_AI, TAU2_BENCH, SWE_BENCH, HARBOR, PROMPTFOO,
@@ -263,13 +266,17 @@ HARNESS_OF_FORMAT: Dict[str, Harness] = {log_format.name: harness for harness in
                                          for log_format in harness.formats}
 FINAL_STATE_SOURCES: Tuple[str, ...] = tuple(
     name for harness in HARNESSES for name in harness.final_state_names)
+# What a results v5 trace reference may name as its unit: each harness's own.
+TRACE_UNITS: Tuple[str, ...] = tuple(harness.trace_unit for harness in HARNESSES)
+HARNESS_OF_UNIT: Dict[str, Harness] = {harness.trace_unit: harness for harness in HARNESSES}
 COST_SOURCES: Tuple[str, ...] = tuple(
     name for harness in HARNESSES for name in harness.cost_names)
 # The final-state sources that need the mapping's final_state.key, and what it names.
 KEYED_SOURCES: Dict[str, str] = {source.name: source.needs_key for harness in HARNESSES
                                  for source in harness.final_states if source.needs_key}
-if len(set(LOG_FORMATS)) != len(LOG_FORMATS) or len(HARNESS_BY_NAME) != len(HARNESSES):
-    raise RuntimeError("a harness or a log format is declared twice")
+if (len(set(LOG_FORMATS)) != len(LOG_FORMATS) or len(HARNESS_BY_NAME) != len(HARNESSES)
+        or len(HARNESS_OF_UNIT) != len(HARNESSES)):
+    raise RuntimeError("a harness, a log format or a trace unit is declared twice")
 
 
 def formats_help() -> str:

@@ -7,17 +7,18 @@ derived from the gate rows).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from ..jsonio.load import MAX_SAFE_INTEGER
 from .containers import Array, Field, Nullable, Object
 from .gates import gates_object
-from .harnesses import HARNESSES, LOG_FORMATS
+from .harnesses import HARNESS_OF_FORMAT, HARNESSES, LOG_FORMATS, TRACE_UNITS
+from .sequential import SEQUENTIAL, SPEC_RULES as SEQUENTIAL_RULES
 from .shapes import Boolean, Integer, Number, Rule, String, StringSet
 from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOWER_BOUND_RULES,
-                         MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, RESULTS_V4, ROLES, SHA256_HEX,
-                         SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_VERSIONS, SPLITS, STATUSES,
-                         TEST_SPLIT)
+                         MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, RESULTS_V4, RESULTS_V5,
+                         ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4,
+                         SPEC_V5, SPEC_VERSIONS, SPLITS, STATUSES, TEST_SPLIT)
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
@@ -57,7 +58,8 @@ BOOTSTRAP_V3 = Object("bootstrap", BOOTSTRAP_V2.fields + (
           "`strict`: only above it"),), title="Bootstrap v3")
 
 
-def _spec_shape(version: str, bootstrap: Object, title: str) -> Object:
+def _spec_shape(version: str, bootstrap: Object, title: str,
+                extra: Sequence[Field] = (), rules: Sequence[Rule[ContractError]] = ()) -> Object:
     return Object("spec", [
         Field("schema_version", String(enum=[version])),
         Field("benchmark_id", String(), "the benchmark's name"),
@@ -70,7 +72,7 @@ def _spec_shape(version: str, bootstrap: Object, title: str) -> Object:
         Field("protocol", PROTOCOL, "every system must run under exactly this"),
         Field("gates", gates_object(version), "the release gates, applied to the candidate"),
         Field("bootstrap", bootstrap, "the paired bootstrap's settings"),
-    ], root=True, title=title)
+    ] + list(extra), rules=rules, root=True, title=title)
 
 
 class SpecVersion:
@@ -83,19 +85,26 @@ class SpecVersion:
     freedom. v1 and v2 decide as they always did."""
 
     def __init__(self, version: str, bootstrap: Object, title: str,
-                 small_sample_rules: bool) -> None:
+                 small_sample_rules: bool, extra: Sequence[Field] = (),
+                 rules: Sequence[Rule[ContractError]] = ()) -> None:
         self.version = version
-        self.shape = _spec_shape(version, bootstrap, title)
+        self.shape = _spec_shape(version, bootstrap, title, extra, rules)
         self.small_sample_rules = small_sample_rules
 
 
+SEQUENTIAL_FIELD = Field("sequential", Nullable(SEQUENTIAL), "a sequential design, frozen "
+                         "before the first look; null: a fixed design")
+
 # Spec v4 is v3 plus one gate (min_trial_delta_ci_low, see contract/gates.py): its bootstrap
-# object is v3's.
+# object is v3's. Spec v5 is v4 plus one required key, ``sequential``: a sequential design
+# (contract/sequential.py), or null for a fixed design (decided as v4).
 SPEC_VERSION_TABLE = {row.version: row for row in (
     SpecVersion(SPEC_V1, BOOTSTRAP_V1, "Spec", small_sample_rules=False),
     SpecVersion(SPEC_V2, BOOTSTRAP_V2, "Spec v2", small_sample_rules=False),
     SpecVersion(SPEC_V3, BOOTSTRAP_V3, "Spec v3", small_sample_rules=True),
     SpecVersion(SPEC_V4, BOOTSTRAP_V3, "Spec v4", small_sample_rules=True),
+    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True,
+                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),
 )}
 if tuple(SPEC_VERSION_TABLE) != SPEC_VERSIONS:
     raise RuntimeError("the spec version table must list every spec version, in order")
@@ -103,6 +112,7 @@ SPEC_V1_SHAPE = SPEC_VERSION_TABLE[SPEC_V1].shape
 SPEC_V2_SHAPE = SPEC_VERSION_TABLE[SPEC_V2].shape
 SPEC_V3_SHAPE = SPEC_VERSION_TABLE[SPEC_V3].shape
 SPEC_V4_SHAPE = SPEC_VERSION_TABLE[SPEC_V4].shape
+SPEC_V5_SHAPE = SPEC_VERSION_TABLE[SPEC_V5].shape
 
 
 def small_sample_rules(spec: JSONObject) -> bool:
@@ -252,6 +262,68 @@ SYSTEM_V4 = Object("system", SYSTEM.fields[:3] + (
           "imported"),) + SYSTEM_V3.fields[4:], title="System v4")
 
 
+# Results v5 is v4 with one more field in every record: where its trial's trace is in the
+# log it was imported from (``import --trace-refs``), never the trace itself, so a package
+# stays as small as v4's and the gate reads it as fast; ``explain`` follows it to the log.
+# null for a record the import did not write (a hand-written package needs none).
+TRACE = Object("trace", [
+    Field("log", Integer(minimum=0), "the log the trial was read from: its index in the "
+          "system's `provenance.logs`, from 0 (each log's digest is there)"),
+    Field("unit", String(enum=TRACE_UNITS), "what holds the trial in that log, as its "
+          "harness names it: %s" % ", ".join("`%s` (%s)" % (harness.trace_unit, harness.title)
+                                             for harness in HARNESSES)),
+    Field("id", String(), "the unit as the harness's own viewer finds it: Inspect AI's sample "
+          "id, tau2-bench's simulation id, a Harbor trial's folder, a promptfoo result's row "
+          "(`testIdx`), a SWE-bench instance id, a JSON-lines log's line number"),
+    Field("epoch", Nullable(Integer(minimum=1)), "the sample's epoch (Inspect AI); null for "
+          "every other unit"),
+    Field("index", Nullable(Integer(minimum=0)), "the trial's position, from 0, in the array "
+          "of a log that is one JSON document (an Inspect AI .json log's `samples`, a "
+          "tau2-bench results.json's `simulations`, promptfoo's `results.results`); null "
+          "otherwise"),
+    Field("entry", Nullable(String()), "the file inside the log the trace is read from (an "
+          ".eval log's sample entry, a results folder's simulation file, a Harbor trial's "
+          "folder, a SWE-bench instance's evaluation folder beside its summary); null: the log "
+          "itself"),
+    Field("sha256", String(pattern=SHA256_HEX), "SHA-256 of what the trace is read from: the "
+          "entry's bytes (a folder's: its manifest, as a folder log's) where there is one, "
+          "else the log's; `explain` refuses a trace whose bytes changed since the import"),
+], title="Trace reference")
+
+RECORD_V5 = Object("record", RECORD_V3.fields + (
+    Field("trace", Nullable(TRACE), "where the trial's trace is in its log; null: none"),
+), title="Record v5")
+
+
+def _trace_errors(system: JSONObject) -> Iterator[ContractError]:
+    """Every record's trace names a log of its system's provenance, of the harness whose unit
+    it names."""
+    provenance = system["provenance"]
+    logs = provenance["logs"] if provenance is not None else []
+    for index, record in enumerate(system["records"]):
+        trace = record["trace"]
+        if trace is None:
+            continue
+        where = ("records", index, "trace")
+        if trace["log"] >= len(logs):
+            yield TRACE_LOG.error("the trace names log %d, and the system's provenance lists "
+                                  "%s" % (trace["log"], "no log (it is null)" if provenance is
+                                          None else "%d (from 0)" % len(logs)),
+                                  where + ("log",))
+            continue
+        harness = HARNESS_OF_FORMAT[logs[trace["log"]]["log_format"]]
+        if trace["unit"] != harness.trace_unit:
+            yield TRACE_LOG.error("the trace's unit is %s, and its log is %s's, whose unit is "
+                                  "%s" % (trace["unit"], harness.title, harness.trace_unit),
+                                  where + ("unit",))
+
+
+TRACE_LOG = Rule("results.trace_log", _trace_errors)
+
+SYSTEM_V5 = Object("system", SYSTEM_V4.fields[:4] + (Field("records", Array(RECORD_V5)),),
+                   rules=[TRACE_LOG], title="System v5")
+
+
 def _results_shape(version: str, system: Object, title: str) -> Object:
     return Object("results", [
         Field("schema_version", String(enum=[version])),
@@ -267,10 +339,12 @@ RESULTS_V1_SHAPE = _results_shape(RESULTS_V1, SYSTEM, "Results")
 RESULTS_V2_SHAPE = _results_shape(RESULTS_V2, SYSTEM_V2, "Results v2")
 RESULTS_V3_SHAPE = _results_shape(RESULTS_V3, SYSTEM_V3, "Results v3")
 RESULTS_V4_SHAPE = _results_shape(RESULTS_V4, SYSTEM_V4, "Results v4")
+RESULTS_V5_SHAPE = _results_shape(RESULTS_V5, SYSTEM_V5, "Results v5")
 # Each file kind: the schema versions it accepts, mapped to the shape of that version.
 FILE_KINDS = {
     "spec": {version: row.shape for version, row in SPEC_VERSION_TABLE.items()},
     "cases": {CASES_V1: CASES_V1_SHAPE, CASES_V2: CASES_V2_SHAPE},
     "results": {RESULTS_V1: RESULTS_V1_SHAPE, RESULTS_V2: RESULTS_V2_SHAPE,
-                RESULTS_V3: RESULTS_V3_SHAPE, RESULTS_V4: RESULTS_V4_SHAPE},
+                RESULTS_V3: RESULTS_V3_SHAPE, RESULTS_V4: RESULTS_V4_SHAPE,
+                RESULTS_V5: RESULTS_V5_SHAPE},
 }

@@ -18,8 +18,9 @@ from ..stats.exact_tests import EXACT_TEST_METHODS
 from .containers import AnyOf, Array, Field, Mapping, Nullable, Object
 from .metrics import COUNT, MEASURE, METRICS, RATE
 from .shapes import Boolean, Integer, Number, Shape, String
-from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CHECKS, CONTRACT_ERROR, SEVERITIES,
-                         SHA256_HEX, STATUSES)
+from .ledger import INCOMPARABLE_STATE, LEDGER_KINDS, LOOK_STATES, REPEATED_METHODS
+from .vocabulary import (ACTIONS, BOOTSTRAP_UNITS, CHECKS, CONTRACT_ERROR, SEQUENTIAL_METHODS,
+                         SEQUENTIAL_UNITS, SEVERITIES, SHA256_HEX, STATUSES)
 
 
 def _rate() -> Number:
@@ -182,10 +183,101 @@ FINDING = Object("finding", closed=False, fields=[
     Field("case_ids", Array(String())),
 ])
 
+NEXT_TASKS = Object("next tasks", closed=False, fields=[
+    Field("first", Integer(minimum=1), "the pool position of the first task to add"),
+    Field("last", Integer(minimum=1), "and of the last"),
+    Field("case_ids", Array(String()), "their case ids, in pool order"),
+])
+
+NEXT_TRIALS = Object("next trials", closed=False, fields=[
+    Field("first", Integer(minimum=1), "the first trial id to add"),
+    Field("last", Integer(minimum=1), "and the last"),
+    Field("tasks", Integer(minimum=1), "to the first this many tasks of the pool"),
+])
+
+NEXT_BATCH = Object("next batch", closed=False, fields=[
+    Field("look", Integer(minimum=2), "the next look's number"),
+    Field("tasks", Integer(minimum=1), "the tasks it holds"),
+    Field("trials", Integer(minimum=2), "the trial ids 1..trials it holds of each"),
+    Field("new_tasks", Nullable(NEXT_TASKS), "the tasks it adds, each with every trial"),
+    Field("new_trials", Nullable(NEXT_TRIALS), "the trials it adds to the tasks before"),
+    Field("units", _count(), "the units it adds (tasks, or trial pairs)"),
+])
+
+LOOK_POINT = Object("look point", closed=False, fields=[
+    Field("look", Integer(minimum=1)),
+    Field("units", _count(), "the units run up to the end of the look"),
+    Field("discordant", _count()),
+    Field("wins", _count(), "the discordant units the candidate won"),
+])
+
+SEQUENTIAL_LOOK = Object("sequential look", closed=False, fields=[
+    Field("method", String(enum=SEQUENTIAL_METHODS)),
+    Field("unit", String(enum=SEQUENTIAL_UNITS)),
+    Field("state", String(enum=LOOK_STATES + (INCOMPARABLE_STATE,)),
+          "`continue`: run the next batch (the decision is REVIEW, exit 1); `pass`: the pass "
+          "boundary was crossed (a PASS if every other gate held); `futility`, `exhausted` "
+          "(the last look without a decision), `blocked`: closed; `incomparable`: this look "
+          "was not judged"),
+    Field("closed", Boolean(), "the design decided: no look after this one"),
+    Field("look", Integer(minimum=1)),
+    Field("looks", Integer(minimum=1), "the looks the design allows"),
+    Field("tasks", Integer(minimum=1)),
+    Field("trials", Integer(minimum=2)),
+], optional=[
+    Field("units", _count(), "the units run up to this look (tasks, or trial pairs)"),
+    Field("discordant", _count(), "the discordant units on the path (up to its decision)"),
+    Field("wins", _count(), "those the candidate won"),
+    Field("decided_at", Nullable(Integer(minimum=0)),
+          "the discordant unit at which the design passed or stopped"),
+    Field("pass_at", _count(), "the wins the pass boundary (at the last look, the closing "
+          "threshold) asks at `discordant`"),
+    Field("futile_at", Integer(minimum=-1), "the futility boundary there (-1: none)"),
+    Field("alpha", _rate()),
+    Field("theta0", _rate()),
+    Field("win_share", _rate()),
+    Field("power", _rate()),
+    Field("max_discordant", Integer(minimum=1)),
+    Field("exact_false_pass", _rate(), "the design's exact false pass at any stopping it "
+          "allows, at most alpha"),
+    Field("exact_false_pass_fraction", String(), "the same, as an exact fraction"),
+    Field("boundary_sha256", String(pattern=SHA256_HEX)),
+    Field("replaces", Nullable(String()), "the interval gate the boundary decides in place "
+          "of (null: its margin is above 0, and it stays a condition of a PASS)"),
+    Field("path", Array(LOOK_POINT), "the path at the end of each look so far"),
+    Field("next_batch", Nullable(NEXT_BATCH), "what the next look adds; null once closed"),
+])
+
+REPEATED_LOOK = Object("repeated look", closed=False, fields=[
+    Field("looks", Integer(minimum=2), "the judgments of this candidate, this one included"),
+    Field("method", String(enum=REPEATED_METHODS), "how their false pass is bounded"),
+    Field("false_pass", _rate()),
+    Field("alpha", _rate(), "the spec's one-sided alpha, which holds for one look"),
+    Field("earlier", Array(Object("earlier look", closed=False, fields=[
+        Field("look", Integer(minimum=1)), Field("tasks", _count()),
+        Field("trials", _count()), Field("action", String(enum=ACTIONS))]))),
+])
+
+LEDGER_USE = Object("ledger use", closed=False, fields=[
+    Field("kind", String(enum=LEDGER_KINDS)),
+    Field("looks_before", _count(), "the looks the ledger held before this one"),
+    Field("recorded", Boolean(), "this look is added to the ledger (not when INCOMPARABLE, "
+          "nor when it is the ledger's last look unchanged)"),
+    Field("repeated_look", Nullable(REPEATED_LOOK), "a fixed design's candidate judged "
+          "again: the looks and their false pass"),
+])
+
 INPUT_FILE = Object("input file", closed=False, fields=[
     Field("file", String(blank=True)),
     Field("sha256", String(blank=True, pattern=SHA256_HEX)),
     Field("bytes", _count()),
+])
+
+LEDGER_FILE = Object("ledger file", closed=False, fields=[
+    Field("file", String(blank=True)),
+    Field("sha256", Nullable(String(blank=True, pattern=SHA256_HEX)),
+          "null: a new ledger"),
+    Field("bytes", Nullable(_count())),
 ])
 
 DECISION = Object("decision", closed=False, fields=[
@@ -208,8 +300,12 @@ DECISION = Object("decision", closed=False, fields=[
     Field("findings", Array(FINDING)),
     Field("inputs", Object("inputs", closed=False,
                            fields=[Field(kind, INPUT_FILE) for kind in ("spec", "cases",
-                                                                       "results")])),
+                                                                       "results")],
+                           optional=[Field("ledger", LEDGER_FILE, "with --ledger")])),
     Field("harness", HARNESS),
+    Field("sequential", Nullable(SEQUENTIAL_LOOK), "spec v5: the look of its sequential "
+          "design; null for a fixed design"),
+    Field("ledger", LEDGER_USE, "with --ledger"),
 ])
 
 ERROR = Object("error", closed=False, fields=[

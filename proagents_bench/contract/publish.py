@@ -22,8 +22,10 @@ import os
 from typing import TYPE_CHECKING, Dict, Iterator, List, Tuple
 
 from .containers import SCHEMA_KEY, Object, object_shapes
+from .explanation import EXPLANATION
 from .gates import CASE_FINDERS, GATES, version_span
 from .inputs import FILE_KINDS
+from .ledger import LEDGER_KINDS_BY_VERSION
 from .mapping import MAPPING_KINDS
 from .output import OUTPUT
 from .release import RELEASE_KINDS, RELEASE_OUTPUT
@@ -36,9 +38,10 @@ if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-# Every file kind the contract publishes: the gate's three, the importer's mapping and the
-# release command's manifest.
-DOCUMENT_KINDS = dict(FILE_KINDS, mapping=MAPPING_KINDS, release=RELEASE_KINDS)
+# Every file kind the contract publishes: the gate's three, the importer's mapping, the
+# release command's manifest and the gate's ledger of looks.
+DOCUMENT_KINDS = dict(FILE_KINDS, mapping=MAPPING_KINDS, release=RELEASE_KINDS,
+                      ledger=LEDGER_KINDS_BY_VERSION)
 # The files the gate reads and writes: the grader's interface (the import mapping is the
 # importers' own file, never graded).
 GRADER_KINDS = ("spec", "cases", "results", "decision")
@@ -53,9 +56,12 @@ TITLES = {
     "release": "proagents-bench release manifest (one release decision across benchmarks)",
     "release-decision": "proagents-bench release document (a release decision or "
                         "CONTRACT_ERROR)",
+    "ledger": "proagents-bench ledger of looks (what the gate writes with --ledger)",
+    "explanation": "proagents-bench explanation (why a decision went as it did, from the "
+                   "harnesses' traces)",
 }
 # The output documents' shapes, by schema kind.
-OUTPUTS = {"decision": OUTPUT, "release-decision": RELEASE_OUTPUT}
+OUTPUTS = {"decision": OUTPUT, "release-decision": RELEASE_OUTPUT, "explanation": EXPLANATION}
 
 
 def contract_objects() -> Iterator[Tuple[str, str, Object, List[Object]]]:
@@ -101,6 +107,19 @@ def _description(kind: str) -> str:
                 "(exit 0 or 1), each benchmark's decision document inside it, or a "
                 "CONTRACT_ERROR document (exit 2). Objects may gain keys in later versions; "
                 "none of the listed keys is ever renamed.")
+    if kind == "ledger":
+        return ("The ledger the gate writes with --ledger FILE and reads back at the next "
+                "look: every look it judged, with the digest of each trial it added. Besides "
+                "this schema the gate checks that the looks are numbered 1, 2, ... and that "
+                "their batch and chain digests are those of their records (ledger.damaged), "
+                "then holds the package to it (the ledger.* codes). Write it only with the "
+                "gate.")
+    if kind == "explanation":
+        return ("What proagents-bench's explain command writes to stdout as JSON (exit 0 or 1, "
+                "as the decision's; a CONTRACT_ERROR document, exit 2, as the gate's): for "
+                "each task explained, the trials compared, their traces, where the candidate "
+                "left the baseline's path and what rule it broke. Objects may gain keys in "
+                "later versions; none of the listed keys is ever renamed.")
     if kind == "release":
         also = ["%s (%s)" % (rule.text, rule.code) for rule in object_rules(kind)]
         return ("The release manifest of proagents-bench's release command: the benchmarks "
@@ -191,6 +210,11 @@ def _gates_table() -> str:
                 gate.severity], gate.label, CASE_FINDERS[gate.cases.split(":")[0]]))
     lines.append("")
     return "\n".join(lines)
+
+
+def explanation_tables() -> str:
+    """Markdown: one table per object of the explanation document (docs/importing.md)."""
+    return "\n".join(_object_table(shape) for shape in object_shapes(EXPLANATION, set()))
 
 
 def contract_tables() -> str:

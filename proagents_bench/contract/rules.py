@@ -23,6 +23,7 @@ from ..errors import MAX_LISTED_IDS, ContractError
 from ..jsonio import JSONObject
 from ..steps import BATCH, watcher
 from ..text import quote
+from .sequential import design_of, pool_order, pool_sha256
 from .shapes import Rule
 from .vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, ROLES, SPLITS, TEST_SPLIT
 
@@ -56,8 +57,10 @@ class Systems:
 
 class Context:
     """What the checks read and what they find for later stages: the validated files, the
-    ``--candidate`` argument, the test cases' positions, and (from the roles check) the
-    :class:`Systems`."""
+    ``--candidate`` argument, the test cases' positions, (from the roles check) the
+    :class:`Systems`, and under a sequential design (from the coverage check) the ``look``
+    the results are (its index in the design's looks) and its test cases' positions, which
+    the results are then judged on."""
 
     def __init__(self, spec: JSONObject, cases: JSONObject,
                  results: Optional[JSONObject] = None,
@@ -67,10 +70,17 @@ class Context:
         self.results = results
         self.candidate_id = candidate_id
         self.systems: Optional[Systems] = None
+        self.look: Optional[int] = None
         self.test_index: Dict[str, int] = {}
         for case in cases["cases"]:
             if case["split"] == TEST_SPLIT:
                 self.test_index.setdefault(case["id"], len(self.test_index))
+
+    def test_cases(self) -> List[JSONObject]:
+        """The test cases the results are judged on, in file order: every test case, or
+        under a sequential design the look's (once the coverage rule held)."""
+        return [case for case in self.cases["cases"]
+                if case["split"] == TEST_SPLIT and case["id"] in self.test_index]
 
     def checked(self) -> Systems:
         """The baseline and the candidate, once every rule held (:func:`cross_file_errors`
@@ -152,6 +162,26 @@ def _split_contamination(context: Context) -> Found:
                     quote(family), " and ".join(ordered)), ("cases", second, "family_id"))
 
 
+def _sequential_pool(context: Context) -> Found:
+    """Under a sequential design, the test split is its frozen pool, with at least the last
+    look's tasks."""
+    design = design_of(context.spec) if "sequential" in context.spec else None
+    if design is None:
+        return
+    ordered = pool_order(list(context.test_index), design.block["order_seed"])
+    found = pool_sha256(ordered)
+    if found != design.block["pool_sha256"]:
+        yield "cases", SEQUENTIAL_POOL.error(
+            "the test cases are not the sequential design's frozen pool: in the order of "
+            "order_seed %d their pool_sha256 is %s, the spec's is %s (a test case was added, "
+            "removed or renamed after the design was frozen; a new pool is a new design)" % (
+                design.block["order_seed"], found, design.block["pool_sha256"]), ("cases",))
+    elif design.looks[-1][0] > len(ordered):
+        yield "cases", SEQUENTIAL_POOL.error(
+            "the sequential design's last look holds %d tasks, but the pool has only %d test "
+            "cases" % (design.looks[-1][0], len(ordered)), ("cases",))
+
+
 def _duplicate_system_ids(context: Context) -> Found:
     seen: Dict[str, int] = {}
     for index, system in enumerate(context.loaded_results()["systems"]):
@@ -198,7 +228,14 @@ def _roles(context: Context) -> Found:
 
 def _coverage(context: Context) -> Found:
     """Every system's records against the test cases, in one pass each (the five coverage
-    rules); the records in canonical order go to :attr:`Context.systems`."""
+    rules); the records in canonical order go to :attr:`Context.systems`. Under a sequential
+    design the test cases are first those of the look the results are (or, when they are
+    no look of it, that error alone)."""
+    if "sequential" in context.spec and context.spec["sequential"] is not None:
+        error = _look(context)
+        if error is not None:
+            yield "results", error
+            return
     all_case_ids = {case["id"] for case in context.cases["cases"]}
     in_order: Dict[int, Optional[List[JSONObject]]] = {}
     for index, system in enumerate(context.loaded_results()["systems"]):
@@ -209,6 +246,47 @@ def _coverage(context: Context) -> Found:
     if found is not None:
         found.baseline_records = in_order[found.baseline_index]
         found.candidate_records = in_order[found.candidate_index]
+
+
+def _look(context: Context) -> Optional[ContractError]:
+    """Find the look of the sequential design the results are: the test cases the records
+    name are the first ``tasks`` of the frozen pool of a look whose ``trials`` is the
+    candidate's trial count. Sets :attr:`Context.look` and narrows the test cases to the
+    look's; else the error, naming the looks."""
+    design = design_of(context.spec)
+    found = context.systems
+    if design is None or found is None:  # no design; or the roles rule failed: it says so
+        return None
+    named: Set[str] = set()
+    for system in context.loaded_results()["systems"]:
+        named.update(record["case_id"] for record in system["records"]
+                     if record["case_id"] in context.test_index)
+    trials = found.candidate["protocol"]["trial_count"]
+    ordered = pool_order(list(context.test_index), design.block["order_seed"])
+    index = design.look_of(len(named), trials)
+    first = set(ordered[:len(named)])
+    if index is not None and named == first:
+        context.look = index
+        context.test_index = {case_id: position for position, case_id in enumerate(
+            case_id for case_id in context.test_index if case_id in named)}
+        return None
+    looks = "; ".join("%d: %d x %d" % (number, tasks, count)
+                      for number, (tasks, count) in enumerate(design.looks, 1))
+    if index is None:
+        problem = ("its records name %d test task%s and its candidate ran %d trials of each, "
+                   "which is no look of the design" % (len(named), "" if len(named) == 1
+                                                      else "s", trials))
+    else:
+        outside = [case_id for case_id in context.test_index
+                   if case_id in named and case_id not in first]
+        problem = ("its records name %d test tasks, but not the first %d of the frozen pool "
+                   "(%s %s not among them)" % (
+                       len(named), len(named), ", ".join(quote(case_id) for case_id in
+                                                         outside[:MAX_LISTED_IDS]),
+                       "is" if len(outside) == 1 else "are"))
+    return SEQUENTIAL_LOOK.error(
+        "the results are not a look of the spec's sequential design: %s (looks, as tasks x "
+        "trials: %s)" % (problem, looks), ("systems",))
 
 
 def _system_coverage(system: JSONObject, test_index: Dict[str, int], all_case_ids: Set[str]
@@ -282,15 +360,18 @@ MISSING_SPLIT, ABSENT_SPLIT_PRESENT = rules_of(_missing_splits, "cases.missing_s
 SPLIT_CONTAMINATION = Rule("cases.split_contamination", _split_contamination)
 DUPLICATE_SYSTEM_ID = Rule("results.duplicate_system_id", _duplicate_system_ids)
 ROLES_RULE, UNKNOWN_CANDIDATE = rules_of(_roles, "results.roles", "cli.unknown_candidate")
-MISSING_RECORD, DUPLICATE_RECORD, UNKNOWN_CASE, NOT_TEST_CASE, TRIAL_OUT_OF_RANGE = rules_of(
-    _coverage, "coverage.missing", "coverage.duplicate", "coverage.unknown_case",
-    "coverage.not_test_case", "coverage.trial_out_of_range")
+(SEQUENTIAL_LOOK, MISSING_RECORD, DUPLICATE_RECORD, UNKNOWN_CASE, NOT_TEST_CASE,
+ TRIAL_OUT_OF_RANGE) = rules_of(
+    _coverage, "sequential.look", "coverage.missing", "coverage.duplicate",
+    "coverage.unknown_case", "coverage.not_test_case", "coverage.trial_out_of_range")
+SEQUENTIAL_POOL = Rule("sequential.pool", _sequential_pool)
 
 # In the order they are checked and listed: the cases' rules, then the results'.
 CASES_RULES = (VERSIONS, DUPLICATE_CASE_ID, MISSING_SPLIT, ABSENT_SPLIT_PRESENT,
-               SPLIT_CONTAMINATION)
-RESULTS_RULES = (VERSIONS, DUPLICATE_SYSTEM_ID, ROLES_RULE, UNKNOWN_CANDIDATE, MISSING_RECORD,
-                 DUPLICATE_RECORD, UNKNOWN_CASE, NOT_TEST_CASE, TRIAL_OUT_OF_RANGE)
+               SPLIT_CONTAMINATION, SEQUENTIAL_POOL)
+RESULTS_RULES = (VERSIONS, DUPLICATE_SYSTEM_ID, ROLES_RULE, UNKNOWN_CANDIDATE, SEQUENTIAL_LOOK,
+                 MISSING_RECORD, DUPLICATE_RECORD, UNKNOWN_CASE, NOT_TEST_CASE,
+                 TRIAL_OUT_OF_RANGE)
 CROSS_FILE_RULES = CASES_RULES + RESULTS_RULES[1:]
 
 

@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, List, Mapping
 from ..errors import ContractError
 from ..text import quote
 from .inputs import FILE_KINDS
-from .vocabulary import MAPPING_VERSIONS, RELEASE_VERSIONS
+from .vocabulary import LEDGER_VERSIONS, MAPPING_VERSIONS, RELEASE_VERSIONS
 
 # Every kind of file the commands read, by its schema versions: what a version names when a
 # file is passed as the wrong kind.
 VERSIONS_OF_KIND = dict({kind: tuple(shapes) for kind, shapes in FILE_KINDS.items()},
-                        mapping=MAPPING_VERSIONS, release=RELEASE_VERSIONS)
+                        mapping=MAPPING_VERSIONS, release=RELEASE_VERSIONS,
+                        ledger=LEDGER_VERSIONS)
 
 
 # Where a file of another kind belongs, for the hint of a misplaced file: the option (the

@@ -8,17 +8,20 @@ SPEC_V1 = "agent-benchmark-spec-v1"
 SPEC_V2 = "agent-benchmark-spec-v2"
 SPEC_V3 = "agent-benchmark-spec-v3"
 SPEC_V4 = "agent-benchmark-spec-v4"
+# v5: v4 and a sequential design (``sequential``, contract/sequential.py), or null.
+SPEC_V5 = "agent-benchmark-spec-v5"
 # Every spec version, oldest first: a gate belongs to some of them (contract/gates.py).
-SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4)
+SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5)
 CASES_V1 = "agent-benchmark-cases-v1"
 CASES_V2 = "agent-benchmark-cases-v2"
 RESULTS_V1 = "agent-benchmark-results-v1"
 RESULTS_V2 = "agent-benchmark-results-v2"
 RESULTS_V3 = "agent-benchmark-results-v3"
 RESULTS_V4 = "agent-benchmark-results-v4"
+RESULTS_V5 = "agent-benchmark-results-v5"
 # The results versions whose systems an import wrote (a provenance that says what the import
 # did with what its logs lacked).
-IMPORTED_RESULTS = (RESULTS_V3, RESULTS_V4)
+IMPORTED_RESULTS = (RESULTS_V3, RESULTS_V4, RESULTS_V5)
 MAPPING_V1 = "proagents-bench-import-mapping-v1"
 # v2: v1 and the pointers of a JSON-lines log (``lines``).
 MAPPING_V2 = "proagents-bench-import-mapping-v2"
@@ -29,12 +32,15 @@ PASSED = "passed"
 FAILED = "failed"
 RELEASE_V1 = "proagents-bench-release-v1"
 RELEASE_VERSIONS = (RELEASE_V1,)
+# The ledger the gate writes with --ledger (contract/ledger.py): every look it judged.
+LEDGER_V1 = "proagents-bench-ledger-v1"
+LEDGER_VERSIONS = (LEDGER_V1,)
 # Every kind whose JSON Schema the contract publishes (``--schema KIND``): the gate's three
-# files and its document, the importer's mapping, the release's manifest and document. Here,
-# not beside the schemas (contract/publish.py), so that the gate's command line can offer the
-# choices without importing what builds them.
+# files and its document, the importer's mapping, the release's manifest and document, the
+# gate's ledger. Here, not beside the schemas (contract/publish.py), so that the gate's
+# command line can offer the choices without importing what builds them.
 SCHEMA_KINDS = ("spec", "cases", "results", "decision", "mapping", "release",
-                "release-decision")
+                "release-decision", "ledger", "explanation")
 
 # A SHA-256 digest as text: 64 lowercase hex digits.
 SHA256_HEX = "^[0-9a-f]{64}$"
@@ -56,6 +62,15 @@ BASELINE_ROLE = "baseline"
 CANDIDATE_ROLE = "candidate"
 ROLES = (BASELINE_ROLE, CANDIDATE_ROLE)
 BOOTSTRAP_UNITS = ("task", "family")
+# What a sequential design's boundary counts (contract/sequential.py): tasks judged by their
+# verdicts, or trial pairs (a trial of each system with the same trial id of one task).
+TASK_UNIT = "task"
+TRIAL_UNIT = "trial"
+SEQUENTIAL_UNITS = (TASK_UNIT, TRIAL_UNIT)
+# The sequential methods a spec may name: the exactly calibrated truncated SPRT on the paired
+# discordant units (proagents_bench/stats/sequential.py).
+TRUNCATED_SPRT = "truncated_sprt_exact"
+SEQUENTIAL_METHODS = (TRUNCATED_SPRT,)
 # How the bootstrap gate compares the interval's lower bound with min_paired_delta_ci_low:
 # inclusive (v1 and v2: low >= gate) or strict (low > gate).
 INCLUSIVE = "inclusive"

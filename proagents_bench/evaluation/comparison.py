@@ -36,13 +36,18 @@ def show_value(value: object) -> str:
     return str(value)
 
 
-def protocol_mismatches(spec: JSONObject, systems: Sequence[JSONObject]) -> List[str]:
+def protocol_mismatches(spec: JSONObject, systems: Sequence[JSONObject],
+                        trial_count: Optional[int] = None) -> List[str]:
     """``SYSTEM.KEY: expected=X, actual=Y`` for every key where a system differs from the spec.
 
     ``systems`` are compared in the order given (baseline, then candidate), keys in the
-    contract's order. Numbers compare by value, so ``30`` and ``30.0`` agree.
+    contract's order. Numbers compare by value, so ``30`` and ``30.0`` agree. A look of a
+    sequential design expects its own ``trial_count`` (given), not the spec's (its last
+    look's).
     """
     expected = spec["protocol"]
+    if trial_count is not None:
+        expected = dict(expected, trial_count=trial_count)
     mismatches = []
     for system in systems:
         actual = system["protocol"]

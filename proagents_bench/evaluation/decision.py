@@ -244,7 +244,7 @@ def _unjudged(gate: Gate, candidate: SystemMetrics, threshold: Exact) -> Finding
 
 
 def decide(gates: JSONObject, candidate: SystemMetrics, comparison: Comparison, version: str,
-           evidence: Sequence[Finding] = ()) -> Decision:
+           evidence: Sequence[Finding] = (), replaced: Sequence[str] = ()) -> Decision:
     """Decide on ``candidate`` and the paired ``comparison``
     (:class:`~.comparison.Comparison`) under the gates of spec ``version``; ``evidence`` are
     the findings of the package itself (:mod:`.evidence`), which count by their severity
@@ -261,10 +261,15 @@ def decide(gates: JSONObject, candidate: SystemMetrics, comparison: Comparison, 
     the decision): the standard error is not estimable, the observed difference is below the
     minimum detectable effect, the bootstrap has too few samples for its confidence, tasks
     flip between passing and failing across trials.
+
+    The gates ``replaced`` (keys) are left out: a sequential design's boundary decides in
+    their place (:mod:`.sequential`).
     """
     strict = comparison.lower_bound == STRICT
     findings: List[Finding] = []
     for gate in deciding_gates(version):
+        if gate.key in replaced:
+            continue
         if gate is CRITICAL_GATE:
             findings.extend(_critical_findings(gates, candidate))
             continue

@@ -24,6 +24,7 @@ trajectory that is there in any form is read or refused, never skipped.
 from __future__ import annotations
 
 import datetime
+import os
 import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
 
@@ -35,7 +36,7 @@ from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .settings import Settings
 from .source import LogError, LogSource, Manifest, read_entry
-from .trial import LogRun, Trial, Trials
+from .trial import Locator, LogRun, Trial, Trials
 from .values import items, log_number, milliseconds, nonblank, optional, require, scaled
 
 if TYPE_CHECKING:  # for annotations only
@@ -49,6 +50,9 @@ SUPPORTED_VERSIONS = (1,)
 RESULT = "result.json"
 LOCK = "lock.json"
 TRAJECTORY = "agent/trajectory.json"
+# The verifier's output, which a trial's trace shows when it has no trajectory (digested with
+# its trace reference only: the job's digest is the files the import reads).
+VERIFIER_OUTPUT = "verifier/test-stdout.txt"
 DEFAULT_REWARD = "reward"
 # Harbor's error policy (models/trial/error_policy.py, Harbor 0.26): the exceptions after
 # which the reward is still valid are the agent's own doing; of them, the timeout.
@@ -141,6 +145,7 @@ class TrialReader:
         _final, self.reward_key = settings.final_state(HARBOR)
         self.cost_source, self.cost_scale = settings.cost(HARBOR)
         self.side_effect_tools = settings.side_effect_tools
+        self.trace_refs = settings.trace_refs
         self.attempts: Dict[str, int] = {}
         # Each trial's id (result.json ``id``, else its ``trial_name``) and the folder it was
         # read from: a folder copied within the job holds the same trial again.
@@ -153,14 +158,16 @@ class TrialReader:
     def trials(self, folders: List[TrialFolder], manifest: Manifest) -> Trials:
         """The trials, a folder at a time; the log's digest (``manifest``) is complete once
         the last is read."""
-        self.manifest = manifest
         with CollectorPaused():
             for folder in folders:
                 entry = folder.name + "/" + RESULT
                 if not folder.has_result:
                     continue  # a trial that never finished: missing, as the run's check says
+                # With trace references, the trial's own files are digested as they are read.
+                self.manifest = TrialFiles(manifest, folder.name) if self.trace_refs else (
+                    manifest)
                 try:
-                    result = read_entry(self.source, entry, manifest)
+                    result = read_entry(self.source, entry, self.manifest)
                     yield self.trial(result, folder, entry)
                 except ContractErrors as failure:
                     for error in failure.errors:
@@ -211,7 +218,11 @@ class TrialReader:
             "expected_final_state": "1", "task": self.run.defaults["benchmark_id"],
             "where": (entry, ()),
         }
-        return Trial(record, case, entry, ())
+        locator = None
+        if isinstance(self.manifest, TrialFiles):
+            locator = Locator(HARBOR.trace_unit, folder.name, entry=folder.name,
+                              sha256=self.manifest.sealed(self.source))
+        return Trial(record, case, entry, (), locator=locator)
 
     def _check_once(self, result: JSONObject, folder: TrialFolder, entry: str) -> None:
         """A trial is one attempt however many folders hold it: a second folder of a trial
@@ -359,3 +370,27 @@ class TrialReader:
                                    entry)
                 calls.add(name)
         return sorted(calls)
+
+
+class TrialFiles(Manifest):
+    """The files of one trial as they are read: each added to the job's manifest (``job``)
+    and to the trial's own, by its path inside the trial folder (a trace reference's digest,
+    :meth:`sealed`)."""
+
+    def __init__(self, job: Manifest, folder: str) -> None:
+        super().__init__()
+        self.job = job
+        self.folder = folder
+
+    def add(self, entry: str, data: bytes) -> None:
+        self.job.add(entry, data)
+        super().add(entry[len(self.folder) + 1:], data)
+
+    def sealed(self, source: LogSource) -> str:
+        """The trial's digest: its files read, then the verifier's output where there is
+        one (which the import does not read otherwise)."""
+        path = os.path.join(source.path, self.folder, *VERIFIER_OUTPUT.split("/"))
+        if os.path.isfile(path):
+            with open(path, "rb") as handle:
+                super().add(VERIFIER_OUTPUT, handle.read())
+        return self.digest.hexdigest()

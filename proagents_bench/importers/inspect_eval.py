@@ -13,6 +13,7 @@ checks, CRC-32 included; any other compression goes through zipfile.
 
 from __future__ import annotations
 
+import hashlib
 import struct
 import zipfile
 import zlib
@@ -51,8 +52,8 @@ def read_eval(source: LogSource, value: Optional[JSONObject],
     except LogError as failure:
         archive.close()
         raise ContractErrors([source.placed(failure)])
-    return run, _eval_trials(_decoded_samples(archive, samples, source), source,
-                             SampleReader(settings, run))
+    return run, _eval_trials(_decoded_samples(archive, samples, source, settings.trace_refs),
+                             source, SampleReader(settings, run))
 
 
 def eval_samples(source: LogSource) -> Generator[Tuple[str, JSONObject], None, None]:
@@ -60,7 +61,7 @@ def eval_samples(source: LogSource) -> Generator[Tuple[str, JSONObject], None, N
     bytes in the file, read as the import reads them (``bench import --template-log``);
     ContractErrors for a log or an entry that cannot be read."""
     archive, _header, _header_entry, samples = _open_eval(source)
-    for entry, sample in _decoded_samples(archive, samples, source):
+    for entry, sample, _digest in _decoded_samples(archive, samples, source):
         if isinstance(sample, ContractErrors):
             raise sample
         yield entry, sample
@@ -89,33 +90,42 @@ def _open_eval(source: LogSource) -> Tuple[zipfile.ZipFile, JSONObject, str, Lis
     return archive, header, header_entry, samples
 
 
-def _decoded_samples(archive: zipfile.ZipFile, samples: List[JSON], source: LogSource
-                     ) -> Generator[Tuple[str, Union[JSONObject, ContractErrors]], None, None]:
+# A sample entry's name, its decoded sample (or the error of an entry that cannot be read),
+# and the SHA-256 of its bytes when asked for (a trace reference's digest), else None.
+DecodedSamples = Generator[Tuple[str, Union[JSONObject, ContractErrors], Optional[str]], None,
+                           None]
+
+
+def _decoded_samples(archive: zipfile.ZipFile, samples: List[JSON], source: LogSource,
+                     digests: bool = False) -> DecodedSamples:
     """Each sample entry's name and its decoded sample, or the error of an entry that cannot
     be read or decoded (damaged data, a CRC mismatch, not JSON, too large): each entry is
-    found by the zip's directory, so the entries after a damaged one are read as well."""
+    found by the zip's directory, so the entries after a damaged one are read as well. With
+    ``digests``, each entry's bytes are hashed too (decompressed, as a trace is read)."""
     with archive, open(source.path, "rb") as stream, CollectorPaused():
         for info in samples:
             sample: Union[JSONObject, ContractErrors]
+            digest = None
             try:
                 data = _read_raw(stream, info, source)
                 if data is None:
                     data = _read_entry(archive, info, source)
+                if digests:
+                    digest = hashlib.sha256(data).hexdigest()
                 sample = decode_json(data, source, info.filename)
             except ContractErrors as failure:
                 sample = failure
-            yield info.filename, sample
+            yield info.filename, sample, digest
 
 
-def _eval_trials(samples: Generator[Tuple[str, Union[JSONObject, ContractErrors]], None, None],
-                 source: LogSource, reader: SampleReader) -> Trials:
+def _eval_trials(samples: DecodedSamples, source: LogSource, reader: SampleReader) -> Trials:
     try:
-        for entry, sample in samples:
+        for entry, sample, digest in samples:
             if isinstance(sample, ContractErrors):  # this entry's; the next ones are read too
                 yield from sample.errors
                 continue
             try:
-                yield reader.trial(sample, entry, ())
+                yield reader.trial(sample, entry, (), digest)
             except LogError as failure:  # this sample's error; the next ones are read too
                 yield source.placed(failure)
     finally:  # closed early (a failed import): the log is closed now, not when collected

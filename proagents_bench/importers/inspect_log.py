@@ -27,7 +27,7 @@ from ..jsonio.load import MAX_SAFE_INTEGER
 from ..text import quote
 from .settings import Settings
 from .source import LogError, LogSource
-from .trial import LogRun, Trial, Trials
+from .trial import Locator, LogRun, Trial, Trials
 from .values import (MAX_LOG_NUMBER, array_trials, items, log_number, milliseconds, optional,
                      require, scaled, state_text)
 
@@ -181,8 +181,10 @@ class SampleReader:
         self.watch_tools = settings.side_effect_tools is not None
         self.watch_metadata = bool(settings.get("metadata_keys"))
         self.watch_store = bool(self.store_keys)
+        self.trace_refs = settings.trace_refs
 
-    def trial(self, sample: JSONObject, entry: Optional[str], path: Path) -> Trial:
+    def trial(self, sample: JSONObject, entry: Optional[str], path: Path,
+              digest: Optional[str] = None) -> Trial:
         sample_id = sample.get("id")
         if isinstance(sample_id, bool) or not isinstance(sample_id, (str, int)) or (
                 isinstance(sample_id, str) and not sample_id.strip()):
@@ -232,7 +234,12 @@ class SampleReader:
         if record["case_id"] not in self.cases_read:
             self.cases_read.add(record["case_id"])
             case = self._case(sample, entry, path)
-        return Trial(record, case, entry, path)
+        locator = None
+        if self.trace_refs:  # an .eval's entry and its digest; a .json log's sample index
+            index = path[-1] if path and isinstance(path[-1], int) else None
+            locator = Locator(INSPECT_AI.trace_unit, record["case_id"], epoch, index, entry,
+                              digest)
+        return Trial(record, case, entry, path, locator=locator)
 
     @staticmethod
     def _status(sample: JSONObject) -> str:

@@ -17,6 +17,7 @@ on every line) or the command line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from decimal import Decimal
 from typing import TYPE_CHECKING, BinaryIO, Dict, Iterator, List, Optional, Tuple, Union
@@ -31,7 +32,7 @@ from ..text import quote
 from .settings import Settings
 from .source import (MAX_LINE_BYTES, MAX_LOG_DEPTH, ON_PYPY, LogError, LogSource, bounded_int,
                      invalid_utf8_at)
-from .trial import LogRun, Trial, Trials
+from .trial import Locator, LogRun, Trial, Trials
 from .values import MAX_LOG_NUMBER, log_number, scaled
 
 if TYPE_CHECKING:  # for annotations only
@@ -133,7 +134,11 @@ def _trials(source: LogSource, reader: "LineReader") -> Trials:
             if not data.strip():
                 continue
             try:
-                yield reader.trial(_decode(data, number), number)
+                trial = reader.trial(_decode(data, number), number)
+                if reader.trace_refs:  # the line's own bytes: what its trace would be read from
+                    trial.locator = Locator(JSON_LINES.trace_unit, str(number),
+                                            sha256=hashlib.sha256(data).hexdigest())
+                yield trial
             except LogError as failure:  # this line's error; the next lines are read too
                 failure.line = number
                 yield source.placed(failure)
@@ -201,6 +206,7 @@ class LineReader:
         self.first_trial: int = lines.get("first_trial", 1)
         self.system: Optional[str] = None
         self.side_effect_tools = settings.side_effect_tools
+        self.trace_refs = settings.trace_refs
         self.cost_scale = settings.cost(JSON_LINES)[1]
         self.metadata_keys = [settings.metadata_key(field) for field in CASE_FIELDS]
         status = lines.get("status")

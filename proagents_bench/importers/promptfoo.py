@@ -38,7 +38,7 @@ from ..errors import ContractErrors, format_path
 from ..text import quote
 from .settings import Settings
 from .source import LogError, LogSource
-from .trial import LogRun, Trial, Trials
+from .trial import Locator, LogRun, Trial, Trials
 from .values import (MAX_LOG_NUMBER, array_trials, items, log_number, measured, nonblank,
                      optional, require, scaled)
 
@@ -216,6 +216,7 @@ class ResultReader:
         self.cost_source, self.cost_scale = settings.cost(PROMPTFOO)
         self.metadata_keys = [settings.metadata_key(field) for field in CASE_FIELDS]
         self.run = run
+        self.trace_refs = settings.trace_refs
         self.counts: Dict[str, int] = {}
         self.tests: Dict[str, Tuple[str, Path]] = {}
 
@@ -249,8 +250,14 @@ class ResultReader:
             "latency_ms": self._latency(result, path),
             "cost_units": self._cost(result, path),
         }
+        locator = None
+        if self.trace_refs:  # the result's row as promptfoo's viewer numbers it, and its place
+            index = path[-1] if isinstance(path[-1], int) else None
+            row = result.get("testIdx")
+            locator = Locator(PROMPTFOO.trace_unit, str(row) if isinstance(row, int) and not (
+                isinstance(row, bool)) else str(index), index=index)
         # Every result gives its test's fields (the first readable one makes the case).
-        return Trial(record, self._case(metadata, path), None, path)
+        return Trial(record, self._case(metadata, path), None, path, locator=locator)
 
     def _final_state(self, result: JSONObject, path: Path, error: bool) -> Optional[str]:
         if error:

@@ -7,19 +7,23 @@ its reader is made here, as an import the type checker and the layer test follow
 A reader is called as ``read(source, value, settings)`` with the log's
 :class:`~.source.LogSource`, its decoded JSON object (a format told by its keys; else None)
 and the mapping's :class:`~.settings.Settings`; it returns the run and its trials
-(:mod:`.trial`). Every log format of the harness rows has exactly one row here, and every row
-is of such a format: checked when this module is imported.
+(:mod:`.trial`). Beside it, the format's trace reader (:data:`~.trace.TraceReader`: the log
+and its records' trace references to their traces, for ``explain``), or None for a format
+whose log holds no trace (JSON lines). Every log format of the harness rows has exactly one
+row here, and every row is of such a format: checked when this module is imported.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..contract.harnesses import (HARBOR_JOB, INSPECT_EVAL, INSPECT_JSON, JSONL, LOG_FORMATS,
                                   PROMPTFOO_JSON, SWEBENCH_SUMMARY, TAU2_DIR, TAU2_JSON)
-from . import harbor, inspect_eval, inspect_log, jsonl, promptfoo, swebench, tau2
+from . import (harbor, harbor_trace, inspect_eval, inspect_log, inspect_trace, jsonl, promptfoo,
+               promptfoo_trace, swebench, swebench_trace, tau2, tau2_trace)
 from .settings import Settings
 from .source import LogSource
+from .trace import TraceReader
 from .trial import LogRun, Trials
 
 # A format's reader. Its second argument is ``Any`` because which of two types it is depends
@@ -30,20 +34,22 @@ Reader = Callable[[LogSource, Any, Settings], Tuple[LogRun, Trials]]
 
 
 class FormatReader(NamedTuple):
-    """One log format and the function that reads it."""
+    """One log format, the function that reads it, and the function that reads its traces
+    (None: its logs hold none)."""
 
     log_format: str  # a log format's name (``LogFormat.name``)
     read: Reader
+    trace: Optional[TraceReader] = None
 
 
 READERS: Tuple[FormatReader, ...] = (
-    FormatReader(INSPECT_EVAL, inspect_eval.read_eval),
-    FormatReader(INSPECT_JSON, inspect_log.read_json_log),
-    FormatReader(TAU2_JSON, tau2.read_results),
-    FormatReader(TAU2_DIR, tau2.read_folder),
-    FormatReader(SWEBENCH_SUMMARY, swebench.read_summary),
-    FormatReader(HARBOR_JOB, harbor.read_job),
-    FormatReader(PROMPTFOO_JSON, promptfoo.read_results),
+    FormatReader(INSPECT_EVAL, inspect_eval.read_eval, inspect_trace.eval_traces),
+    FormatReader(INSPECT_JSON, inspect_log.read_json_log, inspect_trace.json_traces),
+    FormatReader(TAU2_JSON, tau2.read_results, tau2_trace.results_traces),
+    FormatReader(TAU2_DIR, tau2.read_folder, tau2_trace.folder_traces),
+    FormatReader(SWEBENCH_SUMMARY, swebench.read_summary, swebench_trace.instance_traces),
+    FormatReader(HARBOR_JOB, harbor.read_job, harbor_trace.trial_traces),
+    FormatReader(PROMPTFOO_JSON, promptfoo.read_results, promptfoo_trace.result_traces),
     FormatReader(JSONL, jsonl.read_lines),
 )
 
@@ -61,6 +67,8 @@ def reader_problems(readers: Sequence[FormatReader], log_formats: Sequence[str])
 
 
 READER_OF: Dict[str, Reader] = {row.log_format: row.read for row in READERS}
+TRACE_READER_OF: Dict[str, Optional[TraceReader]] = {row.log_format: row.trace
+                                                     for row in READERS}
 _PROBLEMS = reader_problems(READERS, LOG_FORMATS)
 if _PROBLEMS:
     raise RuntimeError("importers/readers.py: " + "; ".join(_PROBLEMS))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import hashlib
 from typing import Dict, List, Optional
 
-from ..contract.inputs import RESULTS_V3_SHAPE, RESULTS_V4_SHAPE
-from ..contract.vocabulary import RESULTS_V3, RESULTS_V4
+from ..contract.inputs import RESULTS_V3_SHAPE, RESULTS_V4_SHAPE, RESULTS_V5_SHAPE
+from ..contract.vocabulary import RESULTS_V3, RESULTS_V4, RESULTS_V5
 from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors, Path, format_path
 from ..jsonio import JSONObject
 from .headers import exact
@@ -35,8 +35,15 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
     digest = hashlib.sha256(" ".join(log.source.sha256 for system in systems
                                      for log in system.logs).encode("ascii"))
     several = any(len(system.logs) > 1 for system in systems)
+    # v5 (asked for: --trace-refs) keeps every log's provenance, as v4, and each record's trace
+    # reference; else v4 for several logs, v3 for one, exactly as before.
+    version, shape = ((RESULTS_V5, RESULTS_V5_SHAPE) if settings.trace_refs else
+                      (RESULTS_V4, RESULTS_V4_SHAPE) if several else
+                      (RESULTS_V3, RESULTS_V3_SHAPE))
+    if settings.trace_refs:
+        _seal_traces(systems)
     results: JSONObject = {
-        "schema_version": RESULTS_V4 if several else RESULTS_V3,
+        "schema_version": version,
         "benchmark_id": ids["benchmark_id"],
         "benchmark_version": ids["benchmark_version"],
         "dataset_version": ids["dataset_version"],
@@ -46,7 +53,8 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
             "system_id": system.system_id,
             "role": system.role,
             "protocol": system.protocol,
-            "provenance": (_provenance_v4 if several else _provenance)(system, settings),
+            "provenance": (_provenance_v4 if version != RESULTS_V3 else _provenance)(
+                system, settings),
             "records": system.records,
         } for system in systems],
     }
@@ -57,7 +65,6 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
         dict(system, records=[], protocol={key: exact(value) for key, value in
                                            system["protocol"].items()})
         for system in results["systems"]])
-    shape = RESULTS_V4_SHAPE if several else RESULTS_V3_SHAPE
     errors = list(shape.iter_errors(without_records))
     errors.extend(surrogate_errors(without_records))
     if errors:  # a value of the log the checks above let through: say where it went
@@ -66,6 +73,17 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
                 error.message), error.path, systems[_system_index(error.path)].source.where())
             for error in errors[:MAX_REPORTED_ERRORS]])
     return results
+
+
+def _seal_traces(systems: List[ImportedSystem]) -> None:
+    """Each trace reference read from a log as a whole (no entry of its own) takes the log's
+    digest, known now that every log is read (a Harbor job's once its last trial is)."""
+    for system in systems:
+        digests = [log.source.sha256 for log in system.logs]
+        for record in system.records:
+            trace = record.get("trace")
+            if trace is not None and trace["sha256"] is None:
+                trace["sha256"] = digests[trace["log"]]
 
 
 def _system_index(path: Path) -> int:

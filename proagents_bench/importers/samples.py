@@ -44,13 +44,15 @@ def _merge(parts: List[ImportedSystem]) -> ImportedSystem:
     merged.system_id = first.system_id
     merged.missing_as = first.missing_as
     offset = 0
-    for system in parts:
+    for number, system in enumerate(parts):
         merged.errors.extend(system.errors)
         merged.omitted += system.omitted
         merged.not_test += system.not_test
         system.first_trial_id = offset + 1
         for record in system.records:
             record["trial_id"] += offset
+            if record.get("trace") is not None:
+                record["trace"]["log"] = number
             merged.records.append(record)
         for item in system.recorded_unknown:
             item["trial_id"] += offset
@@ -169,6 +171,9 @@ def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
         if split != TEST_SPLIT:
             system.not_test += 1
             continue
+        if settings.trace_refs:  # the log's own number and digest are the package's to give
+            trial.record["trace"] = (trial.locator.reference(0, None)
+                                     if trial.locator is not None else None)
         system.records.append(trial.record)
     system.seen = set(seen)
     system.records.sort(key=lambda record: (record["case_id"], record["trial_id"]))
@@ -260,9 +265,12 @@ def _record_unknown(system: ImportedSystem, case_id: str, trial_id: int, setting
     system.cases.setdefault(case_id, None)
     if split != TEST_SPLIT:
         return
-    system.records.append({"case_id": case_id, "trial_id": trial_id, "status": UNKNOWN,
-                           "final_state": None, "side_effects": [], "tools_used": [],
-                           "latency_ms": None, "cost_units": None})
+    record: JSONObject = {"case_id": case_id, "trial_id": trial_id, "status": UNKNOWN,
+                          "final_state": None, "side_effects": [], "tools_used": [],
+                          "latency_ms": None, "cost_units": None}
+    if settings.trace_refs:
+        record["trace"] = None  # the log lacks it: there is no trace to point at
+    system.records.append(record)
     system.recorded_unknown.append({"case_id": case_id, "trial_id": trial_id})
 
 

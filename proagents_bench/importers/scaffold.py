@@ -3,7 +3,10 @@ harness log.
 
 Every spec is a spec v3 with the ``strict`` lower bound over tasks: a new benchmark's PASS
 then needs evidence (a standard error that can be estimated and an exact one-sided test that
-rejects; docs/statistics.md), where a v1 spec passes a tie.
+rejects; docs/statistics.md), where a v1 spec passes a tie. With a :class:`SequentialChoice`
+(``init --sequential``) it is a spec v5 instead, whose sequential design is frozen on the
+cases written (:func:`sequential_spec`): its protocol's trial count is the last look's, and
+the results template from nothing is that last look.
 
 From nothing: a spec of :data:`STARTING_GATES`, a cases v1 file with the three splits the
 contract requires (one train and one development case, two test cases, one of them
@@ -39,14 +42,19 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tu
 
 from ..contract.gates import gates_of
 from ..contract.metrics import METRIC_BY_NAME
+from ..contract.sequential import pool_order
 from ..contract.validate import file_errors
-from ..contract.vocabulary import CASES_V1, RESULTS_V3, ROLES, SPEC_V3, SPLITS, UNKNOWN
+from ..contract.vocabulary import (CASES_V1, RESULTS_V3, ROLES, SPEC_V3, SPLITS,
+                                   TASK_UNIT, UNKNOWN)
 from ..evaluation.metrics import P95
 from ..stats.exact import exact_sum
 from ..stats.quantiles import nearest_rank_unsorted
 from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from ..jsonio.dump import document_bytes
 from ..jsonio.load import parse_bytes
+from ..contract.sequential_proposal import (ASSUMED_DISCORDANCE, Proposal,
+                                            SequentialPlanError, with_design)
+from ..stats.sequential_plan import DEFAULT_LOOKS
 from .package import describe_log
 from .settings import Settings
 from .source import LogSource
@@ -138,24 +146,70 @@ def spec_document(ids: Dict[str, str], baseline_id: str, protocol: JSONObject,
     }
 
 
-def blank_package() -> List[Tuple[str, bytes]]:
-    """(kind, bytes) of a new benchmark's spec, cases and results template."""
-    spec = spec_document(BLANK_IDS, BLANK_SYSTEMS[0], BLANK_PROTOCOL)
-    cases = dict(BLANK_IDS, schema_version=CASES_V1,
-                 cases=[dict(case) for case in BLANK_CASES])
-    tests = [case["id"] for case in BLANK_CASES if case["split"] == SPLITS[2]]
-    results = dict(BLANK_IDS, schema_version=RESULTS_V3,
+class SequentialChoice:
+    """What ``init --sequential`` asks of the design: its unit, the effect worth detecting
+    (on the paired difference of the unit's pass rates), the discordance rate assumed (nothing
+    has run yet), the power, the looks and how they grow (None: as
+    :func:`~proagents_bench.stats.sequential_plan.default_growth` says)."""
+
+    def __init__(self, unit: str = TASK_UNIT, effect: Fraction = Fraction(1, 10),
+                 discordance: Fraction = ASSUMED_DISCORDANCE, power: Fraction = Fraction(4, 5),
+                 looks: int = DEFAULT_LOOKS, growth: Optional[str] = None) -> None:
+        self.unit = unit
+        self.effect = effect
+        self.discordance = discordance
+        self.power = power
+        self.looks = looks
+        self.growth = growth
+
+
+def sequential_spec(spec: JSONObject, cases: JSONObject,
+                    choice: SequentialChoice) -> Tuple[JSONObject, Proposal]:
+    """``spec`` as a spec v5 whose sequential design
+    (:mod:`proagents_bench.contract.sequential_proposal`) is frozen on ``cases``' test cases,
+    its protocol's trial count the last look's; a design that cannot be made is a contract
+    error (``import.invalid_spec``) saying why."""
+    test_ids = [case["id"] for case in cases["cases"] if case["split"] == SPLITS[2]]
+    try:
+        return with_design(spec, test_ids, choice.unit, choice.effect, choice.discordance,
+                           choice.power, choice.looks, choice.growth)
+    except SequentialPlanError as problem:
+        raise ContractErrors([ContractError("import.invalid_spec", "no sequential design can "
+                                            "be written: %s" % problem, ("sequential",))])
+
+
+def blank_package(choice: Optional[SequentialChoice] = None,
+                  given: Optional[JSONObject] = None) -> List[Tuple[str, bytes]]:
+    """(kind, bytes) of a new benchmark's spec, cases and results template; with ``choice``
+    the spec is a spec v5 with that sequential design, and the template is its first look.
+    With the cases file ``given`` (a team's own, with ``choice``), the design is frozen on
+    its test cases, the spec takes its ids, and the cases file is not among the files."""
+    ids = dict(BLANK_IDS) if given is None else {key: given[key] for key in BLANK_IDS}
+    spec = spec_document(ids, BLANK_SYSTEMS[0], BLANK_PROTOCOL)
+    cases: JSONObject = given if given is not None else dict(
+        BLANK_IDS, schema_version=CASES_V1, cases=[dict(case) for case in BLANK_CASES])
+    tests = [case["id"] for case in cases["cases"] if case["split"] == SPLITS[2]]
+    if choice is not None:
+        spec, _proposal = sequential_spec(spec, cases, choice)
+        tests = [case_id for case_id in pool_order(tests, spec["sequential"]["order_seed"])][
+            :spec["sequential"]["looks"][0]["tasks"]]
+    protocol = dict(spec["protocol"], trial_count=(
+        spec["sequential"]["looks"][0]["trials"] if choice is not None
+        else spec["protocol"]["trial_count"]))
+    results = dict(ids, schema_version=RESULTS_V3,
                    result_set_version="template-nothing-run-yet", systems=[{
                        "system_id": system_id, "role": role,
-                       "protocol": dict(BLANK_PROTOCOL), "provenance": None,
+                       "protocol": protocol, "provenance": None,
                        "records": [{"case_id": case_id, "trial_id": trial,
                                     "status": UNKNOWN, "final_state": None,
                                     "side_effects": [], "tools_used": [],
                                     "latency_ms": None, "cost_units": None}
                                    for case_id in tests
-                                   for trial in range(1, BLANK_PROTOCOL["trial_count"] + 1)],
+                                   for trial in range(1, protocol["trial_count"] + 1)],
                    } for system_id, role in zip(BLANK_SYSTEMS, ROLES)])
-    return _checked([("spec", spec), ("cases", cases), ("results", results)])
+    documents = [("spec", spec)] + ([("cases", cases)] if given is None else []) + [
+        ("results", results)]
+    return _checked(documents)
 
 
 def _rounded_up(value: Fraction) -> object:
@@ -218,8 +272,10 @@ class FromLog(NamedTuple):
 
 
 def from_log(log: LogSource, settings: Settings, system_id: Optional[str] = None,
-             split_logs: Sequence[Tuple[str, LogSource]] = ()) -> FromLog:
-    """The spec and cases of the benchmark ``log`` ran (see the module docstring); raise
+             split_logs: Sequence[Tuple[str, LogSource]] = (),
+             choice: Optional[SequentialChoice] = None) -> FromLog:
+    """The spec and cases of the benchmark ``log`` ran (see the module docstring), with
+    ``choice`` a spec v5 with that sequential design on the log's test cases; raise
     ContractErrors with every error the import would find in the log."""
     described = describe_log(log, settings, system_id, split_logs)
     claim = ("Replace with the claim this benchmark tests (written by init from the %s log "
@@ -228,6 +284,8 @@ def from_log(log: LogSource, settings: Settings, system_id: Optional[str] = None
     gates, unmeasured = measured_gates(described.system.records)
     spec = spec_document(described.ids, described.system_id, described.protocol, claim,
                          gates=gates)
+    if choice is not None:
+        spec, _proposal = sequential_spec(spec, described.cases, choice)
     return FromLog(_checked([("spec", spec), ("cases", described.cases)]),
                    described.system_id, described.system.run.log_format,
                    len(described.system.records),

@@ -36,6 +36,9 @@ class Settings:
         # Which instances a SWE-bench summary's run is (the import's --swebench-instances):
         # its dataset's (those without a prediction are missing trials) or the submitted.
         self.swebench_instances = SWEBENCH_INSTANCES[0]
+        # Whether each record gets the reference of its trace in the log (the import's
+        # --trace-refs: a results v5 package), which costs a digest of every sample read.
+        self.trace_refs = False
 
     def get(self, key: str, default: JSON = None) -> JSON:
         return self.value.get(key, default)

@@ -12,7 +12,7 @@ import json
 import os
 import platform
 import stat
-from typing import BinaryIO, Iterable, List, Optional, Tuple, Union
+from typing import BinaryIO, Dict, Iterable, List, Optional, Tuple, Union
 
 from ..contract.shapes import type_name
 from ..errors import ContractError, ContractErrors, PathStep
@@ -230,10 +230,11 @@ def nested_deeper_than(value: object, limit: int) -> bool:
 
 # -- folder logs (a file per trial) -------------------------------------------------------
 
-def measure_folder(source: LogSource, entries: List[str]) -> None:
+def measure_folder(source: LogSource, entries: List[str]) -> Dict[str, str]:
     """A folder log's digest: the SHA-256 of its manifest, one line per file of ``entries``
     (paths inside it, in the order given) as ``sha256sum`` writes it (``<SHA-256>  <file>``);
-    its size, the files' bytes in all."""
+    its size, the files' bytes in all. Returns each file's own SHA-256."""
+    files: Dict[str, str] = {}
     manifest = hashlib.sha256()
     size = 0
     for entry in entries:
@@ -245,9 +246,11 @@ def measure_folder(source: LogSource, entries: List[str]) -> None:
                     break
                 digest.update(chunk)
                 size += len(chunk)
-        manifest.update(("%s  %s\n" % (digest.hexdigest(), entry)).encode("utf-8"))
+        files[entry] = digest.hexdigest()
+        manifest.update(("%s  %s\n" % (files[entry], entry)).encode("utf-8"))
     source.sha256 = manifest.hexdigest()
     source.size = size
+    return files
 
 
 def open_entry(source: LogSource, entry: str) -> BinaryIO:

@@ -27,6 +27,7 @@ whose ``incomplete_ids`` are then outside the benchmark.
 from __future__ import annotations
 
 import hashlib
+import os
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ..contract.harness_docs import SWE_BENCH_DOCS
@@ -38,7 +39,8 @@ from ..jsonio.gcpause import CollectorPaused
 from ..text import quote
 from .settings import SWEBENCH_INSTANCES, Settings
 from .source import LogError, LogSource
-from .trial import LogRun, Trial, Trials
+from .source import Manifest
+from .trial import Locator, LogRun, Trial, Trials
 from .values import encodable, optional, require
 
 if TYPE_CHECKING:  # for annotations only
@@ -64,6 +66,12 @@ OUTCOMES: Tuple[Tuple[str, str, Optional[str]], ...] = (
 )
 INCOMPLETE = "incomplete_ids"
 SUBMITTED = SWEBENCH_INSTANCES[1]
+# Where SWE-bench's evaluation leaves each instance's own files, beside the summary it writes
+# in the same working folder: logs/run_evaluation/<run_id>/<model>/<instance>/, the model's
+# name with "/" as "__" (the summary is <model>.<run_id>.json); the files a trace is read from,
+# in the order their digest lists them (a manifest, as a folder log's).
+EVALUATION_FOLDER = "logs/run_evaluation"
+TRACE_FILES = ("report.json", "patch.diff")
 
 
 def read_summary(source: LogSource, log: JSONObject,
@@ -74,7 +82,40 @@ def read_summary(source: LogSource, log: JSONObject,
         run, outcome = _header(log, settings.swebench_instances == SUBMITTED)
     except LogError as failure:
         raise ContractErrors([source.placed(failure)])
-    return run, _trials(source, outcome)
+    folder = evaluation_folder(source.path) if settings.trace_refs else None
+    return run, _trials(source, outcome, folder, settings.trace_refs)
+
+
+def evaluation_folder(summary: str) -> Optional[str]:
+    """The folder of a run's per-instance evaluation files beside its summary
+    (``logs/run_evaluation/RUN/MODEL``, relative to the summary's folder, ``/``-separated),
+    told from the summary's name ``MODEL.RUN.json`` (the model's dots and the run id's are
+    told apart by which folder exists); None when there is none."""
+    name = os.path.basename(summary)
+    stem = name[:-len(".json")] if name.endswith(".json") else name
+    here = os.path.dirname(os.path.abspath(summary))
+    for cut in range(len(stem)):
+        if stem[cut] != ".":
+            continue
+        relative = "%s/%s/%s" % (EVALUATION_FOLDER, stem[cut + 1:], stem[:cut])
+        if stem[:cut] and stem[cut + 1:] and os.path.isdir(
+                os.path.join(here, *relative.split("/"))):
+            return relative
+    return None
+
+
+def instance_digest(folder: str, entry: str) -> Optional[str]:
+    """The SHA-256 of an instance's evaluation folder (``entry``, inside ``folder``): the
+    manifest of its :data:`TRACE_FILES` that are there; None when it holds none."""
+    manifest = Manifest()
+    found = False
+    for name in TRACE_FILES:
+        path = os.path.join(folder, *(entry.split("/") + [name]))
+        if os.path.isfile(path):
+            with open(path, "rb") as handle:
+                manifest.add(name, handle.read())
+            found = True
+    return manifest.digest.hexdigest() if found else None
 
 
 def _ids(log: JSONObject, key: str, required: bool = True) -> List[str]:
@@ -164,14 +205,22 @@ def _header(log: JSONObject, submitted: bool = False
     return run, outcome
 
 
-def _trials(source: LogSource, outcome: Dict[str, Tuple[str, Optional[str], Path]]) -> Trials:
+def _trials(source: LogSource, outcome: Dict[str, Tuple[str, Optional[str], Path]],
+            folder: Optional[str], trace_refs: bool) -> Trials:
+    here = os.path.dirname(os.path.abspath(source.path))
     with CollectorPaused():
         for instance in sorted(outcome):
             status, final_state, path = outcome[instance]
             record = {"case_id": instance, "trial_id": 1, "status": status,
                       "final_state": final_state, "side_effects": [], "tools_used": [],
                       "latency_ms": None, "cost_units": None}
-            yield Trial(record, _case(instance, path), None, path)
+            locator = None
+            if trace_refs:  # the instance's evaluation folder, where the run left one
+                entry = "%s/%s" % (folder, instance) if folder is not None else None
+                digest = instance_digest(here, entry) if entry is not None else None
+                locator = Locator(SWE_BENCH.trace_unit, instance, entry=(
+                    entry if digest is not None else None), sha256=digest)
+            yield Trial(record, _case(instance, path), None, path, locator=locator)
 
 
 def _case(instance: str, path: Path) -> JSONObject:

@@ -43,7 +43,7 @@ from ..jsonio.load import MAX_SAFE_INTEGER
 from .settings import Settings
 from .source import LogError, LogSource, measure_folder, read_entry
 from .tau2_tools import DOMAIN_TOOLS, TAU2_COMMIT
-from .trial import LogRun, Trial, Trials
+from .trial import Locator, LogRun, Trial, Trials
 from .values import (MAX_LOG_NUMBER, array_trials, items, log_number, measured, milliseconds,
                      optional, require, scaled)
 
@@ -177,7 +177,7 @@ class SimulationReader:
     """Turns one simulation into a :class:`Trial`, as the mapping says."""
 
     def __init__(self, settings: Settings, run: LogRun, tasks: Dict[str, JSONObject],
-                 tool_names: List[str]) -> None:
+                 tool_names: List[str], digests: Optional[Dict[str, str]] = None) -> None:
         self.final_source, _key = settings.final_state(TAU2_BENCH)
         self.cost_source, self.cost_scale = settings.cost(TAU2_BENCH)
         self.tasks = tasks
@@ -186,6 +186,9 @@ class SimulationReader:
         self.check_types = run.write_tools_shipped
         self.run = run
         self.domain = run.defaults["environment_id"]
+        # With trace references: each simulation file's digest (a results folder's; empty for
+        # a results.json, whose digest is the log's); None: no trace references.
+        self.digests = (digests if digests is not None else {}) if settings.trace_refs else None
 
     def trial(self, simulation: JSONObject, path: Path, entry: Optional[str] = None) -> Trial:
         task_id = simulation.get("task_id")
@@ -217,7 +220,14 @@ class SimulationReader:
         }
         for name in record["side_effects"]:
             self.run.side_effect_rules.setdefault(name, self.run.side_effect_rule)
-        return Trial(record, self._case(str(task_id)), entry, path)
+        locator = None
+        if self.digests is not None:  # a trace reference: the simulation's id and place
+            simulation_id = simulation.get("id")
+            index = path[-1] if path and isinstance(path[-1], int) else None
+            locator = Locator(TAU2_BENCH.trace_unit, simulation_id if isinstance(
+                simulation_id, str) and simulation_id.strip() else str(index), None, index,
+                entry, self.digests.get(entry) if entry is not None else None)
+        return Trial(record, self._case(str(task_id)), entry, path, locator=locator)
 
     def _check_tool_types(self, simulation: JSONObject, path: Path) -> None:
         """The log's own action checks (tau2-bench writes a ``tool_type`` since it has one)
@@ -331,7 +341,7 @@ def read_folder(source: LogSource, value: Optional[JSONObject],
     simulation files, read one at a time. Its digest (:func:`~.source.measure_folder`) covers every
     file read."""
     names = _simulation_files(source)
-    measure_folder(source, [FOLDER_RESULTS] + names)
+    digests = measure_folder(source, [FOLDER_RESULTS] + names)
     meta = read_entry(source, FOLDER_RESULTS)
     try:
         run, tasks, tool_names = _header(meta, settings, TAU2_DIR)
@@ -343,7 +353,7 @@ def read_folder(source: LogSource, value: Optional[JSONObject],
     run.problems = [(code, message, path, FOLDER_RESULTS)
                     for code, message, path, _entry in run.problems]
     _check_index(source, meta, names)
-    reader = SimulationReader(settings, run, tasks, tool_names)
+    reader = SimulationReader(settings, run, tasks, tool_names, digests)
     return run, _folder_trials(source, names, reader)
 
 

@@ -74,22 +74,53 @@ class LogRun:
         self.store_keys_seen: Set[str] = set()
 
 
+class Locator:
+    """Where a trial's trace is in its log, as a results v5 record's ``trace`` names it (see
+    the contract's trace reference): the harness's ``unit`` and its ``id`` there, Inspect's
+    ``epoch``, the ``index`` in a JSON document's array, the ``entry`` (a file inside the
+    log, or beside a SWE-bench summary) and the SHA-256 of what the trace is read from (None:
+    the log's own digest, known once the whole log is read)."""
+
+    __slots__ = ("unit", "id", "epoch", "index", "entry", "sha256")
+
+    def __init__(self, unit: str, unit_id: str, epoch: Optional[int] = None,
+                 index: Optional[int] = None, entry: Optional[str] = None,
+                 sha256: Optional[str] = None) -> None:
+        self.unit = unit
+        self.id = unit_id
+        self.epoch = epoch
+        self.index = index
+        self.entry = entry
+        self.sha256 = sha256
+
+    def reference(self, log: int, log_sha256: Optional[str]) -> JSONObject:
+        """The record's ``trace``: this locator in log ``log`` (its index in the system's
+        logs), whose digest is ``log_sha256`` (None until it is known: the package fills it,
+        :func:`~.results.results_package`)."""
+        return {"log": log, "unit": self.unit, "id": self.id, "epoch": self.epoch,
+                "index": self.index, "entry": self.entry,
+                "sha256": self.sha256 if self.sha256 is not None else log_sha256}
+
+
 class Trial:
     """One trial: its ``record`` (the results file's record, complete), the ``case`` fields
     the log gives for building a cases file (None for a field it does not give; the whole
     ``case`` None after a case's first trial), and where it is in the log (``entry``: the zip
     entry, or None; ``path``: the JSON path of the sample or simulation; ``line``: the line
-    of a log of JSON lines, or None), for errors."""
+    of a log of JSON lines, or None), for errors; and, when the import writes trace
+    references (``Settings.trace_refs``), its ``locator``."""
 
-    __slots__ = ("record", "case", "entry", "path", "line")
+    __slots__ = ("record", "case", "entry", "path", "line", "locator")
 
     def __init__(self, record: JSONObject, case: Optional[JSONObject], entry: Optional[str],
-                 path: Tuple[PathStep, ...], line: Optional[int] = None) -> None:
+                 path: Tuple[PathStep, ...], line: Optional[int] = None,
+                 locator: Optional[Locator] = None) -> None:
         self.record = record
         self.case = case
         self.entry = entry
         self.path = path
         self.line = line
+        self.locator = locator
 
     @property
     def key(self) -> Tuple[str, int]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from decimal import Decimal
-from typing import TYPE_CHECKING, Iterator, List, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, List, Optional, Tuple
 
 from . import JSON, JSONObject
 from .canonical_fast import fast_batches
@@ -33,7 +33,8 @@ if TYPE_CHECKING:  # for annotations only
 
     _HasherT = TypeVar("_HasherT", bound=_Hasher)
 
-__all__ = ["canonical_json", "evidence_fingerprint", "fingerprint_hasher"]
+__all__ = ["canonical_json", "evidence_fingerprint", "fingerprint_hasher", "PendingFingerprint",
+           "fingerprint_here", "Fingerprinter"]
 
 # The hasher is fed slices of this many characters, so no second full-size copy is built.
 _HASH_SLICE = 1 << 22
@@ -86,3 +87,52 @@ def evidence_fingerprint(spec: JSONObject, cases: JSONObject, results: JSONObjec
     hasher = fingerprint_hasher([spec, cases, results, candidate_system_id], hashlib.sha256(),
                                 decimals)
     return "sha256:" + hasher.hexdigest()
+
+
+# The evidence fingerprint, started: a PendingFingerprint gives the fingerprint of a run's
+# three files when asked; fingerprint_here computes it in this process, the command line's
+# forked fingerprinter in a child (cli/parallel.py).
+
+class PendingFingerprint:
+    """The evidence fingerprint, started: call it for the value (``sha256:`` and 64 hex
+    digits); ``abandon()`` when the run gives up before asking (a failed check), so that
+    whatever computes it stops at once (never left to a garbage collector: PyPy's runs
+    late)."""
+
+    def __call__(self) -> str:
+        raise NotImplementedError
+
+    def abandon(self) -> None:
+        pass
+
+
+class _FingerprintHere(PendingFingerprint):
+    def __init__(self, arguments: Tuple[JSONObject, JSONObject, JSONObject, str],
+                 decimals: Optional[List[Decimal]]) -> None:
+        self.arguments = arguments
+        self.decimals = decimals
+        self.value: Optional[str] = None
+
+    def __call__(self) -> str:
+        if self.value is None:
+            self.value = evidence_fingerprint(*self.arguments, decimals=self.decimals)
+            self.decimals = None
+        return self.value
+
+
+def fingerprint_here(spec: JSONObject, cases: JSONObject, results: JSONObject,
+                     candidate_id: str, decimals: Optional[List[Decimal]]) -> PendingFingerprint:
+    """The default way to compute the evidence fingerprint: in this process, when it is first
+    asked for (once every contract check has passed).
+
+    The pipeline starts its fingerprinter as soon as the three files are loaded, before they
+    are validated, so that the command line's forked one (a third of a large run's work, see
+    ``cli/parallel.py``) overlaps with validation too; this one waits to be asked, so that an
+    invalid package never costs a fingerprint."""
+    return _FingerprintHere((spec, cases, results, candidate_id), decimals)
+
+
+# fingerprinter(spec, cases, results, candidate id, the files' Decimals or None): starts
+# the evidence fingerprint (see fingerprint_here).
+Fingerprinter = Callable[[JSONObject, JSONObject, JSONObject, str, Optional[List[Decimal]]],
+                         PendingFingerprint]

@@ -122,9 +122,22 @@ def read_packages(spec: load.Document, cases: load.Document, packages: Sequence[
         except ContractErrors as failure:
             reading.errors = failure.errors
             continue
+        if context.look is not None and len(context.test_cases()) != len(tests):
+            # A look of a sequential design that holds only the first tasks of its pool:
+            # health pools whole packages, task by task.
+            reading.errors = [ContractError(
+                "health.partial_look", "this package is look %d of the spec's sequential "
+                "design and holds %d of the %d test cases: health pools packages that hold "
+                "every test case (the design's last look over the whole pool)" % (
+                    context.look + 1, len(context.test_cases()), len(tests)), (),
+                package.source.shown)]
+            continue
         if any(earlier.errors for earlier in readings):
             continue  # the run ends in a contract error: only the checks go on
         shown = display_name(package.source.shown)
+        # a look of a sequential design runs the look's trial count (the spec's: its last)
+        trial_count = (None if context.look is None else
+                       spec.value["sequential"]["looks"][context.look]["trials"])
         reading.entry = _describe(package.source, document)
         found = context.checked()
         baseline_records, candidate_records = found.in_order()
@@ -134,7 +147,7 @@ def read_packages(spec: load.Document, cases: load.Document, packages: Sequence[
             if role == ROLES[1] and package.candidate_name is not None:
                 name = package.candidate_name
             described = {"system_id": system["system_id"], "name": name, "role": role}
-            mismatches = protocol_mismatches(spec.value, [system])
+            mismatches = protocol_mismatches(spec.value, [system], trial_count)
             if mismatches:
                 described["counted"] = "excluded"
                 reading.excluded.append({"file": shown, "system": name,

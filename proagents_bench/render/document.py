@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
     from ..evaluation.comparison import Comparison, TrialLevel
     from ..evaluation.decision import Decision, Finding
+    from ..evaluation.looks import Looks
     from ..evaluation.metrics import Group, SystemMetrics
 
 # The output is written in pieces of about this many bytes (see :func:`chunks`).
@@ -127,10 +128,12 @@ def decision_document(*, decision: Decision, comparable: bool, fingerprint: str,
                       spec: JSONObject, cases: JSONObject, results: JSONObject,
                       systems: Systems, baseline_metrics: Optional[SystemMetrics],
                       candidate_metrics: Optional[SystemMetrics], comparison: JSONObject,
-                      inputs: JSONObject, version: str) -> JSONObject:
-    """The contract's decision document as a dict (see :func:`dumps`)."""
+                      inputs: JSONObject, version: str, looks: Optional[Looks] = None
+                      ) -> JSONObject:
+    """The contract's decision document as a dict (see :func:`dumps`); ``looks`` adds what
+    a sequential design and the ledger made of it (spec v5's ``sequential``, ``ledger``)."""
     counts = results["schema_version"] in IMPORTED_RESULTS
-    return {
+    document: JSONObject = {
         "action": decision.action,
         "primary_reason": decision.reasons[0],
         "reasons": list(decision.reasons),
@@ -152,6 +155,10 @@ def decision_document(*, decision: Decision, comparable: bool, fingerprint: str,
         "inputs": inputs,
         "harness": {"name": NAME, "version": version},
     }
+    if looks is not None:
+        document["limitations"] += looks.limitations()
+        document.update(looks.document(comparable))
+    return document
 
 
 def limitations(task_count: Optional[int]) -> List[str]:

@@ -11,6 +11,7 @@ from ..jsonio.gcpause import CollectorPaused
 from . import document as render
 
 if TYPE_CHECKING:  # for annotations only
+    from ..evaluation.looks import Looks
     from ..jsonio import JSONObject
 
 
@@ -21,19 +22,27 @@ class Evaluation(Decided[Decision]):
     reason; ``spec`` is the spec as validated (exact values), ``gates`` its gates,
     ``gate_rows`` the rows of the gates table that decide under its version, and
     ``bootstrap_distribution`` the resampled means as sorted (mean, how many samples) pairs
-    of exact values (None when INCOMPARABLE), all for reports and the planner. ``document`` is the decision document as plain data;
-    its per-trial evidence is built on first use, and :meth:`chunks` writes the same bytes
-    straight from the graded records, so printing a decision never builds a dict per trial.
+    of exact values (None when INCOMPARABLE), all for reports and the planner; ``looks``,
+    what a sequential design and the ledger made of the decision
+    (:class:`~proagents_bench.evaluation.looks.Looks`). ``document`` is the decision document
+    as plain data; its per-trial evidence is built on first use, and :meth:`chunks` writes
+    the same bytes straight from the graded records, so printing a decision never builds a
+    dict per trial.
     """
 
     def __init__(self, decision: Decision, document: JSONObject, spec: JSONObject,
-                 bootstrap_distribution: Optional[List[Tuple[Fraction, int]]] = None) -> None:
+                 bootstrap_distribution: Optional[List[Tuple[Fraction, int]]] = None,
+                 looks: Optional[Looks] = None) -> None:
         super().__init__(decision)
         self._document = document
         self.spec = spec
         self.gates = spec["gates"]
         self.gate_rows = deciding_gates(spec["schema_version"])
         self.bootstrap_distribution = bootstrap_distribution
+        self.looks = looks
+        # The ledger with this look added, as it is to be written (set by the gate run with
+        # a ledger: proagents_bench/ledgered.py); None: nothing to write.
+        self.ledger: Optional[bytes] = None
 
     @property
     def document(self) -> JSONObject:

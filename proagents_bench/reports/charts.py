@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Sequence, SupportsFloat, Tuple
 
 from .svg import (EDGE, MARGIN_RIGHT, ROW_HEIGHT, TICKS, WIDTH, Marker, Real, chart_class,
                   coordinate, fit_text, group_digits, nice_ticks, place_labels, position,
-                  svg_text, text_width, tick_labels)
+                  svg_text, text_width, x_tick_marks)
 from .words import clean, show
 
 # A bar: (left, right, count), its edges in data units.
@@ -189,21 +189,9 @@ def histogram(title: str, bars: Sequence[Bar], axis: Tuple[Real, Real],
         blocked = centre - text_width(off_scale_text) / 2
     out.append('<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>' % (
         margin_left, axis_y, plot_right, axis_y))
-    ticks = nice_ticks(low, high, TICKS.get(width, TICKS[WIDTH]))
-    tick_texts = tick_labels(ticks)
-    previous_right = -math.inf
-    for tick, text in zip(ticks, tick_texts):
-        x = x_of(tick)
-        half = text_width(text) / 2
-        # Keep every tick label inside the chart and clear of its neighbour.
-        if (x - half < max(previous_right + 4, EDGE) or x + half > width - EDGE
-                or x + half + 4 > blocked):
-            continue
-        previous_right = x + half
-        out.append('<line class="tick" x1="%s" y1="%d" x2="%s" y2="%d"/>' % (
-            coordinate(x), axis_y, coordinate(x), axis_y + 4))
-        out.append('<text class="tick-label" x="%s" y="%d" text-anchor="middle">%s</text>' % (
-            coordinate(x), axis_y + 16, svg_text(text)))
+    # Every tick label inside the chart and clear of its neighbour.
+    out += x_tick_marks(nice_ticks(low, high, TICKS.get(width, TICKS[WIDTH])), x_of, axis_y,
+                        blocked, width)
     if x_label:
         # Under the plot's middle, or the chart's where it is wider than half the chart's
         # width each side of the plot's middle; cut to the chart's width.

@@ -15,15 +15,15 @@ browser opens: the JSON document always holds everything.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Dict, Optional, Sequence
 
 from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
-from .html_charts import bootstrap_section, latency_section, slices_section
+from .html_charts import bootstrap_section, latency_section, sequential_section, slices_section
 from .html_parts import breakable_digest, breakable_id, escaped, page_head, scrolling_table
-from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, gate_states, gate_text, held_text,
-                   interval_rows, metric_rows, metric_value, note_facts, notes, problems_first,
-                   reason_groups, tagged_reasons, task_rows)
+from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, REPLACED, gate_states, gate_text,
+                   held_text, interval_rows, metric_rows, metric_value, note_facts, notes,
+                   problems_first, reason_groups, tagged_reasons, task_rows)
 from .words import counted, show, show_gate
 
 if TYPE_CHECKING:  # for annotations only
@@ -65,8 +65,19 @@ def render_no_decision(outcome: "NoDecision") -> bytes:
     return "".join(parts).encode("utf-8")
 
 
+# What explain adds to the page (reports/explain_html.py): after each reason (or group of
+# reasons), the links to the tasks explained for it; and the section of those tasks.
+WhyLinks = Callable[[Sequence[str]], str]
+
+
 def render(evaluation: Evaluation) -> bytes:
     """The report's bytes (UTF-8) for an :class:`~proagents_bench.gate.Evaluation`."""
+    return page(evaluation)
+
+
+def page(evaluation: Evaluation, links: Optional[WhyLinks] = None, section: str = "") -> bytes:
+    """The report, with what explain adds (``links`` after each reason, and ``section``
+    after the reasons); without them, the gate's own report."""
     document = evaluation.lazy_document
     gates = evaluation.gates
     rows = task_rows(document)
@@ -76,8 +87,10 @@ def render(evaluation: Evaluation) -> bytes:
                                          escaped(document["candidate_system"], 80),
                                          escaped(document["baseline_system"], 80),
                                          escaped(document["benchmark_id"], 80))),
-        _banner(document, evaluation.decision),
-        _reasons(document, evaluation.decision),
+        _banner(document, evaluation.decision, links),
+        _reasons(document, evaluation.decision, links),
+        sequential_section(evaluation),
+        section,
         _facts(document),
     ]
     if document["comparable"]:
@@ -92,13 +105,14 @@ def render(evaluation: Evaluation) -> bytes:
     return "".join(parts).encode("utf-8")
 
 
-def _banner(document: JSONObject, decision: Decision) -> str:
+def _banner(document: JSONObject, decision: Decision, links: Optional[WhyLinks] = None) -> str:
     """The decision, what it means, its reasons grouped by gate (a count and the first few
     names for many: the whole decision fits the first screen however many tasks failed),
     and its informational notes."""
     action = document["action"]
-    groups = "\n".join("<li>%s%s</li>" % (_SEVERITY_TAGS.get(group.severity, ""),
-                                           escaped(group.headline, 2000))
+    groups = "\n".join("<li>%s%s%s</li>" % (_SEVERITY_TAGS.get(group.severity, ""),
+                                             escaped(group.headline, 2000),
+                                             links(group.reasons) if links else "")
                        for group in reason_groups(decision))
     return ('<header class="banner %s" id="decision">\n<p class="action">%s</p>\n'
             '<p class="meaning">%s</p>\n<ul class="primary">\n%s\n</ul>\n%s</header>\n' % (
@@ -129,7 +143,8 @@ _SEVERITY_TAGS: Dict[Optional[str], str] = {BLOCKING: '<span class="sev block">B
                   REVIEWING: '<span class="sev review">REVIEW</span>'}
 
 
-def _reasons(document: JSONObject, decision: Decision) -> str:
+def _reasons(document: JSONObject, decision: Decision,
+             links: Optional[WhyLinks] = None) -> str:
     """Every reason as the document lists it, folded away when there are many; nothing when
     the banner's groups are the reasons themselves (none holds several)."""
     if len(reason_groups(decision)) == len(decision.reasons):
@@ -138,7 +153,9 @@ def _reasons(document: JSONObject, decision: Decision) -> str:
     shown, rest = counted(tagged, MAX_REASONS)
     items = []
     for reason, severity in shown:
-        items.append("<li>%s%s</li>" % (_SEVERITY_TAGS.get(severity, ""), escaped(reason, 2000)))
+        items.append("<li>%s%s%s</li>" % (_SEVERITY_TAGS.get(severity, ""),
+                                          escaped(reason, 2000),
+                                          links([reason]) if links else ""))
     if rest:
         items.append('<li class="cut">%d more reasons not shown (the JSON document lists '
                      'them all)</li>' % rest)
@@ -168,7 +185,7 @@ def _facts(document: JSONObject) -> str:
 
 # Each "Held?" state's class and mark (the words are view.held_text's).
 HELD_CELLS = {HELD: ("held", "\u2713"), FAILED: ("failed", "\u2717"),
-              NOT_JUDGED: ("unjudged", "?")}
+              NOT_JUDGED: ("unjudged", "?"), REPLACED: ("replaced", "\u21b7")}
 
 
 def _held_cell(gate_key: Optional[str], states: Dict[str, str]) -> str:

@@ -1,6 +1,7 @@
 """The HTML report's sections drawn as charts (:mod:`.charts`): the paired bootstrap
 distribution with its interval and the ``min_paired_delta_ci_low`` gate, the latency
-distributions with the p95 gate, and the per-slice success bars."""
+distributions with the p95 gate, the per-slice success bars, and a sequential design's path
+against its boundary (:mod:`.sequential_chart`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 from ..contract.gates import P95_LATENCY_GATE, PAIRED_INTERVAL_GATE
 from ..stats.quantiles import nearest_rank_index
-from . import charts
+from . import charts, sequential_chart
 from . import svg as report_svg
 from .html_parts import escaped, scrolling_chart
+from .sequential_view import sequential_view
 from .view import latencies, slices
 from .words import clean, counted, show, show_gate
 
@@ -22,6 +24,8 @@ if TYPE_CHECKING:  # for annotations only
     from ..pipeline import Evaluation
 
 MAX_SLICES = 60
+# The next batch's task ids the report lists (the JSON document has them all).
+MAX_NEXT_IDS = 40
 HISTOGRAM_BINS = 40
 BOOTSTRAP_BARS = 50
 # The latency axis ends at most this many times the p95's distance from the fastest trial
@@ -185,3 +189,37 @@ def slices_section(document: JSONObject) -> str:
                 escaped(show(gap)),
                 scrolling_chart(lambda width: charts.paired_bars(
                     "Task success rate by slice", rows, width=width)), cut))
+
+
+def sequential_section(evaluation: Evaluation) -> str:
+    """A look of a sequential design: where the evidence stands, the chart of the path
+    against the boundary, the looks so far and the next batch ("" for a fixed design)."""
+    view = sequential_view(evaluation)
+    if view is None:
+        return ""
+    rows = "\n".join(
+        "<tr><td class=\"num\">%d</td><td class=\"num\">%d x %d</td><td class=\"num\">%d</td>"
+        "<td class=\"num\">%d</td><td class=\"num\">%d</td><td class=\"num\">%s</td>"
+        "<td class=\"num\">%s</td></tr>" % (
+            row.look, row.tasks, row.trials, row.units, row.discordant, row.wins,
+            "-" if row.pass_at is None else row.pass_at,
+            "-" if row.futile_at is None else row.futile_at) for row in view.rows)
+    batch = view.next_batch()
+    next_words = ""
+    if batch is not None:
+        ids = view.next_case_ids()
+        next_words = "<p><strong>Next batch</strong>: %s%s.</p>\n" % (escaped(batch), (
+            "; its tasks: %s" % ", ".join('<span class="id">%s</span>' % escaped(case_id, 80)
+                                         for case_id in ids[:MAX_NEXT_IDS])
+            + (" and %d more (sequential.next_batch in the JSON document)" % (
+                len(ids) - MAX_NEXT_IDS) if len(ids) > MAX_NEXT_IDS else "")) if ids else "")
+    return ('<section id="sequential">\n<h2>Sequential design: %s</h2>\n<p>%s. Evidence: %s.'
+            '</p>\n<p class="note">%s. The path is walked in the frozen order at every look; '
+            'the first boundary it crosses decides.</p>\n%s\n%s<div class="scroll"><table '
+            'class="looks"><thead><tr><th>look</th><th>tasks x trials</th><th>units</th><th>'
+            'discordant</th><th>won by the candidate</th><th>passes at</th><th>stops at</th>'
+            '</tr></thead><tbody>\n%s\n</tbody></table></div>\n</section>\n' % (
+                escaped(view.heading()), escaped(view.state_sentence()),
+                escaped(view.standing()), escaped(view.guarantee()),
+                scrolling_chart(lambda width: sequential_chart.chart(view, width)), next_words,
+                rows))

@@ -57,7 +57,7 @@ table { border-collapse: collapse; margin: 0; }
 th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f5f7; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .held { color: var(--pass); font-weight: 700; } .failed { color: var(--block); font-weight: 700; }
-.unjudged { color: var(--review); font-weight: 700; }
+.unjudged { color: var(--review); font-weight: 700; } .replaced { color: #57606a; }
 td.held { white-space: nowrap; }
 .facts th { width: 13em; }
 code, .id { font-family: ui-monospace, Consolas, monospace; font-size: .9em; }
@@ -79,6 +79,13 @@ code, .id { font-family: ui-monospace, Consolas, monospace; font-size: .9em; }
   stroke-dasharray: 6 4; } .chart .marker-label.gate { fill: var(--block); font-weight: 700; }
 .chart .marker-arrow.gate { fill: var(--block); } .chart .marker-arrow { fill: #1b1f24; }
 .chart .marker.bound { stroke: #1f5a96; } .chart .marker.observed { stroke: #1b1f24; }
+.chart .boundary { fill: none; stroke-width: 2; } .chart .boundary.pass { stroke: var(--pass); }
+.chart .boundary.futile { stroke: var(--block); stroke-dasharray: 5 3; }
+.chart .path { fill: none; stroke: #1f5a96; stroke-width: 2; }
+.chart .look { stroke: #9aa5b1; stroke-dasharray: 2 3; } .chart .look-label { fill: #57606a; }
+.chart .point { fill: #1b1f24; stroke: #fff; stroke-width: 1.5; }
+.chart .point.pass { fill: var(--pass); } .chart .point.futility,
+.chart .point.exhausted, .chart .point.blocked { fill: var(--block); }
 table.grid { font-size: 12px; } table.grid td, table.grid th { padding: 2px 5px; }
 table.grid td.ok { background: #dcf5e3; color: #14532d; text-align: center; }
 table.grid td.bad { background: #fde2e1; color: #7f1d1d; }

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Dict, Iterable, List, Optional, Sequence, Tupl
 from ..contract.gates import CRITICAL_GATE, TASK_GATE, Gate
 from ..contract.vocabulary import BLOCKING, HARDNESS, NOT_RUN_FINDINGS, REVIEWING
 from ..version import NAME
-from .view import NOT_JUDGED, gate_states, hardness, note_facts, notes, task_rows
+from .view import NOT_JUDGED, REPLACED, gate_states, hardness, note_facts, notes, task_rows
 from .words import clean, shorten, show, show_gate
 from .view import latencies as latencies_of
 
@@ -191,6 +191,9 @@ def _gate_cases(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gat
     whole = whole_candidate_gates(gate_rows)
     for key in whole:
         failure = None
+        if failed.get(key) == REPLACED:
+            cases.append(Case("gates", key, "0.000", skipped="%s: %s" % (key, REPLACED)))
+            continue
         if key in failed:
             severity = hardness(key)
             message = "%s gate %s (%s) failed" % (severity, key, show_gate(gates[key]))

@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, cast
 from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..version import NAME
-from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, gate_states, gate_text, held_text,
-                   interval_rows, metric_rows, metric_value, note_facts, notes, problems_first,
-                   reason_groups, slices, task_rows)
+from .sequential_view import sequential_view
+from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, REPLACED, gate_states, gate_text,
+                   held_text, interval_rows, metric_rows, metric_value, note_facts, notes,
+                   problems_first, reason_groups, slices, task_rows)
 from .words import clean, counted, shorten, show, show_gate
 
 if TYPE_CHECKING:  # for annotations only
@@ -79,6 +80,12 @@ def code(value: object, limit: int = MAX_TEXT) -> str:
 
 def render(evaluation: Evaluation) -> bytes:
     """The report's bytes (UTF-8) for an :class:`~proagents_bench.gate.Evaluation`."""
+    return summary(evaluation)
+
+
+def summary(evaluation: Evaluation, why: Sequence[str] = ()) -> bytes:
+    """The report, with what explain adds after the reasons (``why``: its lines); without
+    them, the gate's own."""
     document = evaluation.lazy_document
     action: str = document["action"]
     lines = [
@@ -94,6 +101,8 @@ def render(evaluation: Evaluation) -> bytes:
     ]
     lines += _notes(evaluation.decision)
     lines += ["### Reasons", ""] + _reasons(evaluation.decision)
+    lines += _sequential(evaluation)
+    lines += list(why)
     if document["comparable"]:
         lines += _metrics(document, evaluation.gates, evaluation.gate_rows)
         lines += _slices(document)
@@ -148,6 +157,28 @@ def _reasons(decision: "Decision") -> List[str]:
     return lines + ["", "</details>"]
 
 
+def _sequential(evaluation: Evaluation) -> List[str]:
+    """A look of a sequential design: its state, where the evidence stands, the looks so far
+    with the boundary at each, the next batch, the guarantee."""
+    view = sequential_view(evaluation)
+    if view is None:
+        return []
+    lines = ["", "### Sequential design: %s" % text(view.heading()), "",
+             "%s. Evidence: %s." % (text(view.state_sentence()),
+                                    text(view.standing())), "",
+             "| look | tasks x trials | units | discordant | won by the candidate | passes at "
+             "| stops at |", "|---:|---:|---:|---:|---:|---:|---:|"]
+    lines.extend("| %d | %d x %d | %d | %d | %d | %s | %s |" % (
+        row.look, row.tasks, row.trials, row.units, row.discordant, row.wins,
+        "-" if row.pass_at is None else row.pass_at,
+        "-" if row.futile_at is None else row.futile_at) for row in view.rows)
+    batch = view.next_batch()
+    if batch is not None:
+        lines += ["", "**Next batch**: %s (the task ids: `sequential.next_batch` in the JSON "
+                      "document)." % text(batch)]
+    return lines + ["", "<sub>%s</sub>" % text(view.guarantee())]
+
+
 def _notes(decision: Decision) -> List[str]:
     """The informational findings, under the decision: never a gate, never a reason."""
     found = notes(decision)
@@ -188,7 +219,8 @@ def _metrics(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gate])
 
 
 # The mark before the "Held?" cell's words (view.held_text).
-HELD_MARKS = {HELD: "\u2714\ufe0f", FAILED: "\u274c", NOT_JUDGED: "\u2753"}
+HELD_MARKS = {HELD: "\u2714\ufe0f", FAILED: "\u274c", NOT_JUDGED: "\u2753",
+              REPLACED: "\u21aa\ufe0f"}
 
 
 def _held(gate_key: Optional[str], states: Dict[str, str]) -> str:

@@ -18,6 +18,7 @@ from typing import (TYPE_CHECKING, Callable, Generic, List, Optional, Protocol, 
                     TypeVar)
 
 if TYPE_CHECKING:  # for annotations only
+    from ..explain.explanation import Explained
     from ..maintenance.health_figures import Health
     from ..pipeline import Evaluation
     from ..release_outcome import Release
@@ -94,6 +95,16 @@ def _junit() -> ReportModule[Evaluation]:
     return junit
 
 
+def _explain_html() -> ReportModule[Explained]:
+    from . import explain_html
+    return explain_html
+
+
+def _explain_markdown() -> ReportModule[Explained]:
+    from . import explain_markdown
+    return explain_markdown
+
+
 def _health_html() -> ReportModule[Health]:
     from . import health_html
     return health_html
@@ -145,6 +156,19 @@ HEALTH_REPORTS: Tuple[Report[Health], ...] = (
 )
 
 
+# explain's reports: the gate's HTML page and Markdown summary, each with the explanation in
+# it (the page: a folded section per task explained, reached from each reason it explains).
+EXPLAIN_REPORTS: Tuple[Report[Explained], ...] = (
+    Report("--html", "html", "HTML report", "also write the gate's HTML report to PATH, each "
+           "task explained in a folded section that its reasons link to", _explain_html),
+    Report("--markdown", "markdown", "Markdown summary", "also write the gate's Markdown "
+           "summary to PATH with each task explained in a line, replacing the file",
+           _explain_markdown),
+    Report("--markdown-append", "markdown", "appended Markdown summary", APPEND_HELP,
+           _explain_markdown, append=True),
+)
+
+
 def _release(section: Report[Evaluation], load: Callable[[], ReportModule[Release]]
              ) -> Report[Release]:
     """The release's report of the gate's report ``section``: its option, kind and name,
@@ -170,6 +194,12 @@ def release_text() -> TextModule[Release]:
     """The release's text mode."""
     from . import release_terminal
     return release_terminal
+
+
+def explain_text() -> TextModule[Explained]:
+    """explain's text mode."""
+    from . import explain_text
+    return explain_text
 
 
 def no_decision_text() -> NoDecisionText:

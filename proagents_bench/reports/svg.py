@@ -22,7 +22,7 @@ import math
 import unicodedata
 from fractions import Fraction
 from html import escape
-from typing import Iterator, List, Sequence, SupportsFloat, Tuple, Union
+from typing import Callable, Iterator, List, Sequence, SupportsFloat, Tuple, Union
 
 from .words import clean, show
 
@@ -198,6 +198,27 @@ def tick_labels(ticks: Sequence[float]) -> List[str]:
 
 # A value beyond the data widens the axis only while the data keep a third of its width.
 AXIS_WIDENING = 3
+
+
+def x_tick_marks(ticks: Sequence[float], x_of: Callable[[float], float], axis_y: int,
+                 blocked: float = math.inf, width: int = WIDTH) -> List[str]:
+    """The SVG of an x axis's ticks and their labels under the axis at ``axis_y`` of a chart
+    ``width`` wide: a label that would leave the chart, overlap its left neighbour or reach
+    ``blocked`` (where another label starts) is left out with its tick."""
+    out: List[str] = []
+    previous_right = -math.inf
+    for tick, text in zip(ticks, tick_labels(ticks)):
+        x = x_of(tick)
+        half = text_width(text) / 2
+        if (x - half < max(previous_right + 4, EDGE) or x + half > width - EDGE
+                or x + half + 4 > blocked):
+            continue
+        previous_right = x + half
+        out.append('<line class="tick" x1="%s" y1="%d" x2="%s" y2="%d"/>' % (
+            coordinate(x), axis_y, coordinate(x), axis_y + 4))
+        out.append('<text class="tick-label" x="%s" y="%d" text-anchor="middle">%s</text>' % (
+            coordinate(x), axis_y + 16, svg_text(text)))
+    return out
 
 
 def axis_around(low: float, high: float, value: float) -> Tuple[float, float, bool]:

@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from ..contract.gates import Gate
 from ..contract.vocabulary import BLOCK, BLOCKING, INCOMPARABLE, PASS, REVIEW, REVIEWING
-from .view import (ACTION_WORDS, gate_states, gate_text, hardness, interval_rows, metric_rows,
-                   metric_value, notes, problems_first, reason_groups, task_rows)
+from .sequential_view import sequential_view
+from .view import (ACTION_WORDS, REPLACED, gate_states, gate_text, hardness, interval_rows,
+                   metric_rows, metric_value, notes, problems_first, reason_groups, task_rows)
 from .words import clean, counted, show, show_gate
 
 if TYPE_CHECKING:  # for annotations only
@@ -84,6 +85,14 @@ def render(evaluation: "Evaluation", width: int = 100, colour: bool = False,
     if document["comparable"]:
         lines += _metrics(document, evaluation.gates, evaluation.gate_rows, paint) + [""]
         lines += _failing(document, width, paint) + [""]
+    view = sequential_view(evaluation)
+    if view is not None:
+        for line in view.lines():
+            indent = len(line) - len(line.lstrip())
+            wrapped = _wrap(_plain(line.strip(), 2000), width, indent + 2)
+            lines += [" " * indent + wrapped[0]] + [" " * (indent + 2) + more
+                                                    for more in wrapped[1:]]
+        lines.append("")
     found = notes(evaluation.decision)
     if found:
         lines.append("Notes (never a gate, never a reason)")
@@ -142,6 +151,8 @@ def _metrics(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gate],
         key = rows[position - 1][4]
         if key is None:
             lines.append(line.rstrip())
+        elif states.get(key) == REPLACED:
+            lines.append(line + "  " + paint(REPLACED, DIM))
         elif key in states:
             lines.append(line + "  " + paint("%s (%s)" % (states[key].upper(), hardness(key)),
                                              BOLD, RED))
@@ -194,6 +205,9 @@ def summary_lines(evaluation: "Evaluation") -> List[str]:
                          show(baseline["primary_task_success_rate"]),
                          show(comparison["paired_task_success_delta"]),
                          show(comparison["confidence"] * 100), show(low), show(high)))
+    view = sequential_view(evaluation)
+    if view is not None:
+        lines += ["  " + line for line in view.lines()]
     lines.extend("  note: %s" % finding.reason for finding in notes(evaluation.decision))
     return lines
 

@@ -208,21 +208,28 @@ def note_facts(finding: Finding) -> str:
 HELD = "held"
 FAILED = "failed"
 NOT_JUDGED = "not judged"
+# The interval gate a sequential design's boundary decides in place of (spec v5).
+REPLACED = "replaced by the sequential boundary"
 
 
 def gate_states(document: JSONObject) -> Dict[str, str]:
     """:data:`FAILED` or :data:`NOT_JUDGED` for each gate the candidate did not hold (read
     from the findings; an informational finding is no gate). A gate is not judged when none
     of its findings has an observed value (a latency or cost that a results v3 record left
-    unmeasured, null): the run is a REVIEW, but nothing measured failed. A gate not in the
-    mapping held. Every report reads this, so that none calls an unjudged gate failed."""
+    unmeasured, null): the run is a REVIEW, but nothing measured failed. The interval gate a
+    sequential design's boundary replaces is :data:`REPLACED`. A gate not in the mapping
+    held. Every report reads this, so that none calls an unjudged gate failed."""
     findings: Dict[str, List[JSONObject]] = {}
     for finding in document.get("findings", ()):
         if finding["severity"] != INFORMATIONAL:
             findings.setdefault(finding["code"], []).append(finding)
-    return {code: NOT_JUDGED if code in GATE_BY_KEY and all(
+    states = {code: NOT_JUDGED if code in GATE_BY_KEY and all(
         finding["observed"] is None for finding in found) else FAILED
         for code, found in findings.items()}
+    replaces = (document.get("sequential") or {}).get("replaces")
+    if replaces is not None:
+        states[replaces] = REPLACED
+    return states
 
 
 def held_text(gate_key: Optional[str], states: Dict[str, str]) -> str:
@@ -231,7 +238,7 @@ def held_text(gate_key: Optional[str], states: Dict[str, str]) -> str:
     if gate_key is None:
         return ""
     state = states.get(gate_key, HELD)
-    return state if state == HELD else "%s (%s)" % (state, hardness(gate_key))
+    return state if state in (HELD, REPLACED) else "%s (%s)" % (state, hardness(gate_key))
 
 
 class TrialView:

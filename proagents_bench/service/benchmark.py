@@ -41,6 +41,7 @@ CASES_NAME = "cases.json"
 
 BASELINE_ERROR_CODE = "submission.baseline_given"
 BASELINE_PROTOCOL_CODE = "cli.baseline_protocol"
+SEQUENTIAL_CODE = "cli.serve_sequential"
 
 
 class Benchmark:
@@ -49,6 +50,14 @@ class Benchmark:
     otherwise), with the published documents made once."""
 
     def __init__(self, spec_path: str, cases_path: str, baseline_path: str) -> None:
+        spec_value = load.load_file(spec_path).value
+        if isinstance(spec_value, dict) and spec_value.get("sequential") is not None:
+            # A submission is decided once, on every test task or a phase's part: never as
+            # one look of a design whose boundary needs the looks before it.
+            raise ContractErrors([ContractError(
+                SEQUENTIAL_CODE, "the spec has a sequential design: the private-test service "
+                "decides each submission once, never as a look of a design; serve a spec with "
+                "\"sequential\": null", ("sequential",), spec_path)])
         checked = pipeline.check([pipeline.InputFile("spec", spec_path),
                                   pipeline.InputFile("cases", cases_path),
                                   pipeline.InputFile("results", baseline_path)],

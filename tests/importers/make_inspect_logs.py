@@ -25,6 +25,7 @@ Tracebacks in the logs name the files of the machine that ran them: the script r
 interpreter's and the checkout's folders with ``<python>`` and ``<project>``.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -161,6 +162,20 @@ def rezip_without_local_paths(source, target):
         for info in old.infolist():
             data = without_local_paths(old.read(info))
             new.writestr(info, data, compress_type=info.compress_type)
+
+
+@contextlib.contextmanager
+def deflated():
+    """Inspect AI's zip compression switched to deflate (level 9) for the runs inside."""
+    import inspect_ai._util.zipfile as inspect_zip
+    default = dict(inspect_zip.zipfile_compress_kwargs)
+    inspect_zip.zipfile_compress_kwargs.update(compression=zipfile.ZIP_DEFLATED,
+                                               compresslevel=9)
+    try:
+        yield
+    finally:
+        inspect_zip.zipfile_compress_kwargs.clear()
+        inspect_zip.zipfile_compress_kwargs.update(default)
 
 
 def main(output):

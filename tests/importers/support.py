@@ -87,3 +87,40 @@ def run_import(test, baseline, candidate, *arguments, output=None):
 def records(results, role):
     system = next(item for item in results["systems"] if item["role"] == role)
     return system["records"]
+
+
+def traced_import(baseline, candidate, mapping=None, cases=None, ids=(None, None),
+                  built=None):
+    """The results v5 package (the import with trace references) of the logs ``baseline``
+    and ``candidate`` (each a path or a list of paths, as --baseline and --candidate take
+    them): (the package as data, each system's LogSources by role). Without ``cases``, the
+    cases file the import builds is put in ``built`` (a list), when given."""
+    from proagents_bench.cli.import_command import load_cases
+    from proagents_bench.importers.package import import_logs
+    from proagents_bench.importers.settings import load_settings
+    from proagents_bench.importers.source import LogSource
+    settings = load_settings(mapping)
+    settings.trace_refs = True
+    logs = {role: [LogSource(path) for path in ([paths] if isinstance(paths, str) else paths)]
+            for role, paths in (("baseline", baseline), ("candidate", candidate))}
+    imported = import_logs([logs["baseline"], logs["candidate"]], settings,
+                           load_cases(cases) if cases else None, build_cases=not cases,
+                           system_ids=ids)
+    if built is not None:
+        built.append(imported.cases)
+    return imported.results, logs
+
+
+def traces_of(results, logs, role):
+    """Every trace of one system's records, read by its logs' trace readers: {(case, trial):
+    Trace or TraceProblem}."""
+    from proagents_bench.importers.readers import TRACE_READER_OF
+    system = next(item for item in results["systems"] if item["role"] == role)
+    found = {}
+    for number, source in enumerate(logs[role]):
+        mine = [record for record in system["records"]
+                if record["trace"] is not None and record["trace"]["log"] == number]
+        reader = TRACE_READER_OF[system["provenance"]["logs"][number]["log_format"]]
+        for record, trace in zip(mine, reader(source, [record["trace"] for record in mine])):
+            found[(record["case_id"], record["trial_id"])] = trace
+    return found

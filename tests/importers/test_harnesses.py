@@ -136,7 +136,7 @@ class HarnessRowTests(unittest.TestCase):
 
     def test_a_harness_row_must_fill_every_docs_cell(self):
         row = harnesses.Harness("h", "H", [], [harnesses.Source("s")], [harnesses.Source("c")],
-                                "case", "trial")
+                                "case", "trial", "run")
         with self.assertRaises(ValueError) as raised:
             harness_docs.HarnessDocs(row, "unit", "", defaults={}, records={},
                                      side_effects_default="none")
@@ -147,7 +147,7 @@ class HarnessRowTests(unittest.TestCase):
         self.assertEqual(sorted(harness_docs.DOCS_OF), sorted(harness.name for harness in
                                                               harnesses.HARNESSES))
         self.assertEqual(harness_docs.docs_problems(rows, harnesses.HARNESSES), [])
-        stray = harnesses.Harness("h", "H", [], [], [], "case", "trial")
+        stray = harnesses.Harness("h", "H", [], [], [], "case", "trial", "run")
         self.assertEqual(harness_docs.docs_problems(
             rows[1:] + rows[2:3] + (harness_docs.HarnessDocs(
                 stray, "unit", "", {key: "" for key in harness_docs.DEFAULT_ROWS},

@@ -11,15 +11,18 @@ import unittest
 
 from proagents_bench.contract.harnesses import HARNESS_OF_FORMAT
 from proagents_bench.importers.readers import READERS
+from tests import source_tree
 
 PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "proagents_bench")
-# Who uses the importers: the command line, and the release (a benchmark of harness logs,
-# imported as the import command does). The gate, health, the service never read a log.
-MAY_IMPORT_IMPORTERS = ("importers", "release.py", "cli")
+# Who uses the importers: the command line, the release (a benchmark of harness logs,
+# imported as the import command does) and explain (the trace readers). The gate, health,
+# the service never read a log.
+MAY_IMPORT_IMPORTERS = ("importers", "release.py", "explain", "cli")
 # The importers' toolkit (see importers/__init__.py): what every harness's reader may import
 # of the importers; the toolkit imports nothing else of them.
-TOOLKIT = ("source", "values", "trial", "settings", "zstd", "zstd_tables")
+TOOLKIT = ("source", "values", "trial", "settings", "zstd", "zstd_tables", "trace",
+           "trace_bytes", "json_excerpt")
 # What a reader may import of the rest of the package: the contract and the layers below it.
 READER_MAY_IMPORT = ("contract", "errors", "text", "jsonio")
 # The one importer that imports every reader: the registry of their functions.
@@ -39,8 +42,7 @@ def python_files(*parts):
 
 
 def parsed(path):
-    with open(path, encoding="utf-8") as handle:
-        return ast.parse(handle.read(), path)
+    return source_tree.syntax_tree(path)
 
 
 def import_module_files():
@@ -135,11 +137,14 @@ def reader_rule_problems(graph, roots, toolkit=TOOLKIT):
 
 
 def reader_roots():
-    """{harness: the modules that define its readers}, from the readers' registry."""
+    """{harness: the modules that define its readers and its trace readers}, from the
+    readers' registry."""
     roots = {}
     for row in READERS:
         harness = HARNESS_OF_FORMAT[row.log_format].name
-        roots.setdefault(harness, set()).add(row.read.__module__.rsplit(".", 1)[1])
+        for function in (row.read, row.trace):
+            if function is not None:
+                roots.setdefault(harness, set()).add(function.__module__.rsplit(".", 1)[1])
     return roots
 
 
@@ -183,6 +188,8 @@ class ReaderRuleTests(unittest.TestCase):
 
 
 class HouseRuleTests(unittest.TestCase):
+    ONCE_PER_INTERPRETER = "reads only the source"
+
     def test_only_the_command_line_and_the_release_import_the_importers(self):
         for path in python_files():
             top = os.path.relpath(path, PACKAGE).split(os.sep)[0]

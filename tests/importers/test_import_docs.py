@@ -33,8 +33,8 @@ class ReadmeTests(unittest.TestCase):
         blocks = re.findall(r"```sh\n(.*?)```", readme_section(), re.S)
         # Inspect AI (a test-only log, its default output, an eval), tau2-bench, Harbor (0.26,
         # 0.21), SWE-bench (whole runs, a run on part of a dataset), promptfoo (a config's and
-        # its default output), JSON lines.
-        self.assertEqual(len(blocks), 11)
+        # its default output), JSON lines; then explain (on Inspect AI, tau2-bench, Harbor).
+        self.assertEqual(len(blocks), 14)
         for block in blocks:
             folder = TempDir(self)
             lines = [line for line in block.splitlines() if line.strip()]
@@ -49,8 +49,11 @@ class ReadmeTests(unittest.TestCase):
                 arguments = [os.path.join(ROOT, argument) if "/" in argument else argument
                              for argument in arguments]
                 run = run_cli(arguments)
-                statuses.append((run.status, run.document["action"]))
-            # Each walk says the decision it expects (``|| echo "BLOCK expected"``).
+                document = run.document  # explain's: the decision it explains
+                statuses.append((run.status, document["decision"]["action"] if document[
+                    "action"] == "EXPLAINED" else document["action"]))
+            # Each walk says the decision it expects (``|| echo "BLOCK expected"``), which the
+            # gate, or explain, decides.
             expected = re.search(r'echo "(\w+) expected"', lines[1]).group(1)
             self.assertEqual(statuses, [(0, "IMPORTED"), (1, expected)])
 

@@ -1,0 +1,271 @@
+"""The ledger of looks (--ledger): each refusal of a package that breaks a sequential
+design's chain has its code and names the look, task, role and trial; the ledger is written
+only after a decision and never for an INCOMPARABLE look; a fixed design's candidate judged
+again is named with its looks counted and its false pass (exactly for nested looks, best of
+k for fresh runs, Bonferroni otherwise)."""
+
+import copy
+import hashlib
+import json
+import unittest
+from fractions import Fraction
+
+from proagents_bench.contract.ledger import LEDGER_V1_SHAPE
+from proagents_bench.errors import ContractErrors
+from proagents_bench.evaluation.ledger import record_digest
+from proagents_bench.jsonio.canonical_reference import reference_text
+from proagents_bench.stats.sequential_fixed import repeated_look_false_pass
+from proagents_bench import ledgered, pipeline
+from tests.sequential_support import Design, controlled_run, even, inputs, strong
+from tests.support import TempDir, load_example
+
+ODD = 1  # a pool position whose task is discordant in the ``strong`` run
+
+
+def read(path):
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def refusal(test, design, **judged):
+    before = read(design.ledger_path)
+    with test.assertRaises(ContractErrors) as raised:
+        design.judge(**judged)
+    test.assertEqual(read(design.ledger_path), before)  # never written
+    return raised.exception.errors
+
+
+class SequentialLedgerTests(unittest.TestCase):
+    def setUp(self):
+        cases, run = controlled_run(100, 3, even)
+        self.design = Design(TempDir(self).path, cases, run)
+        self.first = self.design.judge(1)
+        self.second = self.design.judge(2)
+
+    def test_each_look_is_recorded_with_its_trials_digests(self):
+        ledger = self.design.ledger()
+        self.assertEqual(list(LEDGER_V1_SHAPE.iter_errors(ledger)), [])
+        self.assertEqual([look["look"] for look in ledger["looks"]], [1, 2])
+        self.assertEqual((ledger["kind"], ledger["closed"]), ("sequential", False))
+        second = ledger["looks"][1]
+        self.assertEqual((second["tasks"], second["units"], second["state"]),
+                         (20, 20, "continue"))
+        self.assertEqual(second["evidence_fingerprint"],
+                         self.second.document["evidence_fingerprint"])
+        entry = second["records"][0]
+        self.assertEqual((entry["role"], entry["first_trial_id"], len(entry["sha256"])),
+                         ("baseline", 1, 3))
+        record = next(record for record in self.design.package(2)["systems"][0]["records"]
+                      if record["case_id"] == entry["case_id"] and record["trial_id"] == 2)
+        self.assertEqual(entry["sha256"][1], record_digest(record))
+        without = dict(record)
+        del without["trial_id"]
+        self.assertEqual(entry["sha256"][1], hashlib.sha256(
+            reference_text(without).encode("utf-8")).hexdigest())
+        self.assertEqual(len(second["records"]), 20)  # the batch only: 10 tasks x 2 roles
+        self.assertEqual(self.second.document["ledger"], {
+            "kind": "sequential", "looks_before": 1, "recorded": True, "repeated_look": None})
+        self.assertEqual(self.second.document["inputs"]["ledger"]["file"], "ledger.json")
+
+    def test_the_last_look_judged_again_unchanged_adds_nothing(self):
+        again = self.design.judge(2)
+        self.assertIsNone(again.ledger)
+        self.assertEqual(again.document["ledger"]["recorded"], False)
+        self.assertEqual(again.action, self.second.action)
+
+    def test_a_changed_trial_is_refused(self):
+        package = self.design.package(3)
+        package["systems"][1]["records"][0]["latency_ms"] = 101
+        errors = refusal(self, self.design, package=package)
+        self.assertEqual([error.code for error in errors], ["ledger.trial_changed"])
+        self.assertIn("recorded by look 1", errors[0].message)
+        self.assertIn("candidate, trial 1", errors[0].message)
+        self.assertEqual(errors[0].file, "ledger.json")
+        self.assertIsInstance(errors[0].line, int)
+
+    def test_a_trial_dropped_between_looks_is_refused(self):
+        # look 3 without one trial of look 1: nothing is dropped to make a denominator
+        # smaller, with or without a ledger
+        package = self.design.package(3)
+        dropped = package["systems"][1]["records"].pop(0)
+        errors = refusal(self, self.design, package=package)
+        self.assertEqual([error.code for error in errors], ["coverage.missing"])
+        self.assertIn("%s trial %d" % (json.dumps(dropped["case_id"]), dropped["trial_id"]),
+                      errors[0].message)
+        # the same trial dropped and its place taken by a rerun: the ledger names it
+        package = self.design.package(3)
+        records = package["systems"][1]["records"]
+        rerun = dict(records[0], latency_ms=records[0]["latency_ms"] + 1)
+        records[0] = rerun
+        errors = refusal(self, self.design, package=package)
+        self.assertEqual([error.code for error in errors], ["ledger.trial_changed"])
+        self.assertIn("task %s, candidate, trial %d (recorded by look 1)" % (
+            json.dumps(rerun["case_id"]), rerun["trial_id"]), errors[0].message)
+
+    def test_a_reordered_trial_is_refused(self):
+        run = copy.deepcopy(self.design.run)
+        case_id = run["systems"][0]["records"][0]["case_id"]
+        for record in run["systems"][0]["records"]:  # two distinct trials of one task
+            if record["case_id"] == case_id and record["trial_id"] in (1, 2):
+                record["latency_ms"] = 250 if record["trial_id"] == 1 else 300
+        fresh = Design(TempDir(self).path, self.design.cases, run)
+        fresh.judge(1)
+        swapped = fresh.package(2)
+        for record in swapped["systems"][0]["records"]:
+            if record["case_id"] == case_id and record["trial_id"] in (1, 2):
+                record["trial_id"] = 3 - record["trial_id"]
+        errors = refusal(self, fresh, package=swapped)
+        self.assertEqual([error.code for error in errors], ["ledger.trial_reordered"])
+        self.assertIn("baseline, trial 1 (recorded by look 1) is now the package's trial 2",
+                      errors[0].message)
+
+    def test_a_dropped_look_is_refused(self):
+        errors = refusal(self, self.design, look=1)
+        self.assertEqual([error.code for error in errors], ["ledger.trial_dropped"])
+        self.assertIn("already holds look 2", errors[0].message)
+
+    def test_a_skipped_look_is_refused(self):
+        errors = refusal(self, self.design, look=4)
+        self.assertEqual([error.code for error in errors], ["ledger.look_not_allowed"])
+        self.assertIn("the next is look 3 of 10: the first 30 tasks", errors[0].message)
+        fresh = Design(TempDir(self).path, self.design.cases, self.design.run)
+        with self.assertRaises(ContractErrors) as raised:
+            fresh.judge(2)
+        self.assertEqual(raised.exception.errors[0].code, "ledger.look_not_allowed")
+        self.assertIn("a new ledger starts at look 1", raised.exception.errors[0].message)
+
+    def test_a_design_changed_after_the_first_look_is_refused(self):
+        for part, change in (("the design", ("sequential", "max_discordant", 90)),
+                             ("the spec", ("claim", None, "another claim"))):
+            with self.subTest(part):
+                spec = copy.deepcopy(self.design.spec)
+                key, inner, value = change
+                if inner is None:
+                    spec[key] = value
+                else:
+                    spec[key][inner] = value
+                errors = refusal(self, self.design, look=3, spec=spec)
+                self.assertEqual([error.code for error in errors], ["ledger.design_changed"])
+                self.assertEqual(errors[0].file, "spec.json")
+
+    def test_another_run_is_refused(self):
+        package = self.design.package(3)
+        package["systems"][1]["system_id"] = "another-candidate"
+        errors = refusal(self, self.design, package=package)
+        self.assertEqual([error.code for error in errors], ["ledger.other_run"])
+
+    def test_a_ledger_edited_by_hand_is_refused(self):
+        ledger = self.design.ledger()
+        ledger["looks"][0]["records"][0]["sha256"][0] = "0" * 64
+        self.design.write_ledger(ledger)
+        errors = refusal(self, self.design, look=3)
+        self.assertEqual([error.code for error in errors], ["ledger.damaged"])
+
+    def test_a_ledger_that_is_no_ledger_is_a_contract_error(self):
+        self.design.write_ledger({"schema_version": "proagents-bench-ledger-v1"})
+        errors = refusal(self, self.design, look=3)
+        self.assertEqual({error.code for error in errors}, {"schema.missing_key"})
+        self.design.write_ledger(load_example("benchmark_spec.json"))
+        errors = refusal(self, self.design, look=3)
+        self.assertEqual([error.code for error in errors], ["version.unsupported"])
+
+
+class ClosedLedgerTests(unittest.TestCase):
+    def test_no_look_after_the_design_decided(self):
+        cases, run = controlled_run(100, 3, strong)
+        design = Design(TempDir(self).path, cases, run)
+        actions = [design.judge(look).action for look in (1, 2, 3)]
+        self.assertEqual(actions, ["REVIEW", "REVIEW", "PASS"])
+        self.assertTrue(design.ledger()["closed"])
+        self.assertEqual(design.judge(3).action, "PASS")  # the deciding look again: unchanged
+        errors = refusal(self, design, look=4)
+        self.assertEqual([error.code for error in errors], ["ledger.closed"])
+        self.assertIn("decided at look 3 (PASS, state pass)", errors[0].message)
+
+
+class FixedLedgerTests(unittest.TestCase):
+    """A fixed design (v4 here) judged again with --ledger."""
+
+    def setUp(self):
+        cases, run = controlled_run(90, 3, strong)
+        self.design = Design(TempDir(self).path, cases, run, looks=[(30, 3), (60, 3), (90, 3)])
+        self.fixed = copy.deepcopy(self.design.spec)
+        self.fixed["schema_version"] = "agent-benchmark-spec-v4"
+        del self.fixed["sequential"]
+
+    def judge(self, package):
+        """The fixed gate on ``package``, with the cases cut to its test tasks (a fixed
+        design's package holds every test task of its cases file)."""
+        named = {record["case_id"] for record in package["systems"][0]["records"]}
+        cases = copy.deepcopy(self.design.cases)
+        cases["cases"] = [case for case in cases["cases"]
+                          if case["split"] != "test" or case["id"] in named]
+        files = inputs(self.fixed, cases, package)
+        evaluation = ledgered.evaluate(files, pipeline.InputFile(
+            "ledger", self.design.ledger_path, "ledger.json"))
+        if evaluation.ledger is not None:
+            with open(self.design.ledger_path, "wb") as handle:
+                handle.write(evaluation.ledger)
+        return evaluation
+
+    def test_nested_looks_are_counted_with_their_exact_false_pass(self):
+        documents = [self.judge(self.design.package(look)).document for look in (1, 2, 3)]
+        self.assertEqual([document["action"] for document in documents],
+                         ["PASS", "REVIEW", "REVIEW"])
+        last = documents[-1]
+        repeated = last["ledger"]["repeated_look"]
+        self.assertEqual((repeated["looks"], repeated["method"]), (3, "nested_mcnemar"))
+        sizes = [15, 30, 45]
+        self.assertEqual(repeated["false_pass"], float(repeated_look_false_pass(
+            sizes, Fraction(1, 40))))
+        self.assertIn("candidate candidate was already judged on a subset of these trials "
+                      "(look 1: 30 tasks x 3 trials, PASS; look 2: 60 tasks x 3 trials, "
+                      "REVIEW)", last["primary_reason"])
+        self.assertIn("15, 30 and 45 discordant tasks", last["primary_reason"])
+        self.assertIn("repeated_look", [finding["code"] for finding in last["findings"]])
+        self.assertEqual(self.design.ledger()["kind"], "fixed")
+
+    def test_the_same_package_judged_again_is_no_new_look(self):
+        first = self.judge(self.design.package(1))
+        again = self.judge(self.design.package(1))
+        self.assertEqual((first.action, again.action), ("PASS", "PASS"))
+        self.assertIsNone(again.ledger)
+
+    def test_a_fresh_rerun_is_best_of_k(self):
+        self.judge(self.design.package(1))
+        rerun = self.design.package(1)
+        for system in rerun["systems"]:
+            for record in system["records"]:
+                record["latency_ms"] = 99  # the same outcomes, other trials
+        document = self.judge(rerun).document
+        repeated = document["ledger"]["repeated_look"]
+        self.assertEqual((document["action"], repeated["method"]), ("REVIEW", "best_of_k"))
+        self.assertAlmostEqual(repeated["false_pass"], 1 - (1 - 0.025) ** 2)
+        self.assertIn("the best of 2 independent runs", document["primary_reason"])
+
+    def test_looks_sharing_some_trials_are_bonferroni(self):
+        self.judge(self.design.package(2))
+        partly = self.design.package(2)
+        for record in partly["systems"][1]["records"][:30]:
+            record["latency_ms"] = 99
+        document = self.judge(partly).document
+        repeated = document["ledger"]["repeated_look"]
+        self.assertEqual((repeated["method"], repeated["false_pass"]), ("bonferroni", 0.05))
+
+    def test_another_candidate_is_not_a_repeated_look(self):
+        self.judge(self.design.package(1))
+        other = self.design.package(2)
+        other["systems"][1]["system_id"] = "another-candidate"
+        document = self.judge(other).document
+        self.assertEqual(document["action"], "PASS")
+        self.assertIsNone(document["ledger"]["repeated_look"])
+        self.assertEqual(document["ledger"]["looks_before"], 1)
+
+    def test_a_fixed_ledger_refuses_a_sequential_design(self):
+        self.judge(self.design.package(1))
+        errors = refusal(self, self.design, look=1)
+        self.assertEqual([error.code for error in errors], ["ledger.design_changed"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,182 @@
+"""A sequential design on the command line: a CI-like loop from ``init --sequential`` to a
+decision, each look's package the batch the decision before it named, judged by the gate with
+``--ledger`` until the design closes; the ledger written with the reports, never on a contract
+error, never over an input; ``plan --sequential`` proposing a design and writing it into a spec
+v5."""
+
+import json
+import os
+import unittest
+from fractions import Fraction
+
+from devtools.sequential_packages import look_package, make_run
+from devtools.synthetic import make_package, make_protocol
+from proagents_bench.contract.ledger import LEDGER_V1_SHAPE
+from proagents_bench.contract.sequential import design_of
+from tests.support import ROOT, TempDir, run_cli
+
+
+def read_json(path):
+    with open(path, "rb") as handle:
+        return json.loads(handle.read().decode("utf-8"))
+
+
+class CiLoopTests(unittest.TestCase):
+    def test_from_init_to_a_decision_look_by_look(self):
+        folder = TempDir(self)
+        cases, run = make_run(40, 3, 0.45, 0.85, seed=17)  # the team's tasks and its runs
+        cases_path = folder.write_json("cases.json", cases)
+        bench = os.path.join(folder.path, "bench")
+        started = run_cli(["init", "--sequential", "--cases", cases_path, "--directory", bench,
+                           "--effect", "0.18", "--discordance", "0.3", "--looks", "4"])
+        self.assertEqual(started.status, 0, started.stdout)
+        design = started.document["sequential"]
+        self.assertEqual((design["win_share"], design["pool"]), (0.8, 40))
+        spec_path = os.path.join(bench, "benchmark_spec.json")
+        spec = read_json(spec_path)
+        # Before the first look the team sets what is its own: the protocol it runs under,
+        # its baseline's id, its gates (the design itself stays as init froze it).
+        spec["protocol"] = make_protocol(spec["protocol"]["trial_count"])
+        spec["baseline_system_id"] = "baseline"
+        spec["gates"].update(min_primary_task_success_rate=0, min_final_state_trial_rate=0,
+                             min_side_effect_free_trial_rate=0, min_trial_stability_rate=0,
+                             max_slice_task_success_gap=1, max_mean_latency_ms=100000,
+                             max_p95_latency_ms=100000, max_mean_cost_units=10,
+                             critical_task_min_trial_success_rate=0.6)
+        with open(spec_path, "wb") as handle:
+            handle.write(json.dumps(spec, indent=2).encode("ascii"))
+        ledger = os.path.join(bench, "ledger.json")
+        batch = design["first_look"]["tasks"]
+        statuses, states = [], []
+        for look in range(1, len(design["looks"]) + 1):
+            package = look_package(spec, run, look)  # the harness runs the batch named
+            named = {record["case_id"] for record in package["systems"][1]["records"]}
+            self.assertLessEqual(set(batch), named)
+            results = folder.write_json("look%d.json" % look, package)
+            decision_path = os.path.join(folder.path, "decision%d.json" % look)
+            judged = run_cli(["--spec", spec_path, "--cases", cases_path, "--results", results,
+                              "--ledger", ledger, "--output", decision_path, "--markdown",
+                              os.path.join(folder.path, "summary%d.md" % look)])
+            statuses.append(judged.status)
+            sequential = read_json(decision_path)["sequential"]
+            states.append(sequential["state"])
+            if sequential["state"] != "continue":
+                break
+            batch = sequential["next_batch"]["new_tasks"]["case_ids"]
+        self.assertEqual(states, ["continue", "continue", "pass"])
+        self.assertEqual(statuses, [1, 1, 0])  # continue is REVIEW (exit 1); only a PASS is 0
+        written = read_json(ledger)
+        self.assertEqual(list(LEDGER_V1_SHAPE.iter_errors(written)), [])
+        self.assertEqual(([look["state"] for look in written["looks"]], written["closed"]),
+                         (states, True))
+        again = run_cli(["--spec", spec_path, "--cases", cases_path, "--results",
+                         folder.write_json("look4.json", look_package(spec, run, 4)),
+                         "--ledger", ledger])
+        self.assertEqual([error["code"] for error in again.document["errors"]],
+                         ["ledger.closed"])
+
+
+class LedgerOptionTests(unittest.TestCase):
+    def setUp(self):
+        self.folder = TempDir(self)
+        cases, self.run = make_run(40, 3, 0.45, 0.85, seed=17)
+        from devtools.sequential_packages import make_design_spec
+        self.spec = make_design_spec(cases, [(10, 3), (20, 3), (30, 3), (40, 3)],
+                                     win_share="0.8")
+        self.arguments = ["--spec", self.folder.write_json("spec.json", self.spec),
+                          "--cases", self.folder.write_json("cases.json", cases)]
+        self.ledger = os.path.join(self.folder.path, "ledger.json")
+
+    def look(self, number, *more):
+        results = self.folder.write_json("look%d.json" % number,
+                                         look_package(self.spec, self.run, number))
+        return run_cli(self.arguments + ["--results", results, "--ledger", self.ledger] +
+                       list(more))
+
+    def test_the_ledger_is_written_only_after_a_decision(self):
+        self.assertEqual(self.look(1).status, 1)
+        before = read_json(self.ledger)
+        skipped = self.look(3)
+        self.assertEqual(skipped.status, 2)
+        self.assertEqual(skipped.document["errors"][0]["code"], "ledger.look_not_allowed")
+        self.assertEqual(read_json(self.ledger), before)
+        self.assertEqual(self.look(2).status, 1)
+        self.assertEqual(len(read_json(self.ledger)["looks"]), 2)
+
+    def test_the_ledger_is_a_file_of_its_own(self):
+        results = self.folder.write_json("look1.json", look_package(self.spec, self.run, 1))
+        for ledger, code in ((results, "cli.report_path"), ("", "cli.usage"),
+                             ("-", "cli.usage")):
+            with self.subTest(ledger=ledger):
+                run = run_cli(self.arguments + ["--results", results, "--ledger", ledger])
+                self.assertEqual(run.status, 2)
+                self.assertEqual(run.document["errors"][0]["code"], code)
+        run = self.look(1, "--html", self.ledger)
+        self.assertEqual((run.status, run.document["errors"][0]["code"]),
+                         (2, "cli.report_path"))
+        self.assertFalse(os.path.exists(self.ledger))
+
+
+class PlanTests(unittest.TestCase):
+    def test_plan_proposes_a_design_and_writes_it_into_a_spec_v5(self):
+        folder = TempDir(self)
+        spec, cases, results = make_package(300, 3, seed=4, baseline_skill=0.6,
+                                            candidate_skill=0.7)
+        arguments = ["plan", "--spec", folder.write_json("spec.json", spec), "--cases",
+                     folder.write_json("cases.json", cases), "--results",
+                     folder.write_json("results.json", results)]
+        written = os.path.join(folder.path, "spec_v5.json")
+        run = run_cli(arguments + ["--sequential", "--write-spec", written])
+        self.assertEqual(run.status, 0, run.stdout[:400])
+        sequential = run.document["sequential"]
+        self.assertEqual(sequential["measured_discordance"]["units"], 300)
+        self.assertEqual(sequential["written_spec"], written)
+        spec_v5 = read_json(written)
+        self.assertEqual(spec_v5["schema_version"], "agent-benchmark-spec-v5")
+        self.assertEqual(spec_v5["sequential"], sequential["design"])
+        self.assertEqual(spec_v5["protocol"]["trial_count"], sequential["protocol_trial_count"])
+        self.assertLess(sequential["expected"]["effect"]["trials"],
+                        sequential["worst"]["trials"])
+        # the written spec is a valid spec whose design the gate rebuilds
+        check = run_cli(["--spec", written, "--cases", os.path.join(folder.path, "cases.json"),
+                         "--results", os.path.join(folder.path, "results.json")])
+        self.assertIn(check.status, (0, 1))  # the pilot holds the pool: the last look
+        self.assertEqual(check.document["sequential"]["look"],
+                         len(sequential["design"]["looks"]))
+        self.assertEqual(check.document["sequential"]["boundary_sha256"],
+                         sequential["boundary_sha256"])
+        self.assertIsNotNone(design_of(spec_v5))
+        refused = run_cli(arguments + ["--unit", "trial"])
+        self.assertEqual(refused.document["errors"][0]["code"], "cli.usage")
+        over = run_cli(arguments + ["--sequential", "--write-spec",
+                                    os.path.join(folder.path, "spec.json")])
+        self.assertEqual(over.document["errors"][0]["code"], "cli.report_path")
+
+    def test_plan_costs_the_design_by_task_and_trial_and_holds_it_to_the_budget(self):
+        examples = os.path.join(ROOT, "examples")
+        arguments = ["plan", "--sequential", "--effect", "0.4", "--looks", "4",
+                     "--cost-per-task", "2", "--budget", "50"] + [
+            item for kind, name in (("--spec", "sequential_spec.json"),
+                                    ("--cases", "sequential_cases.json"),
+                                    ("--results", "sequential_look3.json"))
+            for item in (kind, os.path.join(examples, name))]
+        run = run_cli(arguments)
+        self.assertEqual(run.status, 0, run.stdout[:400])
+        measured, sequential = run.document["measured"], run.document["sequential"]
+        per_trial = sum(Fraction(str(value))
+                        for value in measured["cost_per_trial"].values())
+        for row in [sequential["worst"], sequential["fixed"]] + list(
+                sequential["expected"].values()):
+            with self.subTest(row=row):
+                self.assertAlmostEqual(row["cost"], float(
+                    2 * Fraction(row["tasks"]) + Fraction(row["trials"]) * per_trial), 9)
+        self.assertEqual((sequential["worst"]["tasks"], sequential["worst"]["trials"]),
+                         (40, 120))
+        self.assertIn("the worst case costs 84.9607, above the budget 50", sequential["notes"][-1])
+        within = run_cli([item if item != "50" else "100" for item in arguments])
+        self.assertFalse([note for note in within.document["sequential"]["notes"]
+                          if "budget" in note])
+
+
+if __name__ == "__main__":
+    unittest.main()
