@@ -12,15 +12,12 @@ does. Skipped, saying why, where Chromium is not installed (CI installs it).
 """
 
 import html
-import json
 import os
-import re
-import subprocess
 import unittest
 
 from devtools.synthetic import make_package
 from tests.support import TempDir, run_cli
-from tests.test_service_page import CHROMIUM_TIMEOUT, chromium
+from tests.test_service_page import chromium, measured_in_chromium
 
 # The widths the reports are looked at: a laptop's and a phone's.
 WIDTHS = (1280, 390)
@@ -68,27 +65,9 @@ FRAME = '<iframe id="%s" width="%d" height="%d" style="border:0" srcdoc="%s"></i
 def measure(test, pages, width):
     """The layout of each of ``pages`` ({name: HTML text}) in a frame ``width`` pixels wide,
     as headless Chromium lays it out: {name: {width, page_width, cut, charts}}."""
-    folder = TempDir(test).path
-    wrapper = os.path.join(folder, "measure.html")
     frames = "".join(FRAME % (name, width, HEIGHT, html.escape(text, quote=True))
                      for name, text in pages.items())
-    with open(wrapper, "wb") as handle:
-        handle.write((MEASURING_PAGE % frames).encode("utf-8"))
-    # Headless Chromium keeps its window at least 500 pixels wide: the frames are the
-    # screens measured.
-    completed = subprocess.run(
-        [chromium(), "--headless", "--no-sandbox", "--disable-gpu",
-         "--user-data-dir=" + os.path.join(folder, "profile"),
-         "--window-size=%d,%d" % (max(width, 500) + 40, HEIGHT + 200), "--dump-dom",
-         "file://" + wrapper.replace(os.sep, "/")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-        timeout=CHROMIUM_TIMEOUT)
-    found = re.search(r'<pre id="measured">(.*?)</pre>',
-                      completed.stdout.decode("utf-8", "replace"), re.S)
-    if found is None or not found.group(1):
-        raise AssertionError("Chromium measured nothing: %s" % completed.stderr.decode(
-            "utf-8", "replace")[-2000:])
-    return json.loads(html.unescape(found.group(1)))
+    return measured_in_chromium(test, MEASURING_PAGE % frames, width, HEIGHT)
 
 
 def report_pages(test):
