@@ -23,6 +23,7 @@ from proagents_bench.cli.streams import MessageWriter, colour_wanted
 from proagents_bench.contract import inputs as contract
 from proagents_bench.steps import BATCH, watched
 from proagents_bench.reports import terminal
+from proagents_bench.reports.document_text import document_lines
 from tests.support import (EXAMPLES, RUN_BENCHMARK, TempDir, evaluate_arguments, example_path,
                            run_cli, with_example)
 from tests.test_doc_commands import help_text
@@ -380,6 +381,27 @@ class TextAtATerminalTests(unittest.TestCase):
         piped = run_cli(commands["plan"])
         self.assertEqual(piped.document["action"], "PLAN")  # a pipe: the document
         self.assertIn(b"\nrecommended: ", run_on_terminal(commands["plan"])[1])
+
+    def test_the_services_maintenance_commands_print_their_documents_lines(self):
+        data = TempDir(self).path
+        status, out, err = run_on_terminal(["team", "add", "alpha", "--data", data])
+        self.assertEqual((status, err), (0, ""))
+        lines = out.decode("ascii").splitlines()
+        self.assertEqual([line.split(":")[0] for line in lines[:-1]], ["note", "team", "token"])
+        self.assertEqual(lines[-1], "The JSON document: --format json.")
+        token = lines[2].split(": ", 1)[1]
+        status, out, _err = run_on_terminal(["team", "list", "--data", data])
+        self.assertIn(b"teams:\n  - budget: ", out)
+        self.assertIn(b"\n    revoked: no\n", out)
+        status, out, _err = run_on_terminal(["team", "list", "--data", data, "--format",
+                                             "json"])
+        self.assertEqual(json.loads(out)["teams"][0]["team"], "alpha")
+        backup = os.path.join(TempDir(self).path, "backup.sqlite3")
+        status, out, _err = run_on_terminal(["backup", "--data", data, "--to", backup])
+        self.assertIn(b"\nteams: 1\n", out)
+        self.assertTrue(token.startswith("pab1."))
+        self.assertEqual(document_lines({"a": None, "b": [], "c": {"d": True}, "e": [{"f": 1}]}),
+                         ["a: none", "b: none", "c:", "  d: yes", "e:", "  - f: 1"])
 
     def test_a_contract_error_at_a_terminal_is_one_line(self):
         status, out, err = run_on_terminal(["init", "--directory", EXAMPLES])

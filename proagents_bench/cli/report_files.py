@@ -93,19 +93,29 @@ def text_wanted(options: argparse.Namespace, session: Session) -> bool:
     return options.format == "text" or (options.format == "auto" and session.stdout.isatty())
 
 
-def for_people(outcome: Outcome, text: bool) -> Outcome:
+def for_people(outcome: Outcome, text: bool, of_document: bool = False) -> Outcome:
     """A command whose summary is its lines (init, plan, import): in the text mode stdout
     carries those lines and where the JSON document is, not the document (a contract error:
-    its one line, its errors being on stderr as always); else ``outcome`` as it is."""
+    its one line, its errors being on stderr as always); else ``outcome`` as it is. With
+    ``of_document`` (a small document: team, phase, backup, restore), the lines are the
+    document's own (reports/document_text.py), and the outcome's stay on stderr."""
     if not text:
         return outcome
     if outcome.status == EXIT_CONTRACT_ERROR:
         return Outcome(outcome.status, no_decision_text().no_decision(
             NoDecision(CONTRACT_ERROR, outcome.status, outcome.errors, outcome.omitted), None),
             outcome.lines, errors=outcome.errors, omitted=outcome.omitted)
-    lines = outcome.lines + ["The JSON document: --format json."]
+    stderr: List[str] = []
+    lines = outcome.lines
+    if of_document:
+        import json
+        from ..reports.document_text import document_lines
+        output = outcome.output
+        stderr, lines = lines, document_lines(json.loads(
+            output if isinstance(output, bytes) else b"".join(output)))
+    lines = lines + ["The JSON document: --format json."]
     return Outcome(outcome.status, "".join(line + "\n" for line in lines).encode(
-        "ascii", "backslashreplace"), kept=outcome.kept, after=outcome.after)
+        "ascii", "backslashreplace"), stderr, kept=outcome.kept, after=outcome.after)
 
 
 def guarded(arguments: List[str], targets: Targets[Reported],
