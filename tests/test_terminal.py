@@ -402,6 +402,8 @@ class TextAtATerminalTests(unittest.TestCase):
         self.assertTrue(token.startswith("pab1."))
         self.assertEqual(document_lines({"a": None, "b": [], "c": {"d": True}, "e": [{"f": 1}]}),
                          ["a: none", "b: none", "c:", "  d: yes", "e:", "  - f: 1"])
+        self.assertEqual(document_lines({"reasons": ["a, b", "c"], "ids": ["x", "y"]}),
+                         ["reasons:", "  - a, b", "  - c", "ids: x, y"])
 
     def test_a_contract_error_at_a_terminal_is_one_line(self):
         status, out, err = run_on_terminal(["init", "--directory", EXAMPLES])

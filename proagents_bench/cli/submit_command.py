@@ -19,6 +19,7 @@ from ..jsonio.paths import near_file
 from ..jsonio.dump import document_bytes
 from ..service import client
 from . import Outcome, Session, contract_error_outcome
+from .report_files import add_format_option, for_people, text_wanted
 from .status import (EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_OVER_BUDGET, EXIT_PASS,
                      EXIT_UNREACHABLE)
 from .usage import Parser
@@ -35,6 +36,7 @@ def add_arguments(parser: Parser) -> None:
     parser.add_argument("--timeout", type=float, default=client.CLIENT_TIMEOUT_SECONDS,
                         help="seconds to wait for the answer (default %g)"
                              % client.CLIENT_TIMEOUT_SECONDS)
+    add_format_option(parser, "the service's answer")
 
 
 class _Unreadable(Exception):
@@ -72,9 +74,10 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
         return Outcome(EXIT_UNREACHABLE, b"", ["ERROR: %s (exit %d)" % (problem,
                                                                         EXIT_UNREACHABLE)])
     document = answer.document
-    if answer.status == 200 and "action" in document:
-        return Outcome(EXIT_PASS if document["action"] == PASS else EXIT_DECISION,
-                       document_bytes(document))
+    if answer.status == 200 and "action" in document:  # at a terminal, the answer's lines
+        return for_people(Outcome(EXIT_PASS if document["action"] == PASS else EXIT_DECISION,
+                                  document_bytes(document)), text_wanted(options, session),
+                          of_document=True)
     if answer.status == 429:
         return Outcome(EXIT_OVER_BUDGET, document_bytes(document), [
             "ERROR: over budget: %s" % document.get("detail", "")])
