@@ -6,6 +6,7 @@ came from the input. Runs that could hang are child processes with a timeout, so
 regression fails the test instead of stopping the suite.
 """
 
+import io
 import json
 import os
 import re
@@ -17,9 +18,12 @@ import unittest
 import xml.etree.ElementTree as ElementTree
 from unittest import mock
 
+from proagents_bench import cli
+from proagents_bench.cli import streams
 from proagents_bench.errors import ContractErrors
 from devtools import synthetic
 from tests.support import (RUN_BENCHMARK, TempDir, example_package, example_path, run_cli,
+                           with_example,
                            run_package, run_subprocess)
 from tests.test_reports import report_text
 
@@ -328,6 +332,47 @@ class SignalTests(unittest.TestCase):
                 stdout, stderr = child.communicate(timeout=120)
                 self.assertIn(child.returncode, (1, 130, 143), stderr)
                 self.assertNotIn(b"Traceback", stderr)
+
+
+class SignalDuringInstallTests(unittest.TestCase):
+    """A signal that lands while the guard takes the signals over (seen under PyPy, whose
+    ``signal.signal`` runs Python code after installing a handler) is an interruption of the
+    run: exit 130 or 143, every previous handler known, never a traceback."""
+
+    def installing_with_a_signal(self, arriving):
+        """``signal.signal`` as the interpreter's, but ``arriving`` is delivered to the new
+        handler just after SIGINT's is installed and before the call returns; nothing is
+        really installed."""
+        installed = {}
+
+        def install(number, handler):
+            previous = installed.get(number, signal.getsignal(number))
+            installed[number] = handler
+            if number == signal.SIGINT:
+                handler(arriving, None)
+            return previous
+        return mock.patch.object(streams.signal, "signal", install), installed
+
+    def test_the_guard_takes_both_signals_over_before_the_interruption(self):
+        patch, installed = self.installing_with_a_signal(signal.SIGINT)
+        guard = streams.SignalGuard()
+        with patch:
+            with self.assertRaises(streams.Interrupted) as raised:
+                guard.install()
+        self.assertEqual(raised.exception.status, 130)
+        self.assertEqual(sorted(guard._previous), sorted(installed))
+        self.assertIn(signal.SIGTERM, installed)
+
+    def test_the_command_line_ends_interrupted(self):
+        for number, status in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+            with self.subTest(signal=number):
+                patch, _installed = self.installing_with_a_signal(number)
+                stdout, stderr = io.BytesIO(), io.StringIO()
+                with patch:
+                    self.assertEqual(cli.main(with_example([]), stdout=stdout, stderr=stderr,
+                                              restore_signals=False), status)
+                self.assertEqual(stdout.getvalue(), b"")
+                self.assertNotIn("Traceback", stderr.getvalue())
 
 
 class HugeNumberReportTests(unittest.TestCase):

@@ -170,8 +170,9 @@ def main(argv: Optional[Sequence[str]] = None, stdout: Optional[BinaryIO] = None
     ``commands`` (default :data:`~.commands.COMMANDS`) are the rows a first argument names,
     ``default`` the one that runs when it names none of the others. ``program`` is the name
     the help texts and messages give the command line (default: as it was invoked)."""
-    guard = SignalGuard().install()
+    guard = SignalGuard()
     try:
+        guard.install()  # within the try: a signal during the installation is an interruption
         given = program
         program = program or (program_name() if argv is None else "run_benchmark.py")
         pasted = pasted_command(sys.argv[0] if argv is None and given is None else program)

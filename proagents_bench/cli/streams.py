@@ -294,12 +294,17 @@ class SignalGuard:
 
     def install(self) -> SignalGuard:
         """Take over SIGINT and SIGTERM (only possible in the main thread; elsewhere the
-        guard stays passive). Returns self."""
-        for number in _handled_signals():
-            try:
-                self._previous[number] = signal.signal(number, self._handle)
-            except (ValueError, OSError):  # not the main thread, or not supported here
-                pass
+        guard stays passive). Returns self, or raises :class:`Interrupted` once both are
+        taken over when a signal came while they were: a signal that lands between the first
+        handler's installation and the second's return (PyPy's ``signal.signal`` runs Python
+        code after installing) would otherwise leave the second's previous handler unknown
+        and escape the caller's guard."""
+        with self.deferred():
+            for number in _handled_signals():
+                try:
+                    self._previous[number] = signal.signal(number, self._handle)
+                except (ValueError, OSError):  # not the main thread, or not supported here
+                    pass
         return self
 
     def _handle(self, number: int, frame: Optional[FrameType]) -> None:
