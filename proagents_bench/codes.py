@@ -28,6 +28,12 @@ from typing import Dict, Iterable, List, NamedTuple, Tuple
 # The exit status of every contract error (cli/status.py's EXIT_CONTRACT_ERROR is this).
 CONTRACT_ERROR_EXIT = 2
 
+# The codes of a command line that cannot run as given (exit 2 as every contract error): on
+# stderr they read as usage errors, ``ERROR: usage: [FILE: ]MESSAGE``, with no position
+# fields, since they concern no place in a file.
+USAGE_CODES = frozenset(("cli.usage", "cli.missing_input", "cli.no_example",
+                         "cli.report_path"))
+
 
 class Code(NamedTuple):
     """One code: its name, its exit status (a contract error; else 0) or HTTP status and
@@ -86,8 +92,11 @@ CODES: Tuple[Code, ...] = (
     contract("json.too_deep", "nesting deeper than 64 levels (`MAX_DEPTH`)"),
     contract("json.root_not_object", "the top level of the file is not an object"),
     # -- the shapes of the files (contract/shapes.py, containers.py) ------------------------
-    contract("schema.missing_key", "a required key is missing"),
-    contract("schema.unknown_key", "a key the object does not have"),
+    contract("schema.missing_key", "a required key is missing (and no unknown key of its "
+             "object is near its name: then `schema.unknown_key` says both)"),
+    contract("schema.unknown_key", "a key the object does not have; one near the name of a "
+             "key the object lacks (`final_stat`) is one error naming that key, which is not "
+             "reported missing again"),
     contract("schema.type", "a value of the wrong type (an integer written `8.0` too)"),
     contract("schema.range", "a number below the minimum or above the maximum"),
     contract("schema.enum", "a string that is not one of the allowed values"),

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Iterable, Optional, Sequence, Tuple, TypedDict, Union
 
+from .codes import USAGE_CODES
 from .text import display_name, quote
 
 PathStep = Union[str, int]
@@ -95,14 +96,21 @@ class ContractError:
         }
 
     def location(self) -> str:
-        """``FILE:LINE:COLUMN: PATH`` (an unknown line or column is ``?``)."""
+        """``FILE:LINE:COLUMN: PATH`` (an unknown line or column is ``?``); a usage error's
+        is its file, or ``command line``."""
+        if self.code in USAGE_CODES:
+            return self.file or "command line"
         line = "?" if self.line is None else self.line
         column = "?" if self.column is None else self.column
         return "%s:%s:%s: %s" % (self.file if self.file is not None else "<command line>",
                                  line, column, format_path(self.path))
 
     def stderr_line(self) -> str:
-        """``ERROR: FILE:LINE:COLUMN: PATH: MESSAGE`` (an unknown line or column is ``?``)."""
+        """``ERROR: FILE:LINE:COLUMN: PATH: MESSAGE`` (an unknown line or column is ``?``);
+        a usage error (:data:`~proagents_bench.codes.USAGE_CODES`) ``ERROR: usage: [FILE:]
+        MESSAGE``."""
+        if self.code in USAGE_CODES:
+            return "ERROR: usage: %s%s" % (self.file + ": " if self.file else "", self.message)
         return "ERROR: %s: %s" % (self.location(), self.message)
 
     def _key(self) -> Tuple[Optional[str], Path, Optional[int], Optional[int], str, str]:

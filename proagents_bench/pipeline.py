@@ -46,6 +46,7 @@ from .jsonio.canonical import fingerprint_here as fingerprint_here
 from .jsonio.gcpause import CollectorPaused
 from .render import document as render
 from .render.evaluation import Evaluation as Evaluation  # what evaluate() returns
+from .steps import Advance, watched
 from .text import display_name
 from .version import VERSION
 
@@ -56,9 +57,11 @@ if TYPE_CHECKING:  # for annotations only
 
 KINDS = ("spec", "cases", "results")
 
-# progress(stage, count, unit): a stage starts, with how much it works on (``count`` of
-# ``unit``: bytes, records, trials, samples), or None.
-Progress = Callable[..., None]
+# progress(stage, count, unit, work): a stage starts, with how much it works on (``count``
+# of ``unit``: bytes, records, trials, samples, or None) and how many items its loops count
+# (``work``); it returns whom they tell how far they are (steps.Advance), or None.
+Progress = Callable[..., Optional[Advance]]
+_quiet_progress: Progress = lambda *stage: None  # noqa: E731 - nobody watches
 # A contract error and the kind of file it is in.
 KindError = Tuple[str, ContractError]
 
@@ -126,15 +129,11 @@ def evaluate(inputs: Sequence[InputFile], candidate_id: Optional[str] = None,
              progress: Optional[Progress] = None,
              fingerprinter: Fingerprinter = fingerprint_here) -> Evaluation:
     """Evaluate the three :class:`InputFile` objects ``inputs`` (spec, cases, results);
-    ``progress(stage, count, unit)``, when given, is called as each stage starts;
+    ``progress(stage, count, unit, work)``, when given, is called as each stage starts;
     ``fingerprinter`` starts the evidence fingerprint (see :func:`fingerprint_here`). The
     gate: :func:`check`, then :meth:`Checked.decide` on every test task."""
     with CollectorPaused():
         return check(inputs, candidate_id, progress, fingerprinter).decide()
-
-
-def _quiet(stage: str, count: Optional[int] = None, unit: str = "") -> None:
-    pass
 
 
 class Checked:
@@ -215,11 +214,13 @@ class Checked:
                 decision=decision, baseline_metrics=None, candidate_metrics=None,
                 comparison=run.comparison(), fingerprint=fingerprint(),
                 validity=run.document(), **shared), spec, looks=looks)
-        progress("grading", len(baseline_records) + len(candidate_records), "trials")
+        trials = len(baseline_records) + len(candidate_records)
         gates = spec["gates"]
-        baseline = SystemMetrics(grade_system(systems.baseline, tasks, baseline_records), gates)
-        candidate = SystemMetrics(grade_system(systems.candidate, tasks, candidate_records),
-                                  gates)
+        with watched(progress("grading", trials, "trials", trials)):
+            baseline_grades = grade_system(systems.baseline, tasks, baseline_records)
+            candidate_grades = grade_system(systems.candidate, tasks, candidate_records)
+        baseline = SystemMetrics(baseline_grades, gates)
+        candidate = SystemMetrics(candidate_grades, gates)
         samples = spec["bootstrap"]["samples"]
         comparison = compare(spec, baseline, candidate,
                              lambda stage: progress(stage, samples, "samples"))
@@ -268,14 +269,17 @@ def check(inputs: Sequence[InputFile], candidate_id: Optional[str] = None,
     decide on. The decoded texts of the files loaded here are dropped once every check has
     passed (memory), but with ``keep_texts`` (a caller that cuts or splices them later)."""
     with CollectorPaused():
-        return _check(inputs, candidate_id, progress or _quiet, fingerprinter, keep_texts)
+        return _check(inputs, candidate_id, progress or _quiet_progress, fingerprinter,
+                      keep_texts)
 
 
 def _check(inputs: Sequence[InputFile], candidate_id: Optional[str], progress: Progress,
            fingerprinter: Fingerprinter, keep_texts: bool) -> Checked:
     documents, load_errors = _load(inputs, progress)
-    if "results" in documents:
-        progress("validating", _record_count(documents["results"].value), "records")
+    # Each record is counted twice: when its shape is checked, and by the coverage pass.
+    records = _record_count(documents["results"].value) if "results" in documents else None
+    advance = None if records is None else progress("validating", records, "records",
+                                                    2 * records)
     presumed = None
     fingerprint = None
     if not load_errors:
@@ -285,8 +289,9 @@ def _check(inputs: Sequence[InputFile], candidate_id: Optional[str], progress: P
                                         documents["results"].value, presumed,
                                         _recorded_decimals(documents))
     try:
-        context = _context(documents, load_errors, candidate_id,
-                           {item.kind for item in inputs if item.checked})
+        with watched(advance):
+            context = _context(documents, load_errors, candidate_id,
+                               {item.kind for item in inputs if item.checked})
     except BaseException:  # a failed check, or a signal: the fingerprint is not needed
         if fingerprint is not None:
             fingerprint.abandon()
@@ -302,8 +307,9 @@ def _check(inputs: Sequence[InputFile], candidate_id: Optional[str], progress: P
                                        _recorded_decimals(documents))
     if not keep_texts:
         _release_texts(documents, {item.kind for item in inputs if item.document is None})
-    return Checked(context, systems, documents, _describe_inputs(inputs, documents),
-                   fingerprint, progress)
+    described = {item.kind: describe_file(item.shown, documents[item.kind].sha256,
+                                          documents[item.kind].size) for item in inputs}
+    return Checked(context, systems, documents, described, fingerprint, progress)
 
 
 class _Shared(TypedDict):
@@ -324,7 +330,7 @@ def load_benchmark(spec: InputFile, cases: InputFile,
     own contract, then the cases against the spec and among themselves); return their loaded
     documents, or raise :class:`ContractErrors` placed at their lines (the commands that read
     many results packages of one benchmark: ``health``, ``diff``)."""
-    documents, errors = _load([spec, cases], progress or _quiet)
+    documents, errors = _load([spec, cases], progress or _quiet_progress)
     _context(documents, errors)
     return documents["spec"], documents["cases"]
 
@@ -427,12 +433,6 @@ def _raise_located(errors: List[KindError], documents: Dict[str, load.Document])
         else:
             located.extend(mine)  # load errors already carry their file and position
     raise ContractErrors(located, omitted=len(errors) - len(shown))
-
-
-def _describe_inputs(inputs: Sequence[InputFile],
-                     documents: Dict[str, load.Document]) -> JSONObject:
-    return {item.kind: describe_file(item.shown, documents[item.kind].sha256,
-                                     documents[item.kind].size) for item in inputs}
 
 
 def describe_file(shown: str, sha256: Optional[str], size: Optional[int]) -> JSONObject:

@@ -73,7 +73,8 @@ def here(inputs: List[pipeline.InputFile]) -> Fingerprinter:
 def run_benchmark(job: BenchmarkJob, kinds: Sequence[str] = (),
                   fingerprinters: Callable[[List[pipeline.InputFile]], Fingerprinter] = here,
                   backgrounds: Optional[Backgrounds] = None,
-                  keep: Optional[List[pipeline.Evaluation]] = None) -> BenchmarkOutcome:
+                  keep: Optional[List[pipeline.Evaluation]] = None,
+                  clock: Optional[Callable[[], float]] = None) -> BenchmarkOutcome:
     """Decide one benchmark as its gate alone decides it, and render its reports of the
     ``kinds`` asked for (``html``, ``markdown``, ``junit``: the sections of the release's
     reports); its contract errors, if any, in the outcome instead.
@@ -82,14 +83,18 @@ def run_benchmark(job: BenchmarkJob, kinds: Sequence[str] = (),
     forks the fingerprint, as the gate's does), ``backgrounds`` the import's (see
     :func:`import_benchmark`). ``keep``, when given, receives the evaluation (a caller that
     ends its process without freeing it saves the time freeing a large package's millions
-    of objects takes)."""
+    of objects takes). ``clock``, when given (the command line's), measures the benchmark's
+    own time, which its JUnit report carries as its gate's does (without one, none)."""
     outcome = BenchmarkOutcome(job)
+    started = clock() if clock is not None else None
     try:
         inputs = benchmark_inputs(job, backgrounds)
         evaluation = pipeline.evaluate(inputs, job.candidate, None, fingerprinters(inputs))
     except ContractErrors as failure:
         outcome.errors, outcome.omitted = failure.errors, failure.omitted
         return outcome
+    if clock is not None and started is not None:
+        evaluation.seconds = clock() - started
     outcome.decision = render.Spliced(render.indented(evaluation.lazy_document))
     outcome.summary = summarize(evaluation)
     outcome.sections = {report.kind: report.render(evaluation) for report in REPORTS

@@ -9,12 +9,30 @@ JSON document); numbers in reasons through :func:`show_number`.
 
 from __future__ import annotations
 
+import difflib
 import json
-from typing import SupportsFloat, Union
+from typing import Iterable, Optional, Sequence, SupportsFloat, Union
 
 # A value quoted into a message shows at most this many characters; the message then says
 # how long the value is.
 MAX_QUOTED_CHARS = 200
+# How close a word must be to a known one to be suggested for it (difflib's ratio, 0..1):
+# an option, a command, a choice, a key of an object, a file beside a missing one.
+SUGGESTION_CUTOFF = 0.6
+# File names share their extension and often a prefix: a file is suggested only nearer.
+FILE_SUGGESTION_CUTOFF = 0.8
+
+
+def nearest(word: str, known: Iterable[str], cutoff: float = SUGGESTION_CUTOFF
+            ) -> Optional[str]:
+    """The known word closest to ``word`` (a likely misspelling of it), or None; the same
+    answer for the same words in any order.
+
+    >>> nearest("final_stat", ["final_state", "status"]), nearest("xyz", ["final_state"])
+    ('final_state', None)
+    """
+    found = difflib.get_close_matches(word, sorted(set(known)), 1, cutoff)
+    return found[0] if found else None
 
 
 def quote(value: object) -> str:
@@ -61,3 +79,13 @@ def show_number(value: SupportsFloat) -> str:
     ('0.8', '2500', '0.333333')
     """
     return format(float(value), ".6g")
+
+
+def listed(words: Sequence[str], last: str = "and") -> str:
+    """Words as a list in a sentence: ``a``, ``a and b``, ``a, b and c``.
+
+    >>> listed(["a new dataset_version", "a contamination check"]), listed(["x", "y", "z"])
+    ('a new dataset_version and a contamination check', 'x, y and z')
+    """
+    return (" %s " % last).join(filter(None, (", ".join(words[:-1]), words[-1]))) \
+        if words else ""

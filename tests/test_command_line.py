@@ -133,7 +133,7 @@ class MarkdownAppendTests(unittest.TestCase):
         with open(path, "rb") as handle:
             text = handle.read().decode("utf-8")
         self.assertTrue(text.startswith("# an earlier step\n"))
-        self.assertEqual(text.count("PASS: candidate candidate-pass"), 2)
+        self.assertEqual(text.count("PASS: candidate `candidate-pass`"), 2)
 
     def test_an_append_that_cannot_happen_writes_no_decision(self):
         folder = TempDir(self).path

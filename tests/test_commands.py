@@ -17,7 +17,7 @@ class RegistryTests(unittest.TestCase):
     def test_each_command_once_in_the_order_a_team_meets_them(self):
         self.assertEqual([command.name for command in commands.COMMANDS], [
             "gate", "init", "import", "explain", "plan", "release", "health", "diff", "serve",
-            "team", "submit", "phase", "backup", "restore"])
+            "team", "submit", "phase", "backup", "restore", "completion"])
         self.assertIs(commands.COMMANDS[0], commands.GATE)
         self.assertEqual(commands.COMMAND_BY_NAME["serve"].name, "serve")
 

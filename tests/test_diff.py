@@ -291,9 +291,15 @@ class TextModeTests(unittest.TestCase):
     def test_the_text_mode_ends_with_what_the_new_file_requires(self):
         run = run_cli(["diff", CASES, NEXT, "--format", "text"])
         lines = run.stdout.decode("ascii").splitlines()
-        self.assertEqual(lines[-1], "DIFF  requires a new dataset_version; a contamination "
-                                    "check")
+        self.assertEqual(lines[-1], "DIFF  The new cases file requires a new dataset_version "
+                                    "and a contamination check.")
         self.assertIn("  test-safety  changed  [answer]", lines)
+
+    def test_a_diff_that_breaks_nothing_ends_with_a_sentence_saying_so(self):
+        run = run_cli(["diff", CASES, CASES, "--format", "text"])
+        self.assertEqual(run.stdout.decode("ascii").splitlines()[-1],
+                         "DIFF  Nothing breaks: the new cases file requires no new version, "
+                         "and every record stays comparable.")
 
 
 if __name__ == "__main__":

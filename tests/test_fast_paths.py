@@ -266,7 +266,8 @@ class ProgressTests(unittest.TestCase):
         self.assertEqual(stages, [("loading spec", sizes[0], "bytes"),
                                   ("loading cases", sizes[1], "bytes"),
                                   ("loading results", sizes[2], "bytes"),
-                                  ("validating", 30, "records"), ("grading", 30, "trials"),
+                                  ("validating", 30, "records", 60),
+                                  ("grading", 30, "trials", 30),
                                   ("bootstrapping", 1000, "samples"), ("deciding",)])
 
     def test_progress_only_on_a_terminal(self):

@@ -76,6 +76,7 @@ GATE_MODULES = (
     "proagents_bench.stats.passk",
     "proagents_bench.stats.quantiles",
     "proagents_bench.stats.student",
+    "proagents_bench.steps",
     "proagents_bench.text",
     "proagents_bench.version",
 )

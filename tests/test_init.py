@@ -10,6 +10,7 @@ import unittest
 from decimal import Decimal
 from fractions import Fraction
 
+from proagents_bench.cli import interpreter_word
 from proagents_bench.cli.init_command import FILE_NAMES
 from proagents_bench.contract.gates import gates_object
 from proagents_bench.contract.vocabulary import CASES_V1, CASES_V2, SPEC_V3, SPLITS
@@ -59,8 +60,8 @@ class BlankTests(unittest.TestCase):
                             for reason in gate.document["reasons"]), gate.document["reasons"])
         # the command it says to run next is that gate run
         self.assertEqual(run.document["next"], [
-            "python -B run_benchmark.py --spec %s --cases %s --results %s" % (
-                paths["spec"], paths["cases"], paths["results"])])
+            "%s -B run_benchmark.py --spec %s --cases %s --results %s" % (
+                interpreter_word(), paths["spec"], paths["cases"], paths["results"])])
 
     def test_the_starting_gates_are_every_gate_of_spec_v3(self):
         self.assertEqual(sorted(STARTING_GATES),
@@ -194,7 +195,8 @@ class FromLogTests(unittest.TestCase):
                         fixture("test_only_baseline.eval")])
         self.assertEqual(init.status, 0, init.stderr)
         steps = init.document["next"]
-        self.assertTrue(all(step.startswith("python -B run_benchmark.py ") for step in steps))
+        self.assertTrue(all(step.startswith(interpreter_word() + " -B run_benchmark.py ")
+                            for step in steps))
         for step, expected in zip(steps, ((0,), (0, 1))):
             words = shlex.split(step.replace("CANDIDATE_LOG", fixture(
                 "test_only_candidate.eval")).replace("CANDIDATE_ID", "candidate-v2"))[3:]

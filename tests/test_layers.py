@@ -25,7 +25,8 @@ SERVICE_USERS = ("service", "cli")
 # The package's layers, bottom first (a top-level module or folder each), in the order the
 # data flows: a module imports only from its own layer and those before it.
 LAYERS = (
-    "text", "version", "codes", "errors", "stats", "jsonio",  # the ground: words, numbers, JSON
+    "text", "version", "codes", "errors", "steps", "stats", "jsonio",  # the ground: words,
+    # a long loop's count, numbers, JSON
     "contract", "evaluation",  # what the files must be; grade, aggregate, compare, decide
     "importers",  # harness logs -> a results package (the contract's shapes, the metrics' P95)
     "render", "pipeline",  # load -> validate -> ... -> decide -> render: the gate

@@ -25,17 +25,19 @@ FONT = 11
 ABOVE, BELOW = 9, 3  # a text's extent around its baseline, in pixels
 
 
-def charts(page):
-    """Every chart of an HTML page: {section id: [svg elements]}."""
+def charts(page, width="wide"):
+    """The charts of an HTML page drawn ``width`` wide (each chart is drawn twice, "wide"
+    and "narrow"; None: both): {section id: [svg elements]}."""
     found = {}
     for section, body in re.findall(r'<section id="([^"]+)">(.*?)</section>', page, re.S):
-        found[section] = [ElementTree.fromstring(text)
-                          for text in re.findall(r"<svg .*?</svg>", body, re.S)]
+        found[section] = [chart for chart in (ElementTree.fromstring(text) for text in
+                                              re.findall(r"<svg .*?</svg>", body, re.S))
+                          if width is None or width in chart.get("class").split()]
     return found
 
 
-def render(evaluation):
-    return charts(report_html.render(evaluation).decode("utf-8"))
+def render(evaluation, width="wide"):
+    return charts(report_html.render(evaluation).decode("utf-8"), width)
 
 
 def own_text(element):
@@ -139,10 +141,17 @@ class TextWidthTests(unittest.TestCase):
 class MarkerLabelTests(ChartAssertions):
     def test_no_text_overlaps_or_leaves_a_chart_in_any_scenario(self):
         for action, args in SCENARIOS.items():
-            for section, found in render(evaluate_arguments(args)).items():
+            for section, found in render(evaluate_arguments(args), None).items():
                 for chart in found:
-                    with self.subTest(action=action, section=section):
+                    with self.subTest(action=action, section=section,
+                                      width=chart.get("class")):
                         self.assert_texts_apart_and_inside(chart)
+
+    def test_every_chart_is_drawn_wide_and_narrow(self):
+        for section, found in render(evaluate_arguments(SCENARIOS["BLOCK"]), None).items():
+            with self.subTest(section=section):
+                self.assertEqual([view_box(chart)[0] for chart in found],
+                                 [svg.WIDTH, svg.NARROW_WIDTH] * (len(found) // 2))
 
     def test_crowded_markers_are_staggered(self):
         long = "gate min_paired_delta_ci_low -0.123456 with a long name"
@@ -304,16 +313,21 @@ class SliceChartTests(ChartAssertions):
             for index, case in enumerate(cases["cases"]):
                 case["slice"] = ("W" * 150 if index % 2 else "slice-" + "x" * 300) + str(
                     index % 3)
-        (chart,) = render(example_variant(self, edit))["slices"]
-        self.assert_texts_apart_and_inside(chart)
-        names = [element for element in chart.iter(SVG + "text")
-                 if element.get("class") == "bar-name"]
-        self.assertTrue(names)
-        for name in names:
-            self.assertTrue(own_text(name).endswith("\u2026"))
-            self.assertGreater(len(name.find(SVG + "title").text), 150)  # the whole name
-        inside = [box for box in boxes(chart) if "inside" in box.kind]
+        wide, narrow = render(example_variant(self, edit), None)["slices"]
+        for chart in (wide, narrow):
+            self.assert_texts_apart_and_inside(chart)
+            names = [element for element in chart.iter(SVG + "text")
+                     if element.get("class") == "bar-name"]
+            self.assertTrue(names)
+            for name in names:
+                self.assertTrue(own_text(name).endswith("\u2026"))
+                self.assertGreater(len(name.find(SVG + "title").text), 150)  # the whole name
+        inside = [box for box in boxes(wide) if "inside" in box.kind]
         self.assertTrue(inside)  # a full bar's value is written inside it
+        # The narrow chart writes the values alone, the bars' colours telling the systems.
+        values = [box.text for box in boxes(narrow) if "bar-value" in box.kind]
+        self.assertTrue(values)
+        self.assertFalse([text for text in values if "candidate" in text or "baseline" in text])
 
 
 class TickLabelTests(ChartAssertions):

@@ -11,7 +11,9 @@ The XSD declares no ``anyAttribute`` and no namespace, so an undeclared attribut
 is an error.
 """
 
+import os
 import re
+import time
 import unittest
 import xml.etree.ElementTree as ElementTree
 from fractions import Fraction
@@ -21,7 +23,7 @@ from proagents_bench.contract.vocabulary import INFORMATIONAL, SPEC_V1
 from proagents_bench.evaluation.decision import Finding
 from proagents_bench.reports import junit as report_junit
 from proagents_bench.reports import view
-from tests.support import evaluate_arguments
+from tests.support import TempDir, evaluate_arguments, run_cli, with_example
 from tests.test_reports import SCENARIOS, hostile_package
 
 # junit-10.xsd's simpleType SUREFIRE_TIME (an XSD pattern matches the whole value).
@@ -251,24 +253,50 @@ class JunitNoteTests(unittest.TestCase):
 
 
 class JunitTimeTests(unittest.TestCase):
-    def test_time_is_the_candidates_recorded_latency_in_seconds(self):
+    def test_time_is_the_runs_own_given_to_the_renderer(self):
+        evaluation = evaluate_arguments(SCENARIOS["BLOCK"])
+        evaluation.seconds = 1.25
+        root = parse(evaluation)
+        tasks = root.find("testsuite[@name='tasks']")
+        self.assertEqual((root.get("time"), tasks.get("time")), ("1.250", "1.250"))
+        for suite in root.findall("testsuite"):
+            if suite is not tasks:
+                self.assertEqual(suite.get("time"), "0.000")
+        for case in root.iter("testcase"):
+            self.assertEqual(case.get("time"), "0.000")
+        # The same evaluation and time: the same bytes.
+        self.assertEqual(report_junit.render(evaluation), report_junit.render(evaluation))
+
+    def test_an_unmeasured_run_takes_no_time(self):
+        evaluation = evaluate_arguments(SCENARIOS["INCOMPARABLE"])
+        root = parse(evaluation)
+        self.assertEqual(root.get("time"), "0.000")
+        evaluation.seconds = 2.0
+        self.assertEqual(parse(evaluation).find("testsuite[@name='comparability']").get(
+            "time"), "2.000")
+
+    def test_the_agents_recorded_latency_is_a_property_of_each_system(self):
         evaluation = evaluate_arguments(SCENARIOS["BLOCK"])
         document = evaluation.document
-        root = parse(evaluation)
-        by_task = {}
-        for trial in document["candidate_metrics"]["trial_results"]:
-            by_task[trial["case_id"]] = by_task.get(trial["case_id"], Fraction(0)) + Fraction(
-                trial["latency_ms"])
-        for case in root.findall("testsuite[@name='tasks']/testcase"):
-            expected = by_task[case.get("name")] / 1000
-            self.assertAlmostEqual(float(case.get("time")), float(expected), places=3)
-        total = float(sum(by_task.values()) / 1000)
-        self.assertAlmostEqual(float(root.find("testsuite[@name='tasks']").get("time")), total,
-                               places=3)
-        self.assertEqual(root.get("time"), root.find("testsuite[@name='tasks']").get("time"))
-        for suite in ("gates", "notes"):
-            for case in root.findall("testsuite[@name='%s']/testcase" % suite):
-                self.assertEqual(case.get("time"), "0.000")
+        properties = {item.get("name"): item.get("value") for item in parse(evaluation).findall(
+            "testsuite[@name='tasks']/properties/property")}
+        for role in ("candidate", "baseline"):
+            total = sum(Fraction(trial["latency_ms"])
+                        for trial in document["%s_metrics" % role]["trial_results"])
+            self.assertEqual(properties["%s_recorded_latency_seconds" % role],
+                             "%.3f" % (total / 1000))
+
+    def test_the_command_line_measures_the_run(self):
+        folder = TempDir(self).path
+        report = os.path.join(folder, "junit.xml")
+        started = time.monotonic()
+        run = run_cli(with_example(["--junit-xml", report]))
+        took = time.monotonic() - started
+        self.assertEqual(run.status, 0)
+        with open(report, "rb") as handle:
+            root = ElementTree.fromstring(handle.read())
+        self.assertGreater(float(root.get("time")), 0)
+        self.assertLessEqual(float(root.get("time")), took)
 
 
 if __name__ == "__main__":

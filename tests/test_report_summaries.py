@@ -111,16 +111,23 @@ class GroupTests(unittest.TestCase):
 
 class NarrowPageTests(unittest.TestCase):
     def test_chart_text_never_falls_below_a_readable_size(self):
-        minimum = int(re.search(r"\.chart \{[^}]*min-width: (\d+)px", html_parts.STYLE)
-                      .group(1))
-        self.assertGreaterEqual(minimum * report_svg.FONT_SIZE / report_svg.WIDTH,
-                                report_svg.MIN_TEXT_PX)
+        for selector, width in (("\\.chart", report_svg.WIDTH),
+                                ("\\.chart\\.narrow", report_svg.NARROW_WIDTH)):
+            minimum = int(re.search(selector + r" \{[^}]*min-width: (\d+)px",
+                                    html_parts.STYLE).group(1))
+            self.assertGreaterEqual(minimum * report_svg.FONT_SIZE / width,
+                                    report_svg.MIN_TEXT_PX)
         self.assertGreaterEqual(report_svg.MIN_TEXT_PX, 9)
+        # The wide chart gives way to the narrow one where it would fall below its minimum
+        # (the page's margins are 20 px each side).
+        switch = int(re.search(r"@media \(max-width: (\d+)px\) \{\s*\.chart\.wide "
+                               r"\{ display: none; \}", html_parts.STYLE).group(1))
+        self.assertGreaterEqual(switch + 1 - 40, report_svg.MIN_DISPLAY_WIDTH)
         parsed = tree(report_html.render(evaluate_arguments(SCENARIOS["BLOCK"])))
         charts = [ancestors for tag, attrs, ancestors in parsed.found
-                  if tag == "svg" and attrs.get("class") == "chart"]
-        self.assertEqual(len(charts), 4)
-        for ancestors in charts:  # a narrow window scrolls the chart, never the page
+                  if tag == "svg" and attrs.get("class", "").startswith("chart ")]
+        self.assertEqual(len(charts), 8)
+        for ancestors in charts:  # a window narrower still scrolls the chart, not the page
             self.assertEqual(ancestors[-1], ("div", {"class": "scroll"}))
 
     def test_the_metric_table_stacks_each_row_with_its_column_names(self):
@@ -145,7 +152,9 @@ class NarrowPageTests(unittest.TestCase):
                         grid.index("Baseline baseline-<wbr>v1: trials"))
         first_row = grid[grid.index("<tbody>"):grid.index("</tr>", grid.index("<tbody>"))]
         self.assertIn("test-<wbr>safety", first_row)  # the failing critical task leads
-        self.assertIn("forbidden side effect", first_row.split("</td>")[1])
+        cells = first_row.split("</td>")
+        self.assertIn('data-label="slice"', cells[1])  # the slice beside the task
+        self.assertIn("side effect", cells[2])
 
     def test_a_narrow_window_shows_each_task_as_a_card_of_its_failing_trials(self):
         data = report_html.render(evaluate_arguments(SCENARIOS["BLOCK"])).decode("utf-8")

@@ -9,6 +9,7 @@ import json
 import os
 import stat
 import tempfile
+import threading
 import unittest
 import xml.etree.ElementTree as ElementTree
 from html.parser import HTMLParser
@@ -25,7 +26,7 @@ from proagents_bench.reports.view import gate_states, task_rows
 from proagents_bench.reports.words import clean
 from devtools import synthetic
 from tests.support import (EXAMPLES, TempDir, evaluate_arguments, evaluate_package, example_package,
-                           run_cli)
+                           run_cli, with_example)
 
 VOID_ELEMENTS = {"meta", "br", "link", "img", "hr", "input", "wbr"}
 SCENARIOS = {
@@ -128,7 +129,8 @@ class HtmlReportTests(unittest.TestCase):
                                   if "src" in attrs or "href" in attrs])
                 self.assertIn("print", html_parts.STYLE)
                 if document["comparable"]:
-                    self.assertEqual(page.classes("svg").count("chart"), 4)
+                    self.assertEqual(page.classes("svg").count("chart wide"), 4)
+                    self.assertEqual(page.classes("svg").count("chart narrow"), 4)
                     self.assertIn("marker gate", page.classes("line"))
                     self.assertIn("band", page.classes("rect"))
                     self.assertIn("min_paired_delta_ci_low", page.joined)
@@ -223,6 +225,13 @@ class MarkdownReportTests(unittest.TestCase):
         self.assertIn("| Side-effect-free trial rate | 0.933333 | 0.8 |", text)
         self.assertIn("### Tasks the candidate fails (1)", text)
         self.assertIn("test-safety", text)
+
+    def test_versions_and_ids_read_as_written_in_code_spans(self):
+        text = report_markdown.render(evaluate_arguments(SCENARIOS["BLOCK"])).decode("utf-8")
+        self.assertIn("Benchmark `order-agent-benchmark` `1.0.0`, dataset `orders-2026-07`.",
+                      text)
+        self.assertNotIn("1\\.0", text)
+        self.assertEqual(report_markdown.code("a``b"), "```a``b```")
 
     def test_input_text_cannot_break_the_markup(self):
         text = report_markdown.render(hostile_package(self)).decode("utf-8")
@@ -445,11 +454,29 @@ class AtomicWriteTests(unittest.TestCase):
         self.assertEqual(_read(path), b"new")
         self.assertEqual(os.listdir(folder), [os.path.basename(path)])
 
-    @unittest.skipUnless(os.path.exists("/dev/null"), "a device file")
-    def test_a_device_is_refused(self):
+    @unittest.skipUnless(os.path.exists("/dev/null") and hasattr(os, "mkfifo"),
+                         "a device file and a FIFO")
+    def test_a_device_or_a_fifo_is_written_into_a_folder_refused(self):
+        folder = TempDir(self).path
+        fifo, path = os.path.join(folder, "fifo"), os.path.join(folder, "report.html")
+        os.mkfifo(fifo)
+        received = []
+
+        def read():
+            with open(fifo, "rb") as stream:
+                received.append(stream.read())
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        atomic.write_files_atomically([("/dev/null", b"x"), (fifo, b"doc"), (path, b"new")])
+        reader.join(10)
+        self.assertEqual((received, _read(path)), ([b"doc"], b"new"))
+        self.assertEqual(stat.S_ISFIFO(os.stat(fifo).st_mode), True)  # never replaced
         with self.assertRaises(atomic.AtomicWriteError) as caught:
-            atomic.write_files_atomically([("/dev/null", b"x")])
-        self.assertIn("not a regular file", caught.exception.reason)
+            atomic.write_files_atomically([(folder, b"x")])
+        self.assertIn("folder", caught.exception.reason)
+        run = run_cli(with_example(["--output", os.devnull, "--junit-xml", os.devnull]))
+        self.assertEqual((run.status, run.stdout), (0, b""), run.stderr)
 
 
 def _read(path):

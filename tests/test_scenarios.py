@@ -3,6 +3,7 @@
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -232,17 +233,26 @@ class DefaultInputTests(unittest.TestCase):
         self.assertEqual(run.stderr.count("\nERROR"), 0, run.stderr)  # one stderr line
         return error["message"].split("Name every input: ", 1)[1]
 
+    def assert_this_interpreter(self, word):
+        """``word`` runs the interpreter that runs the suite: its name on the PATH, or its
+        path (the suite's subprocesses run it, sys.executable)."""
+        found = shutil.which(word) if os.sep not in word else word.strip('"')
+        self.assertTrue(found and os.path.samefile(found, sys.executable), word)
+
     def run_pasted(self, command, folder):
-        """``command`` as a person pastes it in ``folder`` (``python`` being this one)."""
+        """``command`` as a person pastes it in ``folder`` (the interpreter being this one)."""
         words = shlex.split(command)
-        self.assertEqual(words[:2], ["python", "-B"])
+        self.assertEqual(words[1], "-B")
+        self.assert_this_interpreter(words[0])
         return gate_in(folder, words[3:], script=words[2])
 
     def test_no_argument_in_a_folder_init_wrote_is_refused_naming_its_files(self):
         folder = self.team_folder()
         command = self.assert_refused(gate_in(folder, []))
-        self.assertEqual(command, "python -B %s --spec benchmark_spec.json --cases "
-                                  "benchmark_cases.json --results benchmark_results.json" %
+        interpreter, rest = command.split(" ", 1)
+        self.assert_this_interpreter(interpreter)
+        self.assertEqual(rest, "-B %s --spec benchmark_spec.json --cases "
+                               "benchmark_cases.json --results benchmark_results.json" %
                          RUN_BENCHMARK)
         judged = self.run_pasted(command, folder)
         self.assertEqual((judged.status, judged.document["action"]), (1, "BLOCK"))

@@ -333,13 +333,16 @@ class CommandTests(unittest.TestCase):
         passing = folder.write_bytes("pass.json", submission_bytes())
         broken = folder.write_bytes("broken.json", b'{"schema_version": 1}')
         base = ["submit", "--url", service.url, "--token-file", token_file, "--results"]
-        self.assertEqual(run_cli(base + [passing]).status, EXIT_PASS)
+        passed = run_cli(base + [passing])
+        self.assertEqual((passed.status, passed.document["action"]), (EXIT_PASS, "PASS"))
         contract = run_cli(base + [broken])
         self.assertEqual(contract.status, EXIT_CONTRACT_ERROR)
         self.assertIn("ERROR: submission.json:1:", contract.stderr)
-        decided = run_cli(base + [regression])
-        self.assertEqual((decided.status, decided.document["action"]),
-                         (EXIT_DECISION, "BLOCK"))
+        decided = run_cli(base + [regression, "--format", "text"])  # as at a terminal
+        self.assertEqual(decided.status, EXIT_DECISION)
+        self.assertTrue(decided.stdout.startswith(b"action: BLOCK\n"), decided.stdout)
+        self.assertIn(b"\nreasons:\n  - hard gate failed: ", decided.stdout)
+        self.assertTrue(decided.stdout.endswith(b"\nThe JSON document: --format json.\n"))
         over = run_cli(base + [passing])
         self.assertEqual((over.status, over.document["code"]),
                          (EXIT_OVER_BUDGET, "service.over_budget"))

@@ -75,11 +75,18 @@ def measure(test, page, width, height, script=BOARDS):
     headless Chromium lays it out: the frame's width and height (without scroll bars), the
     page's whole width, and what ``script`` measures (by default per board its heading and
     its table's box)."""
+    return measured_in_chromium(test, MEASURING_PAGE % (
+        width, height, html.escape(page, quote=True), script), width, height)
+
+
+def measured_in_chromium(test, wrapper_page, width, height):
+    """What the script of ``wrapper_page`` (a page framing the pages measured, whose script
+    writes its figures as JSON into its ``<pre id="measured">``) measured, as headless
+    Chromium lays it out in a window a little larger than ``width`` x ``height``."""
     folder = TempDir(test).path
     wrapper = os.path.join(folder, "measure.html")
     with open(wrapper, "wb") as handle:
-        handle.write((MEASURING_PAGE % (width, height, html.escape(page, quote=True), script))
-                     .encode("utf-8"))
+        handle.write(wrapper_page.encode("utf-8"))
     # The window is a little larger than the frame (headless Chromium keeps its window at
     # least 500 pixels wide); the frame is the screen measured.
     completed = subprocess.run(

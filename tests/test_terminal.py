@@ -5,19 +5,28 @@ progress, --fail-on and --distinct-exit-codes, and "did you mean"."""
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import unittest
+from decimal import Decimal
 from unittest import mock
 
-from proagents_bench import cli
+from proagents_bench import cli, pipeline
+from proagents_bench.cli import interpreter_word
+from proagents_bench.cli.commands import COMMANDS
 from proagents_bench.cli import gate_command
-from proagents_bench.cli.progress import AFTER_SECONDS, Progress, count_words
+from proagents_bench.cli.progress import (AFTER_SECONDS, REFRESH_SECONDS, STAGE_SECONDS,
+                                          Progress, count_words, seconds_words)
 from proagents_bench.cli.status import EXIT_STATUSES
-from proagents_bench.cli.streams import colour_wanted
+from proagents_bench.cli.streams import MessageWriter, colour_wanted
+from proagents_bench.contract import inputs as contract
+from proagents_bench.steps import BATCH, watched
 from proagents_bench.reports import terminal
-from tests.support import (EXAMPLES, RUN_BENCHMARK, TempDir, evaluate_arguments, run_cli,
-                           with_example)
+from proagents_bench.reports.document_text import document_lines
+from tests.support import (EXAMPLES, RUN_BENCHMARK, TempDir, evaluate_arguments, example_path,
+                           run_cli, with_example)
+from tests.test_doc_commands import help_text
 
 REGRESSION = ["--results", os.path.join(EXAMPLES, "benchmark_results_regression.json")]
 REVIEW = ["--results", os.path.join(EXAMPLES, "exercise_results_p95_review.json")]
@@ -222,6 +231,80 @@ class ProgressTests(unittest.TestCase):
         self.assertEqual(count_words(None, ""), "")
         self.assertEqual(count_words(512, "bytes"), "512 bytes")
 
+    def test_inside_a_long_stage_its_fraction_and_the_time_left(self):
+        statuses = []
+        said, now = [], [0.0]
+        progress = Progress(said.extend, True, clock=lambda: now[0], status=statuses.append)
+        advance = progress("grading", 1000, "trials", 1000)
+        advance(100)  # the rate is measured from the first count on
+        now[0] = STAGE_SECONDS / 2
+        advance(100)
+        self.assertEqual(statuses, [])  # a short stage shows nothing inside it
+        now[0] = STAGE_SECONDS
+        advance(100)  # 300 of 1000 done, 200 in 1 s since the first count: 3.5 s left
+        now[0] = STAGE_SECONDS + REFRESH_SECONDS / 2
+        advance(100)  # too soon after the last rewrite
+        now[0] = STAGE_SECONDS + REFRESH_SECONDS
+        advance(600)
+        self.assertEqual(statuses, ["proagents-bench: grading: 30%, about 4 s left",
+                                    "proagents-bench: grading: 100%"])
+        self.assertIsNone(progress("deciding"))  # nothing to count: no advance
+        self.assertIsNone(Progress(said.extend, True)("grading", 10, "trials", 10))  # no line
+        self.assertEqual((seconds_words(2.4), seconds_words(0.2), seconds_words(150)),
+                         ("about 3 s", "about 1 s", "about 3 min"))
+
+    def test_a_load_is_estimated_from_the_loads_before_it(self):
+        said, now = [], [0.0]
+        progress = Progress(said.extend, True, clock=lambda: now[0])
+        progress("loading spec", 1000, "bytes")  # too small to say anything of a rate
+        now[0] = 0.5
+        progress("loading cases", 8 << 20, "bytes")
+        now[0] = 1.5  # 8 MB a second
+        progress("loading results", 40 << 20, "bytes")
+        self.assertEqual(said[1:], ["proagents-bench: loading cases: 8 MB (0.5 s)",
+                                    "proagents-bench: loading results: 40 MB, about 5 s "
+                                    "(1.5 s)"])
+
+    def test_the_status_line_is_rewritten_in_place_and_replaced(self):
+        stream = io.StringIO()
+        writer = MessageWriter(stream)
+        writer.status("proagents-bench: grading: 50%, about 2 s left")
+        writer.status("proagents-bench: grading: 75%")
+        writer.say(["proagents-bench: deciding (3.0 s)"])
+        self.assertEqual(stream.getvalue(),
+                         "\rproagents-bench: grading: 50%, about 2 s left"
+                         "\rproagents-bench: grading: 75%" + " " * 16 +
+                         "\r" + " " * 29 + "\rproagents-bench: deciding (3.0 s)\n")
+
+    def test_the_counting_loops_count_every_item(self):
+        # The check of every record counts each once, compiled or not, watched or not, and
+        # gives the same verdict; the evaluation counts what its stages said they would.
+        with open(example_path("benchmark_results_pass.json"), "rb") as handle:
+            system = json.loads(handle.read(), parse_float=Decimal)["systems"][0]
+        system["records"] = system["records"] * (BATCH // len(system["records"]) + 2)
+        counted = []
+        for verdict in (contract.SYSTEM.validator(),
+                        lambda value: not list(contract.SYSTEM.iter_errors(value))):
+            with watched(counted.append):
+                self.assertTrue(verdict(system))
+        self.assertEqual(sum(counted), 2 * len(system["records"]))
+        self.assertGreater(len(counted), 2)  # told a batch at a time
+        system["records"][-1]["trial_id"] = 0
+        with watched(counted.append):
+            self.assertFalse(contract.SYSTEM.validator()(system))
+        self.assertFalse(contract.SYSTEM.validator()(system))
+
+        told = {}
+
+        def progress(stage, count=None, unit="", work=None):
+            if work is None:
+                return None
+            told[stage] = [work, 0]
+            return lambda done: told[stage].__setitem__(1, told[stage][1] + done)
+
+        pipeline.evaluate(gate_command.default_inputs(), progress=progress)
+        self.assertEqual(told, {"validating": [60, 60], "grading": [30, 30]})
+
     def test_eager_when_the_inputs_are_large(self):
         # The gate's choice, through the command line (no large file needed).
         class StderrTerminal(io.StringIO):
@@ -265,6 +348,124 @@ class FailOnTests(unittest.TestCase):
                 self.assertEqual((run.status, run.document["errors"][0]["code"]),
                                  (2, "cli.usage"))
         self.assertIn("(did you mean review?)", run_cli(["--fail-on", "reveiw"]).stderr)
+
+
+class TextAtATerminalTests(unittest.TestCase):
+    """init, plan and import: text at a terminal (their lines and where the document is),
+    the JSON document in a pipe or with --format json."""
+
+    def test_init_plan_and_import_print_text_at_a_terminal(self):
+        folder = TempDir(self).path
+        fixtures = os.path.join(os.path.dirname(__file__), "importers", "fixtures")
+        commands = {
+            "init": ["init", "--directory", os.path.join(folder, "new")],
+            "plan": ["plan"] + with_example([]),
+            "import": ["import", "--baseline", os.path.join(fixtures, "baseline.eval"),
+                       "--candidate", os.path.join(fixtures, "candidate.eval"), "--output",
+                       os.path.join(folder, "results.json"), "--baseline-id", "b",
+                       "--candidate-id", "c"],
+        }
+        for name, args in commands.items():
+            with self.subTest(command=name):
+                status, out, err = run_on_terminal(args + ["--format", "auto"])
+                self.assertEqual(status, 0, err)
+                self.assertFalse(out.startswith(b"{"), out[:200])
+                self.assertTrue(out.endswith(b"The JSON document: --format json.\n"), out)
+                self.assertNotIn("The JSON document", err)
+                status, out, _err = run_on_terminal(args + ["--format", "json", "--force"]
+                                                    if name == "init" else
+                                                    args + ["--format", "json"])
+                self.assertEqual((status, json.loads(out)["action"]),
+                                 (0, {"init": "INITIALIZED", "plan": "PLAN",
+                                      "import": "IMPORTED"}[name]))
+        piped = run_cli(commands["plan"])
+        self.assertEqual(piped.document["action"], "PLAN")  # a pipe: the document
+        self.assertIn(b"\nrecommended: ", run_on_terminal(commands["plan"])[1])
+
+    def test_the_services_maintenance_commands_print_their_documents_lines(self):
+        data = TempDir(self).path
+        status, out, err = run_on_terminal(["team", "add", "alpha", "--data", data])
+        self.assertEqual((status, err), (0, ""))
+        lines = out.decode("ascii").splitlines()
+        self.assertEqual([line.split(":")[0] for line in lines[:-1]], ["note", "team", "token"])
+        self.assertEqual(lines[-1], "The JSON document: --format json.")
+        token = lines[2].split(": ", 1)[1]
+        status, out, _err = run_on_terminal(["team", "list", "--data", data])
+        self.assertIn(b"teams:\n  - budget: ", out)
+        self.assertIn(b"\n    revoked: no\n", out)
+        status, out, _err = run_on_terminal(["team", "list", "--data", data, "--format",
+                                             "json"])
+        self.assertEqual(json.loads(out)["teams"][0]["team"], "alpha")
+        backup = os.path.join(TempDir(self).path, "backup.sqlite3")
+        status, out, _err = run_on_terminal(["backup", "--data", data, "--to", backup])
+        self.assertIn(b"\nteams: 1\n", out)
+        self.assertTrue(token.startswith("pab1."))
+        self.assertEqual(document_lines({"a": None, "b": [], "c": {"d": True}, "e": [{"f": 1}]}),
+                         ["a: none", "b: none", "c:", "  d: yes", "e:", "  - f: 1"])
+        self.assertEqual(document_lines({"reasons": ["a, b", "c"], "ids": ["x", "y"]}),
+                         ["reasons:", "  - a, b", "  - c", "ids: x, y"])
+
+    def test_a_contract_error_at_a_terminal_is_one_line(self):
+        status, out, err = run_on_terminal(["init", "--directory", EXAMPLES])
+        self.assertEqual(status, 2)
+        self.assertTrue(out.startswith(b"CONTRACT_ERROR (exit 2): "), out)
+        self.assertEqual(out.count(b"\n"), 1)
+        self.assertIn("ERROR: ", err)
+
+    def test_next_steps_name_the_interpreter_that_ran_them(self):
+        self.assertEqual(interpreter_word(""), "python")
+        elsewhere = os.path.join(TempDir(self).path, "my python")  # on no PATH
+        self.assertEqual(interpreter_word(elsewhere), '"%s"' % elsewhere)
+        word = interpreter_word()
+        self.assertEqual(word, interpreter_word(sys.executable))
+        if os.sep not in word and not word.startswith('"'):  # its name finds it on the PATH
+            self.assertTrue(os.path.samefile(shutil.which(word), sys.executable))
+        else:
+            self.assertEqual(word.strip('"'), sys.executable)
+        steps = json.loads(run_cli(["init", "--directory", TempDir(self).path]).stdout)["next"]
+        self.assertTrue(steps[0].startswith(word + " -B "), steps)
+
+
+class HelpTests(unittest.TestCase):
+    def test_help_lists_every_command_a_line_each_in_the_order_a_team_meets_them(self):
+        with mock.patch.dict(os.environ, {"COLUMNS": "200"}):
+            text = help_text([])
+        listed = text.split("\nCommands (", 1)[1].splitlines()[1:]
+        width = max(len(command.name) for command in COMMANDS) + 2
+        self.assertEqual(listed, ["  %s%s" % (command.name.ljust(width), command.description)
+                                  for command in COMMANDS])
+        self.assertEqual([command.name for command in COMMANDS[:9]],
+                         ["gate", "init", "import", "explain", "plan", "release", "health",
+                          "diff", "serve"])
+        self.assertNotIn("Commands (", help_text(["init"]))
+
+
+class UsageErrorTests(unittest.TestCase):
+    """A command line that cannot run reads as a usage error (exit 2 still), never as a
+    contract error with empty position fields."""
+
+    def test_a_usage_error_reads_as_one(self):
+        run = run_cli(["improt"])
+        self.assertEqual(run.status, 2)
+        self.assertEqual(run.stderr.splitlines()[0], "ERROR: usage: unrecognized arguments: "
+                         "improt (did you mean the command import?) (see --help)")
+        report = os.path.join(TempDir(self).path, "report.md")
+        run = run_cli(with_example(["--markdown-append", "", "--markdown", report]))
+        self.assertEqual(run.stderr.splitlines()[0], "ERROR: usage: --markdown-append: "
+                         "the path is empty (a variable such as $GITHUB_STEP_SUMMARY, "
+                         "which only a CI job sets?)")
+        with open(report, encoding="utf-8") as handle:
+            page = handle.read()
+        self.assertIn("The command line cannot run as given (see --help)", page)
+        self.assertIn("1. `command line`: ", page)
+        self.assertNotIn("break the contract", page)
+        self.assertEqual(run.document["errors"][0]["file"], "")  # the document is unchanged
+
+    def test_a_contract_error_keeps_its_position(self):
+        run = run_cli(CONTRACT_ERROR)
+        self.assertRegex(run.stderr.splitlines()[0], r"^ERROR: \S+benchmark_cases_contract_"
+                         r"error\.json:\d+:\d+: \$")
+        self.assertNotIn("usage", run.stderr)
 
 
 class DidYouMeanTests(unittest.TestCase):

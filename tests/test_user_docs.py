@@ -225,7 +225,11 @@ class GitHubActionsJobTests(unittest.TestCase):
                     handle.write(b"an earlier command of this step\n")
                 status, out, err = workspace.run(self.lines, {"GITHUB_STEP_SUMMARY": summary})
                 self.assertEqual(status, expected[action])
-                self.assertEqual(out, b"")  # the log gets the summary, not the document
+                # the log gets the summary and the annotations, not the document
+                annotations = out.decode("ascii").splitlines()
+                self.assertTrue(all(line.startswith(("::error ", "::warning ", "::notice "))
+                                    for line in annotations), annotations)
+                self.assertIn("title=proagents-bench %s" % action, annotations[-1])
                 self.assertLess(len(err.splitlines()), 12)
                 self.assertIn(action, err)
                 with open(summary, "rb") as handle:

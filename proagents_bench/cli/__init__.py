@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import (TYPE_CHECKING, Any, BinaryIO, Callable, List, Optional, Sequence, TextIO,
                     Union)
 
@@ -80,6 +81,11 @@ class Session:
         self.program = program
         self.command = pasted_command(program) if command is None else command
         self.arguments = list(arguments)
+        self.started = time.monotonic()
+
+    def elapsed(self) -> float:
+        """The wall seconds since the run started (a JUnit report's ``time``)."""
+        return time.monotonic() - self.started
 
     def say(self, line: str) -> None:
         """One line of a command's report on stdout (ASCII; anything else escaped)."""
@@ -97,11 +103,32 @@ def program_name(argv0: Optional[str] = None) -> str:
 
 
 def pasted_command(argv0: str) -> str:
-    """The program as a command a person pastes where they ran it: ``python -B`` and the
-    script as they named it (``../run_benchmark.py``: it may not be executable, and is never
-    on the PATH), the installed command's name, or ``python -m proagents_bench``."""
+    """The program as a command a person pastes where they ran it: the interpreter that runs
+    this (:func:`interpreter_word`), ``-B`` and the script as they named it
+    (``../run_benchmark.py``: it may not be executable, and is never on the PATH), the
+    installed command's name, or ``python -m proagents_bench``."""
     name = program_name(argv0)
-    return "python -B " + command_word(argv0) if name.endswith(".py") else name
+    return interpreter_word() + " -B " + command_word(argv0) if name.endswith(".py") else name
+
+
+def interpreter_word(executable: Optional[str] = None) -> str:
+    """The interpreter that runs this (``executable``: default ``sys.executable``) as a person
+    types it: its name when that name on the PATH is this very interpreter (``python3`` on
+    most POSIX machines, where ``python`` may be missing or another Python; ``python`` on
+    Windows), else its whole path; ``python`` when it is unknown."""
+    import shutil
+    executable = sys.executable if executable is None else executable
+    if not executable:
+        return "python"
+    name = os.path.basename(executable)
+    name = name[:-4] if name.lower().endswith(".exe") else name
+    found = shutil.which(name)
+    try:
+        if found and os.path.samefile(found, executable):
+            return name
+    except OSError:
+        pass
+    return command_word(executable)
 
 
 def command_word(text: str) -> str:

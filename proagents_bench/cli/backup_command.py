@@ -13,6 +13,7 @@ from ..errors import ContractError
 from ..jsonio.dump import document_bytes
 from ..service import backup
 from . import Outcome, Session, contract_error_outcome
+from .report_files import add_format_option, for_people, text_wanted
 from .status import EXIT_PASS
 from .usage import Parser
 
@@ -26,10 +27,12 @@ def add_arguments(parser: Parser) -> None:
                         help="the service's data folder")
     parser.add_argument("--to", metavar="FILE", required=True,
                         help="the backup file to write (never overwritten)")
+    add_format_option(parser, "what was copied")
 
 
 def run(options: argparse.Namespace, session: Session) -> Outcome:
-    return copied(lambda: backup.backup(options.data, options.to))
+    return for_people(copied(lambda: backup.backup(options.data, options.to)),
+                      text_wanted(options, session), of_document=True)
 
 
 def copied(copy: Callable[[], Dict[str, object]]) -> Outcome:

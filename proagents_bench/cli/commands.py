@@ -49,8 +49,11 @@ class Command(NamedTuple):
         """The command's argument parser, for the command line ``program`` (as invoked);
         ``commands``, for the default command (which no first argument names), the names
         the first argument may be instead (suggested for a mistyped one)."""
+        listed = [] if commands is None else [(self.name, self.description)] + [
+            (name, COMMAND_BY_NAME[name].description) for name in commands
+            if name in COMMAND_BY_NAME]
         parser = Parser(prog=program if commands is not None else program + " " + self.name,
-                        program=program, commands=commands or ())
+                        program=program, commands=commands or (), listed=listed)
         self.load().add_arguments(parser)
         return parser
 
@@ -125,6 +128,11 @@ def _restore() -> CommandModule:
     return restore_command
 
 
+def _completion() -> CommandModule:
+    from . import completion_command
+    return completion_command
+
+
 GATE = Command("gate", _gate, "validate the files, compare candidate and baseline, decide "
                               "(the default)")
 COMMANDS: Tuple[Command, ...] = (
@@ -150,5 +158,7 @@ COMMANDS: Tuple[Command, ...] = (
                              "private one", "phase --help"),
     Command("backup", _backup, "copy the service's database while it runs", "backup --help"),
     Command("restore", _restore, "make a new data folder from a backup", "restore --help"),
+    Command("completion", _completion, "print the shell's completion script: bash, zsh or "
+                                       "PowerShell", "completion --help"),
 )
 COMMAND_BY_NAME: Dict[str, Command] = {command.name: command for command in COMMANDS}

@@ -21,12 +21,12 @@ from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..jsonio.paths import same_file
 from ..reports.registry import REPORTS, TextModule, gate_text
-from ..text import quote
+from ..text import listed, quote
 from ..version import NAME, VERSION
 from . import Outcome, Session, command_word, contract_error_outcome
 from .fork import forking_fingerprinter
 from .progress import EAGER_BYTES, Progress
-from .report_files import Targets, add_output_options
+from .report_files import FORMATS, GITHUB, Targets, add_output_options
 from .status import (EXIT_BLOCK, EXIT_DECISION, EXIT_INCOMPARABLE, EXIT_PASS, EXIT_REVIEW)
 from .streams import colour_wanted
 from .usage import Parser, choice_list
@@ -79,8 +79,7 @@ def add_arguments(parser: Parser) -> None:
     parser.epilog = ("Exit status: 0 PASS; 1 REVIEW, BLOCK or INCOMPARABLE; 2 contract or "
                      "command-line error; 3 internal error (a bug); 4 the document could not "
                      "be written whole; 10, 11, 12 REVIEW, BLOCK, INCOMPARABLE with "
-                     "--distinct-exit-codes. %s Other commands: %s." % (
-                         DEFAULTS_HELP, ", ".join(parser.commands)))
+                     "--distinct-exit-codes. %s" % DEFAULTS_HELP)
     parser.add_argument("--spec", metavar="FILE",
                         help="benchmark spec (default: the example's, as said below; - reads "
                              "standard input)")
@@ -98,7 +97,8 @@ def add_arguments(parser: Parser) -> None:
                              "the reports, by the ledger with this look added; a sequential "
                              "design's looks are held to it, and a fixed design's candidate "
                              "judged again is said (docs/contract.md: Looks and the ledger)")
-    add_output_options(parser, REPORTS, "the decision document", _gate_inputs)
+    add_output_options(parser, REPORTS, "the decision document", _gate_inputs,
+                       FORMATS + (GITHUB,))
     add_decision_options(parser, "decisions")
     parser.add_argument("--schema", choices=SCHEMA_KINDS,
                         help="print the JSON Schema of a file kind, or of the output "
@@ -193,7 +193,8 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
     if problems:
         return contract_error_outcome(problems)
     size = sum(item.size() or 0 for item in inputs)
-    progress = Progress(session.messages.say, size >= EAGER_BYTES) \
+    progress = Progress(session.messages.say, size >= EAGER_BYTES,
+                        status=session.messages.status) \
         if session.messages.isatty() else None
     try:
         if options.ledger is None:
@@ -209,7 +210,7 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
         return contract_error_outcome(failure.errors, failure.omitted)
     also = [] if evaluation.ledger is None else [(options.ledger, evaluation.ledger, "ledger")]
     return deliver(evaluation, gate_text, options, session, targets, progress, evaluation,
-                   also)
+                   also, lambda: _annotations(evaluation, inputs))
 
 
 def _ledger_problems(ledger: Optional[str],
@@ -230,18 +231,19 @@ DecidedT = TypeVar("DecidedT", bound="Decided[Actioned]")
 def deliver(decided: DecidedT, text: Callable[[], TextModule[DecidedT]],
             options: argparse.Namespace, session: Session, targets: Targets[DecidedT],
             progress: Optional[Progress], kept: object,
-            also: Sequence[Tuple[str, bytes, str]] = ()) -> Outcome:
+            also: Sequence[Tuple[str, bytes, str]] = (),
+            annotations: Optional[Callable[[], bytes]] = None) -> Outcome:
     """The outcome of a decision (the gate's Evaluation, or a release): its exit status by
     ``--fail-on`` and ``--distinct-exit-codes``, its reports, ``--output`` and the files
     ``also`` (path, bytes, name: the ledger) written all or none, its summary on stderr and,
-    on stdout, its document or the text mode of ``text()`` (the renderer's module, imported
-    only when a person is to read the run). ``kept`` is what the process keeps until it
-    ends."""
+    on stdout, its document, the text mode of ``text()`` (the renderer's module, imported
+    only when a person is to read the run) or ``annotations()`` (``--format github``).
+    ``kept`` is what the process keeps until it ends."""
     status, lines = decision_status(decided.action, options.fail_on,
                                     options.distinct_exit_codes)
     output = targets.output
     chunks: Sequence[BytesLike] = []
-    if output or not targets.text:
+    if output or not (targets.text or targets.annotations):
         if progress is not None:
             progress("rendering the decision document")
         chunks = decided.chunks()
@@ -249,6 +251,7 @@ def deliver(decided: DecidedT, text: Callable[[], TextModule[DecidedT]],
             progress("writing the decision document", sum(map(len, chunks)), "bytes")
     if progress is not None and targets.reports:
         progress("writing the reports", len(targets.reports), "files")
+    decided.seconds = session.elapsed()  # the run's own time, for the reports that carry it
     # A decision's reports all or none, each replaced atomically (see report_files).
     problems = targets.write(decided, b"".join(chunks) if output else None, also)
     if problems:
@@ -256,7 +259,9 @@ def deliver(decided: DecidedT, text: Callable[[], TextModule[DecidedT]],
     if options.summary or (session.messages.isatty() and not targets.text):
         lines = text().summary_lines(decided) + lines
     stdout: Union[bytes, Sequence[BytesLike]]
-    if targets.text:
+    if targets.annotations and annotations is not None:
+        stdout = annotations()
+    elif targets.text:
         stdout = text().render(decided, text_width(), colour_wanted(
             session.stdout.isatty()), targets.hints())
     else:
@@ -277,6 +282,12 @@ def decision_status(action: str, fail_on: List[str], distinct: bool) -> Tuple[in
                            % (action, ",".join(word for word, decision in FAIL_ON.items()
                                                if decision in fail_on) or "none", EXIT_PASS)]
     return (DISTINCT_EXIT[action] if distinct else EXIT_DECISION), []
+
+
+def _annotations(evaluation: pipeline.Evaluation, inputs: Sequence[pipeline.InputFile]
+                 ) -> bytes:
+    from .annotations import annotated  # only for --format github
+    return annotated(evaluation, inputs)
 
 
 def text_width() -> int:
@@ -349,20 +360,16 @@ def unnamed_inputs(options: argparse.Namespace, command: str,
     reasons = ["--%s %s" % (kind, "reads standard input" if path == STDIN_PATH else
                             "names %s, not a file of the example" % quote(path))
                for kind, path in foreign]
-    reasons += ["the working folder holds %s (init's files)" % _listed(own)] if own else []
+    reasons += ["the working folder holds %s (init's files)" % listed(own)] if own else []
     return [ContractError("cli.missing_input", (
         "%s, and %s; the shipped example stands in for an input not given only "
         "when each file given is its own and the working folder holds none of init's files, "
         "so that a command that lost its options never decides on the example instead of "
         "your benchmark, nor mixes the two. Name every input: %s%s" % (
             "no input file given" if len(missing) == len(given) else "%s not given" % (
-                _listed(["--" + kind for kind in missing])), "; and ".join(reasons),
+                listed(["--" + kind for kind in missing])), "; and ".join(reasons),
             " ".join([command] + [command_word(word) for word in list(arguments) + added]),
             " (%s: your %s file%s)" % (
-                _listed([PLACEHOLDERS[kind] for kind in unknown]), _listed(unknown),
+                listed([PLACEHOLDERS[kind] for kind in unknown]), listed(unknown),
                 "s" if len(unknown) > 1 else "") if unknown else "")))]
 
-
-def _listed(words: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    return " and ".join(filter(None, (", ".join(words[:-1]), words[-1])))

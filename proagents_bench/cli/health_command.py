@@ -128,7 +128,8 @@ def _measured(options: argparse.Namespace, session: Session, targets: Targets[He
         if options.data is not None:
             packages += _submissions(options)
         size = sum(package.source.size() or 0 for package in packages)
-        progress = Progress(session.messages.say, size >= EAGER_BYTES) \
+        progress = Progress(session.messages.say, size >= EAGER_BYTES,
+                            status=session.messages.status) \
             if session.messages.isatty() else None
         health = measure(spec, cases, packages, progress, in_background(size))
     except ContractErrors as failure:

@@ -35,6 +35,7 @@ from ..text import quote
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome
 from .parallel import forking_background
+from .report_files import add_format_option, for_people, text_wanted
 from .status import EXIT_PASS
 from .usage import Parser
 
@@ -93,9 +94,14 @@ def add_arguments(parser: Parser) -> None:
                         help="the baseline's system_id (default: the log's model)")
     parser.add_argument("--candidate-id", metavar="ID",
                         help="the candidate's system_id (default: the log's model)")
+    add_format_option(parser, "the IMPORTED document")
 
 
 def run(options: argparse.Namespace, session: Session) -> Outcome:
+    return for_people(_imported(options, session), text_wanted(options, session))
+
+
+def _imported(options: argparse.Namespace, session: Session) -> Outcome:
     try:
         _check_paths(options)
         settings = load_settings(options.mapping)

@@ -41,6 +41,7 @@ from .gate_command import INIT_FILE_NAMES as FILE_NAMES
 from .import_command import (add_split_log_options, empty_values, inside_folder, split_logs,
                              unwritable)
 from .plan_command import add_design_options, fraction_option, looks_problems
+from .report_files import add_format_option, for_people, text_wanted
 from .status import EXIT_PASS
 from .usage import Parser
 
@@ -90,9 +91,14 @@ def add_arguments(parser: Parser) -> None:
                              "(default 0.8)")
     parser.add_argument("--force", action="store_true",
                         help="overwrite files that exist (default: refuse, exit 2)")
+    add_format_option(parser, "the INITIALIZED document")
 
 
 def run(options: argparse.Namespace, session: Session) -> Outcome:
+    return for_people(_initialized(options, session), text_wanted(options, session))
+
+
+def _initialized(options: argparse.Namespace, session: Session) -> Outcome:
     problems = _usage_problems(options)
     if problems:
         return contract_error_outcome(problems)

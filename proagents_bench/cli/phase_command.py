@@ -18,6 +18,7 @@ from ..jsonio.dump import document_bytes
 from ..service import database, leaderboard, phases
 from . import Outcome, Session, contract_error_outcome
 from .serve_command import PHASE_ERROR_CODE, add_benchmark_arguments, load_benchmark, open_data
+from .report_files import add_format_option, for_people, text_wanted
 from .status import EXIT_PASS
 from .usage import Parser
 
@@ -52,9 +53,15 @@ def add_arguments(parser: Parser) -> None:
     status = actions.add_parser("status", help="every phase, and what is published of it")
     status.add_argument("--data", metavar="DIR", required=True,
                         help="the service's data folder")
+    for action in (opening, closing, status):
+        add_format_option(action, "the phase's document")
 
 
 def run(options: argparse.Namespace, session: Session) -> Outcome:
+    return for_people(_done(options), text_wanted(options, session), of_document=True)
+
+
+def _done(options: argparse.Namespace) -> Outcome:
     path = open_data(options.data)
     if isinstance(path, Outcome):
         return path

@@ -36,6 +36,7 @@ from ..text import show_number
 from ..version import harness
 from . import Outcome, Session, contract_error_outcome
 from .gate_command import DEFAULTS_HELP, default_inputs, missing_examples, unnamed_inputs
+from .report_files import add_format_option, for_people, text_wanted
 from .status import EXIT_PASS
 from .usage import Parser
 
@@ -110,10 +111,17 @@ def add_arguments(parser: Parser) -> None:
                         help="with --sequential: write the spec v5 with the design to PATH "
                              "(atomically), frozen on the cases given")
     parser.add_argument("--summary", action="store_true",
-                        help="also write a short table to stderr (the default on a terminal)")
+                        help="also write a short table to stderr (the default when stderr "
+                             "is a terminal and stdout is not)")
+    add_format_option(parser, "the PLAN document")
 
 
 def run(options: Namespace, session: Session) -> Outcome:
+    text = text_wanted(options, session)
+    return for_people(_planned(options, session, text), text)
+
+
+def _planned(options: Namespace, session: Session, text: bool) -> Outcome:
     inputs = default_inputs(options.spec, options.cases, options.results,
                             stdin=lambda: b"")
     missing = unnamed_inputs(options, session.command + " plan", session.arguments) or \
@@ -158,7 +166,7 @@ def run(options: Namespace, session: Session) -> Outcome:
         "evidence_fingerprint": document["evidence_fingerprint"],
         "harness": harness(),
     })
-    lines = summary(answer) if options.summary or session.messages.isatty() else []
+    lines = summary(answer) if text or options.summary or session.messages.isatty() else []
     if lines and options.sequential:
         lines += summary_lines(answer["sequential"], answer["sequential"]["design"]["unit"])
     return Outcome(EXIT_PASS, document_bytes(answer), lines)

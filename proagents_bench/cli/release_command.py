@@ -17,6 +17,7 @@ import argparse
 import os
 import pickle
 import struct
+import time
 from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 
 from ..errors import ContractError, ContractErrors
@@ -110,7 +111,8 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
     problems = targets.aim(options)
     if problems:
         return contract_error_outcome(problems)
-    progress = Progress(session.messages.say) if session.messages.isatty() else None
+    progress = Progress(session.messages.say, status=session.messages.status) \
+        if session.messages.isatty() else None
     try:
         manifest = _load(options.manifest)
     except ContractErrors as failure:
@@ -174,7 +176,7 @@ def decide_benchmarks(jobs: List[BenchmarkJob], kinds: Sequence[str], workers: i
                                          if spare else 0)
 
         return run_benchmark(job, kinds, fingerprinter,
-                             forking_background if spare else None, keep)
+                             forking_background if spare else None, keep, time.monotonic)
 
     def pieces(job: BenchmarkJob, spare: bool) -> Callable[[], List[BytesLike]]:
         return lambda: outcome_pieces(outcome_of(job, spare, None))

@@ -38,8 +38,10 @@ if TYPE_CHECKING:  # for annotations only
 
 # A section of the command line in which a signal waits (see jsonio/atomic.py).
 CriticalSection = Callable[[], ContextManager[None]]
-# --format: what stdout carries. "auto" is text on a terminal and JSON everywhere else.
+# --format: what stdout carries. "auto" is text on a terminal and JSON everywhere else; the
+# gate also writes GitHub Actions annotations ("github", reports/github.py).
 FORMATS = ("auto", "json", "text")
+GITHUB = "github"
 
 
 # inputs(options): the files a command reads, which no report or --output may overwrite.
@@ -61,7 +63,7 @@ def _no_inputs(options: argparse.Namespace) -> Sequence[Input]:
 
 
 def add_output_options(parser: Parser, kinds: Sequence[Report[Reported]], document: str,
-                       inputs: Inputs) -> None:
+                       inputs: Inputs, formats: Sequence[str] = FORMATS) -> None:
     """The options of what a command writes: its reports (``kinds``), ``--output`` and
     ``--format`` (``document``: what its JSON document is), ``inputs(options)`` being the
     files they must not overwrite. The parser's ``outputs`` say so to the dispatcher, which
@@ -72,10 +74,48 @@ def add_output_options(parser: Parser, kinds: Sequence[Report[Reported]], docume
     parser.add_argument("--output", metavar="PATH",
                         help="write the JSON document to PATH (atomically%s) instead of "
                              "stdout" % (", with the reports" if kinds else ""))
-    parser.add_argument("--format", choices=FORMATS, default="auto",
-                        help="what stdout carries: json (%s), text (a summary for people), or "
-                             "auto (default): text when stdout is a terminal, json in every "
-                             "pipe and file" % document)
+    add_format_option(parser, document, formats)
+
+
+def add_format_option(parser: Parser, document: str,
+                      formats: Sequence[str] = FORMATS) -> None:
+    """``--format``: what stdout carries (``document``: what its JSON document is)."""
+    parser.add_argument("--format", choices=formats, default="auto",
+                        help="what stdout carries: json (%s), text (a summary for people), %s"
+                             "or auto (default): text when stdout is a terminal, json in every "
+                             "pipe and file" % (document, "github (GitHub Actions annotations: "
+                                                "each reason on its file's line), "
+                                                if GITHUB in formats else ""))
+
+
+def text_wanted(options: argparse.Namespace, session: Session) -> bool:
+    """Whether stdout carries the text mode: ``--format text``, or ``auto`` at a terminal."""
+    return options.format == "text" or (options.format == "auto" and session.stdout.isatty())
+
+
+def for_people(outcome: Outcome, text: bool, of_document: bool = False) -> Outcome:
+    """A command whose summary is its lines (init, plan, import): in the text mode stdout
+    carries those lines and where the JSON document is, not the document (a contract error:
+    its one line, its errors being on stderr as always); else ``outcome`` as it is. With
+    ``of_document`` (a small document: team, phase, backup, restore), the lines are the
+    document's own (reports/document_text.py), and the outcome's stay on stderr."""
+    if not text:
+        return outcome
+    if outcome.status == EXIT_CONTRACT_ERROR:
+        return Outcome(outcome.status, no_decision_text().no_decision(
+            NoDecision(CONTRACT_ERROR, outcome.status, outcome.errors, outcome.omitted), None),
+            outcome.lines, errors=outcome.errors, omitted=outcome.omitted)
+    stderr: List[str] = []
+    lines = outcome.lines
+    if of_document:
+        import json
+        from ..reports.document_text import document_lines
+        output = outcome.output
+        stderr, lines = lines, document_lines(json.loads(
+            output if isinstance(output, bytes) else b"".join(output)))
+    lines = lines + ["The JSON document: --format json."]
+    return Outcome(outcome.status, "".join(line + "\n" for line in lines).encode(
+        "ascii", "backslashreplace"), stderr, kept=outcome.kept, after=outcome.after)
 
 
 def guarded(arguments: List[str], targets: Targets[Reported],
@@ -133,6 +173,7 @@ class Targets(Generic[Reported]):
         self.reports: List[Tuple[Report[Reported], str]] = []
         self.output: Optional[str] = None
         self.text = False  # stdout carries the text mode, not JSON
+        self.annotations = False  # stdout carries GitHub Actions annotations, not JSON
         self.summary = False  # --summary: say the outcome on stderr too
 
     def aim(self, options: Optional[argparse.Namespace], more: Sequence[Input] = ()
@@ -153,6 +194,7 @@ class Targets(Generic[Reported]):
         self.output = next((path for report, path in usable if report is OUTPUT_OPTION), None)
         self.text = options.format == "text" or (
             options.format in (None, "auto") and self.session.stdout.isatty())
+        self.annotations = options.format == GITHUB
         self.summary = getattr(options, "summary", False)
         return problems
 
@@ -235,7 +277,10 @@ class Targets(Generic[Reported]):
                     problem.reason, (), self.output)]
                 outcome = contract_error_outcome(errors, omitted)
         stdout = b"" if written else outcome.output
-        if self.text:
+        if self.annotations:
+            from ..reports import github
+            stdout = github.render_errors(errors, omitted)
+        elif self.text:
             stdout = no_decision_text().no_decision(
                 NoDecision(CONTRACT_ERROR, outcome.status, errors, omitted),
                 "The CONTRACT_ERROR document: %s." % self.output if written else None)

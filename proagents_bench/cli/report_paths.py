@@ -10,6 +10,7 @@ import os
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ContractError
+from ..jsonio.atomic import is_stream
 from ..text import quote
 
 if TYPE_CHECKING:  # for annotations only
@@ -118,7 +119,7 @@ def checked_paths(chosen: Sequence[Tuple[NamedT, str]], inputs: Sequence[Input]
         elif place in inputs_at:
             errors.append(path_error(path, "%s would overwrite the %s input file %s" % (
                 report.option, inputs_at[place].kind, quote(inputs_at[place].shown))))
-        elif place in seen:
+        elif place in seen and not is_stream(path):  # /dev/null takes any number
             errors.append(path_error(path, "%s and %s name the same file" % (
                 seen[place], report.option)))
         else:

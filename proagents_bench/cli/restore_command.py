@@ -7,6 +7,7 @@ import argparse
 from ..service import backup
 from . import Outcome, Session
 from .backup_command import copied
+from .report_files import add_format_option, for_people, text_wanted
 from .usage import Parser
 
 
@@ -17,7 +18,9 @@ def add_arguments(parser: Parser) -> None:
                         help="a file written by the backup command")
     parser.add_argument("--data", metavar="DIR", required=True,
                         help="the new data folder (it must hold no database)")
+    add_format_option(parser, "what was copied")
 
 
 def run(options: argparse.Namespace, session: Session) -> Outcome:
-    return copied(lambda: backup.restore(options.source, options.data))
+    return for_people(copied(lambda: backup.restore(options.source, options.data)),
+                      text_wanted(options, session), of_document=True)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import errno
 import os
 import select
+import shutil
 import signal
 import time
 from contextlib import contextmanager
@@ -170,6 +171,7 @@ class MessageWriter:
 
     def __init__(self, stream: Optional[TextIO]) -> None:
         self.stream = stream
+        self.open_status = 0  # the length of the status line on the screen, or 0
 
     def isatty(self) -> bool:
         try:
@@ -178,11 +180,34 @@ class MessageWriter:
             return False
 
     def say(self, lines: Sequence[str]) -> None:
-        """Write ``lines``, each made one terminal-safe line, in the stream's encoding."""
+        """Write ``lines``, each made one terminal-safe line, in the stream's encoding (in
+        place of the status line, if one is on the screen)."""
         if not lines or self.stream is None:
             return
+        self._write(self._erased() + "".join(terminal_line(line) + "\n" for line in lines))
+
+    def status(self, line: str) -> None:
+        """Show ``line`` as the status line, rewritten in place (a terminal only: the caller
+        makes sure), cut to the terminal's width so that it never wraps; the next line
+        written replaces it."""
+        if self.stream is None:
+            return
+        width = shutil.get_terminal_size((80, 24)).columns - 1
+        text = terminal_line(line)[:max(width, 20)]
+        self._write("\r" + text + " " * max(self.open_status - len(text), 0))
+        self.open_status = len(text)
+
+    def _erased(self) -> str:
+        """What clears the status line on the screen (nothing when there is none)."""
+        if not self.open_status:
+            return ""
+        erase, self.open_status = "\r%s\r" % (" " * self.open_status), 0
+        return erase
+
+    def _write(self, text: str) -> None:
+        if self.stream is None:
+            return
         encoding = getattr(self.stream, "encoding", None) or "ascii"
-        text = "".join(terminal_line(line) + "\n" for line in lines)
         try:
             text = text.encode(encoding, "backslashreplace").decode(encoding)
         except (LookupError, UnicodeError):

@@ -15,9 +15,11 @@ import os
 
 from ..contract.vocabulary import PASS
 from ..errors import ContractError
+from ..jsonio.paths import near_file
 from ..jsonio.dump import document_bytes
 from ..service import client
 from . import Outcome, Session, contract_error_outcome
+from .report_files import add_format_option, for_people, text_wanted
 from .status import (EXIT_CONTRACT_ERROR, EXIT_DECISION, EXIT_OVER_BUDGET, EXIT_PASS,
                      EXIT_UNREACHABLE)
 from .usage import Parser
@@ -34,6 +36,7 @@ def add_arguments(parser: Parser) -> None:
     parser.add_argument("--timeout", type=float, default=client.CLIENT_TIMEOUT_SECONDS,
                         help="seconds to wait for the answer (default %g)"
                              % client.CLIENT_TIMEOUT_SECONDS)
+    add_format_option(parser, "the service's answer")
 
 
 class _Unreadable(Exception):
@@ -48,7 +51,9 @@ def _read(path: str) -> bytes:
         with open(path, "rb") as handle:
             return handle.read()
     except OSError as problem:
-        raise _Unreadable(path, "cannot read the file: %s" % (problem.strerror or problem))
+        raise _Unreadable(path, "cannot read the file: %s%s" % (
+            problem.strerror or problem,
+            near_file(path) if isinstance(problem, FileNotFoundError) else ""))
 
 
 def run(options: argparse.Namespace, session: Session) -> Outcome:
@@ -69,9 +74,10 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
         return Outcome(EXIT_UNREACHABLE, b"", ["ERROR: %s (exit %d)" % (problem,
                                                                         EXIT_UNREACHABLE)])
     document = answer.document
-    if answer.status == 200 and "action" in document:
-        return Outcome(EXIT_PASS if document["action"] == PASS else EXIT_DECISION,
-                       document_bytes(document))
+    if answer.status == 200 and "action" in document:  # at a terminal, the answer's lines
+        return for_people(Outcome(EXIT_PASS if document["action"] == PASS else EXIT_DECISION,
+                                  document_bytes(document)), text_wanted(options, session),
+                          of_document=True)
     if answer.status == 429:
         return Outcome(EXIT_OVER_BUDGET, document_bytes(document), [
             "ERROR: over budget: %s" % document.get("detail", "")])

@@ -1,6 +1,6 @@
 """``run_benchmark.py team add|rotate|revoke|set|list ... --data DIR``: the maintainer's
 commands for the private-test service's teams. A new or rotated token is printed once, on
-stdout, in a JSON document; only its salted hash is stored."""
+stdout, in a JSON document (at a terminal, its lines); only its salted hash is stored."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from ..jsonio.dump import document_bytes
 from ..service import database, teams
 from ..service.feedback import AUTOMATIC_STEPS, LEVELS, step_text
 from . import Outcome, Session, contract_error_outcome
+from .report_files import add_format_option, for_people, text_wanted
 from .status import EXIT_PASS
 from .usage import Parser
 
@@ -48,9 +49,14 @@ def add_arguments(parser: Parser) -> None:
                                          step_text(step) for step in AUTOMATIC_STEPS)))
         action.add_argument("--data", metavar="DIR", required=True,
                             help="the service's data folder")
+        add_format_option(action, "the team's document")
 
 
 def run(options: argparse.Namespace, session: Session) -> Outcome:
+    return for_people(_done(options), text_wanted(options, session), of_document=True)
+
+
+def _done(options: argparse.Namespace) -> Outcome:
     lines = []
     try:
         path = database.open_database(options.data)

@@ -1,21 +1,19 @@
 """The commands' argument parser: argparse, with its errors raised (every command turns them
 into exit 2 and a CONTRACT_ERROR document) instead of printed, no abbreviated long options
 (``--result`` must never mean ``--results``), and a "did you mean" for a mistyped option, a
-mistyped choice and a mistyped command, found with :func:`difflib.get_close_matches`.
+mistyped choice and a mistyped command, found with :func:`~proagents_bench.text.nearest`.
 """
 
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
-from typing import TYPE_CHECKING, Any, Iterable, List, NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, List, NoReturn, Optional, Sequence, Tuple
+
+from ..text import nearest
 
 if TYPE_CHECKING:  # for annotations only
     from .report_files import Outputs
-
-# How close a word must be to a known one to be suggested (difflib's ratio, 0..1).
-SUGGESTION_CUTOFF = 0.6
 
 _UNRECOGNIZED = "unrecognized arguments: "
 _INVALID_CHOICE = re.compile(r"^argument (.+?): invalid choice: '?(.*?)'? \(")
@@ -35,8 +33,8 @@ def did_you_mean(word: str, known: Iterable[str], what: str = "") -> str:
     >>> did_you_mean("--xyz", ["--results"])
     ''
     """
-    found = difflib.get_close_matches(word, sorted(set(known)), 1, SUGGESTION_CUTOFF)
-    return " (did you mean %s%s?)" % (what, found[0]) if found else ""
+    found = nearest(word, known)
+    return " (did you mean %s%s?)" % (what, found) if found else ""
 
 
 class Parser(argparse.ArgumentParser):
@@ -44,15 +42,36 @@ class Parser(argparse.ArgumentParser):
     of an option (the gate's parser: the other commands), suggested for a mistyped one;
     ``program`` is the command line's name, as invoked (a command's ``prog`` adds its own).
     ``outputs`` are the reports and ``--output`` of a command that writes them
-    (:func:`~.report_files.add_output_options`), which no run may leave behind."""
+    (:func:`~.report_files.add_output_options`), which no run may leave behind. ``listed``:
+    (name, description) of every command, in order, which the help ends with (the gate's:
+    the commands' list)."""
 
     def __init__(self, *arguments: Any, commands: Sequence[str] = (), program: str = "",
+                 listed: Sequence[Tuple[str, str]] = (),
                  **keywords: Any) -> None:  # argparse.ArgumentParser's own arguments
         keywords.setdefault("allow_abbrev", False)
         super().__init__(*arguments, **keywords)
         self.commands = list(commands)
         self.program = program or self.prog
         self.outputs: Optional[Outputs] = None
+        self.listed = list(listed)
+
+    def format_help(self) -> str:
+        """argparse's help, then the commands a line each (``listed``), wrapped to the
+        width argparse wraps to."""
+        import shutil
+        import textwrap
+        text = super().format_help()
+        if not self.listed:
+            return text
+        width = max(shutil.get_terminal_size().columns - 2, 40)
+        column = max(len(name) for name, _description in self.listed) + 4
+        lines = ["Commands (the first takes no command word; %s COMMAND --help: a "
+                 "command's options):" % self.program]
+        for name, description in self.listed:
+            lines.extend(textwrap.wrap(description, width, initial_indent=(
+                "  " + name).ljust(column), subsequent_indent=" " * column))
+        return text + "\n" + "\n".join(lines) + "\n"
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message + self.suggestion(message))

@@ -8,11 +8,12 @@ or index to its items' error paths, and its generated code runs its items' code 
 
 from __future__ import annotations
 
-from typing import Dict, Iterator, List, Optional, Sequence, Set
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set
 
 from ..errors import ContractError
 from ..jsonio import JSON, JSONObject
-from ..text import quote
+from ..steps import BATCH, watcher
+from ..text import nearest, quote
 from .shapes import NotCompiled, Rule, Shape, Source, String, wrong_type
 
 # The one extra key a file's root object accepts: any non-blank string.
@@ -22,16 +23,32 @@ SCHEMA_KEY_MEANING = ("a JSON Schema reference for editors (a URL or a relative 
 _SCHEMA_REFERENCE = String()
 
 
+def all_counted(valid: Callable[[JSON], bool], items: List[JSON]) -> bool:
+    """Whether ``valid(item)`` holds for every item, telling the watcher (if any) how many
+    were checked after each batch of :data:`~proagents_bench.steps.BATCH`."""
+    advance = watcher()
+    if advance is None:
+        return all(map(valid, items))
+    for start in range(0, len(items), BATCH):
+        if not all(map(valid, items[start:start + BATCH])):
+            return False
+        advance(min(BATCH, len(items) - start))
+    return True
+
+
 class Array(Shape):
     """An array whose every item has shape ``items``, with ``min_items`` to ``max_items``
-    items; ``summary`` replaces the docs' generated wording."""
+    items; ``summary`` replaces the docs' generated wording. A ``counted`` array (a system's
+    records, millions of them) tells a watcher how many of its items were checked
+    (:mod:`proagents_bench.steps`)."""
 
     def __init__(self, items: Shape, min_items: int = 0, max_items: Optional[int] = None,
-                 summary: Optional[str] = None) -> None:
+                 summary: Optional[str] = None, counted: bool = False) -> None:
         self.items = items
         self.min_items = min_items
         self.max_items = max_items
         self.summary = summary
+        self.counted = counted
 
     def iter_errors(self, value: JSON) -> Iterator[ContractError]:
         if type(value) is not list:
@@ -51,7 +68,9 @@ class Array(Shape):
 
     def _all_valid(self, value: List[JSON]) -> bool:
         valid = self.items.validator()
-        return valid is not None and all(map(valid, value))
+        if valid is None:
+            return False
+        return all_counted(valid, value) if self.counted else all(map(valid, value))
 
     def describe(self) -> str:
         if self.summary:
@@ -76,8 +95,21 @@ class Array(Shape):
         if self.max_items is not None:
             test += " or len(%s) > %d" % (var, self.max_items)
         source.fail_if(depth, test)
-        source.emit(depth, "for %s in %s:" % (item, var))
-        self.items.emit(source, item, depth + 1)
+        if not self.counted:
+            source.emit(depth, "for %s in %s:" % (item, var))
+            self.items.emit(source, item, depth + 1)
+            return
+        # Unwatched (nearly always), the items' code inline, as any array's; watched, the
+        # items' own function a batch at a time, each batch told.
+        valid = self.items.validator()
+        if valid is None:
+            raise NotCompiled("a counted array of items that are not compiled")
+        source.emit(depth, "if %s() is None:" % source.constant(watcher))
+        source.emit(depth + 1, "for %s in %s:" % (item, var))
+        self.items.emit(source, item, depth + 2)
+        source.emit(depth, "elif not %s(%s, %s):" % (source.constant(all_counted),
+                                                     source.constant(valid), var))
+        source.emit(depth + 1, "return False")
 
 
 class Nullable(Shape):
@@ -172,21 +204,36 @@ class Object(Shape):
                 yield from rule.iter_errors(value)
 
     def _key_errors(self, value: JSONObject) -> Iterator[ContractError]:
-        for field in self._required:
-            if field.key not in value:
+        missing = [field.key for field in self._required if field.key not in value]
+        unknown = [key for key in value if key not in self._keys] if self.closed else []
+        if self.root and SCHEMA_KEY in unknown:
+            unknown.remove(SCHEMA_KEY)
+            for error in _SCHEMA_REFERENCE.iter_errors(value[SCHEMA_KEY]):
+                yield error.prefixed((SCHEMA_KEY,))
+        # An unknown key near a key the object lacks is most often that key misspelled
+        # (final_stat): one error, at the key the file holds, names the key meant; a
+        # missing required key it names is not reported again.
+        meant: Dict[str, str] = {}
+        for key in unknown:
+            absent = [field.key for field in self.fields
+                      if field.key not in value and field.key not in meant.values()]
+            near = nearest(key, absent)
+            if near is not None:
+                meant[key] = near
+        for key in missing:
+            if key not in meant.values():
                 yield ContractError("schema.missing_key", "missing required key %s in %s" % (
-                    quote(field.key), self.name), (field.key,))
-        if not self.closed:
-            return
-        for key in value:
-            if key in self._keys:
-                continue
-            if self.root and key == SCHEMA_KEY:
-                for error in _SCHEMA_REFERENCE.iter_errors(value[key]):
-                    yield error.prefixed((key,))
-                continue
-            yield ContractError("schema.unknown_key", "unknown key %s in %s (allowed: %s)" % (
-                quote(key), self.name, ", ".join(field.key for field in self.fields)), (key,))
+                    quote(key), self.name), (key,))
+        for key in unknown:
+            if key in meant:
+                yield ContractError("schema.unknown_key", "unknown key %s in %s: did you mean "
+                                    "%s? (%s)" % (quote(key), self.name, quote(meant[key]),
+                                                  "a required key, missing" if meant[key] in
+                                                  missing else "an optional key"), (key,))
+            else:
+                yield ContractError("schema.unknown_key", "unknown key %s in %s (allowed: %s)"
+                                    % (quote(key), self.name,
+                                       ", ".join(field.key for field in self.fields)), (key,))
 
     def describe(self) -> str:
         return "%s object" % self.title

@@ -179,7 +179,7 @@ SYSTEM = Object("system", [
     Field("system_id", String(), "unique"),
     Field("role", String(enum=ROLES)),
     Field("protocol", PROTOCOL),
-    Field("records", Array(RECORD)),
+    Field("records", Array(RECORD, counted=True)),
 ], title="System")
 
 # Results v2 (the importers' packages) is v1 plus one required key in every system: where its
@@ -234,7 +234,7 @@ PROVENANCE_V3 = Object("provenance", PROVENANCE.fields + (
 SYSTEM_V3 = Object("system", SYSTEM.fields[:3] + (
     Field("provenance", Nullable(PROVENANCE_V3), "where the records came from; null: not "
           "imported"),
-    Field("records", Array(RECORD_V3)),
+    Field("records", Array(RECORD_V3, counted=True)),
 ), title="System v3")
 
 

@@ -21,6 +21,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Sequence, Set, Tupl
 
 from ..errors import MAX_LISTED_IDS, ContractError
 from ..jsonio import JSONObject
+from ..steps import BATCH, watcher
 from ..text import quote
 from .sequential import design_of, pool_order, pool_sha256
 from .shapes import Rule
@@ -307,7 +308,10 @@ def _system_coverage(system: JSONObject, test_index: Dict[str, int], all_case_id
     ordered: List[Optional[JSONObject]] = [None] * len(slots)
     first_at = array("q", bytes(8 * len(slots)))  # a slot's first record, for duplicates
     errors: List[ContractError] = []
+    advance = watcher()
     for position, record in enumerate(system["records"]):
+        if advance is not None and position and not position % BATCH:
+            advance(BATCH)
         case_id = record["case_id"]
         trial_id = record["trial_id"]
         task = test_index.get(case_id)
@@ -334,6 +338,8 @@ def _system_coverage(system: JSONObject, test_index: Dict[str, int], all_case_id
             slots[slot] = 1
             first_at[slot] = position
             ordered[slot] = record
+    if advance is not None and system["records"]:
+        advance((len(system["records"]) - 1) % BATCH + 1)  # the records since the last
     missing_count = slots.count(0)
     if missing_count:
         case_ids = list(test_index)

@@ -18,8 +18,8 @@ reasons.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import (TYPE_CHECKING, Callable, Dict, Generic, List, Protocol, Sequence, TypeVar,
-                    cast)
+from typing import (TYPE_CHECKING, Callable, Dict, Generic, List, Optional, Protocol,
+                    Sequence, TypeVar, cast)
 
 from ..contract.gates import AT_LEAST, CRITICAL_GATE, Gate, deciding_gates
 from ..contract.vocabulary import (BLOCK, BLOCKING, HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS,
@@ -67,10 +67,14 @@ class Decided(Generic[DecisionT]):
     :class:`~proagents_bench.render.evaluation.Evaluation`, a release's
     :class:`~proagents_bench.release_outcome.Release`. Its ``decision`` (its action, reasons
     and what each kind adds), whether it passed, and its document's bytes (:meth:`chunks`,
-    each kind's own)."""
+    each kind's own). ``seconds``: the wall time of the run that decided it, which only the
+    command line measures and sets, before its reports are rendered (JUnit's ``time``);
+    None where nobody measured it. It is never part of the document, which stays the same
+    for the same inputs."""
 
     def __init__(self, decision: DecisionT) -> None:
         self.decision = decision
+        self.seconds: Optional[float] = None
 
     @property
     def action(self) -> str:

@@ -26,6 +26,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, List, Optional, Union
 
 from ..contract.vocabulary import CHECKS, SUCCESS, UNKNOWN
+from ..steps import BATCH, watcher
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -87,7 +88,12 @@ def grade_system(system: JSONObject, tasks: List[JSONObject],
     add_latency, add_cost = latencies.append, costs.append
     unknown = unmeasured_latencies = unmeasured_costs = 0
     position = 0
+    advance = watcher()
+    told = 0
     for case in tasks:
+        if advance is not None and position - told >= BATCH:
+            advance(position - told)
+            told = position
         written = case["expected_final_state"]
         expected = normalize_state(written)
         forbidden = frozenset(case["forbidden_side_effects"])
@@ -117,5 +123,7 @@ def grade_system(system: JSONObject, tasks: List[JSONObject],
                 unmeasured_costs += 1
             add_cost(cost)
             position += 1
+    if advance is not None:
+        advance(position - told)
     return SystemGrades(system, tasks, ordered_records, outcomes, latencies, costs, unknown,
                         unmeasured_latencies, unmeasured_costs)

@@ -19,6 +19,7 @@ from ..errors import ContractError, ContractErrors, PathStep
 from ..jsonio import JSON, JSONObject
 from ..jsonio.gcpause import CollectorPaused
 from ..jsonio.load import MAX_FILE_BYTES, MAX_NUMBER_LITERAL_CHARS, nesting_ok
+from ..jsonio.paths import near_file
 
 READ_CHUNK_BYTES = 1 << 20
 # The longest line of a log of JSON lines (one trial), as an .eval log's largest sample entry.
@@ -112,6 +113,8 @@ class LogSource:
         except OSError as problem:
             reason = {FileNotFoundError: "no such file", PermissionError: "permission denied",
                       IsADirectoryError: "it is a directory"}.get(type(problem))
+            if isinstance(problem, FileNotFoundError):
+                reason = "no such file" + near_file(self.path, self.shown)
             self.fail("import.unreadable", "cannot read the log: %s" % (
                 reason or problem.strerror or problem))
         except ValueError as problem:  # an embedded NUL in the path

@@ -15,8 +15,10 @@ Several files are published all or none, in two phases:
 Temporary and backup names are short (``.proagents-`` and 12 hex digits), never derived from
 the destination's name, so any name the file system allows (up to its NAME_MAX) can be
 written. A destination that is a symbolic link keeps its link: the file it points to is
-replaced. A destination that exists but is not a regular file (a folder, a device such as
-/dev/stdout, a FIFO) is refused, since replacing it would not mean "write a report there".
+replaced. A folder is refused. A destination that is a stream, a character device
+(``/dev/null``, ``NUL``) or a FIFO, holds no earlier file to keep: it is written straight
+into, before any file is published (so a failure there still leaves every file as it was);
+the command line refuses the streams that carry its own output (/dev/stdout) before this.
 Only a SIGKILL or a power cut can leave a ``.proagents-*.tmp`` file behind.
 """
 
@@ -78,6 +80,23 @@ def _current_umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def is_stream(path: str) -> bool:
+    """Whether ``path`` is a character device or a FIFO (written into, never replaced)."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def _write_stream(path: str, data: bytes) -> None:
+    try:
+        with open(path, "wb") as stream:
+            stream.write(data)
+    except OSError as problem:
+        raise AtomicWriteError(path, _reason(problem))
 
 
 def _destination(path: str) -> Tuple[str, int]:
@@ -193,9 +212,15 @@ def write_files_atomically(files: Iterable[Tuple[str, bytes]],
     :class:`AtomicWriteError` for the first that fails. ``critical_section`` is a context
     manager factory under which the temporary files are created and renamed (see the module
     docstring)."""
+    files = list(files)
+    for path, data in files:
+        if is_stream(path):
+            _write_stream(path, data)
     staged: List[_Staged] = []
     try:
         for path, data in files:
+            if is_stream(path):
+                continue
             target, mode = _destination(path)
             with critical_section():  # created and recorded as one step, never half
                 try:

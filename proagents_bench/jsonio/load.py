@@ -43,6 +43,7 @@ from .checks import MAX_NUMBER_LITERAL_CHARS as MAX_NUMBER_LITERAL_CHARS
 from .checks import MAX_SAFE_INTEGER as MAX_SAFE_INTEGER
 from .checks import nesting_ok as nesting_ok
 from .checks import Suspicious, recording_decoder, skip_once, surrogates_ok
+from .paths import near_file
 from .gcpause import CollectorPaused
 
 MAX_FILE_BYTES = 1024 * 1024 * 1024
@@ -246,6 +247,8 @@ def load_file(path: str, source: Optional[str] = None) -> Document:
     except OSError as exc:
         reason = {FileNotFoundError: "no such file", IsADirectoryError: "it is a directory",
                   PermissionError: "permission denied"}.get(type(exc)) or exc.strerror
+        if isinstance(exc, FileNotFoundError):
+            reason = "no such file" + near_file(path, source)
         _fail("file.unreadable", "cannot read the file: %s" % (reason or exc), source)
     except ValueError as exc:  # e.g. an embedded NUL character in the path
         _fail("file.unreadable", "cannot read the file: %s" % exc, source)

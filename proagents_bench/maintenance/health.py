@@ -52,7 +52,7 @@ MEMORY_PER_INPUT_BYTE = 8
 MEMORY_BASE = 32 << 20
 
 
-Progress = Callable[..., None]
+Progress = pipeline.Progress
 
 
 class Package:

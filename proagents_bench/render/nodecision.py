@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import List, Sequence
 
+from ..codes import USAGE_CODES
 from ..contract.vocabulary import CONTRACT_ERROR
 from ..errors import MAX_REPORTED_ERRORS, ContractError
 
@@ -25,6 +26,9 @@ MEANINGS = {
                     "made",
     INTERRUPTED: "the run was stopped before it decided: no decision was made",
 }
+
+# A CONTRACT_ERROR whose every error is the command line's (codes.USAGE_CODES).
+USAGE_MEANING = "the command line cannot run as given (see --help): no decision was made"
 
 # The most errors a page lists: as many as a CONTRACT_ERROR document holds.
 MAX_ERRORS = MAX_REPORTED_ERRORS
@@ -46,6 +50,8 @@ class NoDecision:
 
     @property
     def meaning(self) -> str:
+        if self.errors and all(error.code in USAGE_CODES for error in self.errors):
+            return USAGE_MEANING  # the inputs were never read: they broke nothing
         return MEANINGS[self.action]
 
     @property

@@ -19,9 +19,9 @@ import math
 from fractions import Fraction
 from typing import Dict, List, Optional, Sequence, SupportsFloat, Tuple
 
-from .svg import (EDGE, MARGIN_RIGHT, ROW_HEIGHT, WIDTH, Marker, Real, coordinate, fit_text,
-                  group_digits, nice_ticks, place_labels, position, svg_text, text_width,
-                  x_tick_marks)
+from .svg import (EDGE, MARGIN_RIGHT, ROW_HEIGHT, TICKS, WIDTH, Marker, Real, chart_class,
+                  coordinate, fit_text, group_digits, nice_ticks, place_labels, position,
+                  svg_text, text_width, x_tick_marks)
 from .words import clean, show
 
 # A bar: (left, right, count), its edges in data units.
@@ -111,8 +111,10 @@ def even_bins(values: Sequence[float], low: float, high: float,
 def histogram(title: str, bars: Sequence[Bar], axis: Tuple[Real, Real],
               markers: Sequence[Marker] = (), band: Optional[Tuple[Real, Real]] = None,
               x_label: str = "", plot_height: int = 130,
-              off_scale: Optional[Tuple[int, str]] = None, unit: str = "") -> str:
-    """An SVG histogram: ``bars`` (left, right, count) in data units on the axis
+              off_scale: Optional[Tuple[int, str]] = None, unit: str = "",
+              width: int = WIDTH) -> str:
+    """An SVG histogram ``width`` wide (:data:`~.svg.WIDTH` or
+    :data:`~.svg.NARROW_WIDTH`): ``bars`` (left, right, count) in data units on the axis
     (low, high); ``markers`` (those beyond the axis drawn as off-scale arrows at its edge);
     ``band`` (low, high) shades an interval; ``off_scale`` (count, text) is a last bar, right
     of the axis, for values beyond it; ``unit`` names what a bar counts, in its tooltip."""
@@ -123,7 +125,7 @@ def histogram(title: str, bars: Sequence[Bar], axis: Tuple[Real, Real],
     margin_left = max(48, int(text_width(tallest_text) + 12))
     off_scale_text = "> " + group_digits(high) if off_scale else ""
     off_scale_width = int(max(40, text_width(off_scale_text) + 8)) if off_scale else 0
-    plot_right = WIDTH - MARGIN_RIGHT - off_scale_width
+    plot_right = width - MARGIN_RIGHT - off_scale_width
     plot_width = plot_right - margin_left
 
     def x_of(value: SupportsFloat) -> float:
@@ -149,13 +151,14 @@ def histogram(title: str, bars: Sequence[Bar], axis: Tuple[Real, Real],
         texts.append(text)
     labels = place_labels([(x, text_width(text, bold=marker.bold))
                            for (marker, x, _side), text in zip(lines, texts)],
-                          EDGE, WIDTH - EDGE)
+                          EDGE, width - EDGE)
     rows = max([label.row + 1 for label in labels] + [1])
     top = 6 + ROW_HEIGHT * rows + 4
     axis_y = top + plot_height
     height = axis_y + 40
-    out = ['<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" '
-           'xmlns="http://www.w3.org/2000/svg">' % (WIDTH, height, svg_text(title)),
+    out = ['<svg class="%s" viewBox="0 0 %d %d" role="img" aria-label="%s" '
+           'xmlns="http://www.w3.org/2000/svg">' % (chart_class(width), width, height,
+                                                     svg_text(title)),
            "<title>%s</title>" % svg_text(title)]
     if band is not None:
         left, right = x_of(band[0]), x_of(band[1])
@@ -187,12 +190,21 @@ def histogram(title: str, bars: Sequence[Bar], axis: Tuple[Real, Real],
     out.append('<line class="axis" x1="%d" y1="%d" x2="%d" y2="%d"/>' % (
         margin_left, axis_y, plot_right, axis_y))
     # Every tick label inside the chart and clear of its neighbour.
-    out += x_tick_marks(nice_ticks(low, high), x_of, axis_y, blocked)
+    out += x_tick_marks(nice_ticks(low, high, TICKS.get(width, TICKS[WIDTH])), x_of, axis_y,
+                        blocked, width)
     if x_label:
-        out.append('<text class="axis-label" x="%d" y="%d" text-anchor="middle">%s</text>' % (
-            margin_left + plot_width // 2, height - 6, svg_text(x_label)))
+        # Under the plot's middle, or the chart's where it is wider than half the chart's
+        # width each side of the plot's middle; cut to the chart's width.
+        text = fit_text(x_label, width - 2 * EDGE)
+        half = text_width(text) / 2
+        middle = margin_left + plot_width / 2
+        if middle - half < EDGE or middle + half > width - EDGE:
+            middle = width / 2
+        out.append('<text class="axis-label" x="%s" y="%d" text-anchor="middle">%s</text>' % (
+            coordinate(middle), height - 6, svg_text(text)))
+    # The tallest bar's count beside the plot's top, below the marker labels' last row.
     out.append('<text class="axis-label" x="%d" y="%d" text-anchor="end">%s</text>' % (
-        margin_left - 4, top + 4, tallest_text))
+        margin_left - 4, top + 9, tallest_text))
     out.append('<text class="axis-label" x="%d" y="%d" text-anchor="end">0</text>' % (
         margin_left - 4, axis_y))
     out.append('<text class="axis-label" x="%d" y="%d">count</text>' % (
@@ -215,16 +227,20 @@ def histogram(title: str, bars: Sequence[Bar], axis: Tuple[Real, Real],
 
 def paired_bars(title: str, rows: Sequence[Tuple[str, Optional[float], Optional[float]]],
                 labels: Tuple[str, str] = ("baseline", "candidate"),
-                row_height: int = 34) -> str:
-    """Horizontal bars from 0 to 1: for each (name, first, second) row two bars, the values
-    being rates in [0, 1] or None (the system has no task in that group). A name is cut to
-    fit left of the bars (the whole name is its tooltip); a value label that would run past
-    the chart's right edge is written inside its bar."""
-    label_width = 200
-    plot_width = WIDTH - label_width - 70
+                row_height: int = 34, width: int = WIDTH) -> str:
+    """Horizontal bars from 0 to 1, ``width`` wide: for each (name, first, second) row two
+    bars, the values being rates in [0, 1] or None (the system has no task in that group). A
+    name is cut to fit left of the bars (the whole name is its tooltip); a value label that
+    would run past the chart's right edge is written inside its bar. A narrow chart names
+    its rows in less room and writes the values alone (the bars' colours tell the
+    systems, as the section's legend says)."""
+    narrow = width < WIDTH
+    label_width = 90 if narrow else 200
+    plot_width = width - label_width - 70
     height = 30 + row_height * len(rows)
-    out = ['<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s" '
-           'xmlns="http://www.w3.org/2000/svg">' % (WIDTH, height, svg_text(title)),
+    out = ['<svg class="%s" viewBox="0 0 %d %d" role="img" aria-label="%s" '
+           'xmlns="http://www.w3.org/2000/svg">' % (chart_class(width), width, height,
+                                                     svg_text(title)),
            "<title>%s</title>" % svg_text(title)]
     for tick in (0, 0.25, 0.5, 0.75, 1):
         x = label_width + tick * plot_width
@@ -247,9 +263,9 @@ def paired_bars(title: str, rows: Sequence[Tuple[str, Optional[float], Optional[
             out.append('<rect class="bar %s" x="%d" y="%d" width="%s" height="%d"><title>%s '
                        '%s</title></rect>' % (system, label_width, bar_y, coordinate(bar_width),
                                               row_height // 2 - 4, svg_text(system), show(value)))
-            text = "%s %s" % (system, show(value))
+            text = show(value) if narrow else "%s %s" % (system, show(value))
             outside = label_width + bar_width + 4
-            if outside + text_width(text) <= WIDTH - EDGE:
+            if outside + text_width(text) <= width - EDGE:
                 out.append('<text class="bar-value" x="%s" y="%d">%s</text>' % (
                     coordinate(outside), bar_y + 11, svg_text(text)))
             else:

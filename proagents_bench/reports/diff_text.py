@@ -8,6 +8,7 @@ import json
 from typing import TYPE_CHECKING, List, Optional
 
 from .terminal import BOLD, DIM, RED, YELLOW, Painter, _plain, _wrap
+from ..text import listed
 from .words import counted
 
 if TYPE_CHECKING:  # for annotations only
@@ -76,6 +77,8 @@ def render(document: JSONObject, width: int = 100, colour: bool = False,
                        DIM))
     lines.append("")
     requires = document["requires"]
-    lines.append("%s  %s" % (paint("DIFF", BOLD), "requires " + "; ".join(requires)
-                             if requires else "nothing breaks"))
+    what = "cases file" if document["kind"] == "cases" else "spec"
+    lines.append("%s  %s" % (paint("DIFF", BOLD), "The new %s requires %s." % (
+        what, listed(requires)) if requires else "Nothing breaks: the new %s requires no new "
+        "version, and every record stays comparable." % what))
     return ("\n".join(lines) + "\n").encode("ascii", "backslashreplace")

@@ -152,12 +152,11 @@ def _spread(health: Health) -> str:
     bars, _above = charts.even_bins(rates, 0.0, 1.0, PASS_RATE_BINS)
     title = "Pass rate of the %d test tasks (mean over %d systems)" % (len(rates),
                                                                        len(health.systems))
-    svg = charts.histogram(title, bars, (0.0, 1.0), x_label="task pass rate",
-                               unit=" tasks")
+    chart = scrolling_chart(lambda width: charts.histogram(
+        title, bars, (0.0, 1.0), x_label="task pass rate", unit=" tasks", width=width))
     return ('<section id="spread">\n<h2>How hard the tasks are</h2>\n<p class="note">%s. A bar '
             'at 0 holds the tasks no system passes, one at 1 the saturated ones; the tasks '
-            'between are where systems differ.</p>\n%s\n</section>\n' % (escaped(title),
-                                                                           scrolling_chart(svg)))
+            'between are where systems differ.</p>\n%s\n</section>\n' % (escaped(title), chart))
 
 
 def _systems(health: Health) -> str:
@@ -166,8 +165,12 @@ def _systems(health: Health) -> str:
              '<th>Mean pass rate</th><th>Task success rate</th><th>Flaky tasks</th></tr>'
              '</thead>\n<tbody>']
     for system in systems:
-        lines.append('<tr><td><span class="id">%s</span></td><td>%s</td><td class="num">%d</td>'
-                     '<td class="num">%s</td><td class="num">%s</td><td class="num">%d</td>'
+        lines.append('<tr><th scope="row"><span class="id">%s</span></th>'
+                     '<td data-label="runs">%s</td>'
+                     '<td class="num" data-label="trials per task">%d</td>'
+                     '<td class="num" data-label="mean pass rate">%s</td>'
+                     '<td class="num" data-label="task success rate">%s</td>'
+                     '<td class="num" data-label="flaky tasks">%d</td>'
                      '</tr>' % (breakable_id(system["name"], 120), "<br>".join(
                          '<span class="id">%s</span>' % breakable_id(run, 200)
                          for run in system["runs"]),
@@ -176,7 +179,8 @@ def _systems(health: Health) -> str:
     lines.append("</tbody>")
     return ('<section id="systems">\n<h2>Systems (%d)</h2>\n<p class="note">A system\'s runs '
             'are pooled; the task success rate uses the spec\'s task gate.</p>\n%s\n'
-            '</section>\n' % (len(systems), scrolling_table("systems", "\n".join(lines))))
+            '</section>\n' % (len(systems), scrolling_table("stack systems",
+                                                            "\n".join(lines))))
 
 
 def _validity(health: Health) -> str:
@@ -221,20 +225,27 @@ def _validity(health: Health) -> str:
 def _groups(anchor: str, title: str, groups: JSONObject, health: Health) -> str:
     names = sorted(groups)
     shown, rest = counted(names, MAX_GROUP_ROWS)
-    lines = ['<thead><tr><th>%s</th><th>Tasks</th><th>Pass rate</th><th>Never passed</th>'
-             '<th>Saturated</th><th>Flaky</th><th>Unknown share</th><th>Effective size</th>'
-             '<th>To audit</th></tr></thead>\n<tbody>' % escaped(title[3:].capitalize())]
+    lines = ['<thead><tr><th>%s</th>%s</tr></thead>\n<tbody>' % (
+        escaped(title[3:].capitalize()), "".join("<th>%s</th>" % escaped(heading)
+                                                 for heading, _key in GROUP_COLUMNS))]
     for name in shown:
         item = group_document(groups[name], health)
-        lines.append('<tr><td><span class="id">%s</span></td>%s</tr>' % (
+        lines.append('<tr><th scope="row"><span class="id">%s</span></th>%s</tr>' % (
             breakable_id(name, 120), "".join(
-                '<td class="num">%s</td>' % escaped(show(item[key])) for key in (
-                    "task_count", "pass_rate", "never_passed", "saturated", "flaky_tasks",
-                    "unknown_share", "effective_size", "audit_count"))))
+                '<td class="num" data-label="%s">%s</td>' % (escaped(heading.lower()),
+                                                             escaped(show(item[key])))
+                for heading, key in GROUP_COLUMNS)))
     lines.append("</tbody>")
     cut = '<p class="cut">%d more not shown.</p>\n' % rest if rest else ""
     return '<section id="%s">\n<h2>%s</h2>\n%s\n%s</section>\n' % (
-        anchor, escaped(title), scrolling_table(anchor, "\n".join(lines)), cut)
+        anchor, escaped(title), scrolling_table("stack " + anchor, "\n".join(lines)), cut)
+
+
+# A slice's or family's columns: their headings and the group document's keys.
+GROUP_COLUMNS = (("Tasks", "task_count"), ("Pass rate", "pass_rate"),
+                 ("Never passed", "never_passed"), ("Saturated", "saturated"),
+                 ("Flaky", "flaky_tasks"), ("Unknown share", "unknown_share"),
+                 ("Effective size", "effective_size"), ("To audit", "audit_count"))
 
 
 def _tasks(health: Health) -> str:

@@ -12,7 +12,7 @@ from ..maintenance.health_document import group_document, system_documents
 from ..maintenance.health_figures import HEALTH, Health, describe_reason
 from ..maintenance.validity import DO_NOTHING, ORACLE, validity_document
 from .markdown import render_no_decision as render_no_decision  # the no-result summary
-from .markdown import text
+from .markdown import code, text
 from .words import counted, show
 
 MAX_AUDIT = 100
@@ -26,9 +26,9 @@ def render(health: Health) -> bytes:
     cases = health.cases
     effective = health.effective_size
     lines = [
-        "## %s %s: %s %s, dataset %s" % (ICON, HEALTH, text(cases["benchmark_id"], 80),
-                                         text(cases["benchmark_version"], 40),
-                                         text(cases["dataset_version"], 80)),
+        "## %s %s: %s %s, dataset %s" % (ICON, HEALTH, code(cases["benchmark_id"], 80),
+                                         code(cases["benchmark_version"], 40),
+                                         code(cases["dataset_version"], 80)),
         "",
         "**Effective size: %s** (test tasks that separate the systems), %d systems, %d trials "
         "per task." % ("%d of %d" % (effective, len(health.tasks)) if effective is not None

@@ -241,7 +241,7 @@ def _trial_cell(trial: TrialView, system: str) -> str:
     where a row is a card of its failing cells (the passing ones are hidden)."""
     if trial.passed:
         return '<td class="ok" title="trial %d passed">\u2713</td>' % trial.trial_id
-    labels = trial.failure_labels()
+    labels = trial.failure_labels(short=True)
     return '<td class="bad" data-label="%s trial %d" title="trial %d failed: %s">%s</td>' % (
         system, trial.trial_id, trial.trial_id, escaped(", ".join(trial.failed_checks)),
         "<br>".join(escaped(label) for label in labels))
@@ -266,22 +266,23 @@ def _grid(document: JSONObject, rows: Sequence[TaskRow]) -> str:
     limit = min(MAX_GRID_ROWS, max(MAX_GRID_CELLS // (2 * trials), 50))
     shown, rest = counted(problems_first(rows), limit)
     head = "".join("<th>%d</th>" % number for number in range(1, trials + 1))
-    # The candidate's columns first: the gates judge it, and a narrow window shows them
-    # beside the task without scrolling.
-    lines = ['<thead><tr><th rowspan="2">Task</th><th colspan="%d">Candidate %s: trials</th>'
-             '<th rowspan="2">Candidate task</th><th colspan="%d">Baseline %s: trials</th>'
-             '<th rowspan="2">Baseline task</th><th rowspan="2">Slice</th></tr>\n<tr>%s%s</tr>'
+    # The task's slice beside it (a grid too wide for its window scrolls its last columns,
+    # never these); then the candidate's columns: the gates judge it, and a narrow window
+    # shows them beside the task without scrolling.
+    lines = ['<thead><tr><th rowspan="2">Task</th><th rowspan="2">Slice</th><th colspan="%d">'
+             'Candidate %s: trials</th><th rowspan="2">Candidate task</th><th colspan="%d">'
+             'Baseline %s: trials</th><th rowspan="2">Baseline task</th></tr>\n<tr>%s%s</tr>'
              '</thead>\n<tbody>' % (trials, breakable_id(document["candidate_system"], 60), trials,
                                     breakable_id(document["baseline_system"], 60), head, head)]
     for row in shown:
         cells = ['<td><span class="id">%s</span>%s</td>' % (
             breakable_id(row.case_id, 120),
-            '<span class="badge">CRITICAL</span>' if row.critical else "")]
+            '<span class="badge">CRITICAL</span>' if row.critical else ""),
+            '<td data-label="slice">%s</td>' % breakable_id(row.slice, 60)]
         for system, system_task in (("candidate", row.candidate), ("baseline", row.baseline)):
             cells.extend(_trial_cell(trial, system) for trial in system_task.trials)
             cells.append('<td></td>' * (trials - len(system_task.trials)))
             cells.append(_task_cell(system_task, system))
-        cells.append('<td data-label="slice">%s</td>' % breakable_id(row.slice, 60))
         lines.append('<tr%s>%s</tr>' % (' class="critical"' if row.critical else "",
                                         "".join(cells)))
     lines.append("</tbody>")
@@ -290,8 +291,9 @@ def _grid(document: JSONObject, rows: Sequence[TaskRow]) -> str:
              'candidate fails come first (critical ones leading), then tasks only the baseline '
              'fails, then the rest. A '
              'failed cell names its failing checks: the status (timeout, error, unknown), '
-             '<em>wrong final state</em>, <em>forbidden side effect</em> or <em>unapproved '
-             'tool</em>. <span class="badge">CRITICAL</span> marks a critical task. In a '
+             '<em>final state</em> (a wrong one), <em>side effect</em> (a forbidden one) or '
+             '<em>tool</em> (an unapproved one). <span class="badge">CRITICAL</span> marks a '
+             'critical task. In a '
              'narrow window each task is a card of its failing trials and both verdicts.</p>',
              scrolling_table("grid", "\n".join(lines))]
     if rest:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import heapq
 import math
 from fractions import Fraction
-from typing import TYPE_CHECKING, Sequence, Tuple
+from typing import TYPE_CHECKING, Optional, Sequence, Tuple
 
 from ..contract.gates import P95_LATENCY_GATE, PAIRED_INTERVAL_GATE
 from ..stats.quantiles import nearest_rank_index
@@ -67,10 +67,11 @@ def bootstrap_section(evaluation: Evaluation, gates: JSONObject) -> str:
     ]
     title = ("Paired bootstrap: %s resampled mean differences (unit: %s, seed %s)" % (
         comparison["samples"], comparison.get("bootstrap_unit", "task"), comparison["seed"]))
-    svg = charts.histogram(
+    chart = scrolling_chart(lambda width: charts.histogram(
         title, bars, (axis_low - pad, axis_high + pad), markers,
         band=(low - half_cell, high + half_cell),
-        x_label="mean task success difference, candidate - baseline", unit=" samples")
+        x_label="mean task success difference, candidate - baseline", unit=" samples",
+        width=width))
     gate_words = ("the dashed red line is the gate its low end must reach" if gate_on_axis
                   else "the gate its low end must reach (%s) lies far from every resampled "
                        "mean: an arrow at the edge points to it" % escaped(show(gate)))
@@ -86,7 +87,7 @@ def bootstrap_section(evaluation: Evaluation, gates: JSONObject) -> str:
     return ('<section id="bootstrap">\n<h2>Paired bootstrap distribution</h2>\n<p class="note">'
             '%s. %s; the shaded band is the %s%% interval; %s.</p>\n%s\n</section>\n' % (
                 escaped(title), bar_words, escaped(show(comparison["confidence"] * 100)),
-                gate_words, scrolling_chart(svg)))
+                gate_words, chart))
 
 
 def _reference_latency(values: Sequence[float], p95: float) -> float:
@@ -154,7 +155,7 @@ def latency_section(document: JSONObject, gates: JSONObject) -> str:
         if metrics["p95_latency_ms"] is not None:
             markers.append(report_svg.Marker(metrics["p95_latency_ms"], "%s p95 %s ms" % (
                 name.lower(), show(metrics["p95_latency_ms"])), "observed"))
-        off_scale = None
+        off_scale: Optional[Tuple[int, str]] = None
         if clipped:
             off_scale = (above, "%d trial%s above %s ms%s" % (
                 above, "" if above == 1 else "s", report_svg.group_digits(high),
@@ -164,9 +165,11 @@ def latency_section(document: JSONObject, gates: JSONObject) -> str:
             name, clean(metrics.get("system_id", "")), metrics["trial_count"],
             show(metrics["mean_latency_ms"]),
             " (%d unmeasured, not drawn)" % unmeasured if unmeasured else "")
-        parts.append("<h3>%s</h3>\n%s" % (escaped(title), scrolling_chart(charts.histogram(
-            title, bars, (axis_low, axis_high), markers, x_label="latency (ms)",
-            plot_height=110, off_scale=off_scale, unit=" trials"))))
+        parts.append("<h3>%s</h3>\n%s" % (escaped(title), scrolling_chart(
+            lambda width: charts.histogram(title, bars, (axis_low, axis_high), markers,
+                                           x_label="latency (ms)", plot_height=110,
+                                           off_scale=off_scale, unit=" trials",
+                                           width=width))))  # drawn here, at once
     parts.append("</section>\n")
     return "\n".join(parts)
 
@@ -184,7 +187,8 @@ def slices_section(document: JSONObject) -> str:
             'baseline; blue: candidate. The candidate\'s gap between its best and worst slice '
             'is %s.</p>\n%s\n%s</section>\n' % (
                 escaped(show(gap)),
-                scrolling_chart(charts.paired_bars("Task success rate by slice", rows)), cut))
+                scrolling_chart(lambda width: charts.paired_bars(
+                    "Task success rate by slice", rows, width=width)), cut))
 
 
 def sequential_section(evaluation: Evaluation) -> str:
@@ -217,4 +221,5 @@ def sequential_section(evaluation: Evaluation) -> str:
             '</tr></thead><tbody>\n%s\n</tbody></table></div>\n</section>\n' % (
                 escaped(view.heading()), escaped(view.state_sentence()),
                 escaped(view.standing()), escaped(view.guarantee()),
-                scrolling_chart(sequential_chart.chart(view)), next_words, rows))
+                scrolling_chart(lambda width: sequential_chart.chart(view, width)), next_words,
+                rows))

@@ -1,17 +1,26 @@
 """What every HTML page of proagents-bench is made of: the stylesheet (the gate's report,
 the release's and the health's pages all start from it) and the helpers that put text from
 the inputs on a page, escaped and cut (:func:`escaped`), breakable where an id or a digest
-may break, and a table or a chart in its own scroll container."""
+may break, and a table or a chart in its own scroll container (a chart at both its widths,
+the one that fits the window shown).
+
+A page is whole at a laptop's width (1280 px) and a phone's (390 px): no table or chart cut
+at its edge (tests/test_report_layout.py measures the pages in Chromium)."""
 
 from __future__ import annotations
 
 import re
 from html import escape
 
-from .svg import MIN_DISPLAY_WIDTH
+from typing import Callable
+
+from .svg import MIN_DISPLAY_WIDTH, NARROW_MIN_DISPLAY_WIDTH, NARROW_WIDTH, WIDTH
 from .words import shorten
 
 MAX_TEXT = 300
+# The window's width below which a chart is the narrow one: where the wide one, with the
+# page's margins (20 px each side), would be drawn below MIN_DISPLAY_WIDTH.
+CHART_SWITCH = MIN_DISPLAY_WIDTH + 2 * 20 - 1
 
 STYLE = """
 :root { --pass: #1a7f37; --review: #b35c00; --block: #c62828; --incomparable: #6a1b9a;
@@ -54,6 +63,10 @@ td.held { white-space: nowrap; }
 code, .id { font-family: ui-monospace, Consolas, monospace; font-size: .9em; }
 .chart { width: 100%; max-width: 760px; min-width: @CHART_MIN@px; height: auto;
   display: block; margin: 4px 0 12px; }
+.chart.narrow { display: none; max-width: 480px; min-width: @NARROW_CHART_MIN@px; }
+@media (max-width: @CHART_SWITCH@px) {
+  .chart.wide { display: none; } .chart.narrow { display: block; }
+}
 .chart .bar { fill: #5b7fa6; } .chart .bar.baseline { fill: #9aa5b1; }
 .chart .bar.candidate { fill: #2f6fb3; } .chart .band { fill: #cfe3f7; }
 .chart .bar.off-scale { fill: #b7c3d0; stroke: #5b7fa6; stroke-dasharray: 3 2; }
@@ -87,7 +100,17 @@ table.grid tbody td:first-child { position: sticky; left: 0; background: #fff;
 .note { color: #57606a; font-size: .9rem; } .cut { font-weight: 600; color: #7f1d1d; }
 table.metrics tr.failed-row th { color: var(--block); }
 h3 { font-size: 1rem; margin: 14px 0 4px; }
+table.stack tbody th { min-width: 10em; }
 @media (max-width: 600px) {
+  table.stack, table.stack tbody, table.stack tr, table.stack th, table.stack td {
+    display: block; }
+  table.stack thead { display: none; }
+  table.stack tr { border: 1px solid #d0d7de; border-radius: 4px; margin: 0 0 8px; }
+  table.stack th, table.stack td { border: 0; padding: 2px 8px; min-width: 0; }
+  table.stack tbody th { background: #f3f5f7; }
+  table.stack td.num { text-align: left; }
+  table.stack td[data-label]::before { content: attr(data-label) ": "; color: #57606a;
+    font-size: .85em; }
   body { padding: 0 10px 30px; } .banner { padding: 12px 14px; }
   table.metrics, table.metrics tbody, table.metrics tr, table.metrics th { display: block; }
   table.metrics thead { display: none; }
@@ -104,6 +127,7 @@ h3 { font-size: 1rem; margin: 14px 0 4px; }
   table.grid td[data-label]::before { content: attr(data-label) ": "; color: #57606a;
     font-weight: 400; }
   .banner .action { font-size: 2rem; } .facts th { width: auto; }
+  table.inputs .id { overflow-wrap: anywhere; }
   .banner .primary { font-size: .95rem; }
   .banner.CONTRACT_ERROR .action, .banner.INTERNAL_ERROR .action { font-size: 1.5rem; }
 }
@@ -118,7 +142,9 @@ h3 { font-size: 1rem; margin: 14px 0 4px; }
   table.grid tbody td:first-child { position: static; min-width: 0; }
   a { color: inherit; text-decoration: none; }
 }
-""".replace("@CHART_MIN@", str(MIN_DISPLAY_WIDTH))
+""".replace("@CHART_MIN@", str(MIN_DISPLAY_WIDTH)).replace(
+    "@NARROW_CHART_MIN@", str(NARROW_MIN_DISPLAY_WIDTH)).replace(
+    "@CHART_SWITCH@", str(CHART_SWITCH))
 
 
 def escaped(text: object, limit: int = MAX_TEXT) -> str:
@@ -143,16 +169,20 @@ def breakable_digest(text: object) -> str:
     return _HEX_GROUP.sub(r"\1<wbr>", breakable_id(text))
 
 
-def scrolling_chart(svg: str) -> str:
-    """A chart in its own scroll container: it is never drawn narrower than
-    :data:`~.svg.MIN_DISPLAY_WIDTH` (its text would fall below a readable size), so a
-    narrow window scrolls it, never the page."""
-    return '<div class="scroll">%s</div>' % svg
+def scrolling_chart(draw: Callable[[int], str]) -> str:
+    """A chart, drawn by ``draw(width)`` at both its widths (:data:`~.svg.WIDTH` and
+    :data:`~.svg.NARROW_WIDTH`), in its own scroll container: the stylesheet shows the wide
+    one where it fits at a readable size (:data:`~.svg.MIN_DISPLAY_WIDTH`), else the narrow
+    one, so that at any common width the whole chart is on the screen, never cut at its
+    edge; on a window narrower still, the chart scrolls, never the page."""
+    return '<div class="scroll">%s%s</div>' % (draw(WIDTH), draw(NARROW_WIDTH))
 
 
 def scrolling_table(html_class: str, body: str) -> str:
     """A table in its own scroll container: on a narrow window the table scrolls, never the
-    page (print shows it whole)."""
+    page (print shows it whole). A table of class ``stack`` whose cells name their column
+    (``data-label``) becomes a card per row on a narrow window instead, whole on a phone's
+    screen."""
     return '<div class="scroll">\n<table class="%s">\n%s\n</table>\n</div>' % (html_class, body)
 
 

@@ -23,10 +23,16 @@ Up to three test suites, and every failure counted once, where it is judged:
 When the systems are INCOMPARABLE nothing was graded: one ``comparability`` suite holds one
 failed test case listing the protocol mismatches.
 
-``time`` is the candidate's recorded latency, in seconds: a task's case has the sum of its
-trials' ``latency_ms``, the ``tasks`` suite and the root the sum over every trial; gates and
-notes take none (the harness itself runs nothing). XML 1.0 cannot carry control characters, so
-they are removed from every text; the rest is escaped, and the file is UTF-8.
+``time`` is the gate's own: the wall seconds of the run that decided, which the command line
+measures and sets (:attr:`~proagents_bench.evaluation.decision.Decided.seconds`; ``0.000``
+where nobody measured, so that the same inputs and the same time render the same bytes), on
+the root and the first suite (``tasks``, or ``comparability``); every test case and the other
+suites take none, the gate grading every task at once. The agents' recorded latency is no
+test time (a CI view would show a run of 1,000 tasks as hours of tests): the ``tasks``
+suite's properties ``candidate_recorded_latency_seconds`` and
+``baseline_recorded_latency_seconds`` give each system's sum over its trials. XML 1.0 cannot
+carry control characters, so they are removed from every text; the rest is escaped, and the
+file is UTF-8.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ from .words import clean, shorten, show, show_gate
 from .view import latencies as latencies_of
 
 if TYPE_CHECKING:  # for annotations only
-    from ..evaluation.decision import Decision
+    from ..evaluation.decision import Actioned, Decided, Decision
     from ..jsonio import JSON, JSONObject
     from ..pipeline import Evaluation
     from ..render.nodecision import NoDecision
@@ -59,6 +65,7 @@ def whole_candidate_gates(gate_rows: Sequence[Gate]) -> Tuple[str, ...]:
 
 
 MAX_NOTE_NAME = 200
+NO_TIME = "0.000"
 
 
 def _escape(value: object, keep_newlines: bool = True) -> str:
@@ -123,7 +130,7 @@ def _failure(message: str, kind: str, details: Sequence[str]) -> str:
 
 
 def _suite(name: str, cases: Sequence[Case], properties: Sequence[Tuple[str, object]] = (),
-           seconds: str = "0.000") -> Suite:
+           seconds: str = NO_TIME) -> Suite:
     """(test count, failure count, XML) of a test suite."""
     failures = sum(1 for case in cases if case.failed)
     skipped = sum(1 for case in cases if case.skipped)
@@ -138,16 +145,11 @@ def _suite(name: str, cases: Sequence[Case], properties: Sequence[Tuple[str, obj
         ("errors", "0"), ("skipped", str(skipped)), ("time", seconds)), children)
 
 
-def _task_cases(document: JSONObject, gates: JSONObject) -> Tuple[List[Case], str]:
-    """(the test cases of suite tasks, the suite's time): its time is the sum of the tasks'
-    sums, made from the same lists (one pass over the trials, not two), and exactly from
-    every trial when a task's sum is beyond the largest double."""
+def _task_cases(document: JSONObject, gates: JSONObject) -> List[Case]:
+    """The test cases of suite tasks: one per test task of the candidate."""
     cases: List[Case] = []
-    task_sums: List[float] = []
     for row in task_rows(document):
         task = row.candidate
-        latencies = [latency or 0 for latency in task.latencies()]
-        task_sums.append(_sum(latencies))
         failure = None
         if task.misses_gate:
             which = "critical gate" if task.critical_failure else "task gate"
@@ -161,10 +163,22 @@ def _task_cases(document: JSONObject, gates: JSONObject) -> Tuple[List[Case], st
                 trial.trial_id, trial.status, ", ".join(trial.failed_checks))
                 for trial in task.trials if not trial.passed]
             failure = _failure(message, which, details)
-        cases.append(Case(row.slice, row.case_id, _seconds(latencies), failure))
-    if all(map(math.isfinite, task_sums)):
-        return cases, _seconds(task_sums)
-    return cases, _seconds(latencies_of(document["candidate_metrics"]))
+        cases.append(Case(row.slice, row.case_id, NO_TIME, failure))
+    return cases
+
+
+def recorded_latency(metrics: JSONObject) -> str:
+    """A system's recorded latency over all its trials, in seconds (an unmeasured one counts
+    nothing)."""
+    return _seconds([value for value in latencies_of(metrics) if value is not None])
+
+
+def run_time(decided: Decided[Actioned]) -> str:
+    """The run's wall seconds as ``time`` writes them (``0.000`` when not measured)."""
+    seconds = decided.seconds
+    if seconds is None or not seconds > 0 or not math.isfinite(seconds):
+        return NO_TIME
+    return "%.3f" % seconds
 
 
 def _gate_cases(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gate],
@@ -191,13 +205,13 @@ def _gate_cases(document: JSONObject, gates: JSONObject, gate_rows: Sequence[Gat
                 "; tasks: " + ", ".join(finding["case_ids"]) if finding["case_ids"] else "")
                 for finding in findings.get(key, ())]
             failure = _failure(message, severity, details)
-        cases.append(Case("gates", key, "0.000", failure))
+        cases.append(Case("gates", key, NO_TIME, failure))
     for code in sorted(set(failed).difference(whole + (CRITICAL_GATE.key,))):
         reasons = [finding.reason for finding in decision.findings if finding.code == code]
         severity = HARDNESS[BLOCKING if any(finding.severity == BLOCKING for finding in
                                             decision.findings if finding.code == code)
                             else REVIEWING]
-        cases.append(Case("gates", code, "0.000", _failure("%s: %s" % (code, reasons[0]),
+        cases.append(Case("gates", code, NO_TIME, _failure("%s: %s" % (code, reasons[0]),
                                                            severity, reasons)))
     return cases
 
@@ -213,7 +227,7 @@ def _note_cases(decision: Decision) -> List[Case]:
             name = shorten("%s (%d): %s" % (finding.code, len(cases) + 1, finding.reason),
                            MAX_NOTE_NAME)
         names.add(name)
-        cases.append(Case("notes", name, "0.000",
+        cases.append(Case("notes", name, NO_TIME,
                           output="%s\n%s" % (finding.reason, note_facts(finding)),
                           skipped=finding.reason if finding.code in NOT_RUN_FINDINGS
                           else None))
@@ -231,15 +245,15 @@ def render_no_decision(outcome: "NoDecision") -> bytes:
     if outcome.left_out:
         details.append("%d more errors not shown" % outcome.left_out)
     case = _element("testcase", (("classname", NAME), ("name", outcome.action),
-                                 ("time", "0.000")), [
+                                 ("time", NO_TIME)), [
         _element("error", (("message", message), ("type", outcome.action)),
                  text="\n".join(details))])
     suite = _element("testsuite", (("name", NAME), ("tests", "1"),
                                    ("failures", "0"), ("errors", "1"), ("skipped", "0"),
-                                   ("time", "0.000")), [case])
+                                   ("time", NO_TIME)), [case])
     root = _element("testsuites", (("name", "%s: %s" % (NAME, outcome.action)),
                                    ("tests", "1"), ("failures", "0"), ("errors", "1"),
-                                   ("time", "0.000")), [suite])
+                                   ("time", NO_TIME)), [suite])
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + root + "\n").encode("utf-8")
 
 
@@ -253,12 +267,14 @@ def render(evaluation: Evaluation) -> bytes:
                   ("benchmark", "%s %s" % (document["benchmark_id"],
                                            document["benchmark_version"])),
                   ("evidence_fingerprint", document["evidence_fingerprint"]))
-    seconds = "0.000"
+    seconds = run_time(evaluation)
     suites: List[Suite]
     if document["comparable"]:
         gates = evaluation.gates
-        task_cases, seconds = _task_cases(document, gates)
-        suites = [_suite("tasks", task_cases, properties, seconds),
+        latency = tuple(("%s_recorded_latency_seconds" % role, recorded_latency(
+            document["%s_metrics" % role])) for role in ("candidate", "baseline"))
+        suites = [_suite("tasks", _task_cases(document, gates), properties + latency,
+                         seconds),
                   _suite("gates", _gate_cases(document, gates, evaluation.gate_rows,
                                               evaluation.decision), (
                       (CRITICAL_GATE.key, "%s: judged per critical task, each a test case of "
@@ -270,10 +286,10 @@ def render(evaluation: Evaluation) -> bytes:
     else:
         # a protocol mismatch, or a run beyond its spec's validity bounds (not evidence)
         not_evidence = document["comparison"].get("not_evidence", [])
-        case = Case("comparability", "validity" if not_evidence else "protocol", "0.000",
+        case = Case("comparability", "validity" if not_evidence else "protocol", NO_TIME,
                     _failure(document["primary_reason"], "INCOMPARABLE", not_evidence
                              or document["comparison"]["protocol_mismatches"]))
-        suites = [_suite("comparability", [case], properties)]
+        suites = [_suite("comparability", [case], properties, seconds)]
     # junit-10.xsd allows only name, time, tests, failures and errors on the root.
     root = _element("testsuites", (
         ("name", "%s %s: %s" % (NAME, document["benchmark_id"], document["action"])),

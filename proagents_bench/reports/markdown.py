@@ -58,6 +58,26 @@ def text(value: object, limit: int = MAX_TEXT) -> str:
         match.group(2) or match.group(3)), escaped)
 
 
+_BACKTICKS = re.compile(r"`+")
+
+
+def code(value: object, limit: int = MAX_TEXT) -> str:
+    """A version, id or name from the inputs as an inline code span (``1.0.0`` reads as
+    written, nothing in it escaped): shortened and cleaned, fenced by one backtick more than
+    its longest run of them, padded with a space where it begins or ends with one (as
+    CommonMark strips one space each side).
+
+    >>> code("1.0.0"), code("a`b"), code("`x")
+    ('`1.0.0`', '``a`b``', '`` `x ``')
+    """
+    body = shorten(value, limit).replace("\n", " ")
+    fence = "`" * (max([len(run) for run in _BACKTICKS.findall(body)] + [0]) + 1)
+    if body.startswith("`") or body.endswith("`") or (
+            body.startswith(" ") and body.endswith(" ") and body.strip()):
+        body = " %s " % body
+    return "%s%s%s" % (fence, body or " ", fence)
+
+
 def render(evaluation: Evaluation) -> bytes:
     """The report's bytes (UTF-8) for an :class:`~proagents_bench.gate.Evaluation`."""
     return summary(evaluation)
@@ -70,12 +90,12 @@ def summary(evaluation: Evaluation, why: Sequence[str] = ()) -> bytes:
     action: str = document["action"]
     lines = [
         "## %s %s: candidate %s vs baseline %s" % (
-            ICONS.get(action, ""), action, text(document["candidate_system"], 80),
-            text(document["baseline_system"], 80)),
+            ICONS.get(action, ""), action, code(document["candidate_system"], 80),
+            code(document["baseline_system"], 80)),
         "",
         "**%s.** Benchmark %s %s, dataset %s. Evidence `%s`." % (
-            (action_words(document) or action).capitalize(), text(document["benchmark_id"], 80),
-            text(document["benchmark_version"], 40), text(document["dataset_version"], 80),
+            (action_words(document) or action).capitalize(), code(document["benchmark_id"], 80),
+            code(document["benchmark_version"], 40), code(document["dataset_version"], 80),
             clean(document["evidence_fingerprint"])),
         "",
     ]

@@ -43,18 +43,9 @@ section.benchmark h3 { font-size: 1.1rem; margin: 24px 0 8px;
 section.benchmark h4 { font-size: 1rem; margin: 14px 0 4px; }
 section.benchmark summary h3 { display: inline-block; border: 0; margin: 24px 0 8px; }
 .act { font-weight: 700; color: #fff; padding: 0 6px; border-radius: 3px; white-space: nowrap; }
-table.stack tbody th { min-width: 10em; } table.release td.reason { min-width: 18em; }
+table.release td.reason { min-width: 18em; }
 @media (max-width: 600px) {
-  table.stack, table.stack tbody, table.stack tr, table.stack th, table.stack td {
-    display: block; }
-  table.stack thead { display: none; }
-  table.stack tr { border: 1px solid #d0d7de; border-radius: 4px; margin: 0 0 8px; }
-  table.stack th, table.stack td { border: 0; padding: 2px 8px; min-width: 0; }
-  table.stack tbody th { background: #f3f5f7; }
-  table.stack td.num { text-align: left; }
   table.release td.reason { min-width: 0; }
-  table.stack td[data-label]::before { content: attr(data-label) ": "; color: #57606a;
-    font-size: .85em; }
 }
 @media print {
   section.benchmark { break-before: page; }

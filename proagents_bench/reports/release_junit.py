@@ -11,6 +11,9 @@ benchmark shows a regression beyond chance that asks for review. Suite ``release
 holds one passing case per note of the release (never a failure). An info benchmark's own
 suites still show its failures as its gate judged them; the release's suite says they change
 nothing.
+
+``time`` is the release's own, as the gate's is its own: the wall seconds of the release's run
+on the root and the release's suite; each benchmark's suites keep the time of its own gate.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Tuple
 
 from ..contract.vocabulary import INFO_TIER
-from .junit import Case, _element, _failure, _suite
+from .junit import Case, _element, _failure, _suite, run_time
 from .junit import render_no_decision as render_no_decision  # the gate's no-decision report
 from .release_view import RESULT_WORDS, hypothesis_text, rows
 from .words import shorten
@@ -80,7 +83,8 @@ def render(release: "Release") -> bytes:
                   ("release_id", release.manifest.value["release_id"]),
                   ("evidence_fingerprint", release.fingerprint),
                   ("family_wise_level", str(decision.level)))
-    suites = [_suite("release", cases, properties)]
+    seconds = run_time(release)
+    suites = [_suite("release", cases, properties, seconds)]
     if decision.notes:
         suites.append(_suite("release notes", [
             Case("release.notes", shorten("note %d: %s" % (index, note), MAX_NOTE_NAME),
@@ -88,20 +92,18 @@ def render(release: "Release") -> bytes:
     tests = sum(suite[0] for suite in suites)
     failures = sum(suite[1] for suite in suites)
     errors = 0
-    seconds = Decimal(0)
     texts = [suite[2] for suite in suites]
     for row in found:
-        more_tests, more_failures, more_errors, more_seconds, xml = section_suites(
+        more_tests, more_failures, more_errors, _seconds, xml = section_suites(
             row.sections["junit"], row.name)
         tests += more_tests
         failures += more_failures
         errors += more_errors
-        seconds += more_seconds
         texts.append(xml)
     # junit-10.xsd allows only name, time, tests, failures and errors on the root.
     root = _element("testsuites", (
         ("name", "proagents-bench release %s: %s" % (release.manifest.value["release_id"],
                                                      decision.action)),
         ("tests", str(tests)), ("failures", str(failures)), ("errors", str(errors)),
-        ("time", "%.3f" % seconds)), texts)
+        ("time", seconds)), texts)
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + root + "\n").encode("utf-8")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from .markdown import ICONS, MAX_BYTES, text
+from .markdown import ICONS, MAX_BYTES, code, text
 from .markdown import render_no_decision as render_no_decision  # the gate's no-decision summary
 from .release_view import ACTION_WORDS, RESULT_WORDS, benchmark_count, hypothesis_text, rows
 from .words import counted
@@ -47,7 +47,7 @@ def render(release: "Release") -> bytes:
     lines = [
         "## %s %s: release %s (%s)" % (
             ICONS.get(decision.action, ""), decision.action,
-            text(release.manifest.value["release_id"], 80), benchmark_count(len(found))),
+            code(release.manifest.value["release_id"], 80), benchmark_count(len(found))),
         "",
         "**%s.** Evidence `%s`; family-wise level %s." % (
             ACTION_WORDS[decision.action].capitalize(), release.fingerprint, decision.level),

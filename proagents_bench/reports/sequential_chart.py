@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from typing import List, Optional, Sequence, Tuple
 
-from .svg import (EDGE, MARGIN_RIGHT, WIDTH, coordinate, nice_ticks, position, svg_text,
-                  text_width, tick_labels, x_tick_marks)
+from .svg import (EDGE, MARGIN_RIGHT, WIDTH, chart_class, coordinate, nice_ticks, position,
+                  svg_text, text_width, tick_labels, x_tick_marks)
 from .sequential_view import SequentialView
 
 PLOT_HEIGHT = 220
@@ -67,8 +67,8 @@ class Scale:
             share * self.length
 
 
-def chart(view: SequentialView) -> str:
-    """The SVG chart of ``view``."""
+def chart(view: SequentialView, width: int = WIDTH) -> str:
+    """The SVG chart of ``view``, ``width`` wide (its legend two items a row when narrow)."""
     last = shown_units(view)
     passing = [view.passing[n] if n and view.passing[n] <= n else None
                for n in range(last + 1)]
@@ -78,16 +78,18 @@ def chart(view: SequentialView) -> str:
     y_ticks = nice_ticks(0.0, float(top_value), 5)
     y_high = max(y_ticks[-1], float(top_value))
     margin_left = int(max(text_width(label) for label in tick_labels(y_ticks)) + 30)
-    plot_right = WIDTH - MARGIN_RIGHT
+    plot_right = width - MARGIN_RIGHT
     axis_y = TOP + PLOT_HEIGHT
-    height = axis_y + 62
+    per_row = 4 if width >= WIDTH else 2  # legend items a row
+    height = axis_y + 48 + 14 * (4 // per_row)
     x_of = Scale(0.0, float(last), margin_left, plot_right - margin_left)
     y_of = Scale(0.0, y_high, axis_y, PLOT_HEIGHT, upward=True)
     one = view.several
     title = "Sequential design: the candidate's wins among the discordant %s, look %d of %d" % (
         one, view.document["look"], view.document["looks"])
-    out = ['<svg class="chart sequential" viewBox="0 0 %d %d" role="img" aria-label="%s" '
-           'xmlns="http://www.w3.org/2000/svg">' % (WIDTH, height, svg_text(title)),
+    out = ['<svg class="%s sequential" viewBox="0 0 %d %d" role="img" aria-label="%s" '
+           'xmlns="http://www.w3.org/2000/svg">' % (chart_class(width), width, height,
+                                                    svg_text(title)),
            "<title>%s</title>" % svg_text(title)]
     for tick in y_ticks:
         y = y_of(tick)
@@ -100,7 +102,8 @@ def chart(view: SequentialView) -> str:
     for tick, text in zip(y_ticks, tick_labels(y_ticks)):
         out.append('<text class="tick-label" x="%d" y="%s" text-anchor="end">%s</text>' % (
             margin_left - 6, coordinate(y_of(tick) + 4), svg_text(text)))
-    out += x_tick_marks(nice_ticks(0.0, float(last), 8), x_of, axis_y)
+    out += x_tick_marks(nice_ticks(0.0, float(last), 8 if width >= WIDTH else 4), x_of,
+                        axis_y, width=width)
     for row in view.rows:  # the end of each look
         if row.discordant > last:
             continue
@@ -123,7 +126,7 @@ def chart(view: SequentialView) -> str:
     out.append('<polyline class="path" points="%s"><title>the path: the candidate\'s wins '
                'after each discordant %s</title></polyline>' % (points, view.one))
     out.append(_decision_point(view, wins, x_of, y_of))
-    out += _legend(margin_left, height - 6)
+    out += _legend(margin_left, height - 6 - 14 * (4 // per_row - 1), per_row)
     out.append('<text class="axis-label" x="%d" y="%d" text-anchor="middle">discordant %s, '
                'in the frozen order</text>' % ((margin_left + plot_right) // 2, axis_y + 30,
                                               svg_text(one)))
@@ -144,13 +147,15 @@ def _decision_point(view: SequentialView, wins: Sequence[int], x_of: Scale,
         kind, coordinate(x_of(n)), coordinate(y_of(wins[n])), svg_text(words)))
 
 
-def _legend(left: int, y: int) -> List[str]:
+def _legend(left: int, y: int, per_row: int) -> List[str]:
     items: Tuple[Tuple[str, str], ...] = (("boundary pass", "pass boundary"),
                                           ("boundary futile", "futility boundary"),
                                           ("path", "the path"), ("look", "end of a look"))
     out = []
     x = float(left)
-    for kind, words in items:
+    for index, (kind, words) in enumerate(items):
+        if index and not index % per_row:  # the next row
+            x, y = float(left), y + 14
         out.append('<line class="%s" x1="%s" y1="%d" x2="%s" y2="%d"/>' % (
             kind, coordinate(x), y - 4, coordinate(x + 18), y - 4))
         out.append('<text class="legend" x="%s" y="%d">%s</text>' % (

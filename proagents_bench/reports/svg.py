@@ -29,13 +29,21 @@ from .words import clean, show
 # A value on a chart's axis: exact (the bootstrap's means) or a double (latencies).
 Real = Union[Fraction, float]
 
+# Every chart is drawn twice, at two widths of its own (its viewBox): WIDTH for a window as
+# wide as a laptop's, NARROW_WIDTH for a phone's, where the wide one would be scaled below a
+# readable size or cut; the stylesheet shows the one that fits (see html_parts.py).
 WIDTH = 720
+NARROW_WIDTH = 360
 MARGIN_RIGHT = 24
 FONT_SIZE = 11  # px, as the stylesheet's ``.chart text``
-# A chart is never drawn narrower than this (the report's stylesheet says so, and a narrow
-# window scrolls the chart instead), so that its text never falls below MIN_TEXT_PX.
+# A chart is never drawn narrower than this (the report's stylesheet says so: a window too
+# narrow for the wide chart shows the narrow one), so that its text never falls below
+# MIN_TEXT_PX.
 MIN_TEXT_PX = 9
 MIN_DISPLAY_WIDTH = -(-WIDTH * MIN_TEXT_PX // FONT_SIZE)
+NARROW_MIN_DISPLAY_WIDTH = -(-NARROW_WIDTH * MIN_TEXT_PX // FONT_SIZE)
+# The most a chart's tick labels along its axis (fewer on a narrow chart).
+TICKS = {WIDTH: 6, NARROW_WIDTH: 3}
 ROW_HEIGHT = 14  # one row of marker labels
 LABEL_GAP = 4  # between a marker's line and its label
 EDGE = 2  # what a text keeps from the chart's left and right edges
@@ -44,6 +52,12 @@ EDGE = 2  # what a text keeps from the chart's left and right edges
 def svg_text(text: object) -> str:
     """Text from anywhere, made safe inside an SVG element or attribute."""
     return escape(clean(text), quote=True)
+
+
+def chart_class(width: int) -> str:
+    """The class of a chart drawn ``width`` wide: ``chart wide`` or ``chart narrow``, which
+    the stylesheet shows or hides by the window's width."""
+    return "chart wide" if width >= WIDTH else "chart narrow"
 
 
 def coordinate(value: float) -> str:
@@ -187,16 +201,16 @@ AXIS_WIDENING = 3
 
 
 def x_tick_marks(ticks: Sequence[float], x_of: Callable[[float], float], axis_y: int,
-                 blocked: float = math.inf) -> List[str]:
-    """The SVG of an x axis's ticks and their labels under the axis at ``axis_y``: a label
-    that would leave the chart, overlap its left neighbour or reach ``blocked`` (where
-    another label starts) is left out with its tick."""
+                 blocked: float = math.inf, width: int = WIDTH) -> List[str]:
+    """The SVG of an x axis's ticks and their labels under the axis at ``axis_y`` of a chart
+    ``width`` wide: a label that would leave the chart, overlap its left neighbour or reach
+    ``blocked`` (where another label starts) is left out with its tick."""
     out: List[str] = []
     previous_right = -math.inf
     for tick, text in zip(ticks, tick_labels(ticks)):
         x = x_of(tick)
         half = text_width(text) / 2
-        if (x - half < max(previous_right + 4, EDGE) or x + half > WIDTH - EDGE
+        if (x - half < max(previous_right + 4, EDGE) or x + half > width - EDGE
                 or x + half + 4 > blocked):
             continue
         previous_right = x + half

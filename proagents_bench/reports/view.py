@@ -60,6 +60,14 @@ CHECK_LABELS = {
     "side_effects_safe": "forbidden side effect",
     "tools_allowed": "unapproved tool",
 }
+# The same in a word or two, as narrow as a cell of the task grid takes them (no word wider
+# than a status's: a grid of five trials a system fits a laptop's window); the grid's legend
+# gives the whole words.
+CHECK_WORDS = {
+    "final_state_correct": "final state",
+    "side_effects_safe": "side effect",
+    "tools_allowed": "tool",
+}
 
 
 class MetricRow:
@@ -257,9 +265,11 @@ class TrialView:
         self.failed_checks = [name for name in CHECK_NAMES if not trial["checks"][name]]
         self.latency_ms: JSON = trial.get("latency_ms")
 
-    def failure_labels(self) -> List[str]:
-        """The failing checks in a few words each: ``timeout``, ``wrong final state``..."""
-        return [self.status if name == "status_success" else CHECK_LABELS[name]
+    def failure_labels(self, short: bool = False) -> List[str]:
+        """The failing checks in a few words each: ``timeout``, ``wrong final state``...;
+        ``short``: in a word or two (:data:`CHECK_WORDS`)."""
+        words = CHECK_WORDS if short else CHECK_LABELS
+        return [self.status if name == "status_success" else words[name]
                 for name in self.failed_checks]
 
 

@@ -21,6 +21,8 @@ import threading
 from contextlib import contextmanager
 from typing import Dict, Iterator, List, Tuple
 
+from ..jsonio.paths import near_file
+
 DATABASE_NAME = "service.sqlite3"
 
 # Outcomes of a stored submission. Only "scored" ones spend budget.
@@ -230,7 +232,8 @@ def check_file(path: str) -> None:
     a folder or another file that is not a regular one, an empty file, another kind of
     file. (SQLite itself takes an empty file for an empty database.)"""
     if not os.path.isfile(path):
-        raise DatabaseError("%s is not a file" % path)
+        raise DatabaseError("%s is not a file%s" % (path, "" if os.path.lexists(path)
+                                                     else near_file(path)))
     try:
         with open(path, "rb") as handle:
             header = handle.read(len(SQLITE_HEADER))
