@@ -5,6 +5,7 @@ progress, --fail-on and --distinct-exit-codes, and "did you mean"."""
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,9 @@ from proagents_bench.cli.streams import MessageWriter, colour_wanted
 from proagents_bench.contract import inputs as contract
 from proagents_bench.steps import BATCH, watched
 from proagents_bench.reports import terminal
+from proagents_bench.reports.view import action_words
 from proagents_bench.reports.document_text import document_lines
+from proagents_bench.service import database
 from tests.support import (EXAMPLES, RUN_BENCHMARK, TempDir, evaluate_arguments, example_path,
                            run_cli, with_example)
 from tests.test_doc_commands import help_text
@@ -184,6 +187,23 @@ class TextModeTests(unittest.TestCase):
             self.assertLess(len(lines) - last, 12)
             for line in lines[last + 1:]:  # then only the grouped reasons
                 self.assertTrue(line.startswith(("BLOCK ", "REVIEW ", " " * 8)), line)
+
+    def test_the_decision_line_is_wrapped_as_its_reasons_are(self):
+        evaluation = evaluate_arguments(INCOMPARABLE)
+        document = evaluation.lazy_document
+        text = terminal.render(evaluation, width=60).decode("ascii")
+        coloured = terminal.render(evaluation, width=60, colour=True).decode("ascii")
+        self.assertEqual(re.sub(r"\x1b\[[0-9;]*m", "", coloured), text)  # painted, not moved
+        lines = text.splitlines()
+        first = next(index for index, line in enumerate(lines)
+                     if line.startswith("INCOMPARABLE  "))
+        for line in lines[first:]:
+            self.assertLessEqual(len(line), 60, line)
+        self.assertTrue(all(line.startswith(" " * 8) for line in lines[first + 1:]))
+        said = re.sub(" +", " ", " ".join(lines[first:]))  # whole, wherever it broke
+        self.assertTrue(said.startswith("INCOMPARABLE %s (candidate %s, baseline %s) " % (
+            action_words(document), document["candidate_system"],
+            document["baseline_system"])), said)
 
     def test_an_unmeasured_metric_is_not_judged_not_failed(self):
         temp = TempDir(self)
