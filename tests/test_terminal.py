@@ -404,6 +404,7 @@ class TextAtATerminalTests(unittest.TestCase):
 
     def test_the_services_maintenance_commands_print_their_documents_lines(self):
         data = TempDir(self).path
+        database.open_database(data)  # as serve makes it
         status, out, err = run_on_terminal(["team", "add", "alpha", "--data", data])
         self.assertEqual((status, err), (0, ""))
         lines = out.decode("ascii").splitlines()
