@@ -69,38 +69,51 @@ class PseudoTerminalTests(unittest.TestCase):
     def on_pty(self, args, env=()):
         """(exit status, what the terminal received), read while the process writes (a
         terminal's buffer is small)."""
+        return self.on_ptys([args], env)[0]
+
+    def on_ptys(self, commands, env=()):
+        """:meth:`on_pty` for each command line of ``commands``, all run at once, each on
+        its own pseudo-terminal."""
         import pty
         import select
         environment = dict(os.environ)
         environment.pop("NO_COLOR", None)
         environment.update(env)
-        primary, secondary = pty.openpty()
-        chunks = []
+        children, chunks, open_ends = {}, {}, []
         try:
-            child = subprocess.Popen([sys.executable, "-B", RUN_BENCHMARK] + args,
-                                     stdout=secondary, stderr=subprocess.DEVNULL,
-                                     stdin=subprocess.DEVNULL, env=environment)
-            os.close(secondary)
-            secondary = None
-            while True:
-                ready, _, _ = select.select([primary], [], [], 60)
-                if not ready:
-                    child.kill()
-                    child.wait()
-                    self.fail("the gate wrote nothing for 60 s")
+            for args in commands:
+                primary, secondary = pty.openpty()
+                open_ends.append(primary)
                 try:
-                    chunk = os.read(primary, 65536)
-                except OSError:  # EIO: the child closed its side and everything was read
-                    break
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            status = child.wait(timeout=60)
+                    children[primary] = subprocess.Popen(
+                        [sys.executable, "-B", RUN_BENCHMARK] + args, stdout=secondary,
+                        stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=environment)
+                finally:
+                    os.close(secondary)
+                chunks[primary] = []
+            reading = list(children)
+            while reading:
+                ready, _, _ = select.select(reading, [], [], 60)
+                if not ready:
+                    for child in children.values():
+                        child.kill()
+                        child.wait()
+                    self.fail("the gate wrote nothing for 60 s")
+                for primary in ready:
+                    try:
+                        chunk = os.read(primary, 65536)
+                    except OSError:  # EIO: the child closed its side and all was read
+                        chunk = b""
+                    if chunk:
+                        chunks[primary].append(chunk)
+                    else:
+                        reading.remove(primary)
+            return [(children[primary].wait(timeout=60),
+                     b"".join(chunks[primary]).replace(b"\r\n", b"\n"))
+                    for primary in children]
         finally:
-            os.close(primary)
-            if secondary is not None:
-                os.close(secondary)
-        return status, b"".join(chunks).replace(b"\r\n", b"\n")
+            for primary in open_ends:
+                os.close(primary)
 
     def test_a_terminal_gets_the_text_mode_in_colour(self):
         status, text = self.on_pty(REGRESSION, {"TERM": "xterm"})
@@ -132,6 +145,18 @@ class PseudoTerminalTests(unittest.TestCase):
     def test_format_json_on_a_terminal_is_the_document(self):
         status, text = self.on_pty(REGRESSION + ["--format", "json"], {"TERM": "xterm"})
         self.assertEqual(json.loads(text.decode("ascii"))["action"], "BLOCK")
+
+    def test_every_command_says_a_usage_error_in_one_line_at_a_terminal(self):
+        # Every row of the registry, so that no command, a new one included, prints the
+        # CONTRACT_ERROR document where a person reads it (its error is on stderr).
+        names = [command.name for command in COMMANDS]
+        runs = self.on_ptys([([] if name == "gate" else [name]) + ["--no-such-option"]
+                             for name in names], {"TERM": "xterm"})
+        for name, (status, text) in zip(names, runs):
+            with self.subTest(command=name):
+                self.assertEqual((status, text), (2, b"CONTRACT_ERROR (exit 2): the command "
+                                                     b"line cannot run as given: no decision "
+                                                     b"was made; 1 error on stderr\n"))
 
 
 class TextModeTests(unittest.TestCase):
@@ -433,6 +458,39 @@ class TextAtATerminalTests(unittest.TestCase):
         self.assertEqual(out.count(b"\n"), 1)
         self.assertIn("ERROR: ", err)
 
+    def test_every_command_says_its_contract_error_as_the_gate_does(self):
+        # Text at a terminal, the document with --format json: a usage error (its --format
+        # read leniently, as the gate reads it) and an error found once the options parsed.
+        folder = TempDir(self).path
+        missing = os.path.join(folder, "nodir")
+        for command in COMMANDS:
+            words = [] if command.name == "gate" else [command.name]
+            with self.subTest(command=command.name):
+                status, out, _err = run_on_terminal(words + ["--no-such-option", "--format",
+                                                             "json"])
+                self.assertEqual((status, json.loads(out)["action"]), (2, "CONTRACT_ERROR"))
+        for args in (["serve", "--spec", example_path("benchmark_spec.json"), "--cases",
+                      example_path("benchmark_cases.json"), "--baseline", "nope.json",
+                      "--data", os.path.join(folder, "sd2")],
+                     ["team", "list", "--data", missing],
+                     ["phase", "status", "--data", missing],
+                     ["backup", "--data", missing, "--to", os.path.join(folder, "x.sqlite3")],
+                     ["restore", "--from", os.path.join(folder, "nope.sqlite3"), "--data",
+                      os.path.join(folder, "restored")],
+                     ["plan"] + with_example(["--power", "2"])):
+            with self.subTest(command=args[0]):
+                status, out, err = run_on_terminal(args)
+                self.assertEqual(status, 2)
+                self.assertTrue(out.startswith(b"CONTRACT_ERROR (exit 2): "), out)
+                self.assertEqual(out.count(b"\n"), 1)
+                self.assertTrue(err.startswith("ERROR: "), err)
+                if args[0] != "serve":  # the only one of them without --format
+                    status, out, _err = run_on_terminal(args + ["--format", "json"])
+                    self.assertEqual(json.loads(out)["action"], "CONTRACT_ERROR")
+                    piped = run_cli(args + ["--format", "text"])
+                    self.assertTrue(piped.stdout.startswith(b"CONTRACT_ERROR (exit 2): "))
+        self.assertEqual(os.listdir(folder), [])  # nothing was made
+
     def test_next_steps_name_the_interpreter_that_ran_them(self):
         self.assertEqual(interpreter_word(""), "python")
         elsewhere = os.path.join(TempDir(self).path, "my python")  # on no PATH
@@ -477,7 +535,7 @@ class UsageErrorTests(unittest.TestCase):
                          "which only a CI job sets?)")
         with open(report, encoding="utf-8") as handle:
             page = handle.read()
-        self.assertIn("The command line cannot run as given (see --help)", page)
+        self.assertIn("The command line cannot run as given: no decision was made", page)
         self.assertIn("1. `command line`: ", page)
         self.assertNotIn("break the contract", page)
         self.assertEqual(run.document["errors"][0]["file"], "")  # the document is unchanged
@@ -506,6 +564,12 @@ class DidYouMeanTests(unittest.TestCase):
 
     def test_nothing_close_suggests_nothing(self):
         self.assertNotIn("did you mean", self.message(["--zzzzzz"]))
+
+    def test_an_option_is_near_by_its_name_not_by_the_dashes_all_share(self):
+        # With its dashes, --bogus came within the cutoff of --jobs.
+        self.assertNotIn("did you mean", self.message(["release", "--bogus"]))
+        self.assertIn("(did you mean --jobs?)", self.message(["release", "--jbos"]))
+        self.assertTrue(self.message(["init", "--bogus"]).endswith(" (see init --help)"))
 
 
 if __name__ == "__main__":
