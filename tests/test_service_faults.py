@@ -368,7 +368,15 @@ class CommandTests(unittest.TestCase):
         self.assertEqual((passed.status, passed.document["action"]), (EXIT_PASS, "PASS"))
         contract = run_cli(base + [broken])
         self.assertEqual(contract.status, EXIT_CONTRACT_ERROR)
-        self.assertIn("ERROR: submission.json:1:", contract.stderr)
+        # The service calls the file submission.json; the command line says the file sent.
+        self.assertTrue(contract.stderr.startswith("ERROR: %s:1:20: $.schema_version: " % (
+            broken)), contract.stderr)
+        self.assertEqual(contract.document["errors"][0]["file"], "submission.json")
+        said = run_cli(base + [broken, "--format", "text"])  # as at a terminal
+        self.assertEqual((said.status, said.stderr), (EXIT_CONTRACT_ERROR, contract.stderr))
+        self.assertEqual(said.stdout, b"CONTRACT_ERROR (exit 2): the inputs or the command "
+                                      b"line break the contract: no decision was made; 1 "
+                                      b"error on stderr\n")
         decided = run_cli(base + [regression, "--format", "text"])  # as at a terminal
         self.assertEqual(decided.status, EXIT_DECISION)
         self.assertTrue(decided.stdout.startswith(b"action: BLOCK\n"), decided.stdout)
@@ -382,6 +390,10 @@ class CommandTests(unittest.TestCase):
                            "--results", passing])
         self.assertEqual((refused.status, refused.document["code"]),
                          (EXIT_CONTRACT_ERROR, "service.unauthorized"))
+        refused = run_cli(["submit", "--url", service.url, "--token-file", wrong,
+                           "--results", passing, "--format", "text"])  # the problem's lines
+        self.assertIn(b"\ncode: service.unauthorized\n", b"\n" + refused.stdout)
+        self.assertTrue(refused.stdout.endswith(b"\nThe JSON document: --format json.\n"))
         gone = run_cli(["submit", "--url", "http://127.0.0.1:%d" % unused_port(),
                         "--token-file", token_file, "--results", passing])
         self.assertEqual((gone.status, gone.stdout), (EXIT_UNREACHABLE, b""))
