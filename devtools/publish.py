@@ -19,10 +19,11 @@ from proagents_bench.cli import Outcome, Session, contract_error_outcome
 from proagents_bench.cli.status import EXIT_PASS, exit_status_table
 from proagents_bench.cli.usage import Parser
 from proagents_bench.codes import code_table
-from proagents_bench.contract import harness_docs, publish
+from proagents_bench.contract import harness_docs, origins, publish
 from proagents_bench.contract.changes import changes_table
 from proagents_bench.errors import ContractError
 from proagents_bench.jsonio.atomic import AtomicWriteError, write_files_atomically
+from proagents_bench.maintenance import validity
 from proagents_bench.reports import gitlab
 from proagents_bench.service import feedback
 
@@ -76,9 +77,11 @@ GENERATED = [
     Generated("importing.md", "import defaults", harness_docs.defaults_table),
     Generated("importing.md", "explanation", publish.explanation_tables),
     Generated("importing.md", "record fields", harness_docs.records_table),
+    Generated("importing.md", "failure origins", origins.origins_table),
     Generated("service.md", "feedback levels", feedback.levels_table),
     Generated("service.md", "what each level leaks", feedback.leaks_table),
     Generated("maintaining.md", "kinds of change", changes_table),
+    Generated("maintaining.md", "validity checks", validity.checks_table),
     Generated("release.md", "false-alarm tables", false_alarm_tables),
     Generated("ci.md", "GitLab severities", gitlab.severity_table),
 ] + [Generated("statistics.md", "sequential %s table" % kind,

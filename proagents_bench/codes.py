@@ -121,6 +121,9 @@ CODES: Tuple[Code, ...] = (
              "holds no case"),
     contract("cases.split_contamination", "a family appears in one split only"),
     contract("results.duplicate_system_id", "`system_id` is unique"),
+    contract("results.infrastructure_success", "no record whose `failure_origin` is "
+             "`infrastructure` has status `success` (results v6): a trial the infrastructure "
+             "lost did not pass"),
     contract("results.roles", "exactly one baseline, whose id is the spec's "
              "`baseline_system_id`, and exactly one candidate"),
     contract("results.trace_log", "a record's `trace` (results v5) names a log of its "

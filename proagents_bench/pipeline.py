@@ -32,7 +32,7 @@ from typing import (TYPE_CHECKING, AbstractSet, Callable, Dict, List, NoReturn, 
 
 from .contract.rules import Context, cross_file_errors
 from .contract.validate import file_errors
-from .contract.vocabulary import CANDIDATE_ROLE
+from .contract.vocabulary import CANDIDATE_ROLE, ORIGIN_RESULTS
 from .errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors
 from .evaluation.comparison import compare, protocol_mismatches
 from .evaluation.decision import decide, incomparable
@@ -53,6 +53,7 @@ from .version import VERSION
 if TYPE_CHECKING:  # for annotations only
     from .contract.rules import Systems
     from .evaluation.looks import Ledgered, Looks
+    from .evaluation.validity import JudgedRun
 
 KINDS = ("spec", "cases", "results")
 
@@ -205,8 +206,14 @@ class Checked:
             if not kept:
                 raise ValueError("a part of the test cases holds at least one test case")
             tasks = [tasks[index] for index in kept]
-            baseline_records = _records_of(baseline_records, kept, systems.baseline)
-            candidate_records = _records_of(candidate_records, kept, systems.candidate)
+            baseline_records, candidate_records = systems.records_at(kept)
+        run = _judged_run(spec, results, systems, baseline_records, candidate_records)
+        if run is not None and run.reasons:  # not evidence: decided before any metric
+            decision, shared["comparable"] = run.decision(), False
+            return Evaluation(decision, render.decision_document(
+                decision=decision, baseline_metrics=None, candidate_metrics=None,
+                comparison=run.comparison(), fingerprint=fingerprint(),
+                validity=run.document(), **shared), spec, looks=looks)
         trials = len(baseline_records) + len(candidate_records)
         gates = spec["gates"]
         with watched(progress("grading", trials, "trials", trials)):
@@ -219,15 +226,29 @@ class Checked:
                              lambda stage: progress(stage, samples, "samples"))
         progress("deciding")
         decision = decide(gates, candidate, comparison, spec["schema_version"],
-                          package_findings(cases, systems.baseline, systems.candidate),
+                          package_findings(cases, systems.baseline, systems.candidate)
+                          + (run.findings(baseline, candidate) if run else []),
                           looks.replaced() if looks else ())
         if looks is not None:
             decision = looks.decide(decision, baseline, candidate, comparison)
         document = render.decision_document(
             decision=decision, baseline_metrics=baseline, candidate_metrics=candidate,
             comparison=render.comparison_document(spec, [], comparison),
-            fingerprint=fingerprint(), **shared)
+            fingerprint=fingerprint(),
+            validity=run.document(baseline, candidate) if run else None, **shared)
         return Evaluation(decision, document, spec, comparison.interval.distribution(), looks)
+
+
+def _judged_run(spec: JSONObject, results: JSONObject, systems: Systems,
+                *records: List[JSONObject]) -> Optional[JudgedRun]:
+    """Whether the run is evidence (:mod:`.evaluation.validity`), for a spec v6 (its
+    ``validity``) or results v6 (their failure origins); None before v6, whose run never
+    loads its modules."""
+    if "validity" not in spec and results["schema_version"] not in ORIGIN_RESULTS:
+        return None
+    from .evaluation.validity import JudgedRun
+    return JudgedRun(spec, results["schema_version"], systems.baseline, systems.candidate,
+                     *records)
 
 
 def _looks(spec: JSONObject, cases: JSONObject, look: Optional[int],
@@ -238,17 +259,6 @@ def _looks(spec: JSONObject, cases: JSONObject, look: Optional[int],
         return None
     from .evaluation.looks import Looks
     return Looks(spec, cases, look, ledger)
-
-
-def _records_of(ordered: List[JSONObject], kept: List[int],
-                system: JSONObject) -> List[JSONObject]:
-    """The records of the test tasks at the positions ``kept``, from a system's records in
-    canonical order (each task's trials one after another: a slice per task)."""
-    trials = system["protocol"]["trial_count"]
-    found: List[JSONObject] = []
-    for index in kept:
-        found.extend(ordered[index * trials:(index + 1) * trials])
-    return found
 
 
 def check(inputs: Sequence[InputFile], candidate_id: Optional[str] = None,

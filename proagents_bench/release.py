@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
 from . import pipeline
 from .contract.vocabulary import MISSING_AS
 from .errors import ContractErrors
+from .evaluation.validity import VALIDITY
+from .jsonio import load
 from .jsonio.dump import document_bytes
 from .manifest import BenchmarkJob, Place
 from .release_outcome import BenchmarkOutcome, summarize
@@ -105,7 +107,8 @@ def run_benchmark(job: BenchmarkJob, kinds: Sequence[str] = (),
 def import_benchmark(job: BenchmarkJob, backgrounds: Optional[Backgrounds] = None
                      ) -> Tuple[bytes, Optional[bytes]]:
     """Import a benchmark's logs as ``import`` does (the importers' own functions, the same
-    checks and the same bytes): (the results package, the built cases file or None when
+    checks and the same bytes; with ``--failure-origins`` when its spec is v6, whose
+    validity bounds judge them): (the results package, the built cases file or None when
     the benchmark names its cases file). ``backgrounds(size)``, given the baseline log's
     size, says where the candidate's log is read (by default in this process, after the
     baseline's). The importers are imported here, only by a release that imports (as the
@@ -119,6 +122,7 @@ def import_benchmark(job: BenchmarkJob, backgrounds: Optional[Backgrounds] = Non
     mapping = settings["mapping"]
     loaded = (load_settings(mapping.path, mapping.shown) if mapping is not None
               else default_settings())
+    loaded.failure_origins = _judges_origins(job.spec)
     cases = load_cases(job.cases.path, job.cases.shown) if job.cases is not None else None
     logs = [LogSource(place.path, place.shown)
             for place in (settings["baseline"], settings["candidate"])]
@@ -133,6 +137,18 @@ def import_benchmark(job: BenchmarkJob, backgrounds: Optional[Backgrounds] = Non
                            settings["missing_as"] or MISSING_AS[0], split_logs)
     return (document_bytes(imported.results),
             document_bytes(imported.cases) if imported.cases is not None else None)
+
+
+def _judges_origins(spec: Place) -> bool:
+    """Whether the benchmark's spec judges whose the failures are (a spec v6: its
+    ``validity``), so that its logs are imported with their failure origins (results v6), as
+    ``import --failure-origins`` writes them. A spec that cannot be read says no here: the
+    gate names its error when it decides."""
+    try:
+        value = load.load_file(spec.path, spec.shown).value
+    except ContractErrors:
+        return False
+    return isinstance(value, dict) and VALIDITY in value
 
 
 def _size(path: str) -> int:

@@ -34,10 +34,12 @@ GATE_MODULES = (
     "proagents_bench.contract.harnesses",
     "proagents_bench.contract.inputs",
     "proagents_bench.contract.metrics",
+    "proagents_bench.contract.origins",  # results v6's failure origins: their values
     "proagents_bench.contract.rules",
     "proagents_bench.contract.sequential",  # spec v5's design: its shape and rules
     "proagents_bench.contract.shapes",
     "proagents_bench.contract.validate",
+    "proagents_bench.contract.validity",  # spec v6's bounds and results v6's origin: shapes
     "proagents_bench.contract.vocabulary",
     "proagents_bench.errors",
     "proagents_bench.evaluation",

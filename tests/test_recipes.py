@@ -27,24 +27,25 @@ NEW_COMMAND_MODULE = "cli/demo_command.py"
 # -- the recipes, as edits of the copy: (file in the package, text found, text put instead) --
 
 GATE = [
-    ("contract/vocabulary.py", 'SPEC_V5 = "agent-benchmark-spec-v5"\n',
-     'SPEC_V5 = "agent-benchmark-spec-v5"\nSPEC_V6 = "agent-benchmark-spec-v6"\n'),
-    ("contract/vocabulary.py", "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5)",
-     "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6)"),
-    ("contract/inputs.py", "SPEC_V5, SPEC_VERSIONS", "SPEC_V5, SPEC_V6, SPEC_VERSIONS"),
+    ("contract/vocabulary.py", 'SPEC_V6 = "agent-benchmark-spec-v6"\n',
+     'SPEC_V6 = "agent-benchmark-spec-v6"\nSPEC_V7 = "agent-benchmark-spec-v7"\n'),
+    ("contract/vocabulary.py",
+     "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6)",
+     "SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6, SPEC_V7)"),
+    ("contract/inputs.py", "SPEC_V6, SPEC_VERSIONS", "SPEC_V6, SPEC_V7, SPEC_VERSIONS"),
     ("contract/inputs.py",
-     '    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True,\n'
-     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n',
-     '    SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True,\n'
-     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n'
      '    SpecVersion(SPEC_V6, BOOTSTRAP_V3, "Spec v6", small_sample_rules=True,\n'
-     '                extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),\n'),
-    ("contract/gates.py", "SPEC_V4, SPEC_VERSIONS", "SPEC_V4, SPEC_V6, SPEC_VERSIONS"),
+     '                extra=[SEQUENTIAL_FIELD, VALIDITY_FIELD], rules=SEQUENTIAL_RULES),\n',
+     '    SpecVersion(SPEC_V6, BOOTSTRAP_V3, "Spec v6", small_sample_rules=True,\n'
+     '                extra=[SEQUENTIAL_FIELD, VALIDITY_FIELD], rules=SEQUENTIAL_RULES),\n'
+     '    SpecVersion(SPEC_V7, BOOTSTRAP_V3, "Spec v7", small_sample_rules=True,\n'
+     '                extra=[SEQUENTIAL_FIELD, VALIDITY_FIELD], rules=SEQUENTIAL_RULES),\n'),
+    ("contract/gates.py", "SPEC_V4, SPEC_VERSIONS", "SPEC_V4, SPEC_V7, SPEC_VERSIONS"),
     ("contract/gates.py", '    TRIAL_INTERVAL_GATE,\n)',
      '    TRIAL_INTERVAL_GATE,\n'
      '    Gate("max_unknown_trial_rate", "unknown_trial_rate", AT_MOST, REVIEWING,\n'
      '         "Unknown trial rate", "share of trials of status unknown", _rate(), "none",\n'
-     '         versions=since(SPEC_V6)),\n)'),
+     '         versions=since(SPEC_V7)),\n)'),
 ]
 METRIC = [
     ("contract/metrics.py", '    Metric("unknown_trial_count", COUNT),\n',
@@ -140,6 +141,14 @@ HARNESS = [
      '# -- the table ---'),
     ("contract/harness_docs.py", "PROMPTFOO_DOCS, JSON_LINES_DOCS)",
      "PROMPTFOO_DOCS, JSON_LINES_DOCS,\n                                         DEMO_DOCS)"),
+    ("contract/origins.py", "from .harnesses import HARBOR,",
+     "from .harnesses import DEMO, HARBOR,"),
+    ("contract/origins.py", "# -- the table ---",
+     'DEMO_ROWS = (OriginRow(DEMO, "`outcome`", ("crashed",), INFRASTRUCTURE,\n'
+     '                       "the demo runner lost its sandbox", status="unknown"),)\n\n'
+     '# -- the table ---'),
+    ("contract/origins.py", "+ PROMPTFOO_ROWS + JSONL_ROWS)",
+     "+ PROMPTFOO_ROWS + JSONL_ROWS + DEMO_ROWS)"),
     ("importers/readers.py", "from ..contract.harnesses import (",
      "from ..contract.harnesses import (DEMO_JSONL, "),
     ("importers/readers.py", "from . import (harbor,", "from . import (demo_log, demo_log_trace, harbor,"),
@@ -255,18 +264,19 @@ pages = {os.path.basename(path): data.decode("utf-8")
 
 # the gate
 spec_schema = schema("spec")
-found["new_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v6"]["properties"][
+found["new_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v7"]["properties"][
     "gates"]["required"])
 found["v1_gates"] = sorted(spec_schema["$defs"]["agent-benchmark-spec-v1"]["properties"][
     "gates"]["required"])
-found["gate_row"] = ("| `max_unknown_trial_rate` | v6 | `unknown_trial_rate` |" in pages[
-    "contract.md"], "| `min_trial_delta_ci_low` | v4-v6 |" in pages["contract.md"])
+found["gate_row"] = ("| `max_unknown_trial_rate` | v7 | `unknown_trial_rate` |" in pages[
+    "contract.md"], "| `min_trial_delta_ci_low` | v4-v7 |" in pages["contract.md"])
 found["metric_in_schema"] = "unknown_trial_rate" in json.dumps(schema("decision"))
 status, out, err = run(["--format", "json"])
 found["example"] = (status, json.loads(out)["action"])
 spec = read("benchmark_spec_v4_trial.json")
-spec["schema_version"] = "agent-benchmark-spec-v6"
+spec["schema_version"] = "agent-benchmark-spec-v7"
 spec["sequential"] = None
+spec["validity"] = None
 spec["gates"]["max_unknown_trial_rate"] = 0
 results = read("benchmark_results_pass.json")
 candidate = [system for system in results["systems"] if system["role"] == "candidate"][0]
@@ -366,6 +376,8 @@ found["results_schema"] = "demo-jsonl" in json.dumps(schema("results"))
 found["format_row"] = ('| `demo-jsonl` | Demo (`demo`) | Demo log | its first line: a JSON '
                        'object with "demo_log" (JSON lines) |') in pages["importing.md"]
 found["defaults_column"] = "Demo (`M`: `model`)" in pages["importing.md"]
+found["origin_row"] = ("| Demo | `outcome` | `crashed` | `unknown` | `infrastructure` | the demo "
+                       "runner lost its sandbox |") in pages["importing.md"]
 found["import_help"] = "Demo .demo.jsonl" in " ".join(
     COMMAND_BY_NAME["import"].parser("run_benchmark.py").format_help().split())
 
@@ -510,7 +522,7 @@ class RecipeTests(unittest.TestCase):
         steps, tools = found["trace"]  # its trace reader reads the trial's line back
         self.assertEqual((steps, len(steps) > 1), (tools, True))
         for key in ("mapping_schema", "results_schema", "format_row", "defaults_column",
-                    "import_help"):
+                    "origin_row", "import_help"):
             self.assertTrue(found[key], key)
         # the feedback level: the team command, the docs, the service's answer
         self.assertEqual(found["team_level"], "action")

@@ -73,8 +73,8 @@ class PublishedTests(unittest.TestCase):
         # Every results version the gate reads is named (from the contract's table), and
         # the one this service takes, its baseline's.
         versions = list(FILE_KINDS["results"])
-        self.assertEqual(len(versions), 5)
-        self.assertIn("(agent-benchmark-results-v1, -v2, -v3, -v4 or -v5)",
+        self.assertEqual(len(versions), 6)
+        self.assertIn("(agent-benchmark-results-v1, -v2, -v3, -v4, -v5 or -v6)",
                       document["submission"])
         self.assertIn("baseline package: agent-benchmark-results-v1.", document["submission"])
         self.assertEqual(document["submission_schema_version"], "agent-benchmark-results-v1")

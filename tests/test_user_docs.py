@@ -9,13 +9,15 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
+import sys
 import unittest
 
 from proagents_bench import cli
 from proagents_bench.cli.status import EXIT_BLOCK, EXIT_INCOMPARABLE, EXIT_REVIEW
 from proagents_bench.contract import publish
 from tests import source_tree
-from tests.support import EXAMPLES, ROOT, TempDir, run_cli
+from tests.support import EXAMPLES, ROOT, RUN_BENCHMARK, TempDir, run_cli
 from tests.test_gitlab_report import gitlab_problems
 from tests.test_reports import report_text
 
@@ -250,6 +252,34 @@ class GitHubActionsJobTests(unittest.TestCase):
                 self.assertIn(" %s: " % action, text)
                 for option in ("--output", "--html", "--junit-xml"):
                     self.assertIn(action, report_text(workspace.file(self.options[option])))
+
+
+@unittest.skipUnless(shutil.which("bash"), "needs a POSIX shell")
+class StepSummaryOnYourMachineTests(unittest.TestCase):
+    """docs/ci.md's advice for trying the job's command where nothing sets
+    $GITHUB_STEP_SUMMARY, in a real shell: the variable exported on a line of its own works;
+    as a prefix of the same command line it comes too late (the shell expands the argument
+    first), which is the usage error the docs warn of."""
+
+    ONCE_PER_INTERPRETER = "child processes only (a shell), in plain mode"
+
+    def run_shell(self, script):
+        folder = TempDir(self).path
+        completed = subprocess.run(["bash", "-c", script, "bash", sys.executable,
+                                    RUN_BENCHMARK], cwd=folder, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env={key: value for key, value in os.environ.items()
+                                        if key != "GITHUB_STEP_SUMMARY"})
+        return completed.returncode, os.path.exists(os.path.join(folder, "summary.md"))
+
+    def test_the_export_works_and_the_prefix_does_not(self):
+        advice = re.search(r"`(export GITHUB_STEP_SUMMARY=(\S+))`", read("docs", "ci.md"))
+        self.assertIsNotNone(advice)
+        self.assertEqual(advice.group(2), "summary.md")
+        gate = '"$1" -B "$2" --markdown-append "$GITHUB_STEP_SUMMARY" > decision.json'
+        self.assertEqual(self.run_shell(advice.group(1) + "\n" + gate), (0, True))
+        self.assertEqual(self.run_shell(advice.group(1)[len("export "):] + " " + gate),
+                         (2, False))
 
 
 class GitLabJobTests(unittest.TestCase):

@@ -25,6 +25,7 @@ from ..jsonio.dump import document_bytes
 from ..maintenance.health import Package, measure, out_of_memory
 from ..maintenance.health_document import health_document
 from ..maintenance.health_figures import Health
+from ..maintenance.validity import DO_NOTHING, ORACLE
 from ..reports.registry import HEALTH_REPORTS
 from ..version import VERSION
 from . import Outcome, Session, contract_error_outcome
@@ -69,6 +70,14 @@ def add_arguments(parser: Parser) -> None:
                              "--baseline)")
     parser.add_argument("--baseline", metavar="FILE",
                         help="with --data: the service's baseline package")
+    parser.add_argument("--do-nothing", metavar="FILE", dest="do_nothing",
+                        help="a results package whose candidate is a do-nothing agent "
+                             "(Harbor's nop, empty patches): the floor; the tasks it passes "
+                             "are named trivial")
+    parser.add_argument("--oracle", metavar="FILE",
+                        help="a results package whose candidate is an oracle (Harbor's "
+                             "oracle, SWE-bench's gold patches): the ceiling; the tasks it "
+                             "fails are named broken")
     add_output_options(parser, HEALTH_REPORTS, "the HEALTH document", _inputs)
 
 
@@ -81,7 +90,9 @@ def _inputs(options: argparse.Namespace) -> List[pipeline.InputFile]:
     for pair in getattr(options, "logs", None) or []:
         named += [("log", path) for path in pair[:2]]
     named += [("mapping", getattr(options, "mapping", None)),
-              ("baseline", getattr(options, "baseline", None))]
+              ("baseline", getattr(options, "baseline", None)),
+              ("results", getattr(options, "do_nothing", None)),
+              ("results", getattr(options, "oracle", None))]
     return [pipeline.InputFile(kind, path) for kind, path in named if path]
 
 
@@ -96,6 +107,9 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
     spec = pipeline.InputFile("spec", options.spec)
     cases = pipeline.InputFile("cases", options.cases)
     packages = [Package(pipeline.InputFile("results", path)) for path in options.results]
+    packages += [Package(pipeline.InputFile("results", path), reference=kind)
+                 for kind, path in ((DO_NOTHING, options.do_nothing), (ORACLE, options.oracle))
+                 if path is not None]
     try:
         return _measured(options, session, targets, spec, cases, packages)
     except MemoryError:
@@ -140,10 +154,11 @@ def _text(health: Health, session: Session, targets: Targets[Health]) -> bytes:
 
 def _usage_problems(options: argparse.Namespace) -> List[ContractError]:
     errors = []
-    for option in ("spec", "cases", "output", "mapping", "data", "baseline"):
+    for option in ("spec", "cases", "output", "mapping", "data", "baseline", "do_nothing",
+                   "oracle"):
         if getattr(options, option) == "":
             errors.append(ContractError("cli.usage", "--%s was given an empty path: name a "
-                                                     "file" % option))
+                                                     "file" % option.replace("_", "-")))
     if any(not path.strip() for path in options.results):
         errors.append(ContractError("cli.usage", "--results was given an empty path"))
     for pair in options.logs:

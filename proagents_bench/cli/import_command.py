@@ -1,13 +1,14 @@
 """``run_benchmark.py import --baseline LOG --candidate LOG --output RESULTS [--mapping F]
 [--cases F | --write-cases P [--train-log LOG] [--development-log LOG]] [--baseline-id ID]
 [--candidate-id ID] [--missing-as error|unknown] [--swebench-instances dataset|submitted]
-[--trace-refs]``:
+[--trace-refs] [--failure-origins]``:
 harness logs in, a results package the gate accepts unchanged out (see
 :mod:`proagents_bench.importers`).
 
 stdout carries one JSON document: ``{"action": "IMPORTED", ...}`` naming what was written
 and, per system, its log, format, record counts by status, the trials recorded as unknown
-and the rule that made each side effect; or the CONTRACT_ERROR document (exit 2) naming the
+and the trials its harness says each origin failed (``failure_origins``), the rule that made
+each side effect; or the CONTRACT_ERROR document (exit 2) naming the
 log, the zip entry and the JSON path of every error. The files are written all or none, and
 only when the import succeeded.
 """
@@ -19,7 +20,8 @@ import os
 from typing import Dict, List, Sequence, Tuple
 
 from ..contract.harnesses import formats_help
-from ..contract.vocabulary import MISSING_AS, RESULTS_V3, RESULTS_V5, SPLITS, STATUSES
+from ..contract.origins import INFRASTRUCTURE, ORIGINS
+from ..contract.vocabulary import MISSING_AS, RESULTS_V3, RESULTS_V5, RESULTS_V6, SPLITS, STATUSES
 from ..errors import ContractError, ContractErrors
 from ..importers.package import Imported, import_logs, load_cases
 from ..importers.settings import SWEBENCH_INSTANCES, load_settings
@@ -54,7 +56,8 @@ def add_arguments(parser: Parser) -> None:
                              "--baseline)")
     parser.add_argument("--output", metavar="PATH", required=True,
                         help="where to write the results package (%s; %s with "
-                             "--trace-refs)" % (RESULTS_V3, RESULTS_V5))
+                             "--trace-refs; %s with --failure-origins)" % (
+                                 RESULTS_V3, RESULTS_V5, RESULTS_V6))
     parser.add_argument("--mapping", metavar="FILE",
                         help="the mapping file (proagents-bench-import-mapping-v1); default: "
                              "the defaults of each harness")
@@ -82,6 +85,11 @@ def add_arguments(parser: Parser) -> None:
                              "(the unit and the digest of its bytes: a results v5 package), "
                              "for explain; without it, the package is v3 (v4 for several "
                              "logs), as before")
+    parser.add_argument("--failure-origins", action="store_true",
+                        help="also write in each record whose its failure is, as the harness "
+                             "says it (agent, infrastructure, or null: a results v6 "
+                             "package), so that a spec's validity bounds can judge the run; "
+                             "with --trace-refs too, its records keep both")
     parser.add_argument("--baseline-id", metavar="ID",
                         help="the baseline's system_id (default: the log's model)")
     parser.add_argument("--candidate-id", metavar="ID",
@@ -99,6 +107,7 @@ def _imported(options: argparse.Namespace, session: Session) -> Outcome:
         settings = load_settings(options.mapping)
         settings.swebench_instances = options.swebench_instances
         settings.trace_refs = options.trace_refs
+        settings.failure_origins = options.failure_origins
         cases_file = load_cases(options.cases) if options.cases is not None else None
         imported = import_logs([[LogSource(path) for path in options.baseline],
                                 [LogSource(path) for path in options.candidate]],
@@ -247,6 +256,7 @@ def _summary(imported: Imported, options: argparse.Namespace) -> JSONObject:
                                               if record["status"] == status)
                                   for status in STATUSES},
             "recorded_unknown": len(system.recorded_unknown),
+            "failure_origins": {origin: system.origins.get(origin, 0) for origin in ORIGINS},
             "samples_not_test": system.not_test,
             "side_effect_rule": system.run.side_effect_rule,
             "side_effects": {name: system.run.side_effect_rules[name] for name in sorted(
@@ -273,6 +283,10 @@ def _lines(imported: Imported) -> List[str]:
             if system.not_test else "",
             "; %d missing trials recorded as unknown" % len(system.recorded_unknown)
             if system.recorded_unknown else ""))
+        lost = system.origins.get(INFRASTRUCTURE, 0)
+        if lost:  # reported whatever the version written: never silently the agent's
+            lines.append("  %d of %d trials lost to the infrastructure, as the harness says "
+                         "(failure origin; each a failed trial)" % (lost, len(system.records)))
         effects = sorted({effect for record in system.records
                           for effect in record["side_effects"]})
         if system.parts:

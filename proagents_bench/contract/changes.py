@@ -120,6 +120,7 @@ SPEC_PARTS: Dict[str, Change] = {
     "gates": DECISION_RULE,
     "bootstrap": DECISION_RULE,
     "sequential": DECISION_RULE,
+    "validity": DECISION_RULE,
 }
 UNKNOWN_SPEC_PART = DECISION_RULE
 

@@ -15,10 +15,11 @@ from .gates import gates_object
 from .harnesses import HARNESS_OF_FORMAT, HARNESSES, LOG_FORMATS, TRACE_UNITS
 from .sequential import SEQUENTIAL, SPEC_RULES as SEQUENTIAL_RULES
 from .shapes import Boolean, Integer, Number, Rule, String, StringSet
+from .validity import FAILURE_ORIGIN_FIELD, INFRASTRUCTURE_SUCCESS, VALIDITY_FIELD
 from .vocabulary import (ABSENT_SPLITS, BOOTSTRAP_UNITS, CASES_V1, CASES_V2, LOWER_BOUND_RULES,
                          MISSING_AS, RESULTS_V1, RESULTS_V2, RESULTS_V3, RESULTS_V4, RESULTS_V5,
-                         ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4,
-                         SPEC_V5, SPEC_VERSIONS, SPLITS, STATUSES, TEST_SPLIT)
+                         RESULTS_V6, ROLES, SHA256_HEX, SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4,
+                         SPEC_V5, SPEC_V6, SPEC_VERSIONS, SPLITS, STATUSES, TEST_SPLIT)
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
@@ -105,6 +106,8 @@ SPEC_VERSION_TABLE = {row.version: row for row in (
     SpecVersion(SPEC_V4, BOOTSTRAP_V3, "Spec v4", small_sample_rules=True),
     SpecVersion(SPEC_V5, BOOTSTRAP_V3, "Spec v5", small_sample_rules=True,
                 extra=[SEQUENTIAL_FIELD], rules=SEQUENTIAL_RULES),
+    SpecVersion(SPEC_V6, BOOTSTRAP_V3, "Spec v6", small_sample_rules=True,
+                extra=[SEQUENTIAL_FIELD, VALIDITY_FIELD], rules=SEQUENTIAL_RULES),
 )}
 if tuple(SPEC_VERSION_TABLE) != SPEC_VERSIONS:
     raise RuntimeError("the spec version table must list every spec version, in order")
@@ -340,11 +343,19 @@ RESULTS_V2_SHAPE = _results_shape(RESULTS_V2, SYSTEM_V2, "Results v2")
 RESULTS_V3_SHAPE = _results_shape(RESULTS_V3, SYSTEM_V3, "Results v3")
 RESULTS_V4_SHAPE = _results_shape(RESULTS_V4, SYSTEM_V4, "Results v4")
 RESULTS_V5_SHAPE = _results_shape(RESULTS_V5, SYSTEM_V5, "Results v5")
+
+# Results v6 is v5 with one more field in every record: whose its failure is, as the harness
+# says it (``import --failure-origins``; contract/validity.py), and the rule that a trial the
+# infrastructure lost is never a success.
+RECORD_V6 = Object("record", RECORD_V5.fields + (FAILURE_ORIGIN_FIELD,), title="Record v6")
+SYSTEM_V6 = Object("system", SYSTEM_V5.fields[:4] + (Field("records", Array(RECORD_V6)),),
+                   rules=[TRACE_LOG, INFRASTRUCTURE_SUCCESS], title="System v6")
+RESULTS_V6_SHAPE = _results_shape(RESULTS_V6, SYSTEM_V6, "Results v6")
 # Each file kind: the schema versions it accepts, mapped to the shape of that version.
 FILE_KINDS = {
     "spec": {version: row.shape for version, row in SPEC_VERSION_TABLE.items()},
     "cases": {CASES_V1: CASES_V1_SHAPE, CASES_V2: CASES_V2_SHAPE},
     "results": {RESULTS_V1: RESULTS_V1_SHAPE, RESULTS_V2: RESULTS_V2_SHAPE,
                 RESULTS_V3: RESULTS_V3_SHAPE, RESULTS_V4: RESULTS_V4_SHAPE,
-                RESULTS_V5: RESULTS_V5_SHAPE},
+                RESULTS_V5: RESULTS_V5_SHAPE, RESULTS_V6: RESULTS_V6_SHAPE},
 }

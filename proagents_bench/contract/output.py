@@ -162,6 +162,8 @@ COMPARISON = Object("comparison", closed=False, fields=[
     Field("protocol_mismatches", Array(String()),
           "`SYSTEM.KEY: expected=X, actual=Y`; the only content when INCOMPARABLE"),
 ], optional=[
+    Field("not_evidence", Array(String()), "spec v6: the validity bounds a run exceeded "
+          "(then INCOMPARABLE with no protocol mismatch, and the only other content)"),
     Field("paired_task_success_delta", _measure(minimum=-1, maximum=1)),
     Field("paired_bootstrap_interval", _pair(_measure(minimum=-1, maximum=1))),
     Field("bootstrap_unit", String(enum=BOOTSTRAP_UNITS)),
@@ -181,6 +183,35 @@ FINDING = Object("finding", closed=False, fields=[
           "without a value"),
     Field("threshold", Nullable(_measure()), "null for a note without a threshold"),
     Field("case_ids", Array(String())),
+])
+
+INFRASTRUCTURE_SHARE = Object("infrastructure share", closed=False, fields=[
+    Field("system_id", String()),
+    Field("trials", _count(), "the system's test trials decided"),
+    Field("infrastructure_failures", _count(), "those whose `failure_origin` is "
+          "`infrastructure`"),
+    Field("agent_failures", _count(), "those whose `failure_origin` is `agent` (its own "
+          "error, timeout, limit, empty patch): the agent's failures, counted as such"),
+    Field("infrastructure_share", _rate()),
+    Field("tasks", Array(String()), "the tasks that lost any, in the cases file's order"),
+])
+
+VALIDITY_OUTPUT = Object("validity", closed=False, fields=[
+    Field("bounds", Nullable(Object("bounds", closed=False, fields=[
+        Field("max_infrastructure_trial_rate", _rate()),
+        Field("max_infrastructure_rate_gap", _rate()),
+        Field("floor", Nullable(_rate())),
+    ])), "the spec's validity object; null: none (the shares are reported)"),
+    Field("evidence", Boolean(), "false: a bound was exceeded (INCOMPARABLE)"),
+    Field("not_evidence", Array(String()), "the bounds exceeded, each with counts and tasks"),
+    Field("infrastructure", Nullable(Object("shares", closed=False, fields=[
+        Field("baseline", INFRASTRUCTURE_SHARE), Field("candidate", INFRASTRUCTURE_SHARE)])),
+          "null: the results (before v6) record no failure origin, so it is unmeasured"),
+    Field("above_floor", Nullable(Object("above floor", closed=False, fields=[
+        Field("baseline", _measure(minimum=-1, maximum=1)),
+        Field("candidate", _measure(minimum=-1, maximum=1))])),
+          "each system's primary task success rate minus the floor; null without a floor or "
+          "without metrics"),
 ])
 
 NEXT_TASKS = Object("next tasks", closed=False, fields=[
@@ -303,6 +334,7 @@ DECISION = Object("decision", closed=False, fields=[
                                                                        "results")],
                            optional=[Field("ledger", LEDGER_FILE, "with --ledger")])),
     Field("harness", HARNESS),
+    Field("validity", VALIDITY_OUTPUT, "spec or results v6: whether the run is evidence"),
     Field("sequential", Nullable(SEQUENTIAL_LOOK), "spec v5: the look of its sequential "
           "design; null for a fixed design"),
     Field("ledger", LEDGER_USE, "with --ledger"),

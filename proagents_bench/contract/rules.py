@@ -54,6 +54,17 @@ class Systems:
             raise ValueError("the records are in order only once the coverage rule held")
         return baseline, candidate
 
+    def records_at(self, kept: List[int]) -> Tuple[List[JSONObject], List[JSONObject]]:
+        """The baseline's and the candidate's records of the test tasks at the positions
+        ``kept`` (of the cases file's test tasks), in canonical order: each task's trials one
+        after another, so a slice per task."""
+        found: List[List[JSONObject]] = []
+        for system, ordered in zip((self.baseline, self.candidate), self.in_order()):
+            trials = system["protocol"]["trial_count"]
+            found.append([record for index in kept
+                          for record in ordered[index * trials:(index + 1) * trials]])
+        return found[0], found[1]
+
 
 class Context:
     """What the checks read and what they find for later stages: the validated files, the

@@ -4,14 +4,18 @@ roles, bootstrap units, the grading checks, the decision's actions and findings'
 
 from __future__ import annotations
 
+from typing import Tuple
+
 SPEC_V1 = "agent-benchmark-spec-v1"
 SPEC_V2 = "agent-benchmark-spec-v2"
 SPEC_V3 = "agent-benchmark-spec-v3"
 SPEC_V4 = "agent-benchmark-spec-v4"
 # v5: v4 and a sequential design (``sequential``, contract/sequential.py), or null.
 SPEC_V5 = "agent-benchmark-spec-v5"
+# v6: v5 and the validity bounds (``validity``, contract/validity.py), or null.
+SPEC_V6 = "agent-benchmark-spec-v6"
 # Every spec version, oldest first: a gate belongs to some of them (contract/gates.py).
-SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5)
+SPEC_VERSIONS = (SPEC_V1, SPEC_V2, SPEC_V3, SPEC_V4, SPEC_V5, SPEC_V6)
 CASES_V1 = "agent-benchmark-cases-v1"
 CASES_V2 = "agent-benchmark-cases-v2"
 RESULTS_V1 = "agent-benchmark-results-v1"
@@ -19,9 +23,13 @@ RESULTS_V2 = "agent-benchmark-results-v2"
 RESULTS_V3 = "agent-benchmark-results-v3"
 RESULTS_V4 = "agent-benchmark-results-v4"
 RESULTS_V5 = "agent-benchmark-results-v5"
+# v6: v5 and each record's failure origin (``failure_origin``, contract/validity.py).
+RESULTS_V6 = "agent-benchmark-results-v6"
+# The results versions whose records say whose a failure is (``failure_origin``).
+ORIGIN_RESULTS: Tuple[str, ...] = (RESULTS_V6,)
 # The results versions whose systems an import wrote (a provenance that says what the import
 # did with what its logs lacked).
-IMPORTED_RESULTS = (RESULTS_V3, RESULTS_V4, RESULTS_V5)
+IMPORTED_RESULTS = (RESULTS_V3, RESULTS_V4, RESULTS_V5, RESULTS_V6)
 MAPPING_V1 = "proagents-bench-import-mapping-v1"
 # v2: v1 and the pointers of a JSON-lines log (``lines``).
 MAPPING_V2 = "proagents-bench-import-mapping-v2"
@@ -101,6 +109,11 @@ HARDNESS = {BLOCKING: "hard", REVIEWING: "soft"}
 # lacked that the import recorded as unknown, a gate whose metric was not measured.
 CONTAMINATION_NOT_RUN = "contamination_check_not_run"
 RECORDED_UNKNOWN = "missing_trials_recorded_unknown"
+# Results v6 and spec v6 (evaluation/validity.py): trials the harness says the infrastructure
+# lost, and each system's score above a spec's do-nothing floor.
+TRIALS_LOST_TO_INFRASTRUCTURE = "trials_lost_to_infrastructure"
+SCORE_ABOVE_FLOOR = "score_above_floor"
+INFRASTRUCTURE_NOT_MEASURED = "infrastructure_share_not_measured"
 # Informational findings that say a check did not run (a JUnit report marks them skipped).
 NOT_RUN_FINDINGS = (CONTAMINATION_NOT_RUN,)
 

@@ -10,7 +10,10 @@ policy classes them (``models/trial/error_policy.py``): an agent timeout is ``ti
 agent's own failures (a non-zero exit, a context window exceeded, a refusal) are ``error``;
 every other exception (the environment, the model provider, the verifier, a cancelled trial,
 a type this importer does not know) is ``unknown``, a failed trial that says it is not the
-agent's failure. The final state is the verifier's reward as a number in text (``1``, ``0``,
+agent's failure. Whose the failure is (the trial's origin) is the rows of
+:mod:`proagents_bench.contract.origins`: an exception before the agent started (no
+``agent_execution.started_at``) is the infrastructure's whatever its type; after, Harbor's
+policy groups say it. The final state is the verifier's reward as a number in text (``1``, ``0``,
 ``0.5``), so a case expecting ``1`` passes on a full reward; the tools are the ATIF
 trajectory's tool calls.
 
@@ -29,6 +32,8 @@ import re
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, Union
 
 from ..contract.harnesses import AGENT_TOKENS, HARBOR
+from ..contract.origins import (HARBOR_AGENT_FAILURES, HARBOR_AGENT_TIMEOUTS,
+                                HARBOR_BEFORE_AGENT, HARBOR_ROWS, origin_of)
 from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
 from ..errors import ContractErrors
@@ -54,13 +59,6 @@ TRAJECTORY = "agent/trajectory.json"
 # its trace reference only: the job's digest is the files the import reads).
 VERIFIER_OUTPUT = "verifier/test-stdout.txt"
 DEFAULT_REWARD = "reward"
-# Harbor's error policy (models/trial/error_policy.py, Harbor 0.26): the exceptions after
-# which the reward is still valid are the agent's own doing; of them, the timeout.
-AGENT_TIMEOUTS = ("AgentTimeoutError",)
-AGENT_FAILURES = ("NonZeroAgentExitCodeError", "ContextWindowExceededError",
-                  "OutputTokenExceededError", "ContextLengthExceededError",
-                  "OutputLengthExceededError", "AgentSafetyRefusalError",
-                  "ContentPolicyViolationError")
 
 
 class TrialFolder:
@@ -123,6 +121,11 @@ def _instant(value: object, path: Path, entry: str) -> Optional[datetime.datetim
     except ValueError:
         raise LogError("import.field_type", "%s is not an ISO 8601 time" % quote(value), path,
                        entry)
+
+
+def _started(timing: object) -> bool:
+    """Whether a phase's timing (Harbor's ``TimingInfo``) says the phase started."""
+    return isinstance(timing, dict) and timing.get("started_at") is not None
 
 
 # An ISO 8601 time as Harbor's models write it: a date, T (or a space), a time to the second
@@ -200,10 +203,11 @@ class TrialReader:
                               else self.side_effect_tools.intersection(tools_used))
         for name in side_effects:
             self.run.side_effect_rules.setdefault(name, self.run.side_effect_rule)
+        status, origin = self._outcome(result)
         record = {
             "case_id": task,
             "trial_id": attempt,
-            "status": self._status(result, entry),
+            "status": status,
             "final_state": self._reward(result, entry),
             "side_effects": side_effects,
             "tools_used": tools_used,
@@ -222,7 +226,8 @@ class TrialReader:
         if isinstance(self.manifest, TrialFiles):
             locator = Locator(HARBOR.trace_unit, folder.name, entry=folder.name,
                               sha256=self.manifest.sealed(self.source))
-        return Trial(record, case, entry, (), locator=locator)
+        return Trial(record, case, entry, (), locator=locator,
+                     origin=origin)
 
     def _check_once(self, result: JSONObject, folder: TrialFolder, entry: str) -> None:
         """A trial is one attempt however many folders hold it: a second folder of a trial
@@ -276,19 +281,21 @@ class TrialReader:
                            ("agent_info", "model_info", "name"), entry)
 
     @staticmethod
-    def _status(result: JSONObject, entry: str) -> str:
+    def _outcome(result: JSONObject) -> Tuple[str, Optional[str]]:
+        """The trial's status and origin, from its first exception (the trial's, else a
+        step's, in Harbor's order: ``TrialResult.recorded_exceptions``)."""
+        steps = [step for step in items(result.get("step_results")) if isinstance(step, dict)]
         exceptions = [result.get("exception_info")] + [
-            step.get("exception_info") for step in items(result.get("step_results"))
-            if isinstance(step, dict)]
+            step.get("exception_info") for step in steps]
         found = next((item for item in exceptions if item is not None), None)
         if found is None:
-            return SUCCESS
+            return SUCCESS, None
         kind = found.get("exception_type") if isinstance(found, dict) else None
-        if kind in AGENT_TIMEOUTS:
-            return TIMEOUT
-        if kind in AGENT_FAILURES:
-            return ERROR
-        return UNKNOWN  # the environment, the provider, the verifier, cancelled, unknown
+        status = (TIMEOUT if kind in HARBOR_AGENT_TIMEOUTS else ERROR
+                  if kind in HARBOR_AGENT_FAILURES else UNKNOWN)
+        if not any(_started(part.get("agent_execution")) for part in [result] + steps):
+            return status, HARBOR_BEFORE_AGENT.origin  # the agent never ran
+        return status, origin_of(HARBOR_ROWS, kind)
 
     def _reward(self, result: JSONObject, entry: str) -> Optional[str]:
         verifier = result.get("verifier_result")

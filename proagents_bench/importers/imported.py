@@ -31,6 +31,9 @@ class ImportedSystem:
         self.errors: List[ContractError] = []
         self.omitted = 0
         self.recorded_unknown: List[JSONObject] = []
+        # How many of its records the harness says are each origin's failure (their
+        # ``failure_origin``, a results v6 field, set only where the harness states it).
+        self.origins: Dict[str, int] = {}
         self.missing_as = MISSING_AS[0]
         # the (case, trial) pairs of the log, while it is read
         self.seen: Set[Tuple[str, int]] = set()

@@ -19,6 +19,7 @@ from typing import List, Optional, Set, Tuple, Union, cast
 
 from ..contract.harnesses import (INSPECT_AI, INSPECT_JSON, SCORE_ANSWER, SCORE_VALUE,
                                   TOTAL_TOKENS)
+from ..contract.origins import INSPECT_ERROR, INSPECT_ROWS, INSPECT_TIMEOUT_LIMITS, origin_of
 from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
 from ..errors import ContractErrors, Path
@@ -37,7 +38,6 @@ SUPPORTED_VERSIONS = (2,)
 # The header of a run that never wrote its header.json: its journal's start (a run that did
 # not finish).
 JOURNAL_START_ENTRY = "_journal/start.json"
-TIMEOUT_LIMITS = ("time", "working")
 # Inspect's value of a correct answer (``CORRECT``), the expected final state of a case built
 # from a log whose final state is the score's value.
 CORRECT_VALUE = "C"
@@ -220,10 +220,11 @@ class SampleReader:
             self.run.store_keys_seen.update(store_changes)
             if isinstance(sample.get("store"), dict):
                 self.run.store_keys_seen.update(sample["store"])
+        status, origin = self._outcome(sample)
         record: JSONObject = {
             "case_id": str(sample_id),
             "trial_id": epoch,
-            "status": self._status(sample),
+            "status": status,
             "final_state": self._final_state(sample, entry, path),
             "side_effects": sorted(side_effects),
             "tools_used": tools_used,
@@ -239,19 +240,21 @@ class SampleReader:
             index = path[-1] if path and isinstance(path[-1], int) else None
             locator = Locator(INSPECT_AI.trace_unit, record["case_id"], epoch, index, entry,
                               digest)
-        return Trial(record, case, entry, path, locator=locator)
+        return Trial(record, case, entry, path, locator=locator,
+                     origin=origin)
 
     @staticmethod
-    def _status(sample: JSONObject) -> str:
+    def _outcome(sample: JSONObject) -> Tuple[str, Optional[str]]:
+        """The sample's status and origin (the rows of contract/origins.py)."""
         if sample.get("error"):
-            return ERROR
+            return ERROR, INSPECT_ERROR.origin
         limit = sample.get("limit")
         if limit:
             kind = limit.get("type") if isinstance(limit, dict) else None
-            return TIMEOUT if kind in TIMEOUT_LIMITS else ERROR
+            return TIMEOUT if kind in INSPECT_TIMEOUT_LIMITS else ERROR, origin_of(INSPECT_ROWS, kind)
         if not sample.get("scores"):
-            return UNKNOWN
-        return SUCCESS
+            return UNKNOWN, None
+        return SUCCESS, None
 
     def _events(self, sample: JSONObject, entry: Optional[str],
                 path: Path) -> Tuple[List[str], Set[str]]:

@@ -13,7 +13,8 @@ other ``vars`` or ``assert`` are two tests of one name, ``import.sample_id``.
 
 The status is ``error`` for a provider error (``failureReason`` 2, or, in files without
 ``failureReason``, an ``error`` without a ``gradingResult``), else ``success``: a failed
-assertion is a trial that ran and failed. The final state is ``passed`` when promptfoo's
+assertion is a trial that ran and failed; a provider error is the infrastructure's (the rows
+of :mod:`proagents_bench.contract.origins`). The final state is ``passed`` when promptfoo's
 ``success`` is true (every assertion passed), else ``failed`` (``null`` for a provider
 error: nothing was answered), so a case expecting ``passed`` succeeds exactly when every
 assertion passed; or, by the mapping's ``final_state.source`` ``output``, the provider's
@@ -32,6 +33,7 @@ import json
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple, TypeVar, Union
 
 from ..contract.harnesses import ASSERTIONS, PROMPTFOO, PROMPTFOO_JSON, RESULT_COST
+from ..contract.origins import PROMPTFOO_ROWS, origin_of
 from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, FAILED, PASSED, SUCCESS
 from ..errors import ContractErrors, format_path
@@ -257,7 +259,8 @@ class ResultReader:
             locator = Locator(PROMPTFOO.trace_unit, str(row) if isinstance(row, int) and not (
                 isinstance(row, bool)) else str(index), index=index)
         # Every result gives its test's fields (the first readable one makes the case).
-        return Trial(record, self._case(metadata, path), None, path, locator=locator)
+        return Trial(record, self._case(metadata, path), None, path, locator=locator,
+                     origin=origin_of(PROMPTFOO_ROWS, str(PROVIDER_ERROR) if error else None))
 
     def _final_state(self, result: JSONObject, path: Path, error: bool) -> Optional[str]:
         if error:

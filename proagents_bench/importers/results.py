@@ -1,5 +1,5 @@
 """The import's fourth stage: the results package (``agent-benchmark-results-v3``; ``-v4``
-when a system has several logs), its ids and each system's provenance, checked against the
+when a system has several logs; ``-v6`` with each record's failure origin), its ids and each system's provenance, checked against the
 contract itself before it is written."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ from __future__ import annotations
 import hashlib
 from typing import Dict, List, Optional
 
-from ..contract.inputs import RESULTS_V3_SHAPE, RESULTS_V4_SHAPE, RESULTS_V5_SHAPE
-from ..contract.vocabulary import RESULTS_V3, RESULTS_V4, RESULTS_V5
+from ..contract.inputs import (RESULTS_V3_SHAPE, RESULTS_V4_SHAPE, RESULTS_V5_SHAPE,
+                               RESULTS_V6_SHAPE)
+from ..contract.vocabulary import RESULTS_V3, RESULTS_V4, RESULTS_V5, RESULTS_V6
 from ..errors import MAX_REPORTED_ERRORS, ContractError, ContractErrors, Path, format_path
 from ..jsonio import JSONObject
 from .headers import exact
@@ -35,13 +36,24 @@ def results_package(systems: List[ImportedSystem], settings: Settings,
     digest = hashlib.sha256(" ".join(log.source.sha256 for system in systems
                                      for log in system.logs).encode("ascii"))
     several = any(len(system.logs) > 1 for system in systems)
-    # v5 (asked for: --trace-refs) keeps every log's provenance, as v4, and each record's trace
-    # reference; else v4 for several logs, v3 for one, exactly as before.
-    version, shape = ((RESULTS_V5, RESULTS_V5_SHAPE) if settings.trace_refs else
+    # v6 (asked for: --failure-origins) is v5 with whose each record's failure is (null where
+    # the harness says neither; each record's trace reference null without --trace-refs);
+    # v5 (asked for: --trace-refs) keeps every log's provenance, as v4, and each record's
+    # trace reference; else v4 for several logs, v3 for one, exactly as before (their records
+    # have neither field).
+    version, shape = ((RESULTS_V6, RESULTS_V6_SHAPE) if settings.failure_origins else
+                      (RESULTS_V5, RESULTS_V5_SHAPE) if settings.trace_refs else
                       (RESULTS_V4, RESULTS_V4_SHAPE) if several else
                       (RESULTS_V3, RESULTS_V3_SHAPE))
     if settings.trace_refs:
         _seal_traces(systems)
+    for system in systems:
+        for record in system.records:
+            if settings.failure_origins:
+                record.setdefault("trace", None)
+                record.setdefault("failure_origin", None)
+            elif system.origins:
+                record.pop("failure_origin", None)
     results: JSONObject = {
         "schema_version": version,
         "benchmark_id": ids["benchmark_id"],

@@ -48,6 +48,8 @@ def _merge(parts: List[ImportedSystem]) -> ImportedSystem:
         merged.errors.extend(system.errors)
         merged.omitted += system.omitted
         merged.not_test += system.not_test
+        for origin, count in system.origins.items():
+            merged.origins[origin] = merged.origins.get(origin, 0) + count
         system.first_trial_id = offset + 1
         for record in system.records:
             record["trial_id"] += offset
@@ -174,6 +176,9 @@ def _collect(system: ImportedSystem, trials: Trials, settings: Settings,
         if settings.trace_refs:  # the log's own number and digest are the package's to give
             trial.record["trace"] = (trial.locator.reference(0, None)
                                      if trial.locator is not None else None)
+        if trial.origin is not None:  # whose the failure is, where the harness says it
+            trial.record["failure_origin"] = trial.origin
+            system.origins[trial.origin] = system.origins.get(trial.origin, 0) + 1
         system.records.append(trial.record)
     system.seen = set(seen)
     system.records.sort(key=lambda record: (record["case_id"], record["trial_id"]))

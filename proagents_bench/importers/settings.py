@@ -39,6 +39,9 @@ class Settings:
         # Whether each record gets the reference of its trace in the log (the import's
         # --trace-refs: a results v5 package), which costs a digest of every sample read.
         self.trace_refs = False
+        # Whether each record keeps whose its failure is (the import's --failure-origins: a
+        # results v6 package; a release asks for it when its benchmark's spec bounds it).
+        self.failure_origins = False
 
     def get(self, key: str, default: JSON = None) -> JSON:
         return self.value.get(key, default)

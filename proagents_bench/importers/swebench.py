@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from ..contract.harness_docs import SWE_BENCH_DOCS
 from ..contract.harnesses import SWE_BENCH, SWEBENCH_SUMMARY
+from ..contract.origins import SWEBENCH_ROWS, origin_of
 from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, SUCCESS, UNKNOWN
 from ..errors import ContractErrors
@@ -220,7 +221,9 @@ def _trials(source: LogSource, outcome: Dict[str, Tuple[str, Optional[str], Path
                 digest = instance_digest(here, entry) if entry is not None else None
                 locator = Locator(SWE_BENCH.trace_unit, instance, entry=(
                     entry if digest is not None else None), sha256=digest)
-            yield Trial(record, _case(instance, path), None, path, locator=locator)
+            # Whose a failure is: the outcome list's row (its path's first step).
+            yield Trial(record, _case(instance, path), None, path, locator=locator,
+                        origin=origin_of(SWEBENCH_ROWS, path[0]))
 
 
 def _case(instance: str, path: Path) -> JSONObject:

@@ -10,7 +10,9 @@ Each simulation becomes one trial (none is dropped): ``task_id`` is the case id,
 (counted from 0) plus 1 the trial id; the status comes from ``termination_reason``
 (``user_stop`` and ``agent_stop``: ``success``; ``timeout``: ``timeout``;
 ``infrastructure_error``, and a reason this importer does not know: ``unknown``; every other
-reason, ``max_steps`` included: ``error``); ``final_state`` from the database check of
+reason, ``max_steps`` included: ``error``), and whose a failure is from the same reason (the
+rows of :mod:`proagents_bench.contract.origins`: ``infrastructure_error`` and the user
+simulator's ``user_error`` are the infrastructure's); ``final_state`` from the database check of
 ``reward_info`` (``db_match``, ``db_mismatch``, or ``env_assertion_failed`` when the database
 matches but an environment assertion is not met; null without a check), or from the reward;
 ``tools_used`` from the assistant's tool calls; ``side_effects`` from its calls to write tools:
@@ -33,6 +35,7 @@ import os
 from typing import Dict, List, Optional, Tuple
 
 from ..contract.harnesses import DB_CHECK, TAU2_BENCH, TAU2_DIR, TAU2_JSON, expected_formats
+from ..contract.origins import TAU2_ROWS, origin_of
 from ..contract.shapes import type_name
 from ..contract.vocabulary import ERROR, SUCCESS, TIMEOUT, UNKNOWN
 from ..errors import ContractErrors, Path
@@ -207,7 +210,8 @@ class SimulationReader:
         self.run.tools_seen.update(calls)
         if self.check_types:
             self._check_tool_types(simulation, path)
-        status = _status(simulation.get("termination_reason"))
+        reason = simulation.get("termination_reason")
+        status = _status(reason)
         record: JSONObject = {
             "case_id": str(task_id),
             "trial_id": trial + 1,
@@ -227,7 +231,8 @@ class SimulationReader:
             locator = Locator(TAU2_BENCH.trace_unit, simulation_id if isinstance(
                 simulation_id, str) and simulation_id.strip() else str(index), None, index,
                 entry, self.digests.get(entry) if entry is not None else None)
-        return Trial(record, self._case(str(task_id)), entry, path, locator=locator)
+        return Trial(record, self._case(str(task_id)), entry, path, locator=locator,
+                     origin=origin_of(TAU2_ROWS, reason))
 
     def _check_tool_types(self, simulation: JSONObject, path: Path) -> None:
         """The log's own action checks (tau2-bench writes a ``tool_type`` since it has one)

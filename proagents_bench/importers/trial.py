@@ -107,20 +107,24 @@ class Trial:
     the log gives for building a cases file (None for a field it does not give; the whole
     ``case`` None after a case's first trial), and where it is in the log (``entry``: the zip
     entry, or None; ``path``: the JSON path of the sample or simulation; ``line``: the line
-    of a log of JSON lines, or None), for errors; and, when the import writes trace
-    references (``Settings.trace_refs``), its ``locator``."""
+    of a log of JSON lines, or None), for errors; when the import writes trace references
+    (``Settings.trace_refs``), its ``locator``; and its ``origin``: whose its failure is, as
+    the harness says (``agent``, ``infrastructure``, or None: the harness says neither; a row
+    of :mod:`proagents_bench.contract.origins`), which a results v6 record carries as its
+    ``failure_origin``."""
 
-    __slots__ = ("record", "case", "entry", "path", "line", "locator")
+    __slots__ = ("record", "case", "entry", "path", "line", "locator", "origin")
 
     def __init__(self, record: JSONObject, case: Optional[JSONObject], entry: Optional[str],
                  path: Tuple[PathStep, ...], line: Optional[int] = None,
-                 locator: Optional[Locator] = None) -> None:
+                 locator: Optional[Locator] = None, origin: Optional[str] = None) -> None:
         self.record = record
         self.case = case
         self.entry = entry
         self.path = path
         self.line = line
         self.locator = locator
+        self.origin = origin
 
     @property
     def key(self) -> Tuple[str, int]:

@@ -41,6 +41,7 @@ from ..jsonio.gcpause import CollectorPaused
 from ..stats.exact import Exact, add_exact, group_sums
 from ..text import display_name
 from .health_figures import Health, SystemHealth, measure_tasks
+from .validity import ORACLE, REFERENCES, Evidence, audit
 
 # The memory health needs: it holds the cases file and one package at a time (a forked
 # process reads a second one, in its own memory). Measured as the peak resident set of
@@ -55,12 +56,16 @@ Progress = pipeline.Progress
 
 
 class Package:
-    """A results package to read (a :class:`~proagents_bench.pipeline.InputFile`) and the
-    name its candidate is shown under (None: its ``system_id``)."""
+    """A results package to read (a :class:`~proagents_bench.pipeline.InputFile`), the
+    name its candidate is shown under (None: its ``system_id``), and ``reference``: None, or
+    which reference agent its candidate is (:data:`~.validity.REFERENCES`: the do-nothing
+    agent or the oracle), kept apart from the systems measured (:mod:`.validity`)."""
 
-    def __init__(self, source: pipeline.InputFile, candidate_name: Optional[str] = None) -> None:
+    def __init__(self, source: pipeline.InputFile, candidate_name: Optional[str] = None,
+                 reference: Optional[str] = None) -> None:
         self.source = source
         self.candidate_name = candidate_name
+        self.reference = reference
 
 
 class Run:
@@ -83,6 +88,7 @@ class Run:
         self.unknown = unknown
         self.latency = group_sums(grades.latencies, self.trial_count)
         self.cost = group_sums(grades.costs, self.trial_count)
+        self.evidence = Evidence(grades)
         digest = hashlib.sha256()
         for part in (name, repr(sorted(grades.system["protocol"].items()))):
             digest.update(part.encode("utf-8", "surrogatepass") + b"\0")
@@ -147,6 +153,8 @@ def read_packages(spec: load.Document, cases: load.Document, packages: Sequence[
             if role == ROLES[1] and package.candidate_name is not None:
                 name = package.candidate_name
             described = {"system_id": system["system_id"], "name": name, "role": role}
+            if role == ROLES[1] and package.reference is not None:
+                described["reference"] = package.reference
             mismatches = protocol_mismatches(spec.value, [system], trial_count)
             if mismatches:
                 described["counted"] = "excluded"
@@ -225,6 +233,12 @@ def _measure(spec_input: pipeline.InputFile, cases_input: pipeline.InputFile,
     if not packages:
         raise ContractErrors([ContractError(
             "cli.usage", "health reads at least one results package (or pair of logs)")])
+    for kind in REFERENCES:
+        given = [package.source.shown for package in packages if package.reference == kind]
+        if len(given) > 1:
+            raise ContractErrors([ContractError(
+                "cli.usage", "health takes one %s reference run, given %d (%s)" % (
+                    kind.replace("_", "-"), len(given), ", ".join(given)))])
     spec, cases = pipeline.load_benchmark(spec_input, cases_input, progress)
     health = Health()
     health.spec, health.cases = spec.value, cases.value
@@ -243,6 +257,8 @@ def _measure(spec_input: pipeline.InputFile, cases_input: pipeline.InputFile,
         raise ContractErrors.capped(errors)
     tests = [case for case in cases.value["cases"] if case["split"] == TEST_SPLIT]
     systems: Dict[str, SystemHealth] = {}
+    references: Dict[str, Tuple[SystemHealth, Evidence]] = {}
+    evidence: Optional[Evidence] = None
     seen: Dict[str, str] = {}
     unknown = [0] * len(tests)
     latency: List[Optional[Exact]] = [0] * len(tests)
@@ -255,6 +271,15 @@ def _measure(spec_input: pipeline.InputFile, cases_input: pipeline.InputFile,
             reading.entry["systems"].append(described)
             if run is None:
                 continue
+            agent: Optional[str] = described.get("reference")
+            if agent is not None:  # a reference agent: its own, never pooled with the systems
+                described["counted"] = "reference: %s" % agent
+                reference = SystemHealth(run.name, len(tests))
+                reference.add(run.trial_count, run.passing, shown)
+                references[agent] = (reference, run.evidence)
+                if agent == ORACLE:
+                    evidence = _pooled(evidence, run.evidence)
+                continue
             if run.key in seen:
                 described["counted"] = "the same run as in %s" % seen[run.key]
                 continue
@@ -263,6 +288,7 @@ def _measure(spec_input: pipeline.InputFile, cases_input: pipeline.InputFile,
             if run.name not in systems:
                 systems[run.name] = SystemHealth(run.name, len(tests))
             systems[run.name].add(run.trial_count, run.passing, shown)
+            evidence = _pooled(evidence, run.evidence)
             if run.unknown is not None:
                 unknown = [total + count for total, count in zip(unknown, run.unknown)]
             latency = list(map(add_exact, latency, run.latency))
@@ -277,7 +303,17 @@ def _measure(spec_input: pipeline.InputFile, cases_input: pipeline.InputFile,
     progress("measuring", len(tests), "tasks")
     health.systems = [systems[name] for name in sorted(systems)]
     measure_tasks(health, tests, unknown, latency, cost)
+    if evidence is not None:
+        health.validity = audit(spec.value, tests, health.systems, evidence, references)
     return health
+
+
+def _pooled(pooled: Optional[Evidence], run: Evidence) -> Evidence:
+    """``run``'s evidence pooled into ``pooled`` (a copy of ``run``'s when None)."""
+    if pooled is None:
+        pooled = Evidence.empty(len(run.final_state_met))
+    pooled.merge(run)
+    return pooled
 
 
 def _describe(item: pipeline.InputFile, document: load.Document) -> JSONObject:

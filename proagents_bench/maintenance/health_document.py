@@ -11,6 +11,7 @@ from ..stats.items import PLACES, TUKEY_K, Correlation
 from ..version import NAME
 from .health_figures import (DISCRIMINATING, FLAKY, HEALTH, NEGATIVE_DISCRIMINATION, Group,
                              Health, TaskHealth, describe_reason)
+from .validity import validity_document
 
 METHODS = {
     "pass_rate": "the mean over the systems of each system's passing trials over its trials",
@@ -164,6 +165,7 @@ def health_document(health: Health, version: str) -> JSONObject:
         "by_family": {name: group_document(group, health)
                       for name, group in health.by_family.items()},
         "tasks": [_task_document(task, rates) for task in health.tasks],
+        "validity": None if health.validity is None else validity_document(health.validity),
         "inputs": dict(health.inputs, packages=health.packages),
         "excluded": health.excluded,
         "methods": dict(METHODS),

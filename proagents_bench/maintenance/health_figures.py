@@ -36,11 +36,14 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import gcd
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
 from ..jsonio import JSONObject
 from ..stats.exact import Exact
 from ..stats.items import Correlation, ItemAnalysis, tukey_fences
+
+if TYPE_CHECKING:  # for annotations only
+    from .validity import Validity
 
 HEALTH = "HEALTH"
 DISCRIMINATING = Fraction(1, 5)
@@ -144,6 +147,8 @@ class Health:
         self.cost_fences: Optional[Tuple[Fraction, Fraction]] = None
         self.by_slice: Dict[str, Group] = {}
         self.by_family: Dict[str, Group] = {}
+        # The validity audit (.validity), once measured.
+        self.validity: Optional[Validity] = None
 
     @property
     def effective_size(self) -> Optional[int]:

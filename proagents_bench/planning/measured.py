@@ -62,8 +62,8 @@ def measure(evaluation: Evaluation) -> Measured:
     a cost unmeasured)."""
     document = evaluation.lazy_document
     if not document["comparable"]:
-        raise PlanError("the systems ran under different protocols (%s): nothing can be "
-                        "measured" % "; ".join(document["comparison"]["protocol_mismatches"]))
+        raise PlanError("the systems are not comparable (%s): nothing can be measured"
+                        % "; ".join(document["reasons"]))
     trials = evaluation.spec["protocol"]["trial_count"]
     counts = []
     for role in ("baseline", "candidate"):

@@ -39,6 +39,9 @@ SMALL_SAMPLE = ("%d test task%s %s a small sample: the bootstrap interval and th
                 "detectable effect say how little it can tell.")
 NOT_COMPARED = ("Nothing was graded or compared: the systems did not run under the spec's "
                 "protocol.")
+NOT_EVIDENCE = ("Nothing was graded or compared: the harness says the infrastructure lost "
+                "more trials than the spec's validity bounds accept, so the run is not "
+                "evidence of either system.")
 LIMITATIONS = (
     "is_private is a contract field: it does not make a local file a real private test.",
     "Family checks find only declared cross-split contamination in the cases file, not "
@@ -128,10 +131,12 @@ def decision_document(*, decision: Decision, comparable: bool, fingerprint: str,
                       spec: JSONObject, cases: JSONObject, results: JSONObject,
                       systems: Systems, baseline_metrics: Optional[SystemMetrics],
                       candidate_metrics: Optional[SystemMetrics], comparison: JSONObject,
-                      inputs: JSONObject, version: str, looks: Optional[Looks] = None
-                      ) -> JSONObject:
+                      inputs: JSONObject, version: str, looks: Optional[Looks] = None,
+                      validity: Optional[JSONObject] = None) -> JSONObject:
     """The contract's decision document as a dict (see :func:`dumps`); ``looks`` adds what
-    a sequential design and the ledger made of it (spec v5's ``sequential``, ``ledger``)."""
+    a sequential design and the ledger made of it (spec v5's ``sequential``, ``ledger``),
+    ``validity`` (a spec or results v6: :mod:`~proagents_bench.evaluation.validity`) its
+    member."""
     counts = results["schema_version"] in IMPORTED_RESULTS
     document: JSONObject = {
         "action": decision.action,
@@ -158,6 +163,10 @@ def decision_document(*, decision: Decision, comparable: bool, fingerprint: str,
     if looks is not None:
         document["limitations"] += looks.limitations()
         document.update(looks.document(comparable))
+    if validity is not None:
+        document["validity"] = validity
+        if not validity["evidence"]:
+            document["limitations"][1] = NOT_EVIDENCE
     return document
 
 

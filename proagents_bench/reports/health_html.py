@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, List, Optional, SupportsFloat
 
 from ..maintenance.health_document import METHODS, group_document, system_documents
 from ..maintenance.health_figures import AUDIT_REASONS, HEALTH, Health, TaskHealth, describe_reason
+from ..maintenance.validity import DO_NOTHING, ORACLE, validity_document
 from . import charts
 from .html import render_no_decision as render_no_decision  # the no-result page: the gate's
 from .html_parts import (breakable_digest, breakable_id, escaped, page_head, scrolling_chart,
@@ -85,6 +86,7 @@ def render(health: Health) -> bytes:
         _audit(health, audit),
         _spread(health),
         _systems(health),
+        _validity(health),
         _groups("slices", "By slice", health.by_slice, health),
         _groups("families", "By family", health.by_family, health),
         _tasks(health),
@@ -179,6 +181,45 @@ def _systems(health: Health) -> str:
             'are pooled; the task success rate uses the spec\'s task gate.</p>\n%s\n'
             '</section>\n' % (len(systems), scrolling_table("stack systems",
                                                             "\n".join(lines))))
+
+
+def _validity(health: Health) -> str:
+    """The validity audit: the score range between the reference runs, each system above
+    the floor, and each finding with its tasks (why, on hover)."""
+    validity = health.validity
+    if validity is None:
+        return ""
+    document = validity_document(validity)
+    ends = []
+    for word, kind in (("floor (do-nothing agent)", DO_NOTHING), ("ceiling (oracle)", ORACLE)):
+        found = document["references"][kind]
+        ends.append("%s: %s" % (word, "not given" if found is None else "%s, %s" % (
+            show(found["task_success_rate"]), breakable_id(found["name"], 120))))
+    rows = ['<thead><tr><th>System</th><th>Task success rate</th><th>Above the floor</th>'
+            '<th>Share of the range</th></tr></thead>\n<tbody>']
+    rows += ['<tr><td><span class="id">%s</span></td>%s</tr>' % (
+        breakable_id(system["name"], 120), "".join(
+            '<td class="num">%s</td>' % escaped(show(system[key])) for key in (
+                "task_success_rate", "above_floor", "share_of_range")))
+        for system in document["systems"]]
+    rows.append("</tbody>")
+    findings = ['<thead><tr><th>Finding</th><th>Tasks</th><th>Meaning</th></tr></thead>\n'
+                '<tbody>']
+    for finding in document["findings"]:
+        shown, rest = counted(finding["tasks"], MAX_AUDIT_ROWS)
+        findings.append('<tr><td><span class="id">%s</span></td><td>%s%s</td><td>%s</td>'
+                        '</tr>' % (breakable_id(finding["code"], 80), ", ".join(
+                            '<span class="id" title="%s">%s</span>' % (
+                                escaped(task["why"], 400), breakable_id(task["case_id"], 120))
+                            for task in shown), " and %d more" % rest if rest else "",
+                            escaped(finding["meaning"])))
+    findings.append("</tbody>")
+    return ('<section id="validity">\n<h2>Is the run evidence?</h2>\n<p class="note">%s. A '
+            'task the do-nothing agent passes measures nothing; one the oracle fails is broken '
+            'or unsolvable.</p>\n%s\n%s</section>\n' % (
+                "; ".join(ends), scrolling_table("validity", "\n".join(rows)),
+                scrolling_table("validity-findings", "\n".join(findings))
+                if document["findings"] else "<p>No finding.</p>\n"))
 
 
 def _groups(anchor: str, title: str, groups: JSONObject, health: Health) -> str:

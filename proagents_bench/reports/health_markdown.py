@@ -10,6 +10,7 @@ from typing import List
 
 from ..maintenance.health_document import group_document, system_documents
 from ..maintenance.health_figures import HEALTH, Health, describe_reason
+from ..maintenance.validity import DO_NOTHING, ORACLE, validity_document
 from .markdown import render_no_decision as render_no_decision  # the no-result summary
 from .markdown import code, text
 from .words import counted, show
@@ -35,7 +36,7 @@ def render(health: Health) -> bytes:
                        len(health.systems), health.trials_per_task),
         "",
     ]
-    lines += _audit(health) + _systems(health) + _slices(health)
+    lines += _audit(health) + _systems(health) + _validity(health) + _slices(health)
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 
@@ -68,6 +69,31 @@ def _systems(health: Health) -> List[str]:
             show(system["task_success_rate"]), system["flaky_tasks"]))
     if rest:
         lines += ["", "*%d more systems not shown.*" % rest]
+    return lines + [""]
+
+
+def _validity(health: Health) -> List[str]:
+    """The validity audit: the references' range, each system above the floor, each
+    finding's tasks."""
+    if health.validity is None:
+        return []
+    document = validity_document(health.validity)
+    ends = []
+    for word, kind in (("floor", DO_NOTHING), ("ceiling", ORACLE)):
+        found = document["references"][kind]
+        ends.append("%s %s" % (word, "not given" if found is None else "%s (%s)" % (
+            show(found["task_success_rate"]), text(found["name"], 80))))
+    lines = ["### Is the run evidence?", "", "Score range: %s." % ", ".join(ends), "",
+             "| System | Task success rate | Above the floor | Share of the range |",
+             "|---|---:|---:|---:|"]
+    lines += ["| %s | %s |" % (text(system["name"], 80), " | ".join(
+        show(system[key]) for key in ("task_success_rate", "above_floor", "share_of_range")))
+        for system in document["systems"]]
+    lines.append("")
+    for finding in document["findings"]:
+        shown, rest = counted([task["case_id"] for task in finding["tasks"]], MAX_AUDIT)
+        lines.append("- `%s` (%d): %s%s" % (finding["code"], len(finding["tasks"]), text(
+            ", ".join(shown), 2000), " and %d more" % rest if rest else ""))
     return lines + [""]
 
 

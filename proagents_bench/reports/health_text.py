@@ -10,6 +10,7 @@ from typing import List, Sequence
 
 from ..maintenance.health_document import system_documents
 from ..maintenance.health_figures import AUDIT_REASONS, HEALTH, Health, describe_reason
+from ..maintenance.validity import DO_NOTHING, ORACLE, Validity
 from .terminal import BOLD, DIM, ELLIPSIS, RED, YELLOW, Painter, _plain, _wrap
 from .words import counted, named, show
 
@@ -53,6 +54,8 @@ def render(health: Health, width: int = 100, colour: bool = False,
     if more:
         lines.append("  %d more (the JSON document and the HTML report have them)" % more)
     lines.append("")
+    if health.validity is not None:
+        lines += _validity(health.validity, paint, width) + [""]
     cases = health.cases
     lines.append(paint("%s %s, dataset %s: %d test tasks, %d systems, %d trials per task" % (
         _plain(cases["benchmark_id"], 80), _plain(cases["benchmark_version"], 40),
@@ -72,3 +75,22 @@ def render(health: Health, width: int = 100, colour: bool = False,
             lines.append("        " + wrapped[0])
             lines.extend("        " + line for line in wrapped[1:])
     return ("\n".join(lines) + "\n").encode("ascii", "backslashreplace")
+
+
+def _validity(validity: Validity, paint: Painter, width: int) -> List[str]:
+    """The validity audit: the score range between the references given, and each
+    finding's tasks."""
+    ends = []
+    for word, kind in (("floor", DO_NOTHING), ("ceiling", ORACLE)):
+        found = validity.references[kind]
+        ends.append("%s %s" % (word, "not given" if found is None else "%s (%s)" % (
+            show(float(found[1])), _plain(found[0].name, 60))))
+    lines = [paint("Validity: %s" % ", ".join(ends), BOLD)]
+    for finding in validity.findings:
+        ids = [case_id for case_id, _why in finding.tasks]
+        wrapped = _wrap("%s (%d): %s" % (finding.check.code, len(ids),
+                                         _plain(named(ids, ellipsis=ELLIPSIS), 2000)),
+                        width, 4)
+        lines.append("  " + wrapped[0])
+        lines.extend("    " + line for line in wrapped[1:])
+    return lines

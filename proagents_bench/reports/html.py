@@ -21,7 +21,7 @@ from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from .html_charts import bootstrap_section, latency_section, sequential_section, slices_section
 from .html_parts import breakable_digest, breakable_id, escaped, page_head, scrolling_table
-from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, REPLACED, gate_states, gate_text,
+from .view import (FAILED, HELD, NOT_JUDGED, REPLACED, action_words, gate_states, gate_text,
                    held_text, interval_rows, metric_rows, metric_value, note_facts, notes,
                    problems_first, reason_groups, tagged_reasons, task_rows)
 from .words import counted, show, show_gate
@@ -98,9 +98,12 @@ def page(evaluation: Evaluation, links: Optional[WhyLinks] = None, section: str 
                   bootstrap_section(evaluation, gates), latency_section(document, gates),
                   slices_section(document), _grid(document, rows)]
     else:
-        parts.append("<h2>Metrics</h2>\n<p>No metric was computed: the systems did not run "
-                     "under the spec's protocol, so nothing is comparable (every differing key "
-                     "is a reason above).</p>\n")
+        parts.append("<h2>Metrics</h2>\n<p>No metric was computed: %s.</p>\n" % (
+            "the infrastructure lost more trials than the spec's validity bounds accept, so "
+            "the run is not evidence (every bound exceeded is a reason above)"
+            if document["comparison"].get("not_evidence") else
+            "the systems did not run under the spec's protocol, so nothing is comparable "
+            "(every differing key is a reason above)"))
     parts += [_inputs(document), "</body>\n</html>\n"]
     return "".join(parts).encode("utf-8")
 
@@ -116,7 +119,7 @@ def _banner(document: JSONObject, decision: Decision, links: Optional[WhyLinks] 
                        for group in reason_groups(decision))
     return ('<header class="banner %s" id="decision">\n<p class="action">%s</p>\n'
             '<p class="meaning">%s</p>\n<ul class="primary">\n%s\n</ul>\n%s</header>\n' % (
-                escaped(action), escaped(action), escaped(ACTION_WORDS.get(action, "")), groups,
+                escaped(action), escaped(action), escaped(action_words(document)), groups,
                 _notes(decision)))
 
 

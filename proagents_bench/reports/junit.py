@@ -284,9 +284,11 @@ def render(evaluation: Evaluation) -> bytes:
         if note_cases:
             suites.append(_suite("notes", note_cases))
     else:
-        mismatches = document["comparison"]["protocol_mismatches"]
-        case = Case("comparability", "protocol", NO_TIME, _failure(
-            document["primary_reason"], "INCOMPARABLE", mismatches))
+        # a protocol mismatch, or a run beyond its spec's validity bounds (not evidence)
+        not_evidence = document["comparison"].get("not_evidence", [])
+        case = Case("comparability", "validity" if not_evidence else "protocol", NO_TIME,
+                    _failure(document["primary_reason"], "INCOMPARABLE", not_evidence
+                             or document["comparison"]["protocol_mismatches"]))
         suites = [_suite("comparability", [case], properties, seconds)]
     # junit-10.xsd allows only name, time, tests, failures and errors on the root.
     root = _element("testsuites", (

@@ -21,7 +21,7 @@ from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..version import NAME
 from .sequential_view import sequential_view
-from .view import (ACTION_WORDS, FAILED, HELD, NOT_JUDGED, REPLACED, gate_states, gate_text,
+from .view import (FAILED, HELD, NOT_JUDGED, REPLACED, action_words, gate_states, gate_text,
                    held_text, interval_rows, metric_rows, metric_value, note_facts, notes,
                    problems_first, reason_groups, slices, task_rows)
 from .words import clean, counted, shorten, show, show_gate
@@ -94,7 +94,7 @@ def summary(evaluation: Evaluation, why: Sequence[str] = ()) -> bytes:
             code(document["baseline_system"], 80)),
         "",
         "**%s.** Benchmark %s %s, dataset %s. Evidence `%s`." % (
-            ACTION_WORDS.get(action, action).capitalize(), code(document["benchmark_id"], 80),
+            (action_words(document) or action).capitalize(), code(document["benchmark_id"], 80),
             code(document["benchmark_version"], 40), code(document["dataset_version"], 80),
             clean(document["evidence_fingerprint"])),
         "",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 from ..contract.gates import Gate
 from ..contract.vocabulary import BLOCK, BLOCKING, INCOMPARABLE, PASS, REVIEW, REVIEWING
 from .sequential_view import sequential_view
-from .view import (ACTION_WORDS, REPLACED, gate_states, gate_text, hardness, interval_rows,
+from .view import (REPLACED, action_words, gate_states, gate_text, hardness, interval_rows,
                    metric_rows, metric_value, notes, problems_first, reason_groups, task_rows)
 from .words import clean, counted, show, show_gate
 
@@ -107,7 +107,7 @@ def render(evaluation: "Evaluation", width: int = 100, colour: bool = False,
     lines += [paint(hint, DIM) for hint in hints] + [""]
     lines.append("%s  %s  (candidate %s, baseline %s)" % (
         paint(action, BOLD, ACTION_COLOURS.get(action, BOLD)),
-        paint(ACTION_WORDS.get(action, ""), BOLD), _plain(document["candidate_system"], 80),
+        paint(action_words(document), BOLD), _plain(document["candidate_system"], 80),
         _plain(document["baseline_system"], 80)))
     lines += _groups(evaluation.decision, width, paint)
     return ("\n".join(lines) + "\n").encode("ascii", "backslashreplace")

@@ -39,6 +39,20 @@ ACTION_WORDS = {
                   "possible",
 }
 
+# An INCOMPARABLE run that is not evidence (beyond its spec's validity bounds): the systems
+# ran under the protocol, and the infrastructure lost too many of their trials.
+NOT_EVIDENCE_WORDS = ("the infrastructure lost more trials than the spec's validity bounds "
+                      "accept: the run is not evidence of either system")
+
+
+def action_words(document: JSONObject) -> str:
+    """What the document's action means, in words (its own words for a run that is not
+    evidence)."""
+    if document["comparison"].get("not_evidence"):
+        return NOT_EVIDENCE_WORDS
+    return ACTION_WORDS.get(document["action"], "")
+
+
 CHECK_NAMES = CHECKS
 
 # A failed check, in a few words; the status check names the status itself (timeout, ...).

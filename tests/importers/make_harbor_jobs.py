@@ -27,6 +27,19 @@ A made-up dataset ``acme-terminal@1.0`` of four tasks, three attempts each (``-k
   task checksum);
 - ``harbor_unfinished_job/``: the baseline's job stopped before two trials of
   ``clean-workspace`` wrote their result (no ``finished_at``).
+
+Runs that are not evidence, and the reference agents (the validity audit):
+
+- ``harbor_infra_baseline_job/``: the baseline's job on a host whose Docker provider failed
+  to start the environment of four of its twelve trials (a ``RuntimeError`` raised by the
+  environment provider during ``environment_setup``: the agent never ran);
+- ``harbor_infra_candidate_job/``: the candidate's job of the same run: two trials timed out
+  (``AgentTimeoutError``: the agent's), one lost its environment (the provider's
+  ``RuntimeError``);
+- ``harbor_nop_job/``: Harbor's own do-nothing agent, ``nop``: it passes ``clean-workspace``
+  (a workspace already clean) and nothing else;
+- ``harbor_oracle_job/``: Harbor's own ``oracle`` agent (the task's reference solution):
+  it solves every task but ``build-cache``, whose reference solution fails its tests.
 """
 
 import hashlib
@@ -80,6 +93,47 @@ CANDIDATE = {
     "parse-logs": [(1, None, ["bash"])] * 3,
 }
 
+# The exception an environment provider raises when it cannot start the environment (Harbor's
+# Docker environment raises RuntimeError when ``docker compose`` fails): recorded during
+# environment_setup, before the agent runs.
+PROVIDER_FAILURE = "RuntimeError"
+PROVIDER_MESSAGE = ("Docker compose command failed for environment acme-terminal. Command: "
+                    "docker compose up --detach --wait. Return code: 1. Stdout: Error response "
+                    "from daemon: failed to create network")
+
+
+# A run whose host lost environments: the provider's RuntimeError before the agent ran.
+INFRA_BASELINE = {
+    "build-cache": [(None, PROVIDER_FAILURE, []), (1, None, ["bash"]),
+                    (None, PROVIDER_FAILURE, [])],
+    "clean-workspace": [(1, None, ["bash", "ls"])] * 3,
+    "fix-permissions": [(1, None, ["bash", "chmod"]), (None, PROVIDER_FAILURE, []),
+                        (1, None, ["bash", "chmod"])],
+    "parse-logs": [(None, PROVIDER_FAILURE, []), (1, None, ["bash"]), (1, None, ["bash"])],
+}
+INFRA_CANDIDATE = {
+    "build-cache": [(1, None, ["bash"]), (0, "AgentTimeoutError", ["bash"]),
+                    (1, None, ["bash"])],
+    "clean-workspace": [(0, "AgentTimeoutError", ["bash", "ls"]), (1, None, ["bash", "ls"]),
+                        (1, None, ["bash", "ls"])],
+    "fix-permissions": [(1, None, ["bash", "chmod"])] * 3,
+    "parse-logs": [(1, None, ["bash"]), (None, PROVIDER_FAILURE, []), (1, None, ["bash"])],
+}
+# Harbor's reference agents: ``nop`` does nothing (no tool call), ``oracle`` runs the task's
+# reference solution (its solve.sh, through the environment's shell).
+NOP = {
+    "build-cache": [(0, None, [])] * 3,
+    "clean-workspace": [(1, None, [])] * 3,
+    "fix-permissions": [(0, None, [])] * 3,
+    "parse-logs": [(0, None, [])] * 3,
+}
+ORACLE = {
+    "build-cache": [(0, None, ["bash"])] * 3,
+    "clean-workspace": [(1, None, ["bash"])] * 3,
+    "fix-permissions": [(1, None, ["bash"])] * 3,
+    "parse-logs": [(1, None, ["bash"])] * 3,
+}
+
 
 def trial_name(task, attempt, job):
     """Harbor's name of a trial: the task's name, ``__``, seven random letters and digits
@@ -107,12 +161,13 @@ def write(path, text):
     path.write_text(text)
 
 
-def write_job(output, job_name, model, outcomes, revisions=None, unfinished=()):
+def write_job(output, job_name, model, outcomes, revisions=None, unfinished=(),
+              agent_name="terminus-2", agent_version="2.0.0"):
     revisions = revisions or {}
     folder = Path(output) / job_name
     if folder.exists():
         shutil.rmtree(folder)
-    agent = AgentConfig(name="terminus-2", model_name=model)
+    agent = AgentConfig(name=agent_name, model_name=model)
     environment = EnvironmentConfig(type="docker")
     config = JobConfig(job_name=job_name, jobs_dir=Path("jobs"), n_attempts=ATTEMPTS,
                        agents=[agent], environment=environment,
@@ -144,21 +199,28 @@ def write_job(output, job_name, model, outcomes, revisions=None, unfinished=()):
                                                        milliseconds=250)
             finished = agent_finished + timedelta(seconds=10)
             moment = finished
+            ran = failure not in ("EnvironmentStartTimeoutError", PROVIDER_FAILURE)
             exception = None if failure is None else ExceptionInfo(
-                exception_type=failure, exception_message="scripted %s" % failure,
-                exception_traceback="Traceback (scripted)", occurred_at=agent_finished)
-            ran = failure != "EnvironmentStartTimeoutError"
+                exception_type=failure, exception_message=PROVIDER_MESSAGE
+                if failure == PROVIDER_FAILURE else "scripted %s" % failure,
+                exception_traceback="Traceback (scripted)",
+                occurred_at=started + timedelta(seconds=15) if failure == PROVIDER_FAILURE
+                else agent_finished)
             result = TrialResult(
                 id=uuid.uuid5(job_id, name), task_name=task, trial_name=name,
                 trial_uri="file:///jobs/%s/%s" % (job_name, name),
                 task_id=LocalTaskId(path=Path("tasks") / task), source="acme-terminal",
                 task_checksum=digest, config=trial_config,
-                agent_info=AgentInfo(name="terminus-2", version="2.0.0",
+                agent_info=AgentInfo(name=agent_name, version=agent_version,
                                      model_info=ModelInfo(name=model.split("/")[1],
-                                                          provider=model.split("/")[0])),
-                agent_result=AgentContext(n_input_tokens=12000 + 100 * attempt,
-                                          n_cache_tokens=0, n_output_tokens=800,
-                                          cost_usd=0.0125 * attempt) if ran else None,
+                                                          provider=model.split("/")[0])
+                                     if model else None),
+                agent_result=(AgentContext(n_input_tokens=12000 + 100 * attempt,
+                                           n_cache_tokens=0, n_output_tokens=800,
+                                           cost_usd=0.0125 * attempt) if model else
+                              AgentContext(n_input_tokens=0, n_cache_tokens=0,
+                                           n_output_tokens=0, cost_usd=0.0))
+                if ran else None,
                 verifier_result=VerifierResult(rewards={"reward": reward})
                 if reward is not None else None,
                 exception_info=exception, started_at=started, finished_at=finished,
@@ -170,7 +232,7 @@ def write_job(output, job_name, model, outcomes, revisions=None, unfinished=()):
             results.append(result)
             if ran:
                 write(trial / "agent" / "trajectory.json",
-                      trajectory_text(result, "terminus-2", "2.0.0", model, task, tools))
+                      trajectory_text(result, agent_name, agent_version, model, task, tools))
     lock = JobLock(created_at=START, harbor=HarborLockInfo(version="0.26.0"),
                    n_concurrent_trials=4, retry=config.retry, trials=locks)
     write(folder / "lock.json", lock.model_dump_json(indent=4, exclude_none=True))
@@ -191,6 +253,11 @@ def main():
               revisions={"build-cache": 2})
     write_job(output, "harbor_unfinished_job", "acme/model-a", BASELINE,
               unfinished={("clean-workspace", 2), ("clean-workspace", 3)})
+    write_job(output, "harbor_infra_baseline_job", "acme/model-a", INFRA_BASELINE)
+    write_job(output, "harbor_infra_candidate_job", "acme/model-b", INFRA_CANDIDATE)
+    write_job(output, "harbor_nop_job", None, NOP, agent_name="nop", agent_version="1.0.0")
+    write_job(output, "harbor_oracle_job", None, ORACLE, agent_name="oracle",
+              agent_version="1.0.0")
 
 
 if __name__ == "__main__":

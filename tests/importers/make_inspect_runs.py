@@ -22,7 +22,11 @@ typical log holds) and is written with deflate (as ``make_inspect_logs.py`` expl
   the one value a comparison cannot do without, three epochs (``--epochs 3``): no message
   limit, no time limit, Inspect's own compression (zstd), the cases' fields in the sample
   metadata; the candidate calls the forbidden ``refund_order`` on the critical
-  ``test-safety``.
+  ``test-safety``;
+- ``errored_candidate.eval``: the candidate of ``test_only_candidate.eval`` on a day its
+  model provider failed: three epochs, ``fail_on_error=False``; the first four calls of
+  ``test-status`` and ``test-refund`` raise (the provider unavailable), so four of their six
+  samples end in error (Inspect's ``error``, unscored) and the run finishes.
 """
 
 import os
@@ -71,6 +75,9 @@ RUNS = {
     "test_only_candidate.eval": (made.CANDIDATE_SCRIPTS, {}, dict(LIMITS, epochs=3),
                                  {"fail_on_error": False}),
     "default_limits.eval": (made.SCRIPTS, {}, {}, {}),
+    "errored_candidate.eval": (made.CANDIDATE_SCRIPTS,
+                               {"test-status": [1, 2, 3, 4], "test-refund": [1, 2, 3, 4]},
+                               dict(LIMITS, epochs=3), {"fail_on_error": False}),
 }
 
 

@@ -28,6 +28,20 @@ system (a run is one attempt per instance):
   run1.json`` .. ``run3.json``: the same runs evaluated against a dataset of twenty instances
   (``acme__widgets-101`` to ``-120``), of which the runs submitted the five: a run on part
   of a dataset, its other fifteen instances in ``incomplete_ids``.
+
+Runs that are not evidence, and the reference runs (the validity audit), of ten instances of
+another made-up repository (``acme__gadgets-201`` to ``-210``), two runs per system:
+
+- ``swebench_errors_baseline_run1.json`` and ``run2.json`` (``acme/agent-v1``): resolves
+  201 to 206, not 207 to 209; in run 2 instance 210's image did not build (``error_ids``);
+- ``swebench_errors_candidate_run1.json`` and ``run2.json`` (``acme/agent-v2``): in run 1
+  nine of the ten instances errored (the evaluation wrote no report: their images did not
+  build), 201 resolved; run 2 resolves 201 to 207;
+- ``swebench_gold_run1.json`` and ``run2.json``: SWE-bench's gold patches (``gold``, the
+  reference solutions): every instance resolved but 207, whose gold patch fails its own
+  tests (a broken task);
+- ``swebench_empty_run1.json`` and ``run2.json``: a do-nothing agent (``empty``): no patch
+  for any instance (``empty_patch_ids``).
 """
 
 import json
@@ -68,12 +82,34 @@ INCOMPLETE = {"101": "resolved", "102": "resolved", "103": "resolved", "104": No
               "105": "unresolved"}
 
 
-def write_run(work, model, run_id, outcomes, name, output, dataset_ids=INSTANCES):
+# The validity runs' instances, and per run, per instance (by its number) its outcome, as
+# above, or "error": the evaluation wrote no report (the image did not build), in words
+# SWE-bench's classifier does not take for an environment failure.
+GADGETS = ["acme__gadgets-%d" % number for number in range(201, 211)]
+ERRORS_BASELINE = [
+    dict({str(number): "resolved" for number in range(201, 207)},
+         **{"207": "unresolved", "208": "unresolved", "209": "unresolved",
+            "210": "unresolved"}),
+    dict({str(number): "resolved" for number in range(201, 207)},
+         **{"207": "unresolved", "208": "unresolved", "209": "unresolved", "210": "error"}),
+]
+ERRORS_CANDIDATE = [
+    dict({str(number): "error" for number in range(202, 211)}, **{"201": "resolved"}),
+    dict({str(number): "resolved" for number in range(201, 208)},
+         **{"208": "unresolved", "209": "unresolved", "210": "unresolved"}),
+]
+GOLD = [dict({str(number): "resolved" for number in range(201, 211)}, **{"207": "unresolved"})
+        ] * 2
+EMPTY = [{str(number): "empty" for number in range(201, 211)}] * 2
+
+
+def write_run(work, model, run_id, outcomes, name, output, dataset_ids=INSTANCES,
+              instances=INSTANCES):
     """One run: its predictions, the evaluation's per-instance files, then SWE-bench's
     summary of it against the dataset ``dataset_ids``, copied to ``output/name``."""
     os.chdir(work)
     predictions = {}
-    for instance in INSTANCES:
+    for instance in instances:
         outcome = outcomes[instance.rsplit("-", 1)[1]]
         if outcome is None:
             continue
@@ -87,6 +123,10 @@ def write_run(work, model, run_id, outcomes, name, output, dataset_ids=INSTANCES
         if outcome == "infra":
             (folder / LOG_TEST_OUTPUT).write_text(
                 "docker: Cannot connect to the Docker daemon at unix:///var/run/docker.sock.\n")
+            continue
+        if outcome == "error":
+            (folder / LOG_TEST_OUTPUT).write_text(
+                "BuildImageError: failed to build image sweb.eval.x86_64.%s\n" % instance)
             continue
         report = {instance: {"patch_is_None": False, "patch_exists": True,
                              "patch_successfully_applied": True,
@@ -116,6 +156,13 @@ def main():
                     write_run(work, model, "%s-subset-run%d" % (role, number), outcomes,
                               "swebench_subset_%s_run%d.json" % (role, number), output,
                               DATASET)
+            for role, model, runs in (("errors_baseline", "acme/agent-v1", ERRORS_BASELINE),
+                                      ("errors_candidate", "acme/agent-v2", ERRORS_CANDIDATE),
+                                      ("gold", "gold", GOLD), ("empty", "empty", EMPTY)):
+                for number, outcomes in enumerate(runs, 1):
+                    write_run(work, model, "%s-run%d" % (role, number), outcomes,
+                              "swebench_%s_run%d.json" % (role, number), output, GADGETS,
+                              GADGETS)
         finally:
             os.chdir(start)
 

@@ -33,8 +33,9 @@ class ReadmeTests(unittest.TestCase):
         blocks = re.findall(r"```sh\n(.*?)```", readme_section(), re.S)
         # Inspect AI (a test-only log, its default output, an eval), tau2-bench, Harbor (0.26,
         # 0.21), SWE-bench (whole runs, a run on part of a dataset), promptfoo (a config's and
-        # its default output), JSON lines; then explain (on Inspect AI, tau2-bench, Harbor).
-        self.assertEqual(len(blocks), 14)
+        # its default output), JSON lines; then explain (on Inspect AI, tau2-bench, Harbor);
+        # then --failure-origins (an Inspect AI run with errored samples).
+        self.assertEqual(len(blocks), 15)
         for block in blocks:
             folder = TempDir(self)
             lines = [line for line in block.splitlines() if line.strip()]
