@@ -76,6 +76,38 @@ class CiLoopTests(unittest.TestCase):
                          ["ledger.closed"])
 
 
+class InitNextStepsTests(unittest.TestCase):
+    def test_the_template_is_checked_without_the_ledger_and_each_look_with_it(self):
+        folder = TempDir(self)
+        bench = os.path.join(folder.path, "bench")
+        cases = os.path.join(ROOT, "examples", "sequential_cases.json")
+        started = run_cli(["init", "--sequential", "--cases", cases, "--effect", "0.18",
+                           "--looks", "4", "--directory", bench])
+        self.assertEqual(started.status, 0, started.stderr)
+        first = started.document["sequential"]["first_look"]["tasks"]
+        ledger = os.path.join(bench, "ledger.json")
+        # the first look's tasks named at the terminal, not only in the JSON document
+        self.assertIn("look 1 runs 10 tasks x 3 trials: %s, %s and %s; judge each look "
+                      "with --ledger %s" % (", ".join(first[:8]), first[8], first[9], ledger),
+                      started.stderr)
+        check, look = started.document["next"]
+        self.assertNotIn("--ledger", check)
+        self.assertTrue(look.endswith("--results LOOK_RESULTS --ledger %s" % ledger), look)
+        lines = started.stderr.splitlines()
+        at = lines.index("next: " + check)
+        self.assertIn("without --ledger: nothing has run in it, so it is not a look",
+                      lines[at + 1])
+        self.assertEqual(lines[at + 2], "then, each look (a package of every trial of the "
+                         "looks before and the new batch): " + look)
+        words = check.split()[3:]
+        self.assertEqual(run_cli(words).status, 1)  # the template's check: a BLOCK
+        refused = run_cli(words + ["--ledger", ledger])  # never a look
+        self.assertEqual((refused.status, [error["code"] for error in
+                                           refused.document["errors"]]),
+                         (2, ["ledger.look_unmeasured"]))
+        self.assertFalse(os.path.exists(ledger))
+
+
 class LedgerOptionTests(unittest.TestCase):
     def setUp(self):
         self.folder = TempDir(self)
