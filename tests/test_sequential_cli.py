@@ -6,6 +6,7 @@ v5."""
 
 import json
 import os
+import re
 import unittest
 from fractions import Fraction
 
@@ -184,6 +185,60 @@ class PlanTests(unittest.TestCase):
                                     os.path.join(folder.path, "spec.json")])
         self.assertEqual(over.document["errors"][0]["code"], "cli.report_path")
 
+    def test_under_a_design_no_fixed_plan_is_made_against_a_gate_the_design_replaces(self):
+        # the shipped design's spec keeps its trial-level gate at -1 (no condition): a fixed
+        # plan against it recommended 3 tasks x 2 trials at "power 0.88"
+        examples = os.path.join(ROOT, "examples")
+        files = [item for kind, name in (("--spec", "sequential_spec.json"),
+                                         ("--cases", "sequential_cases.json"),
+                                         ("--results", "sequential_look3.json"))
+                 for item in (kind, os.path.join(examples, name))]
+        spec = read_json(os.path.join(examples, "sequential_spec.json"))
+        proposed = run_cli(["plan", "--sequential", "--effect", "0.4", "--looks", "4",
+                            "--summary"] + files)
+        own = run_cli(["plan", "--summary"] + files)  # the spec's own design
+        for run, is_proposed in ((proposed, True), (own, False)):
+            with self.subTest(proposed=is_proposed):
+                self.assertEqual(run.status, 0, run.stdout[:400])
+                document = run.document
+                self.assertEqual(document["metric"], "sequential_design")
+                for key in ("now", "recommended", "best_within_limits", "with_more_tasks",
+                            "model"):
+                    self.assertNotIn(key, document)
+                self.assertEqual(document["measured"]["tasks"], 30)
+                found = document["sequential"]
+                self.assertEqual((found["proposed"], found["replaces"]),
+                                 (is_proposed, "min_paired_delta_ci_low"))
+                lines = run.stderr.splitlines()
+                self.assertFalse([line for line in lines
+                                  if line.startswith(("recommended:", "now:"))], lines)
+                self.assertIn("decides, at the task level (its boundary in place of "
+                              "min_paired_delta_ci_low): the fixed plan of the trial-level "
+                              "gate is not made", lines[0])
+                self.assertTrue(lines[1].startswith("measured: 30 tasks x 3 trials"))
+                self.assertTrue(lines[2].startswith("sequential design (truncated SPRT"))
+        # the proposal asked for is the spec's own design but for its pool's order: the same
+        # costs; the spec's own is costed as the gate rebuilds it
+        first, second = proposed.document["sequential"], own.document["sequential"]
+        for key in ("expected", "worst", "fixed", "win_share", "boundary_sha256"):
+            self.assertEqual(first[key], second[key], key)
+        self.assertEqual(second["design"], spec["sequential"])
+        self.assertIn("the spec's design is costed as written", second["notes"][-1])
+
+    def test_a_gate_of_the_other_level_the_design_leaves_is_said(self):
+        folder = TempDir(self)
+        spec, cases, results = make_package(300, 3, seed=4, baseline_skill=0.6,
+                                            candidate_skill=0.7)
+        spec["schema_version"] = "agent-benchmark-spec-v4"
+        spec["bootstrap"].update(unit="task", lower_bound="strict")
+        spec["gates"]["min_trial_delta_ci_low"] = 0.0
+        run = run_cli(["plan", "--sequential", "--spec", folder.write_json("spec.json", spec),
+                       "--cases", folder.write_json("cases.json", cases), "--results",
+                       folder.write_json("results.json", results)])
+        self.assertEqual(run.status, 0, run.stdout[:400])
+        self.assertIn("the spec's min_trial_delta_ci_low (0) stays a condition of a PASS "
+                      "beside the boundary", run.document["sequential"]["notes"][-1])
+
     def test_plan_costs_the_design_by_task_and_trial_and_holds_it_to_the_budget(self):
         examples = os.path.join(ROOT, "examples")
         arguments = ["plan", "--sequential", "--effect", "0.4", "--looks", "4",
@@ -208,6 +263,24 @@ class PlanTests(unittest.TestCase):
         within = run_cli([item if item != "50" else "100" for item in arguments])
         self.assertFalse([note for note in within.document["sequential"]["notes"]
                           if "budget" in note])
+
+
+class DocsTests(unittest.TestCase):
+    def test_the_docs_show_exactly_what_plan_sequential_prints(self):
+        with open(os.path.join(ROOT, "docs", "statistics.md"), "rb") as handle:
+            text = handle.read().decode("utf-8")
+        command = ("python3 -B run_benchmark.py plan --spec examples/sequential_spec.json "
+                   "--cases examples/sequential_cases.json --results "
+                   "examples/sequential_look3.json --sequential --effect 0.4 --looks 4 "
+                   "--write-spec spec_v5.json --summary")
+        after = text.split("```sh\n%s\n```\n" % command, 1)[1]
+        shown = re.search(r"^```\n(.*?)^```", after, re.S | re.M).group(1)
+        words = [os.path.join(ROOT, word) if word.startswith("examples/") else word
+                 for word in command.split()[3:]]
+        words[words.index("spec_v5.json")] = os.path.join(TempDir(self).path, "spec_v5.json")
+        run = run_cli(words)
+        self.assertEqual(run.status, 0, run.stdout[:400])
+        self.assertEqual(run.stderr.splitlines(), shown.splitlines())
 
 
 if __name__ == "__main__":
