@@ -282,6 +282,36 @@ class DocsTests(unittest.TestCase):
         self.assertEqual(run.status, 0, run.stdout[:400])
         self.assertEqual(run.stderr.splitlines(), shown.splitlines())
 
+    def test_a_batch_of_more_runs_imported_as_several_logs_is_the_next_look(self):
+        # docs/importing.md, "The looks of a sequential design": each look's package the
+        # import of every batch's log so far; the ledger finds the earlier trials unchanged
+        with open(os.path.join(ROOT, "docs", "importing.md"), "rb") as handle:
+            text = handle.read().decode("utf-8")
+        section = text.split("### The looks of a sequential design", 1)[1]
+        block = re.search(r"^```sh\n(.*?)^```", section, re.S | re.M).group(1)
+        folder = TempDir(self).path
+        documents = []
+        for line in block.splitlines():
+            words = line.split(";")[0].split()[3:]
+            words = [os.path.join(ROOT, word) if word.startswith("tests/") else
+                     os.path.join(folder, word) if word.endswith(".json") else word
+                     for word in words]
+            gate = "--ledger" in words
+            decision = os.path.join(folder, "decision%d.json" % (len(documents) + 1))
+            run = run_cli(words + (["--output", decision] if gate else []))
+            self.assertEqual(run.status, 1 if gate else 0, run.stderr[-2000:])
+            if gate:
+                documents.append(read_json(decision))
+        first, second = documents
+        self.assertEqual(first["sequential"]["state"], "continue")
+        self.assertIn("Next batch, look 2: trial 3 of tasks 1-5 of the frozen pool",
+                      first["primary_reason"])
+        self.assertIn("`Next batch, look 2: trial 3 of tasks 1-5 of the frozen pool`", section)
+        self.assertEqual((second["action"], second["sequential"]["state"],
+                          second["sequential"]["decided_at"]), ("REVIEW", "pass", 7))
+        self.assertEqual(second["ledger"]["looks_before"], 1)
+        self.assertTrue(read_json(os.path.join(folder, "seq-ledger.json"))["closed"])
+
 
 if __name__ == "__main__":
     unittest.main()

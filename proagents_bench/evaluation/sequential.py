@@ -239,7 +239,8 @@ class LookJudgment:
         parts = []
         if batch["new_trials"] is not None:
             trials = batch["new_trials"]
-            parts.append("trials %s of tasks 1-%d of the frozen pool" % (
+            parts.append("trial%s %s of tasks 1-%d of the frozen pool" % (
+                "s" if trials["last"] > trials["first"] else "",
                 _span(trials["first"], trials["last"]), trials["tasks"]))
         if batch["new_tasks"] is not None:
             tasks = batch["new_tasks"]

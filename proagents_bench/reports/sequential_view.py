@@ -118,8 +118,9 @@ class SequentialView:
         parts = []
         if batch["new_trials"] is not None:
             trials = batch["new_trials"]
-            parts.append("trials %s of tasks 1-%d" % (_span(trials["first"], trials["last"]),
-                                                      trials["tasks"]))
+            parts.append("trial%s %s of tasks 1-%d" % (
+                "s" if trials["last"] > trials["first"] else "",
+                _span(trials["first"], trials["last"]), trials["tasks"]))
         if batch["new_tasks"] is not None:
             tasks = batch["new_tasks"]
             parts.append("tasks %s of the frozen pool with trials 1-%d" % (
