@@ -3,9 +3,9 @@ JSON Schemas shipped in the package (``contract/schemas/``) and the generated pa
 docs (:data:`GENERATED`): the contract's objects, rules and gates and the exit statuses
 (``docs/contract.md``), what each kind of change breaks (``docs/maintaining.md``), the
 chance of a false alarm (``docs/release.md``), the sequential design's exact tables
-(``docs/statistics.md``), and every page's list of error codes, each
-from the registry of its concept. The tests hold the files to :func:`published_files` and
-fail, naming this command, when one is stale.
+(``docs/statistics.md``), the GitLab report's severities (``docs/ci.md``), and every page's
+list of error codes, each from the registry of its concept. The tests hold the files to
+:func:`published_files` and fail, naming this command, when one is stale.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from proagents_bench.contract.changes import changes_table
 from proagents_bench.errors import ContractError
 from proagents_bench.jsonio.atomic import AtomicWriteError, write_files_atomically
 from proagents_bench.maintenance import validity
+from proagents_bench.reports import gitlab
 from proagents_bench.service import feedback
 
 from . import ROOT, sequential_tables
@@ -82,6 +83,7 @@ GENERATED = [
     Generated("maintaining.md", "kinds of change", changes_table),
     Generated("maintaining.md", "validity checks", validity.checks_table),
     Generated("release.md", "false-alarm tables", false_alarm_tables),
+    Generated("ci.md", "GitLab severities", gitlab.severity_table),
 ] + [Generated("statistics.md", "sequential %s table" % kind,
                functools.partial(sequential_tables.table, kind))
      for kind in sequential_tables.TABLES] + [Generated(page, "codes", functools.partial(code_table, families))

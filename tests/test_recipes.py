@@ -181,8 +181,9 @@ REPORT = [
      "    return demo_report\n\n\n"
      "def _health_html() -> ReportModule[Health]:\n"),
     ("reports/registry.py", "REPORTS: Tuple[Report[Evaluation], ...] = (HTML, MARKDOWN, JUNIT, "
-     "MARKDOWN_APPEND)",
-     "REPORTS: Tuple[Report[Evaluation], ...] = (HTML, MARKDOWN, JUNIT, MARKDOWN_APPEND, Report(\n"
+     "GITLAB, MARKDOWN_APPEND)",
+     "REPORTS: Tuple[Report[Evaluation], ...] = (HTML, MARKDOWN, JUNIT, GITLAB, MARKDOWN_APPEND, "
+     "Report(\n"
      "    \"--demo-report\", \"demo\", \"demo report\", \"also write the demo report to PATH\",\n"
      "    _demo_report))"),
 ]

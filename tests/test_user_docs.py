@@ -9,13 +9,16 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
+import sys
 import unittest
 
 from proagents_bench import cli
 from proagents_bench.cli.status import EXIT_BLOCK, EXIT_INCOMPARABLE, EXIT_REVIEW
 from proagents_bench.contract import publish
 from tests import source_tree
-from tests.support import EXAMPLES, ROOT, TempDir, run_cli
+from tests.support import EXAMPLES, ROOT, RUN_BENCHMARK, TempDir, run_cli
+from tests.test_gitlab_report import gitlab_problems
 from tests.test_reports import report_text
 
 CI_DOC = os.path.join(ROOT, "docs", "ci.md")
@@ -131,8 +134,6 @@ def ci_jobs():
     return github[0], gitlab[0]
 
 
-PATH_OPTIONS = ("--spec", "--cases", "--results", "--output", "--html", "--markdown",
-                "--junit-xml", "--markdown-append")
 # The scenarios a job is run on: the files put in bench/, and the decision they make.
 SCENARIOS = (
     ("PASS", "benchmark_cases.json", "benchmark_results_pass.json"),
@@ -140,6 +141,17 @@ SCENARIOS = (
     ("BLOCK", "benchmark_cases.json", "benchmark_results_regression.json"),
     ("CONTRACT_ERROR", "benchmark_cases_contract_error.json", "benchmark_results_pass.json"),
 )
+
+
+# The files each scenario's Code Quality report points at, relative to the checkout.
+CODE_QUALITY_PATHS = {"PASS": [], "REVIEW": ["bench/spec.json"],
+                      "BLOCK": ["bench/cases.json", "bench/spec.json"],
+                      "CONTRACT_ERROR": ["bench/cases.json"]}
+
+
+def report_bytes(path):
+    with open(path, "rb") as handle:
+        return handle.read()
 
 
 class Workspace:
@@ -158,26 +170,28 @@ class Workspace:
                             os.path.join(self.path, "bench", name))
 
     def run(self, script_lines, environment):
-        """Run the lines as a CI shell does (stopping at the first that fails); return the
-        last exit status and the gate's stdout and stderr."""
+        """Run the lines as a CI shell does, in the checkout's folder (stopping at the first
+        that fails); return the last exit status and the gate's stdout and stderr."""
         status, out, err = 0, b"", ""
-        for line in script_lines:
-            words = [environment.get(word[1:], word) if word.startswith("$") else word
-                     for word in shlex.split(line)]
-            if words[:2] == ["mkdir", "-p"]:
-                os.makedirs(os.path.join(self.path, words[2]), exist_ok=True)
-                continue
-            self.test.assertEqual(words[:3], ["python", "-B", "proagents-bench/run_benchmark.py"],
-                                  "a command this test does not know: %s" % line)
-            arguments = words[3:]
-            for index, word in enumerate(arguments[:-1]):
-                if word in PATH_OPTIONS and not os.path.isabs(arguments[index + 1]):
-                    arguments[index + 1] = os.path.join(self.path, arguments[index + 1])
-            stdout, stderr = io.BytesIO(), io.StringIO()
-            status = cli.main(arguments, stdout=stdout, stderr=stderr)
-            out, err = stdout.getvalue(), stderr.getvalue()
-            if status:
-                break
+        before = os.getcwd()
+        os.chdir(self.path)
+        try:
+            for line in script_lines:
+                words = [environment.get(word[1:], word) if word.startswith("$") else word
+                         for word in shlex.split(line)]
+                if words[:2] == ["mkdir", "-p"]:
+                    os.makedirs(words[2], exist_ok=True)
+                    continue
+                self.test.assertEqual(words[:3],
+                                      ["python", "-B", "proagents-bench/run_benchmark.py"],
+                                      "a command this test does not know: %s" % line)
+                stdout, stderr = io.BytesIO(), io.StringIO()
+                status = cli.main(words[3:], stdout=stdout, stderr=stderr)
+                out, err = stdout.getvalue(), stderr.getvalue()
+                if status:
+                    break
+        finally:
+            os.chdir(before)
         return status, out, err
 
     def file(self, relative):
@@ -240,6 +254,34 @@ class GitHubActionsJobTests(unittest.TestCase):
                     self.assertIn(action, report_text(workspace.file(self.options[option])))
 
 
+@unittest.skipUnless(shutil.which("bash"), "needs a POSIX shell")
+class StepSummaryOnYourMachineTests(unittest.TestCase):
+    """docs/ci.md's advice for trying the job's command where nothing sets
+    $GITHUB_STEP_SUMMARY, in a real shell: the variable exported on a line of its own works;
+    as a prefix of the same command line it comes too late (the shell expands the argument
+    first), which is the usage error the docs warn of."""
+
+    ONCE_PER_INTERPRETER = "child processes only (a shell), in plain mode"
+
+    def run_shell(self, script):
+        folder = TempDir(self).path
+        completed = subprocess.run(["bash", "-c", script, "bash", sys.executable,
+                                    RUN_BENCHMARK], cwd=folder, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env={key: value for key, value in os.environ.items()
+                                        if key != "GITHUB_STEP_SUMMARY"})
+        return completed.returncode, os.path.exists(os.path.join(folder, "summary.md"))
+
+    def test_the_export_works_and_the_prefix_does_not(self):
+        advice = re.search(r"`(export GITHUB_STEP_SUMMARY=(\S+))`", read("docs", "ci.md"))
+        self.assertIsNotNone(advice)
+        self.assertEqual(advice.group(2), "summary.md")
+        gate = '"$1" -B "$2" --markdown-append "$GITHUB_STEP_SUMMARY" > decision.json'
+        self.assertEqual(self.run_shell(advice.group(1) + "\n" + gate), (0, True))
+        self.assertEqual(self.run_shell(advice.group(1)[len("export "):] + " " + gate),
+                         (2, False))
+
+
 class GitLabJobTests(unittest.TestCase):
     def setUp(self):
         self.job = ci_jobs()[1]["release-gate"]
@@ -250,7 +292,10 @@ class GitLabJobTests(unittest.TestCase):
         artifacts = self.job["artifacts"]
         self.assertEqual(artifacts["when"], "always")
         self.assertEqual(artifacts["reports"]["junit"], self.options["--junit-xml"])
-        for option in ("--output", "--html", "--markdown", "--junit-xml"):
+        self.assertEqual(artifacts["reports"]["codequality"],
+                         self.options["--gitlab-codequality"])
+        for option in ("--output", "--html", "--markdown", "--junit-xml",
+                       "--gitlab-codequality"):
             self.assertTrue(any(self.options[option].startswith(path)
                                 for path in artifacts["paths"]), option)
         self.assertEqual(self.job["allow_failure"]["exit_codes"], [EXIT_REVIEW])
@@ -270,7 +315,33 @@ class GitLabJobTests(unittest.TestCase):
                 self.assertEqual(out, b"")
                 for option in ("--html", "--markdown", "--junit-xml"):
                     self.assertIn(action, report_text(workspace.file(self.options[option])))
+                data = report_bytes(workspace.file(self.options["--gitlab-codequality"]))
+                self.assertEqual(gitlab_problems(data), [])
+                entries = json.loads(data.decode("ascii"))
+                self.assertEqual(sorted({entry["location"]["path"] for entry in entries}),
+                                 CODE_QUALITY_PATHS[action])
+                self.assertTrue(all(entry["description"].startswith(
+                    "proagents-bench %s: " % action) for entry in entries))
+                if action == "BLOCK":
+                    self.assert_like_the_docs(entries)
         self.assertNotIn(EXIT_INCOMPARABLE, allowed)
+
+    def assert_like_the_docs(self, entries):
+        """docs/ci.md's example is the BLOCK scenario's report, a text ending in ``...``
+        cut there and the third entry left out."""
+        with open(CI_DOC, "rb") as handle:
+            text = handle.read().decode("utf-8")
+        shown = json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1))
+        self.assertEqual(len(entries), len(shown) + 1)
+        for entry, example in zip(entries, shown):
+            self.assertEqual(set(entry), set(example))
+            self.assertEqual(entry["location"], example["location"])
+            for key in ("check_name", "description", "fingerprint", "severity"):
+                expected = example[key]
+                if expected.endswith("..."):
+                    self.assertTrue(entry[key].startswith(expected[:-3]), key)
+                else:
+                    self.assertEqual(entry[key], expected, key)
 
 
 class MiniYamlTests(unittest.TestCase):

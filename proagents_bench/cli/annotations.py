@@ -1,8 +1,10 @@
-"""``--format github``: where each reason of the gate's decision points, for its annotations.
+"""Where each reason of the gate's decision points in its input files, for the reports that
+put a reason on its line (``--format github``, the GitLab report: reports/view.py's
+``placed_reasons``).
 
-The gate drops its files' texts once they passed every check; the few annotations a decision
+The gate drops its files' texts once they passed every check; the few reasons a decision
 has are placed by reading the spec and the cases again (the bytes of standard input are
-kept), each at most once, and only for this format.
+kept), each at most once, and only when such a report asks.
 """
 
 from __future__ import annotations
@@ -10,17 +12,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, Optional, Sequence
 
 from ..errors import ContractError, ContractErrors, Path
-from ..reports import github
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import load
     from ..pipeline import InputFile
-    from ..render.evaluation import Evaluation
+    from ..render.evaluation import Locate, Place
 
 
-def annotated(evaluation: Evaluation, inputs: Sequence[InputFile]) -> bytes:
-    """The decision's annotations, each reason at its gate's line in the spec or its case's
-    line in the cases file."""
+def locator(inputs: Sequence[InputFile]) -> Locate:
+    """The place of a gate at its line in the spec, or of a case at its object in the cases
+    file, among ``inputs``; each file read again on first use, at most once."""
     loaded: Dict[str, Optional[load.Document]] = {}
 
     def document(kind: str) -> Optional[load.Document]:
@@ -32,7 +33,7 @@ def annotated(evaluation: Evaluation, inputs: Sequence[InputFile]) -> bytes:
                 loaded[kind] = None
         return loaded[kind]
 
-    def locate(what: str, key: str) -> Optional[github.Place]:
+    def locate(what: str, key: str) -> Optional[Place]:
         found = document("spec" if what == "gate" else "cases")
         if found is None:
             return None
@@ -48,4 +49,4 @@ def annotated(evaluation: Evaluation, inputs: Sequence[InputFile]) -> bytes:
             return None
         return placed.file, placed.line, placed.column or 1
 
-    return github.render(evaluation, locate)
+    return locate

@@ -34,6 +34,7 @@ from .usage import Parser, choice_list
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Actioned, Decided
     from ..jsonio import BytesLike
+    from ..render.evaluation import Locate, Place
 
 # The shipped example package, evaluated when no file is given; shown relative to the
 # project (``examples/benchmark_spec.json``) so the document is the same on every machine.
@@ -209,8 +210,9 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
     except ContractErrors as failure:
         return contract_error_outcome(failure.errors, failure.omitted)
     also = [] if evaluation.ledger is None else [(options.ledger, evaluation.ledger, "ledger")]
+    evaluation.locate = _located(inputs)
     return deliver(evaluation, gate_text, options, session, targets, progress, evaluation,
-                   also, lambda: _annotations(evaluation, inputs))
+                   also, lambda: _annotations(evaluation))
 
 
 def _ledger_problems(ledger: Optional[str],
@@ -284,10 +286,23 @@ def decision_status(action: str, fail_on: List[str], distinct: bool) -> Tuple[in
     return (DISTINCT_EXIT[action] if distinct else EXIT_DECISION), []
 
 
-def _annotations(evaluation: pipeline.Evaluation, inputs: Sequence[pipeline.InputFile]
-                 ) -> bytes:
-    from .annotations import annotated  # only for --format github
-    return annotated(evaluation, inputs)
+def _annotations(evaluation: pipeline.Evaluation) -> bytes:
+    from ..reports import github  # only for --format github
+    return github.render(evaluation)
+
+
+def _located(inputs: Sequence[pipeline.InputFile]) -> Locate:
+    """Where each reason points in ``inputs`` (cli/annotations.py), imported and made on
+    first use: only --format github and the GitLab report ask, and a plain run never."""
+    made: List[Locate] = []
+
+    def locate(what: str, key: str) -> Optional[Place]:
+        if not made:
+            from .annotations import locator
+            made.append(locator(inputs))
+        return made[0](what, key)
+
+    return locate
 
 
 def text_width() -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Tuple
 
 from ..contract.gates import deciding_gates
 from ..evaluation.decision import Decided, Decision
@@ -13,6 +13,12 @@ from . import document as render
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.looks import Looks
     from ..jsonio import JSONObject
+
+# (file, line, column): where a reason of the decision points in an input file.
+Place = Tuple[str, int, int]
+# locate(what, key): the place of a gate ("gate", its key) in the spec, or of a case ("case",
+# its id) in the cases file; None when it has none (a file read from standard input).
+Locate = Callable[[str, str], Optional[Place]]
 
 
 class Evaluation(Decided[Decision]):
@@ -43,6 +49,10 @@ class Evaluation(Decided[Decision]):
         # The ledger with this look added, as it is to be written (set by the gate run with
         # a ledger: proagents_bench/ledgered.py); None: nothing to write.
         self.ledger: Optional[bytes] = None
+        # Where a reason points in the input files, for the reports that place each reason
+        # on its line (--format github, the GitLab report): set by the gate's command line,
+        # which knows the files (cli/annotations.py); None where nobody placed them.
+        self.locate: Optional[Locate] = None
 
     @property
     def document(self) -> JSONObject:

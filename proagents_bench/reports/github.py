@@ -13,20 +13,14 @@ workflow-command syntax asks (``%``, CR, LF; in properties also ``:`` and ``,``)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
-from ..contract.gates import CRITICAL_GATE
 from ..contract.vocabulary import BLOCKING, INCOMPARABLE, REVIEWING
+from .view import placed_reasons
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
-    from ..render.evaluation import Evaluation
-
-# (file, line, column): where an annotation points.
-Place = Tuple[str, int, int]
-# locate(what, key): the place of a gate ("gate", its key) in the spec, or of a case ("case",
-# its id) in the cases file; None when it has none (a file read from standard input).
-Locate = Callable[[str, str], Optional[Place]]
+    from ..render.evaluation import Evaluation, Place
 
 TITLE = "proagents-bench"
 LEVELS = {BLOCKING: "error", REVIEWING: "warning"}
@@ -52,21 +46,14 @@ def annotation(level: str, message: str, title: str = TITLE,
     return "::%s %s::%s" % (level, ",".join(properties), _data(message))
 
 
-def render(evaluation: Evaluation, locate: Locate) -> bytes:
-    """The annotations of a decision: each reason where it points, then the decision."""
+def render(evaluation: Evaluation) -> bytes:
+    """The annotations of a decision: each reason where it points (``evaluation.locate``),
+    then the decision."""
     lines = []
-    for finding in evaluation.decision.findings:
-        level = LEVELS.get(finding.severity)
-        if level is None:
-            continue  # an informational note: never a reason
-        if finding.code == CRITICAL_GATE.key and finding.case_ids:
-            place = locate("case", finding.case_ids[0])
-        elif finding.code in evaluation.gates:
-            place = locate("gate", finding.code)
-        else:
-            place = None
-        lines.append(annotation(level, finding.reason, "%s %s: %s" % (
-            TITLE, evaluation.action, finding.code), place))
+    for reason in placed_reasons(evaluation):
+        finding = reason.finding
+        lines.append(annotation(LEVELS[finding.severity], finding.reason, "%s %s: %s" % (
+            TITLE, evaluation.action, finding.code), reason.place))
     if evaluation.action == INCOMPARABLE:  # its reasons have no finding
         lines += [annotation("error", reason, "%s %s" % (TITLE, evaluation.action))
                   for reason in evaluation.decision.reasons]

@@ -95,6 +95,11 @@ def _junit() -> ReportModule[Evaluation]:
     return junit
 
 
+def _gitlab() -> ReportModule[Evaluation]:
+    from . import gitlab
+    return gitlab
+
+
 def _explain_html() -> ReportModule[Explained]:
     from . import explain_html
     return explain_html
@@ -142,7 +147,11 @@ JUNIT = Report("--junit-xml", "junit", "JUnit XML report", "also write a JUnit X
                "PATH (GitLab, Jenkins)", _junit)
 MARKDOWN_APPEND = Report("--markdown-append", "markdown", "appended Markdown summary",
                          APPEND_HELP, _markdown, append=True)
-REPORTS: Tuple[Report[Evaluation], ...] = (HTML, MARKDOWN, JUNIT, MARKDOWN_APPEND)
+GITLAB = Report("--gitlab-codequality", "codequality", "GitLab Code Quality report",
+                "also write GitLab's Code Quality report to PATH (artifacts: reports: "
+                "codequality): each reason of a REVIEW or BLOCK, and each contract error, at "
+                "its file's line", _gitlab)
+REPORTS: Tuple[Report[Evaluation], ...] = (HTML, MARKDOWN, JUNIT, GITLAB, MARKDOWN_APPEND)
 
 # The health command's reports (see proagents_bench.maintenance.health); a run without a
 # result gets the gate's page of such a run.

@@ -17,13 +17,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple, Union
 
 from ..contract.gates import CRITICAL_GATE, GATE_BY_KEY, Gate
-from ..contract.vocabulary import (BLOCK, CHECKS, HARDNESS, INCOMPARABLE, INFORMATIONAL, PASS,
-                                   REVIEW, REVIEWING)
+from ..contract.vocabulary import (BLOCK, BLOCKING, CHECKS, HARDNESS, INCOMPARABLE,
+                                   INFORMATIONAL, PASS, REVIEW, REVIEWING)
 from .words import clean, counted, named, shorten, show_any, show_gate
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.decision import Decision, Finding
     from ..jsonio import JSON, JSONObject
+    from ..render.evaluation import Evaluation, Place
     from ..render.trialrows import TrialRows
 
     # A system's trial_results: kept as the graded records, or a list of entries.
@@ -124,6 +125,42 @@ def tagged_reasons(decision: Decision) -> List[Tuple[str, Optional[str]]]:
     failed gate carries its finding's severity (never guessed from the text)."""
     severity_of = {finding.reason: finding.severity for finding in decision.findings}
     return [(reason, severity_of.get(reason)) for reason in decision.reasons]
+
+
+class PlacedReason:
+    """A reason of the decision (its ``finding``) and what it concerns in the input files:
+    ``where``, a case ("case", its id) or a gate ("gate", its key), and ``place``, that
+    object's (file, line, column); None when it concerns no object of a file, or its file is
+    none (standard input) or was not read again."""
+
+    __slots__ = ("finding", "where", "place")
+
+    def __init__(self, finding: Finding, where: Optional[Tuple[str, str]],
+                 place: Optional[Place]) -> None:
+        self.finding = finding
+        self.where = where
+        self.place = place
+
+
+def placed_reasons(evaluation: Evaluation) -> List[PlacedReason]:
+    """Each reason of a REVIEW or BLOCK (a finding that reviews or blocks, in the decision's
+    order; a note is never one) and where it points: a failed critical task at its case in
+    the cases file, any other failed gate at its line in the spec (``evaluation.locate``
+    finds them); a finding that is no gate points nowhere. The one lookup of the reports that
+    put a reason on its line (--format github, the GitLab report)."""
+    placed = []
+    for finding in evaluation.decision.findings:
+        if finding.severity not in (BLOCKING, REVIEWING):
+            continue
+        where: Optional[Tuple[str, str]] = None
+        if finding.code == CRITICAL_GATE.key and finding.case_ids:
+            where = ("case", finding.case_ids[0])
+        elif finding.code in evaluation.gates:
+            where = ("gate", finding.code)
+        place = None if where is None or evaluation.locate is None else \
+            evaluation.locate(*where)
+        placed.append(PlacedReason(finding, where, place))
+    return placed
 
 
 class ReasonGroup:
