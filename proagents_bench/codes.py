@@ -166,6 +166,10 @@ CODES: Tuple[Code, ...] = (
     contract("ledger.look_not_allowed", "the package is the look after the ledger's last "
              "(a new ledger starts at look 1), or the ledger's last look itself unchanged; the "
              "message names the tasks and trials of the look expected"),
+    contract("ledger.look_unmeasured", "a package judged with a ledger carries an outcome: "
+             "at least one trial it adds to the looks before (a fixed design: any trial) has "
+             "a status other than `unknown`; one that carries none (init's results template) "
+             "is not a look, and nothing of it is recorded"),
     contract("ledger.trial_dropped", "every trial an earlier look recorded is still in the "
              "package"),
     contract("ledger.trial_changed", "every trial an earlier look recorded is unchanged (its "

@@ -16,6 +16,7 @@ MODULES = (
     "proagents_bench.stats.student",
     "proagents_bench.stats.binomial",
     "proagents_bench.stats.multiplicity",
+    "proagents_bench.contract.sequential",
     "proagents_bench.reports.svg",
     "proagents_bench.reports.charts",
     "proagents_bench.reports.words",

@@ -7,6 +7,7 @@ k for fresh runs, Bonferroni otherwise)."""
 import copy
 import hashlib
 import json
+import os
 import unittest
 from fractions import Fraction
 
@@ -123,6 +124,11 @@ class SequentialLedgerTests(unittest.TestCase):
         errors = refusal(self, self.design, look=1)
         self.assertEqual([error.code for error in errors], ["ledger.trial_dropped"])
         self.assertIn("already holds look 2", errors[0].message)
+        # the first missing trials named as a whole range, never a cut-off "trials 1-"
+        first = self.design.ledger()["looks"][1]["records"][0]
+        self.assertTrue(errors[0].message.endswith(
+            "its trials are missing, the first of them task %s's baseline trials 1 to 3" %
+            json.dumps(first["case_id"])), errors[0].message)
 
     def test_a_skipped_look_is_refused(self):
         errors = refusal(self, self.design, look=4)
@@ -168,6 +174,57 @@ class SequentialLedgerTests(unittest.TestCase):
         self.design.write_ledger(load_example("benchmark_spec.json"))
         errors = refusal(self, self.design, look=3)
         self.assertEqual([error.code for error in errors], ["version.unsupported"])
+
+
+def unmeasured(package, keep=None):
+    """``package`` with every trial not in ``keep`` (case id, role, trial id) of status
+    unknown, as init's results template writes them: nothing measured."""
+    for system in package["systems"]:
+        for record in system["records"]:
+            if (record["case_id"], system["role"], record["trial_id"]) not in (keep or ()):
+                record["status"] = "unknown"
+    return package
+
+
+class UnmeasuredLookTests(unittest.TestCase):
+    """A package that carries no outcome (every trial it adds unknown) is not a look."""
+
+    def setUp(self):
+        cases, run = controlled_run(100, 3, strong)
+        self.design = Design(TempDir(self).path, cases, run)
+
+    def test_a_template_is_refused_and_the_first_look_then_recorded(self):
+        with self.assertRaises(ContractErrors) as raised:
+            self.design.judge(package=unmeasured(self.design.package(1)))
+        errors = raised.exception.errors
+        self.assertEqual([error.code for error in errors], ["ledger.look_unmeasured"])
+        self.assertIn("the package is look 1 of 10, and all 60 trials it adds, both "
+                      "systems', have status \"unknown\"", errors[0].message)
+        self.assertEqual(errors[0].file, "results.json")
+        self.assertFalse(os.path.exists(self.design.ledger_path))  # nothing recorded
+        # without the ledger it is judged as ever (the template's check)
+        checked = self.design.judge(package=unmeasured(self.design.package(1)), ledger=False)
+        self.assertEqual(checked.document["sequential"]["look"], 1)
+        first = self.design.judge(1)  # the real look 1 is look 1
+        self.assertEqual((first.action, first.document["sequential"]["state"]),
+                         ("REVIEW", "continue"))
+        self.assertEqual(len(self.design.ledger()["looks"]), 1)
+
+    def test_a_batch_with_nothing_measured_is_refused_after_measured_looks(self):
+        self.design.judge(1)
+        package = self.design.package(2)
+        batch = {record["case_id"] for record in package["systems"][0]["records"]} - {
+            record["case_id"] for record in self.design.package(1)["systems"][0]["records"]}
+        earlier = {(record["case_id"], system["role"], record["trial_id"])
+                   for system in package["systems"] for record in system["records"]
+                   if record["case_id"] not in batch}
+        errors = refusal(self, self.design, package=unmeasured(package, earlier))
+        self.assertEqual([error.code for error in errors], ["ledger.look_unmeasured"])
+        # one trial of the batch measured: the package carries an outcome, and is a look
+        one = sorted(batch)[0]
+        package = unmeasured(self.design.package(2), earlier | {(one, "baseline", 1)})
+        self.assertEqual(self.design.judge(package=package).document["sequential"]["look"], 2)
+        self.assertEqual(len(self.design.ledger()["looks"]), 2)
 
 
 class ClosedLedgerTests(unittest.TestCase):
@@ -251,6 +308,20 @@ class FixedLedgerTests(unittest.TestCase):
         document = self.judge(partly).document
         repeated = document["ledger"]["repeated_look"]
         self.assertEqual((repeated["method"], repeated["false_pass"]), ("bonferroni", 0.05))
+
+    def test_a_package_with_nothing_measured_is_no_judgment(self):
+        # init's template judged with --ledger would otherwise make the real package's
+        # PASS a "best of 2" REVIEW
+        with self.assertRaises(ContractErrors) as raised:
+            self.judge(unmeasured(self.design.package(1)))
+        self.assertEqual([error.code for error in raised.exception.errors],
+                         ["ledger.look_unmeasured"])
+        self.assertIn("all 180 trials of the package, both systems'",
+                      raised.exception.errors[0].message)
+        self.assertFalse(os.path.exists(self.design.ledger_path))
+        document = self.judge(self.design.package(1)).document
+        self.assertEqual((document["action"], document["ledger"]["repeated_look"]),
+                         ("PASS", None))
 
     def test_another_candidate_is_not_a_repeated_look(self):
         self.judge(self.design.package(1))

@@ -13,8 +13,8 @@ from proagents_bench.contract.sequential import design_of
 from proagents_bench.reports import html, junit, markdown, terminal
 from proagents_bench.reports.sequential_chart import chart, shown_units
 from proagents_bench.reports.sequential_view import sequential_view
-from tests.sequential_support import inputs
-from tests.support import EXAMPLES, load_example
+from tests.sequential_support import Design, controlled_run, even, inputs
+from tests.support import EXAMPLES, TempDir, load_example
 from tests.test_service_page import SCREENS, chromium, measure
 
 
@@ -51,6 +51,17 @@ class ReportTests(unittest.TestCase):
             with self.subTest(report=name):
                 self.assertIn("looks: 1: 10 tasks, 8 discordant, 5 won; 2: 20 tasks, 14 "
                               "discordant, 10 won", " ".join(texts[name].split()))
+        # the next batch's task ids themselves, in every report (and in the reason)
+        ids = self.second.document["sequential"]["next_batch"]["new_tasks"]["case_ids"]
+        self.assertEqual(len(ids), 10)
+        named = "%s and %s" % (", ".join(ids[:-1]), ids[-1])
+        for name in ("text", "summary"):
+            with self.subTest(report=name):
+                self.assertIn("next tasks: " + named, " ".join(texts[name].split()))
+        self.assertIn("its tasks: %s." % ", ".join("`%s`" % case_id for case_id in ids),
+                      texts["markdown"])
+        self.assertIn("tasks 21-30 of the frozen pool (%s), each with trials 1-3" % named,
+                      self.second.document["primary_reason"])
         cells = '<td class="num">%s</td>'
         self.assertIn("".join(cells % value for value in ("2", "20 x 3", "20", "14", "10", "12",
                                                           "8")), texts["html"])
@@ -62,6 +73,22 @@ class ReportTests(unittest.TestCase):
         closed = markdown.render(self.third).decode("utf-8")
         self.assertIn("look 3 of 4: pass", closed)
         self.assertNotIn("Next batch", closed)
+
+    def test_a_large_batch_names_its_first_tasks_and_how_many_more(self):
+        cases, run = controlled_run(100, 3, even)
+        design = Design(TempDir(self).path, cases, run, looks=[(5, 3), (55, 3), (100, 3)])
+        evaluation = design.judge(1, ledger=False)
+        ids = evaluation.document["sequential"]["next_batch"]["new_tasks"]["case_ids"]
+        self.assertEqual(len(ids), 50)  # all of them in the JSON document
+        compact = "%s and 44 more" % ", ".join(ids[:6])
+        self.assertIn("tasks 6-55 of the frozen pool (%s; sequential.next_batch lists them "
+                      "all), each with trials 1-3" % compact, evaluation.document["primary_reason"])
+        text = " ".join(terminal.render(evaluation, 120).decode("ascii").split())
+        self.assertIn("next tasks: %s (sequential.next_batch lists them all)" % compact, text)
+        summary = markdown.render(evaluation).decode("utf-8")
+        self.assertIn("its tasks: %s and 10 more (`sequential.next_batch` in the JSON "
+                      "document)." % ", ".join("`%s`" % case_id for case_id in ids[:40]),
+                      summary)
 
     def test_the_replaced_interval_gate_is_never_said_to_hold(self):
         # at look 2 the bootstrap interval's low end (-0.05) is below its gate (0)

@@ -6,6 +6,7 @@ v5."""
 
 import json
 import os
+import re
 import unittest
 from fractions import Fraction
 
@@ -74,6 +75,38 @@ class CiLoopTests(unittest.TestCase):
                          "--ledger", ledger])
         self.assertEqual([error["code"] for error in again.document["errors"]],
                          ["ledger.closed"])
+
+
+class InitNextStepsTests(unittest.TestCase):
+    def test_the_template_is_checked_without_the_ledger_and_each_look_with_it(self):
+        folder = TempDir(self)
+        bench = os.path.join(folder.path, "bench")
+        cases = os.path.join(ROOT, "examples", "sequential_cases.json")
+        started = run_cli(["init", "--sequential", "--cases", cases, "--effect", "0.18",
+                           "--looks", "4", "--directory", bench])
+        self.assertEqual(started.status, 0, started.stderr)
+        first = started.document["sequential"]["first_look"]["tasks"]
+        ledger = os.path.join(bench, "ledger.json")
+        # the first look's tasks named at the terminal, not only in the JSON document
+        self.assertIn("look 1 runs 10 tasks x 3 trials: %s, %s and %s; judge each look "
+                      "with --ledger %s" % (", ".join(first[:8]), first[8], first[9], ledger),
+                      started.stderr)
+        check, look = started.document["next"]
+        self.assertNotIn("--ledger", check)
+        self.assertTrue(look.endswith("--results LOOK_RESULTS --ledger %s" % ledger), look)
+        lines = started.stderr.splitlines()
+        at = lines.index("next: " + check)
+        self.assertIn("without --ledger: nothing has run in it, so it is not a look",
+                      lines[at + 1])
+        self.assertEqual(lines[at + 2], "then, each look (a package of every trial of the "
+                         "looks before and the new batch): " + look)
+        words = check.split()[3:]
+        self.assertEqual(run_cli(words).status, 1)  # the template's check: a BLOCK
+        refused = run_cli(words + ["--ledger", ledger])  # never a look
+        self.assertEqual((refused.status, [error["code"] for error in
+                                           refused.document["errors"]]),
+                         (2, ["ledger.look_unmeasured"]))
+        self.assertFalse(os.path.exists(ledger))
 
 
 class LedgerOptionTests(unittest.TestCase):
@@ -152,6 +185,60 @@ class PlanTests(unittest.TestCase):
                                     os.path.join(folder.path, "spec.json")])
         self.assertEqual(over.document["errors"][0]["code"], "cli.report_path")
 
+    def test_under_a_design_no_fixed_plan_is_made_against_a_gate_the_design_replaces(self):
+        # the shipped design's spec keeps its trial-level gate at -1 (no condition): a fixed
+        # plan against it recommended 3 tasks x 2 trials at "power 0.88"
+        examples = os.path.join(ROOT, "examples")
+        files = [item for kind, name in (("--spec", "sequential_spec.json"),
+                                         ("--cases", "sequential_cases.json"),
+                                         ("--results", "sequential_look3.json"))
+                 for item in (kind, os.path.join(examples, name))]
+        spec = read_json(os.path.join(examples, "sequential_spec.json"))
+        proposed = run_cli(["plan", "--sequential", "--effect", "0.4", "--looks", "4",
+                            "--summary"] + files)
+        own = run_cli(["plan", "--summary"] + files)  # the spec's own design
+        for run, is_proposed in ((proposed, True), (own, False)):
+            with self.subTest(proposed=is_proposed):
+                self.assertEqual(run.status, 0, run.stdout[:400])
+                document = run.document
+                self.assertEqual(document["metric"], "sequential_design")
+                for key in ("now", "recommended", "best_within_limits", "with_more_tasks",
+                            "model"):
+                    self.assertNotIn(key, document)
+                self.assertEqual(document["measured"]["tasks"], 30)
+                found = document["sequential"]
+                self.assertEqual((found["proposed"], found["replaces"]),
+                                 (is_proposed, "min_paired_delta_ci_low"))
+                lines = run.stderr.splitlines()
+                self.assertFalse([line for line in lines
+                                  if line.startswith(("recommended:", "now:"))], lines)
+                self.assertIn("decides, at the task level (its boundary in place of "
+                              "min_paired_delta_ci_low): the fixed plan of the trial-level "
+                              "gate is not made", lines[0])
+                self.assertTrue(lines[1].startswith("measured: 30 tasks x 3 trials"))
+                self.assertTrue(lines[2].startswith("sequential design (truncated SPRT"))
+        # the proposal asked for is the spec's own design but for its pool's order: the same
+        # costs; the spec's own is costed as the gate rebuilds it
+        first, second = proposed.document["sequential"], own.document["sequential"]
+        for key in ("expected", "worst", "fixed", "win_share", "boundary_sha256"):
+            self.assertEqual(first[key], second[key], key)
+        self.assertEqual(second["design"], spec["sequential"])
+        self.assertIn("the spec's design is costed as written", second["notes"][-1])
+
+    def test_a_gate_of_the_other_level_the_design_leaves_is_said(self):
+        folder = TempDir(self)
+        spec, cases, results = make_package(300, 3, seed=4, baseline_skill=0.6,
+                                            candidate_skill=0.7)
+        spec["schema_version"] = "agent-benchmark-spec-v4"
+        spec["bootstrap"].update(unit="task", lower_bound="strict")
+        spec["gates"]["min_trial_delta_ci_low"] = 0.0
+        run = run_cli(["plan", "--sequential", "--spec", folder.write_json("spec.json", spec),
+                       "--cases", folder.write_json("cases.json", cases), "--results",
+                       folder.write_json("results.json", results)])
+        self.assertEqual(run.status, 0, run.stdout[:400])
+        self.assertIn("the spec's min_trial_delta_ci_low (0) stays a condition of a PASS "
+                      "beside the boundary", run.document["sequential"]["notes"][-1])
+
     def test_plan_costs_the_design_by_task_and_trial_and_holds_it_to_the_budget(self):
         examples = os.path.join(ROOT, "examples")
         arguments = ["plan", "--sequential", "--effect", "0.4", "--looks", "4",
@@ -176,6 +263,54 @@ class PlanTests(unittest.TestCase):
         within = run_cli([item if item != "50" else "100" for item in arguments])
         self.assertFalse([note for note in within.document["sequential"]["notes"]
                           if "budget" in note])
+
+
+class DocsTests(unittest.TestCase):
+    def test_the_docs_show_exactly_what_plan_sequential_prints(self):
+        with open(os.path.join(ROOT, "docs", "statistics.md"), "rb") as handle:
+            text = handle.read().decode("utf-8")
+        command = ("python3 -B run_benchmark.py plan --spec examples/sequential_spec.json "
+                   "--cases examples/sequential_cases.json --results "
+                   "examples/sequential_look3.json --sequential --effect 0.4 --looks 4 "
+                   "--write-spec spec_v5.json --summary")
+        after = text.split("```sh\n%s\n```\n" % command, 1)[1]
+        shown = re.search(r"^```\n(.*?)^```", after, re.S | re.M).group(1)
+        words = [os.path.join(ROOT, word) if word.startswith("examples/") else word
+                 for word in command.split()[3:]]
+        words[words.index("spec_v5.json")] = os.path.join(TempDir(self).path, "spec_v5.json")
+        run = run_cli(words)
+        self.assertEqual(run.status, 0, run.stdout[:400])
+        self.assertEqual(run.stderr.splitlines(), shown.splitlines())
+
+    def test_a_batch_of_more_runs_imported_as_several_logs_is_the_next_look(self):
+        # docs/importing.md, "The looks of a sequential design": each look's package the
+        # import of every batch's log so far; the ledger finds the earlier trials unchanged
+        with open(os.path.join(ROOT, "docs", "importing.md"), "rb") as handle:
+            text = handle.read().decode("utf-8")
+        section = text.split("### The looks of a sequential design", 1)[1]
+        block = re.search(r"^```sh\n(.*?)^```", section, re.S | re.M).group(1)
+        folder = TempDir(self).path
+        documents = []
+        for line in block.splitlines():
+            words = line.split(";")[0].split()[3:]
+            words = [os.path.join(ROOT, word) if word.startswith("tests/") else
+                     os.path.join(folder, word) if word.endswith(".json") else word
+                     for word in words]
+            gate = "--ledger" in words
+            decision = os.path.join(folder, "decision%d.json" % (len(documents) + 1))
+            run = run_cli(words + (["--output", decision] if gate else []))
+            self.assertEqual(run.status, 1 if gate else 0, run.stderr[-2000:])
+            if gate:
+                documents.append(read_json(decision))
+        first, second = documents
+        self.assertEqual(first["sequential"]["state"], "continue")
+        self.assertIn("Next batch, look 2: trial 3 of tasks 1-5 of the frozen pool",
+                      first["primary_reason"])
+        self.assertIn("`Next batch, look 2: trial 3 of tasks 1-5 of the frozen pool`", section)
+        self.assertEqual((second["action"], second["sequential"]["state"],
+                          second["sequential"]["decided_at"]), ("REVIEW", "pass", 7))
+        self.assertEqual(second["ledger"]["looks_before"], 1)
+        self.assertTrue(read_json(os.path.join(folder, "seq-ledger.json"))["closed"])
 
 
 if __name__ == "__main__":

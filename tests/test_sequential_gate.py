@@ -246,8 +246,9 @@ class DecisionTests(unittest.TestCase):
             "sequential design continues after look 1 of 10: 5 discordant tasks, 5 won by "
             "the candidate and 0 by the baseline; no pass is possible yet (the earliest is "
             "11 wins of 11 discordant tasks)"))
-        self.assertIn("Next batch, look 2: tasks 11-20 of the frozen pool, each with trials "
-                      "1-3", document["primary_reason"])
+        self.assertIn("Next batch, look 2: tasks 11-20 of the frozen pool (%s and %s), each "
+                      "with trials 1-3, for both systems" % (", ".join(pool[10:19]), pool[19]),
+                      document["primary_reason"])
         self.assertIn("sequential_continue", [finding["code"] for finding in
                                               document["findings"]])
 

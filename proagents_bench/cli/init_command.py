@@ -12,7 +12,9 @@ document, ``{"action": "INITIALIZED", ...}``, naming the files and the commands 
 ``--force`` (``cli.init_exists``, exit 2, nothing written); the files are written all or
 none, atomically. With ``--sequential`` the spec is a spec v5 whose sequential design is
 frozen on the cases (those written, the log's, or a cases file of the team's own given with
-``--cases``, which is read and never written), and the results template is its first look.
+``--cases``, which is read and never written), and the results template is shaped as its
+first look; it is not a look (nothing has run in it), so the next steps check it without
+``--ledger`` and judge each look's package with it.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from ..contract.harnesses import formats_help
 from ..errors import ContractError, ContractErrors
 from ..contract.validate import file_errors
 from ..contract.rules import cases_errors
-from ..contract.sequential import pool_order
+from ..contract.sequential import NAMED_TASKS, named_tasks, pool_order
 from ..contract.vocabulary import TEST_SPLIT
 from ..importers.scaffold import SequentialChoice, blank_package, from_log
 from ..jsonio import JSONObject, load
@@ -168,15 +170,25 @@ def _initialized(options: argparse.Namespace, session: Session) -> Outcome:
         first = design["first_look"]
         lines.append("the spec's sequential design (%s level, win share %s, at most %d "
                      "discordant units) is frozen on the %d test cases: look 1 runs %d "
-                     "task%s x %d trials (sequential.first_look names them); judge each look "
-                     "with --%s %s, never the template (nothing has run in it)" % (
+                     "task%s x %d trials: %s%s; judge each look with --ledger %s" % (
                          design["unit"], design["win_share"], design["max_discordant"],
                          design["pool"], len(first["tasks"]),
-                         "" if len(first["tasks"]) == 1 else "s", first["trials"], "ledger",
+                         "" if len(first["tasks"]) == 1 else "s", first["trials"],
+                         named_tasks(first["tasks"]),
+                         " (sequential.first_look lists them all)"
+                         if len(first["tasks"]) > NAMED_TASKS else "",
                          command_word(_in(options.directory, LEDGER_NAME))))
     lines.append("the gates are starting values: set them to your release criteria in %s" %
                  paths["spec"])
-    lines.extend("next: " + step for step in steps)
+    checks = steps[:-1] if design is not None else steps
+    lines.extend("next: " + step for step in checks)
+    if design is not None:
+        if scaffold is None:
+            lines.append("      that checks the files on the template, without --ledger: "
+                         "nothing has run in it, so it is not a look (with --ledger the gate "
+                         "refuses it: ledger.look_unmeasured)")
+        lines.append("then, each look (a package of every trial of the looks before and the "
+                     "new batch): " + steps[-1])
     return Outcome(EXIT_PASS, document_bytes(document), lines)
 
 
@@ -266,14 +278,18 @@ def _next_steps(program: str, options: argparse.Namespace, paths: Dict[str, str]
     gate = "%s --spec %s --cases %s --results %s" % (
         program, command_word(paths["spec"]), command_word(paths["cases"]),
         command_word(paths.get("results") or _in(options.directory, FILE_NAMES["results"])))
+    # Under a sequential design, last: each look, judged with the ledger.
+    looks = ["%s --spec %s --cases %s --results LOOK_RESULTS --ledger %s" % (
+        program, command_word(paths["spec"]), command_word(paths["cases"]),
+        command_word(_in(options.directory, LEDGER_NAME)))] if options.sequential else []
     if options.from_log is None:
-        return [gate]
+        return [gate] + looks
     mapping = " --mapping %s" % command_word(options.mapping) if options.mapping else ""
     return ["%s import --baseline %s --candidate CANDIDATE_LOG%s --cases %s --baseline-id %s "
             "--candidate-id CANDIDATE_ID --output %s" % (
                 program, command_word(options.from_log), mapping,
                 command_word(paths["cases"]), command_word(baseline_id or ""),
-                command_word(_in(options.directory, FILE_NAMES["results"]))), gate]
+                command_word(_in(options.directory, FILE_NAMES["results"]))), gate] + looks
 
 
 def _in(directory: str, name: str) -> str:

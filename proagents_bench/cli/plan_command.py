@@ -2,9 +2,12 @@
 [--confidence C] [--gate G] [--lower-bound RULE] [--budget B] [--max-tasks N] [--max-trials K]
 [--cost-per-task C] [--like candidate|baseline] [--sequential [--unit U] [--looks N]
 [--growth G] [--write-spec F]] [--summary]``: how many tasks and trials buy the power to
-detect an effect on the trial-level success rate (see :mod:`proagents_bench.planning`); with
-``--sequential``, a sequential design for the spec and what it costs beside the fixed design
-(:mod:`proagents_bench.planning.sequential`), written into a spec v5 with ``--write-spec``.
+detect an effect on the trial-level success rate (see :mod:`proagents_bench.planning`). Under
+a sequential design, the one ``--sequential`` proposes (written into a spec v5 with
+``--write-spec``) or else a spec v5's own, the design decides: no fixed plan of the
+trial-level gate is made (the design replaces that gate or leaves it as a further condition),
+and the plan is what the design costs beside the fixed design of its hypotheses and power
+(:mod:`proagents_bench.planning.sequential`).
 
 stdout carries one ASCII JSON document (``"action": "PLAN"``, keys sorted); stderr a short
 table for people when asked (``--summary``) or when it is a terminal, as the gate's summary.
@@ -19,15 +22,15 @@ from fractions import Fraction
 from typing import List, Optional, Tuple
 
 from .. import pipeline
-from ..contract.sequential import MAX_LOOKS
+from ..contract.sequential import LEVEL_GATES, MAX_LOOKS, SequentialDesign, design_of
 from ..contract.sequential_proposal import SequentialPlanError, with_design
 from ..contract.vocabulary import SEQUENTIAL_UNITS, TASK_UNIT, TEST_SPLIT
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
 from ..jsonio.paths import same_file
 from ..planning import planner
-from ..planning.measured import PlanError, measure
-from ..planning.sequential import (costs, measured_discordance, proposal_document,
-                                   proposal_notes, summary_lines)
+from ..planning.measured import Measured, PlanError, measure
+from ..planning.sequential import (costs, measured_discordance, of_spec, other_gate_note,
+                                   proposal_document, proposal_notes, summary_lines)
 from ..stats.sequential_plan import DEFAULT_LOOKS, GROWTHS
 from ..errors import ContractError, ContractErrors
 from ..jsonio import JSONObject
@@ -138,16 +141,16 @@ def _planned(options: Namespace, session: Session, text: bool) -> Outcome:
         return contract_error_outcome(failure.errors, failure.omitted)
     try:
         measured = measure(evaluation)
-        settings = planner.settings_from_spec(
-            evaluation.spec, measured, options.effect, options.power, options.confidence,
-            options.gate, options.lower_bound, options.max_tasks, options.max_trials,
-            options.budget, options.cost_per_task, options.like)
-        answer = planner.plan(measured, settings, evaluation.spec)
+        own = design_of(evaluation.spec)
         written = None
-        if options.sequential:
-            answer["sequential"], written = _sequential(
-                options, evaluation, checked.cases,
-                planner.Planner(measured, settings).per_trial)
+        if options.sequential or own is not None:
+            answer, written = _design_plan(options, evaluation, checked.cases, measured, own)
+        else:
+            settings = planner.settings_from_spec(
+                evaluation.spec, measured, options.effect, options.power, options.confidence,
+                options.gate, options.lower_bound, options.max_tasks, options.max_trials,
+                options.budget, options.cost_per_task, options.like)
+            answer = planner.plan(measured, settings, evaluation.spec)
     except (PlanError, SequentialPlanError) as problem:
         return contract_error_outcome([ContractError("cli.plan", str(problem))])
     if written is not None:
@@ -166,9 +169,9 @@ def _planned(options: Namespace, session: Session, text: bool) -> Outcome:
         "evidence_fingerprint": document["evidence_fingerprint"],
         "harness": harness(),
     })
-    lines = summary(answer) if text or options.summary or session.messages.isatty() else []
-    if lines and options.sequential:
-        lines += summary_lines(answer["sequential"], answer["sequential"]["design"]["unit"])
+    lines = []
+    if text or options.summary or session.messages.isatty():
+        lines = design_summary(answer) if "sequential" in answer else summary(answer)
     return Outcome(EXIT_PASS, document_bytes(answer), lines)
 
 
@@ -212,23 +215,59 @@ def _sequential_usage(options: Namespace,
     return errors
 
 
+def _design_plan(options: Namespace, evaluation: pipeline.Evaluation, cases: JSONObject,
+                 measured: Measured, own: Optional[SequentialDesign]
+                 ) -> Tuple[JSONObject, Optional[JSONObject]]:
+    """The plan under a sequential design (the one ``--sequential`` proposes, else the
+    spec's own): the design decides, so no fixed plan of the trial-level gate is made; the
+    design's costs beside the fixed design of its hypotheses and power. And the spec v5 to
+    write (``--write-spec``)."""
+    per_trial, counted = planner.cost_per_trial(measured)
+    found, written = _sequential(options, evaluation, cases, per_trial, own)
+    answer: JSONObject = {
+        "action": "PLAN",
+        "metric": "sequential_design",
+        "settings": {"budget": None if options.budget is None else float(options.budget),
+                     "cost_per_task": float(options.cost_per_task)},
+        "measured": planner.measured_document(measured, counted),
+        "sequential": found,
+        "notes": [],
+    }
+    return answer, written
+
+
 def _sequential(options: Namespace, evaluation: pipeline.Evaluation, cases: JSONObject,
-                per_trial: Fraction) -> Tuple[JSONObject, Optional[JSONObject]]:
-    """The plan's ``sequential`` object, and the spec v5 to write (``--write-spec``)."""
-    unit = options.unit or TASK_UNIT
+                per_trial: Fraction, own: Optional[SequentialDesign] = None
+                ) -> Tuple[JSONObject, Optional[JSONObject]]:
+    """The plan's ``sequential`` object (``proposed``: made by ``--sequential``; else the
+    spec's own design ``own``), and the spec v5 to write (``--write-spec``)."""
+    unit = (options.unit or TASK_UNIT) if options.sequential or own is None else own.unit
     discordant, units = measured_discordance(evaluation, unit)
     if not discordant:
         raise SequentialPlanError("the package shows no %s where the systems differ: there "
                                   "is no discordance to plan a design on" % unit)
-    test_ids = [case["id"] for case in cases["cases"] if case["split"] == TEST_SPLIT]
-    spec, proposal = with_design(evaluation.spec, test_ids, unit, options.effect,
-                                 Fraction(discordant, units), options.power,
-                                 options.looks or DEFAULT_LOOKS, options.growth,
-                                 options.max_tasks, options.max_trials)
+    rate = Fraction(discordant, units)
+    if options.sequential or own is None:
+        test_ids = [case["id"] for case in cases["cases"] if case["split"] == TEST_SPLIT]
+        spec, proposal = with_design(evaluation.spec, test_ids, unit, options.effect, rate,
+                                     options.power, options.looks or DEFAULT_LOOKS,
+                                     options.growth, options.max_tasks, options.max_trials)
+        looks, power = options.looks or DEFAULT_LOOKS, options.power
+    else:
+        spec, proposal = evaluation.spec, of_spec(own, rate)
+        looks, power = len(own.looks), 1 - own.statistics.beta
     found = costs(proposal)
-    looks = options.looks or DEFAULT_LOOKS
+    notes = proposal_notes(proposal, found, looks, power)
+    if not options.sequential:
+        notes.append("the spec's design is costed as written: --effect, --power and the "
+                     "fixed plan's options change nothing (plan --sequential proposes another)")
+    other = other_gate_note(spec, unit)
     document = proposal_document(proposal, found, per_trial, options.cost_per_task,
-                                 proposal_notes(proposal, found, looks, options.power))
+                                 notes + ([other] if other else []))
+    document["proposed"] = bool(options.sequential or own is None)
+    # The interval gate the boundary replaces (its level's, unless its margin is above 0).
+    replaced = LEVEL_GATES[unit].key
+    document["replaces"] = replaced if Fraction(str(spec["gates"][replaced])) <= 0 else None
     document["measured_discordance"] = {"discordant": discordant, "units": units}
     if options.budget is not None and Fraction(str(document["worst"]["cost"])) > \
             options.budget:
@@ -252,11 +291,40 @@ def _cost(value: Optional[float]) -> str:
     return "unmeasured" if value is None else show_number(value)
 
 
+def _measured_line(measured: JSONObject) -> str:
+    rates, within = measured["success_rate"], measured["within_task_variance"]
+    costs = measured["cost_per_trial"]
+    return ("measured: %d tasks x %d trials; success %s (baseline) and %s (candidate); "
+            "within-task variance %s and %s; between-task variance of the difference %s; cost "
+            "per trial %s and %s%s" % (
+                measured["tasks"], measured["trials"], show_number(rates["baseline"]),
+                show_number(rates["candidate"]), show_number(within["baseline"]),
+                show_number(within["candidate"]),
+                show_number(measured["between_task_variance"]["difference"]),
+                _cost(costs["baseline"]), _cost(costs["candidate"]),
+                " (no cost known: cost counts trials)" if measured["cost_counted_in_trials"]
+                else ""))
+
+
+def design_summary(answer: JSONObject) -> List[str]:
+    """A few lines for a person when a sequential design decides: which design, what was
+    measured, then the design's costs beside the fixed design of its hypotheses."""
+    found = answer["sequential"]
+    unit = found["design"]["unit"]
+    return [
+        "plan: %s decides, at the %s level%s: the fixed plan of the trial-level gate is not "
+        "made; the design's costs follow, beside the fixed design of its hypotheses and "
+        "power" % (
+            "the sequential design proposed (--sequential)" if found["proposed"]
+            else "the spec's sequential design", unit,
+            " (its boundary in place of %s)" % found["replaces"] if found["replaces"]
+            else ""),
+        _measured_line(answer["measured"])] + summary_lines(found, unit)
+
+
 def summary(answer: JSONObject) -> List[str]:
     """A few lines for a person: the settings, what was measured, now and recommended."""
     settings, measured, now = answer["settings"], answer["measured"], answer["now"]
-    rates, within = measured["success_rate"], measured["within_task_variance"]
-    costs = measured["cost_per_trial"]
     smallest = now["smallest_detectable_effect"]
     lines = [
         "plan: detect %s on the trial-level success rate with power %s; gate %s (%s%s), "
@@ -265,16 +333,7 @@ def summary(answer: JSONObject) -> List[str]:
             show_number(settings["gate"]), settings["lower_bound"],
             ", small-sample rules" if settings["small_sample_rules"] else "",
             show_number(settings["confidence"])),
-        "measured: %d tasks x %d trials; success %s (baseline) and %s (candidate); within-task "
-        "variance %s and %s; between-task variance of the difference %s; cost per trial %s "
-        "and %s%s" % (
-            measured["tasks"], measured["trials"], show_number(rates["baseline"]),
-            show_number(rates["candidate"]), show_number(within["baseline"]),
-            show_number(within["candidate"]),
-            show_number(measured["between_task_variance"]["difference"]),
-            _cost(costs["baseline"]), _cost(costs["candidate"]),
-            " (no cost known: cost counts trials)" if measured["cost_counted_in_trials"]
-            else ""),
+        _measured_line(measured),
         _design("now:", dict(now, within_budget=True)),
         "%-12s smallest effect detected %s (Miller %s); false passes %s" % (
             "", "none up to 1" if smallest is None else show_number(smallest),

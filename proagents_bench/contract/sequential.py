@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Iterator, List, Optional, Sequence, Tuple
 
 from ..jsonio.load import MAX_SAFE_INTEGER
 from ..stats import MAX_DISCORDANT
-from ..text import show_number
+from ..text import listed, show_number
 from .containers import Array, Field, Object
 from .gates import PAIRED_INTERVAL_GATE, TRIAL_INTERVAL_GATE, Gate
 from .shapes import Boolean, Integer, Number, Rule, String
@@ -146,6 +146,25 @@ def pool_order(case_ids: Sequence[str], seed: int) -> List[str]:
     ``"<seed>:<case_id>"`` (UTF-8; hex digests compared as text, then the id)."""
     return sorted(case_ids, key=lambda case_id: (hashlib.sha256(
         ("%d:%s" % (seed, case_id)).encode("utf-8")).hexdigest(), case_id))
+
+
+# A batch's task ids in words: every one up to NAMED_TASKS, else the first SHOWN_TASKS and
+# how many more (the documents list them all: sequential.next_batch, sequential.first_look).
+NAMED_TASKS = 12
+SHOWN_TASKS = 6
+
+
+def named_tasks(case_ids: Sequence[str]) -> str:
+    """A batch's task ids for a reason or a summary line.
+
+    >>> named_tasks(["t1", "t2", "t3"])
+    't1, t2 and t3'
+    >>> named_tasks(["t%d" % n for n in range(1, 51)])
+    't1, t2, t3, t4, t5, t6 and 44 more'
+    """
+    if len(case_ids) <= NAMED_TASKS:
+        return listed(list(case_ids))
+    return "%s and %d more" % (", ".join(case_ids[:SHOWN_TASKS]), len(case_ids) - SHOWN_TASKS)
 
 
 def pool_sha256(ordered: Sequence[str]) -> str:

@@ -134,17 +134,17 @@ def with_design(spec: JSONObject, test_ids: Sequence[str], unit: str, effect: Fr
                     max_tasks=max_tasks, max_trials=max_trials)
     written["protocol"] = dict(spec["protocol"], trial_count=found.looks[-1][1])
     written["sequential"] = found.block
-    return _written(written), found
+    return as_written(written), found
 
 
-def _written(value: JSON) -> JSON:
+def as_written(value: JSON) -> JSON:
     """A loaded spec's values as the product's writer writes them: a number the loader kept
     as a Decimal (a fraction or an exponent, ``0.95``) as the double it reads back as the
     same decimal (the shortest repr of the double nearest to it)."""
     if isinstance(value, dict):
-        return {key: _written(item) for key, item in value.items()}
+        return {key: as_written(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_written(item) for item in value]
+        return [as_written(item) for item in value]
     if isinstance(value, Decimal):
         return float(value)
     return value

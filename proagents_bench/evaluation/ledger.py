@@ -7,7 +7,10 @@ missing (``ledger.trial_dropped``), changed (``ledger.trial_changed``) or moved 
 trial id (``ledger.trial_reordered``), a look other than the next (``ledger.look_not_allowed``),
 a design changed since the first look (``ledger.design_changed``), a look after the design
 decided (``ledger.closed``), another benchmark, baseline or candidate (``ledger.other_run``),
-or a ledger whose digests disagree with its records (``ledger.damaged``). The package that is
+a ledger whose digests disagree with its records (``ledger.damaged``), or, under either kind
+of design, a package none of whose new trials was measured (``ledger.look_unmeasured``: every
+one ``unknown``, as init's results template; it carries no outcome, so it is no look, and not
+counting it cannot raise the false pass). The package that is
 the ledger's last look itself, unchanged, is judged again and adds nothing.
 
 Under a fixed design it finds the earlier judgments of the same candidate and baseline
@@ -26,7 +29,7 @@ from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Set, Tuple
 
 from ..contract.ledger import FIXED_KIND, SEQUENTIAL_KIND
 from ..contract.sequential import boundary_sha256, pool_order, value_sha256
-from ..contract.vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, LEDGER_V1
+from ..contract.vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, LEDGER_V1, UNKNOWN
 from ..errors import ContractError, PathStep
 from ..jsonio.canonical_reference import reference_text
 
@@ -81,13 +84,16 @@ class LookFacts:
         ids = [case["id"] for case in test_cases]
         self.order = pool_order(ids, design.block["order_seed"]) if design else ids
         self.digests: Digests = {}
+        # (case id, role) -> whether each trial was measured (a status other than unknown)
+        self.measured: Dict[Tuple[str, str], List[bool]] = {}
         for role, system, ordered in ((BASELINE_ROLE, baseline, records[0]),
                                       (CANDIDATE_ROLE, candidate, records[1])):
             count = system["protocol"]["trial_count"]
             for index, case_id in enumerate(ids):
-                self.digests[(case_id, role)] = [
-                    record_digest(record) for record in ordered[index * count:
-                                                                (index + 1) * count]]
+                trials = ordered[index * count:(index + 1) * count]
+                self.digests[(case_id, role)] = [record_digest(record) for record in trials]
+                self.measured[(case_id, role)] = [record["status"] != UNKNOWN
+                                                  for record in trials]
 
     @property
     def kind(self) -> str:
@@ -97,21 +103,31 @@ class LookFacts:
         return {(case_id, role, trial, digest) for (case_id, role), digests in
                 self.digests.items() for trial, digest in enumerate(digests, 1)}
 
-    def batch(self) -> List[JSONObject]:
-        """The ledger's ``records`` of this look: the trials it adds to the look before (a
-        fixed design: all), task by task in order, baseline first."""
+    def _batch_slots(self) -> List[Tuple[str, str, int]]:
+        """(case id, role, first trial id) of the trials this look adds to the look before
+        (a fixed design: all), task by task in order, baseline first."""
         before_tasks = before_trials = 0
         if self.design is not None and self.look:
             before_tasks, before_trials = self.design.looks[self.look - 1]
+        return [(case_id, role, before_trials + 1 if position < before_tasks else 1)
+                for position, case_id in enumerate(self.order)
+                for role in (BASELINE_ROLE, CANDIDATE_ROLE)]
+
+    def batch(self) -> List[JSONObject]:
+        """The ledger's ``records`` of this look: the trials it adds (:meth:`_batch_slots`)."""
         entries = []
-        for position, case_id in enumerate(self.order):
-            first = before_trials + 1 if position < before_tasks else 1
-            for role in (BASELINE_ROLE, CANDIDATE_ROLE):
-                digests = self.digests[(case_id, role)][first - 1:]
-                if digests:
-                    entries.append({"case_id": case_id, "role": role,
-                                    "first_trial_id": first, "sha256": digests})
+        for case_id, role, first in self._batch_slots():
+            digests = self.digests[(case_id, role)][first - 1:]
+            if digests:
+                entries.append({"case_id": case_id, "role": role,
+                                "first_trial_id": first, "sha256": digests})
         return entries
+
+    def batch_measured(self) -> Tuple[int, int]:
+        """(the trials this look adds that were measured, all it adds), both systems'."""
+        flags = [flag for case_id, role, first in self._batch_slots()
+                 for flag in self.measured[(case_id, role)][first - 1:]]
+        return sum(flags), len(flags)
 
 
 def entry_trials(entry: JSONObject) -> List[Trial]:
@@ -144,6 +160,7 @@ class Earlier(NamedTuple):
 def examine(value: Optional[JSONObject], facts: LookFacts) -> Earlier:
     """The package against the ledger ``value`` (None when the file does not exist yet), or
     :class:`LedgerRefused` (the module docstring)."""
+    _measured(facts)
     if value is None:
         if facts.design is not None and facts.look:
             raise LedgerRefused([("results", ContractError(
@@ -164,6 +181,25 @@ def examine(value: Optional[JSONObject], facts: LookFacts) -> Earlier:
     if facts.design is None:
         return _fixed(value, facts)
     return _sequential(value, facts, facts.design)
+
+
+def _measured(facts: LookFacts) -> None:
+    """A package none of whose new trials was measured (every one ``unknown``, as init's
+    results template) carries no outcome: it is not a look, and the ledger records nothing
+    of it (docs/contract.md, "Looks and the ledger")."""
+    measured, trials = facts.batch_measured()
+    if not trials or measured:
+        return
+    design, look = facts.design, facts.look
+    what = ("the package is look %d of %d, and all %d trials it adds" % (
+        look + 1, len(design.looks), trials) if design is not None and look is not None
+        else "all %d trials of the package" % trials)
+    raise LedgerRefused([("results", ContractError(
+        "ledger.look_unmeasured", "no trial was measured: %s, both systems', have status "
+        "\"unknown\", as in init's results template; a package that carries no outcome is "
+        "not a look, and the ledger records nothing of it (check such a package without "
+        "--ledger; judge with --ledger the package the batch's run produces)" % what,
+        ("systems",)))])
 
 
 def _intact(value: JSONObject) -> None:
@@ -230,9 +266,9 @@ def _sequential(value: JSONObject, facts: LookFacts, design: SequentialDesign) -
         entry = looks[number]["records"][0]
         raise LedgerRefused([("ledger", ContractError(
             "ledger.trial_dropped", "the package is %s, but the ledger already holds look "
-            "%d: its trials are missing, from task %s (%s, trials %d-) on" % (
+            "%d: its trials are missing, the first of them task %s's %s %s" % (
                 design.describe_look(number - 1), number + 1, json.dumps(entry["case_id"]),
-                entry["role"], entry["first_trial_id"]), ("looks", number, "records", 0)))])
+                entry["role"], _trial_span(entry)), ("looks", number, "records", 0)))])
     _same_trials(looks, facts)
     if number == len(looks):
         return Earlier(value, True, [])
@@ -243,6 +279,13 @@ def _sequential(value: JSONObject, facts: LookFacts, design: SequentialDesign) -
             "a new design starts a new ledger" % (last["look"], last["action"],
                                                   last["state"]), ("closed",)))])
     return Earlier(value, False, [])
+
+
+def _trial_span(entry: JSONObject) -> str:
+    """The trial ids a ledger entry holds, in words: ``trial 2`` or ``trials 1 to 3``."""
+    first = entry["first_trial_id"]
+    last = first + len(entry["sha256"]) - 1
+    return "trial %d" % first if first == last else "trials %d to %d" % (first, last)
 
 
 def _same_trials(looks: List[JSONObject], facts: LookFacts) -> None:

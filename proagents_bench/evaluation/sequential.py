@@ -27,7 +27,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, List, NamedTuple, Optional, Tuple
 
 from ..contract.ledger import BLOCKED, CONTINUE, EXHAUSTED, FUTILE, PASSED
-from ..contract.sequential import boundary_sha256, pool_order
+from ..contract.sequential import NAMED_TASKS, boundary_sha256, named_tasks, pool_order
 from ..contract.vocabulary import (BLOCK, INFORMATIONAL, PASS, REVIEW, REVIEWING, TASK_UNIT,
                                    UNKNOWN)
 from ..stats.discordant_paths import HALF, ever_crossing
@@ -239,15 +239,18 @@ class LookJudgment:
         parts = []
         if batch["new_trials"] is not None:
             trials = batch["new_trials"]
-            parts.append("trials %s of tasks 1-%d of the frozen pool" % (
+            parts.append("trial%s %s of tasks 1-%d of the frozen pool" % (
+                "s" if trials["last"] > trials["first"] else "",
                 _span(trials["first"], trials["last"]), trials["tasks"]))
         if batch["new_tasks"] is not None:
             tasks = batch["new_tasks"]
-            parts.append("tasks %s of the frozen pool, each with trials 1-%d" % (
-                _span(tasks["first"], tasks["last"]), batch["trials"]))
-        return ("Next batch, look %d: %s (sequential.next_batch names the tasks), for both "
-                "systems; then run the gate again with the same --ledger" % (
-                    batch["look"], " and ".join(parts)))
+            ids = tasks["case_ids"]
+            parts.append("tasks %s of the frozen pool (%s%s), each with trials 1-%d" % (
+                _span(tasks["first"], tasks["last"]), named_tasks(ids),
+                "; sequential.next_batch lists them all" if len(ids) > NAMED_TASKS else "",
+                batch["trials"]))
+        return ("Next batch, look %d: %s, for both systems; then run the gate again with the "
+                "same --ledger" % (batch["look"], " and ".join(parts)))
 
     # -- the decision --------------------------------------------------------------------
 

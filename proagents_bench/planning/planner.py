@@ -109,6 +109,32 @@ def settings_from_spec(spec: JSONObject, measured: Measured, effect: Fraction,
         Fraction(cost_per_task), like)
 
 
+def cost_per_trial(measured: Measured) -> Tuple[Fraction, bool]:
+    """(what a trial of both systems costs, whether that counts trials): the two systems'
+    measured costs per trial; with no cost recorded (every cost_units 0), or one left
+    unmeasured (null in results v3), 2, counting the trials instead."""
+    known = [Fraction(cost) for cost in measured.costs if cost is not None]
+    counted = len(known) < len(measured.costs) or sum(known) <= 0
+    return (Fraction(2) if counted else sum(known, Fraction(0))), counted
+
+
+def measured_document(measured: Measured, counted_in_trials: bool) -> JSONObject:
+    """The plan document's ``measured``: what the package says."""
+    return {
+        "tasks": measured.tasks, "trials": measured.trials,
+        "success_rate": {"baseline": to_float(measured.rates[0]),
+                         "candidate": to_float(measured.rates[1])},
+        "difference": to_float(measured.difference),
+        "within_task_variance": {"baseline": to_float(measured.within[0]),
+                                 "candidate": to_float(measured.within[1])},
+        "between_task_variance": {"baseline": to_float(measured.between_systems[0]),
+                                  "candidate": to_float(measured.between_systems[1]),
+                                  "difference": to_float(measured.between)},
+        "cost_per_trial": {"baseline": measured.costs[0], "candidate": measured.costs[1]},
+        "cost_counted_in_trials": counted_in_trials,
+    }
+
+
 class Planner:
     """The plan's computations on a model and settings (see :func:`plan`). Costs are exact
     (Fractions): a design of many tasks with costs near the double's limit is compared and
@@ -118,11 +144,7 @@ class Planner:
         self.measured = measured
         self.settings = settings
         self.model = Model(measured, settings.like)
-        # No cost recorded (every cost_units 0), or left unmeasured (null in results v3):
-        # count trials instead.
-        known = [Fraction(cost) for cost in measured.costs if cost is not None]
-        self.counted_in_trials = len(known) < len(measured.costs) or sum(known) <= 0
-        self.per_trial = Fraction(2) if self.counted_in_trials else sum(known, Fraction(0))
+        self.per_trial, self.counted_in_trials = cost_per_trial(measured)
 
     def cost(self, tasks: int, trials: int) -> Fraction:
         return tasks * (self.settings.cost_per_task + trials * self.per_trial)
@@ -324,19 +346,7 @@ def plan(measured: Measured, settings: Settings, spec: JSONObject) -> JSONObject
             "budget": None if settings.budget is None else to_float(settings.budget),
             "cost_per_task": to_float(settings.cost_per_task), "candidate_like": settings.like,
         },
-        "measured": {
-            "tasks": tasks, "trials": trials,
-            "success_rate": {"baseline": to_float(measured.rates[0]),
-                             "candidate": to_float(measured.rates[1])},
-            "difference": to_float(measured.difference),
-            "within_task_variance": {"baseline": to_float(measured.within[0]),
-                                     "candidate": to_float(measured.within[1])},
-            "between_task_variance": {"baseline": to_float(measured.between_systems[0]),
-                                      "candidate": to_float(measured.between_systems[1]),
-                                      "difference": to_float(measured.between)},
-            "cost_per_trial": {"baseline": measured.costs[0], "candidate": measured.costs[1]},
-            "cost_counted_in_trials": planner.counted_in_trials,
-        },
+        "measured": measured_document(measured, planner.counted_in_trials),
         "model": planner.model.describe(settings.effect),
         "now": {
             "tasks": tasks, "trials": trials,

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 from math import ceil
-from typing import TYPE_CHECKING, List, NamedTuple, Tuple
+from typing import TYPE_CHECKING, List, NamedTuple, Optional, Tuple
 
-from ..contract.sequential import boundary_sha256
-from ..contract.vocabulary import TASK_UNIT
+from ..contract.sequential import LEVEL_GATES, boundary_sha256
+from ..contract.sequential_proposal import Proposal, as_written
+from ..contract.vocabulary import TASK_UNIT, TRIAL_UNIT
 from ..evaluation.grading import ALL_CHECKS
 from ..stats.exact import to_float
 from ..stats.sequential_fixed import fixed_units
@@ -26,7 +27,7 @@ from ..text import show_number
 SHORT_OF_POWER = Fraction(1, 100)
 
 if TYPE_CHECKING:  # for annotations only
-    from ..contract.sequential_proposal import Proposal
+    from ..contract.sequential import SequentialDesign
     from ..jsonio import JSONObject
     from ..render.evaluation import Evaluation
 
@@ -64,6 +65,25 @@ def costs(proposal: Proposal) -> Costs:
         fixed = (ceil(Fraction(units, trials)), trials)
     return Costs(null, effect, (tasks, tasks * trials), units, (fixed[0], fixed[0] * fixed[1]),
                  target)
+
+
+def of_spec(design: SequentialDesign, rate: Fraction) -> Proposal:
+    """A spec's own design as the proposal it would have been at the discordance ``rate``,
+    for :func:`costs` (``plan`` on a spec v5 with a design)."""
+    return Proposal(as_written(design.block), design.boundary(), design.looks, design.theta0,
+                    design.statistics.theta1, rate)
+
+
+def other_gate_note(spec: JSONObject, unit: str) -> Optional[str]:
+    """The interval gate of the other level, when the spec sets one a run can fail (above
+    -1): it stays a condition of a PASS beside the boundary, which the design's chance of a
+    PASS does not count."""
+    other = LEVEL_GATES[TRIAL_UNIT if unit == TASK_UNIT else TASK_UNIT]
+    value = spec["gates"].get(other.key)
+    if value is None or Fraction(str(value)) <= -1:
+        return None
+    return ("the spec's %s (%s) stays a condition of a PASS beside the boundary: the design's "
+            "chance of a PASS does not count it" % (other.key, show_number(value)))
 
 
 def measured_discordance(evaluation: Evaluation, unit: str) -> Tuple[int, int]:

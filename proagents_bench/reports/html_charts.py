@@ -15,7 +15,7 @@ from ..stats.quantiles import nearest_rank_index
 from . import charts, sequential_chart
 from . import svg as report_svg
 from .html_parts import escaped, scrolling_chart
-from .sequential_view import sequential_view
+from .sequential_view import MAX_NEXT_IDS, sequential_view
 from .view import latencies, slices
 from .words import clean, counted, show, show_gate
 
@@ -24,8 +24,6 @@ if TYPE_CHECKING:  # for annotations only
     from ..pipeline import Evaluation
 
 MAX_SLICES = 60
-# The next batch's task ids the report lists (the JSON document has them all).
-MAX_NEXT_IDS = 40
 HISTOGRAM_BINS = 40
 BOOTSTRAP_BARS = 50
 # The latency axis ends at most this many times the p95's distance from the fastest trial

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, cast
 from ..contract.gates import TASK_GATE
 from ..contract.vocabulary import BLOCKING, REVIEWING
 from ..version import NAME
-from .sequential_view import sequential_view
+from .sequential_view import MAX_NEXT_IDS, sequential_view
 from .view import (FAILED, HELD, NOT_JUDGED, REPLACED, action_words, gate_states, gate_text,
                    held_text, interval_rows, metric_rows, metric_value, note_facts, notes,
                    problems_first, reason_groups, slices, task_rows)
@@ -174,8 +174,11 @@ def _sequential(evaluation: Evaluation) -> List[str]:
         "-" if row.futile_at is None else row.futile_at) for row in view.rows)
     batch = view.next_batch()
     if batch is not None:
-        lines += ["", "**Next batch**: %s (the task ids: `sequential.next_batch` in the JSON "
-                      "document)." % text(batch)]
+        ids = view.next_case_ids()
+        lines += ["", "**Next batch**: %s%s." % (text(batch), "; its tasks: %s%s" % (
+            ", ".join(code(case_id, 80) for case_id in ids[:MAX_NEXT_IDS]),
+            " and %d more (`sequential.next_batch` in the JSON document)" % (
+                len(ids) - MAX_NEXT_IDS) if len(ids) > MAX_NEXT_IDS else "") if ids else "")]
     return lines + ["", "<sub>%s</sub>" % text(view.guarantee())]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, NamedTuple, Optional, Tuple
 
+from ..contract.sequential import NAMED_TASKS, named_tasks
 from .words import show
 
 if TYPE_CHECKING:  # for annotations only
@@ -25,6 +26,9 @@ STATE_WORDS = {
     "blocked": "a hard gate blocked: the design is closed",
 }
 UNIT_WORDS = {"task": ("task", "tasks"), "trial": ("trial pair", "trial pairs")}
+# The next batch's task ids the HTML report and the Markdown summary list (the JSON document
+# has them all; the text lists fewer: contract.sequential.named_tasks).
+MAX_NEXT_IDS = 40
 
 
 class LookRow(NamedTuple):
@@ -114,8 +118,9 @@ class SequentialView:
         parts = []
         if batch["new_trials"] is not None:
             trials = batch["new_trials"]
-            parts.append("trials %s of tasks 1-%d" % (_span(trials["first"], trials["last"]),
-                                                      trials["tasks"]))
+            parts.append("trial%s %s of tasks 1-%d" % (
+                "s" if trials["last"] > trials["first"] else "",
+                _span(trials["first"], trials["last"]), trials["tasks"]))
         if batch["new_tasks"] is not None:
             tasks = batch["new_tasks"]
             parts.append("tasks %s of the frozen pool with trials 1-%d" % (
@@ -143,6 +148,11 @@ class SequentialView:
         batch = self.next_batch()
         if batch is not None:
             lines.append("  next batch: %s" % batch)
+            ids = self.next_case_ids()
+            if ids:
+                lines.append("  next tasks: %s%s" % (
+                    named_tasks(ids), " (sequential.next_batch lists them all)"
+                    if len(ids) > NAMED_TASKS else ""))
         return lines
 
 
