@@ -32,7 +32,7 @@ CONTRACT_ERROR_EXIT = 2
 # stderr they read as usage errors, ``ERROR: usage: [FILE: ]MESSAGE``, with no position
 # fields, since they concern no place in a file.
 USAGE_CODES = frozenset(("cli.usage", "cli.missing_input", "cli.no_example",
-                         "cli.report_path"))
+                         "cli.report_path", "cli.no_database"))
 
 
 class Code(NamedTuple):
@@ -193,8 +193,8 @@ CODES: Tuple[Code, ...] = (
              "the test set allows"),
     contract("cli.phase", "`phase` and `serve`: a phase already open, files other than the "
              "phase's, a split that leaves a part empty"),
-    contract("cli.backup", "`backup` and `restore`: no database, a target that exists (a "
-             "symbolic link too), a file that is not the service's database, a copy whose "
+    contract("cli.backup", "`backup` and `restore`: a target that exists (a "
+             "symbolic link too), a data folder holding a database already (`restore`), a file that is not the service's database, a copy whose "
              "stored digests do not match; nothing is left behind"),
     contract("cli.init_exists", "`init`: a file it would write exists (it overwrites only with "
              "`--force`)"),
@@ -203,6 +203,9 @@ CODES: Tuple[Code, ...] = (
     contract("cli.serve_sequential", "`serve` and `phase`: a spec with a sequential design "
              "(the private-test service decides each submission once, never as a look of a "
              "design)"),
+    contract("cli.no_database", "`team`, `phase` and `backup`: the `--data` folder holds no "
+             "service database (a mistyped path, most likely); nothing is created there "
+             "(`serve --data DIR` creates one, `restore` makes one from a backup)"),
     contract("cli.data", "`health --data`: no service database, a `service.sqlite3` that is "
              "not the service's database, or no scored submission of the cases' versions"),
     contract("cli.out_of_memory", "the command ran out of memory on inputs this large "

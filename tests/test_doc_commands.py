@@ -33,6 +33,7 @@ from devtools.commands import BENCH, NO_COMMAND, PROGRAM
 from devtools.commands import COMMANDS as DEVELOPMENT_COMMANDS
 from proagents_bench import cli
 from proagents_bench.cli.commands import COMMANDS, GATE
+from proagents_bench.service import database
 from tests.support import ROOT, TempDir
 
 DOCUMENTS = ["README.md"] + sorted(
@@ -44,7 +45,8 @@ DOCUMENTS = ["README.md"] + sorted(
 # these is run.
 NOT_RUN_HERE = (
     (("serve",), "starts the service and runs until stopped: tests/test_service*.py start the "
-                 "real server on a free port"),
+                 "real server on a free port (here its data folder's database is made as "
+                 "serve makes it at start, for the commands after it: serve_started)"),
     (("submit",), "needs a running service: tests/test_service.py submits to one"),
     (("bench",), "a measurement that runs for minutes: tests/devtools/test_*.py run each "
                  "bench on a small size"),
@@ -169,6 +171,13 @@ def run_in(folder, words, main=cli.main):
     return status, stderr.getvalue()
 
 
+def serve_started(folder, words):
+    """What a ``serve`` line, not run here, leaves for the lines after it (``team``,
+    ``phase`` and ``backup`` refuse a data folder without one): its ``--data`` folder's
+    database, made as serve makes it at start."""
+    database.open_database(os.path.join(folder, words[words.index("--data") + 1]))
+
+
 def help_text(words, main=cli.main):
     """``run_benchmark.py WORDS --help`` (through ``main``): printed by the gate to its
     stdout, by argparse to sys.stdout and ended with SystemExit by the other commands."""
@@ -193,6 +202,8 @@ class DocCommandTests(unittest.TestCase):
         for document in DOCUMENTS:
             folder = TempDir(self).path
             for command in doc_commands(document):
+                if command.words[:1] == ["serve"] and not command.synopsis:
+                    serve_started(folder, command.words)
                 if command.synopsis or command.reason_not_run() is not None:
                     continue
                 with self.subTest(command=command.where):

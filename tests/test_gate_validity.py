@@ -106,7 +106,7 @@ class NotEvidenceTests(unittest.TestCase):
                 self.assertNotIn("did not both run under the spec", shown)
         self.assertIn('<testcase classname="comparability" name="validity"',
                       junit.render(evaluation).decode("utf-8"))
-        shown = terminal.render(evaluation).decode("ascii")
+        shown = terminal.render(evaluation, width=200).decode("ascii")  # its line unwrapped
         self.assertIn("INCOMPARABLE  the infrastructure lost more trials than the spec's "
                       "validity bounds accept: the run is not evidence of either system", shown)
 

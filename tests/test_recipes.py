@@ -215,8 +215,8 @@ COMMAND = [
      "    from . import demo_command\n"
      "    return demo_command\n\n\n"
      "GATE = Command("),
-    ("cli/commands.py", '"completion --help"),\n)',
-     '"completion --help"),\n    Command("demo", _demo, "greet someone, as a demo"),\n)'),
+    ("cli/commands.py", '"PowerShell"),\n)',
+     '"PowerShell"),\n    Command("demo", _demo, "greet someone, as a demo"),\n)'),
 ]
 LEVEL = [
     ("service/feedback.py", "LEVEL_TABLE: Tuple[Level, ...] = (\n",
@@ -539,7 +539,7 @@ class RecipeTests(unittest.TestCase):
         # the command: it runs, its usage errors are the dispatcher's, the gate lists it
         self.assertEqual(found["command"], [0, {"action": "DEMO", "hello": "Ada"}])
         self.assertEqual(found["command_usage"],
-                         [2, "--name was given an empty value (see --help)"])
+                         [2, "--name was given an empty value (see demo --help)"])
         self.assertEqual(found["command_suggested"][0], 2)
         self.assertIn("did you mean the command demo?", found["command_suggested"][1])
         self.assertEqual(found["command_listed"], [True, True])

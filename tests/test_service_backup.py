@@ -79,8 +79,9 @@ class BackupTests(unittest.TestCase):
                            os.path.join(folder, "s")]):
             with self.subTest(arguments=arguments):
                 run = run_cli(arguments)
-                self.assertEqual((run.status, run.document["errors"][0]["code"]),
-                                 (2, "cli.backup"), run.stderr)
+                self.assertEqual((run.status, run.document["errors"][0]["code"]), (2, (
+                    "cli.no_database" if arguments[2].endswith("none") else "cli.backup")),
+                    run.stderr)
         self.assertFalse(os.path.exists(os.path.join(folder, "none")))
         target = os.path.join(folder, "backup.sqlite3")
         self.assertEqual(run_cli(["backup", "--data", service.data, "--to", target]).status, 0)

@@ -22,7 +22,7 @@ from proagents_bench.version import VERSION
 from . import serve_driver
 from .service_support import (HTTP_TIMEOUT, ServeProcess, Service, call, raw_exchange,
                               submission_bytes, write_benchmark)
-from .support import ROOT, TempDir, load_example, run_cli
+from .support import ROOT, TempDir, example_path, load_example, run_cli
 
 
 def head(token, length, path="/v1/submissions"):
@@ -303,6 +303,7 @@ def unused_port():
 class CommandTests(unittest.TestCase):
     def test_team_commands(self):
         data = TempDir(self).path
+        database.open_database(data)  # as serve makes it
         added = run_cli(["team", "add", "alpha", "--budget", "2/1h", "--level", "rounded",
                          "--data", data])
         self.assertEqual(added.status, EXIT_PASS, added.stderr)
@@ -323,6 +324,36 @@ class CommandTests(unittest.TestCase):
             self.assertEqual(failed.status, EXIT_CONTRACT_ERROR)
             self.assertEqual(failed.document["errors"][0]["code"], "cli.team")
 
+    def test_a_data_folder_without_the_database_is_refused_and_nothing_made(self):
+        # A mistyped --data: serve makes the database, restore a new folder; every other
+        # command that works on the database refuses a folder without one.
+        folder = TempDir(self).path
+        empty = os.path.join(folder, "empty")
+        os.mkdir(empty)
+        files = ["--spec", example_path("benchmark_spec.json"), "--cases",
+                 example_path("benchmark_cases.json"), "--baseline",
+                 example_path("benchmark_results_pass.json")]
+        commands = [["team", "add", "alpha"], ["team", "rotate", "alpha"],
+                    ["team", "revoke", "alpha"], ["team", "set", "alpha", "--level", "verdict"],
+                    ["team", "list"], ["phase", "open", "--name", "p"] + files,
+                    ["phase", "close"] + files, ["phase", "status"],
+                    ["backup", "--to", os.path.join(folder, "copy.sqlite3")]]
+        for data, what in ((os.path.join(folder, "nodir"), "no such folder"),
+                           (empty, "no service database here (no service.sqlite3)")):
+            for words in commands:
+                with self.subTest(command=" ".join(words[:2]), data=os.path.basename(data)):
+                    run = run_cli(words + ["--data", data])
+                    error = run.document["errors"][0]
+                    self.assertEqual((run.status, error["code"], error["file"]),
+                                     (EXIT_CONTRACT_ERROR, "cli.no_database", data))
+                    self.assertTrue(run.stderr.startswith("ERROR: usage: %s: %s: " % (
+                        data, what)), run.stderr)
+                    self.assertIn("(serve --data DIR creates one", error["message"])
+        self.assertEqual((os.listdir(folder), os.listdir(empty)), (["empty"], []))
+        os.mkdir(os.path.join(folder, "service-data"))
+        near = run_cli(["team", "list", "--data", os.path.join(folder, "service-dat")])
+        self.assertIn('service-data"?)', near.document["errors"][0]["message"])
+
     def test_submit_exit_statuses(self):
         service = Service(self)
         folder = TempDir(self)
@@ -337,7 +368,15 @@ class CommandTests(unittest.TestCase):
         self.assertEqual((passed.status, passed.document["action"]), (EXIT_PASS, "PASS"))
         contract = run_cli(base + [broken])
         self.assertEqual(contract.status, EXIT_CONTRACT_ERROR)
-        self.assertIn("ERROR: submission.json:1:", contract.stderr)
+        # The service calls the file submission.json; the command line says the file sent.
+        self.assertTrue(contract.stderr.startswith("ERROR: %s:1:20: $.schema_version: " % (
+            broken)), contract.stderr)
+        self.assertEqual(contract.document["errors"][0]["file"], "submission.json")
+        said = run_cli(base + [broken, "--format", "text"])  # as at a terminal
+        self.assertEqual((said.status, said.stderr), (EXIT_CONTRACT_ERROR, contract.stderr))
+        self.assertEqual(said.stdout, b"CONTRACT_ERROR (exit 2): the inputs or the command "
+                                      b"line break the contract: no decision was made; 1 "
+                                      b"error on stderr\n")
         decided = run_cli(base + [regression, "--format", "text"])  # as at a terminal
         self.assertEqual(decided.status, EXIT_DECISION)
         self.assertTrue(decided.stdout.startswith(b"action: BLOCK\n"), decided.stdout)
@@ -351,6 +390,10 @@ class CommandTests(unittest.TestCase):
                            "--results", passing])
         self.assertEqual((refused.status, refused.document["code"]),
                          (EXIT_CONTRACT_ERROR, "service.unauthorized"))
+        refused = run_cli(["submit", "--url", service.url, "--token-file", wrong,
+                           "--results", passing, "--format", "text"])  # the problem's lines
+        self.assertIn(b"\ncode: service.unauthorized\n", b"\n" + refused.stdout)
+        self.assertTrue(refused.stdout.endswith(b"\nThe JSON document: --format json.\n"))
         gone = run_cli(["submit", "--url", "http://127.0.0.1:%d" % unused_port(),
                         "--token-file", token_file, "--results", passing])
         self.assertEqual((gone.status, gone.stdout), (EXIT_UNREACHABLE, b""))

@@ -45,6 +45,7 @@ HARMLESS = {
                  "reading them runs in the child",
     "test_run_benchmark": "the suite's loader: it imports the tests and runs none",
     "MODES": "the four modes' interpreter flags, for a child process",
+    "COMMANDS": "the commands' registry, read for their names (no row's loader is called)",
 }
 # Reading these is reading the mode.
 MODE_NAMES = ("sys.flags", "sys.warnoptions", "__debug__")

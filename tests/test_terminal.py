@@ -5,6 +5,7 @@ progress, --fail-on and --distinct-exit-codes, and "did you mean"."""
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,9 @@ from proagents_bench.cli.streams import MessageWriter, colour_wanted
 from proagents_bench.contract import inputs as contract
 from proagents_bench.steps import BATCH, watched
 from proagents_bench.reports import terminal
+from proagents_bench.reports.view import action_words
 from proagents_bench.reports.document_text import document_lines
+from proagents_bench.service import database
 from tests.support import (EXAMPLES, RUN_BENCHMARK, TempDir, evaluate_arguments, example_path,
                            run_cli, with_example)
 from tests.test_doc_commands import help_text
@@ -66,38 +69,51 @@ class PseudoTerminalTests(unittest.TestCase):
     def on_pty(self, args, env=()):
         """(exit status, what the terminal received), read while the process writes (a
         terminal's buffer is small)."""
+        return self.on_ptys([args], env)[0]
+
+    def on_ptys(self, commands, env=()):
+        """:meth:`on_pty` for each command line of ``commands``, all run at once, each on
+        its own pseudo-terminal."""
         import pty
         import select
         environment = dict(os.environ)
         environment.pop("NO_COLOR", None)
         environment.update(env)
-        primary, secondary = pty.openpty()
-        chunks = []
+        children, chunks, open_ends = {}, {}, []
         try:
-            child = subprocess.Popen([sys.executable, "-B", RUN_BENCHMARK] + args,
-                                     stdout=secondary, stderr=subprocess.DEVNULL,
-                                     stdin=subprocess.DEVNULL, env=environment)
-            os.close(secondary)
-            secondary = None
-            while True:
-                ready, _, _ = select.select([primary], [], [], 60)
-                if not ready:
-                    child.kill()
-                    child.wait()
-                    self.fail("the gate wrote nothing for 60 s")
+            for args in commands:
+                primary, secondary = pty.openpty()
+                open_ends.append(primary)
                 try:
-                    chunk = os.read(primary, 65536)
-                except OSError:  # EIO: the child closed its side and everything was read
-                    break
-                if not chunk:
-                    break
-                chunks.append(chunk)
-            status = child.wait(timeout=60)
+                    children[primary] = subprocess.Popen(
+                        [sys.executable, "-B", RUN_BENCHMARK] + args, stdout=secondary,
+                        stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, env=environment)
+                finally:
+                    os.close(secondary)
+                chunks[primary] = []
+            reading = list(children)
+            while reading:
+                ready, _, _ = select.select(reading, [], [], 60)
+                if not ready:
+                    for child in children.values():
+                        child.kill()
+                        child.wait()
+                    self.fail("the gate wrote nothing for 60 s")
+                for primary in ready:
+                    try:
+                        chunk = os.read(primary, 65536)
+                    except OSError:  # EIO: the child closed its side and all was read
+                        chunk = b""
+                    if chunk:
+                        chunks[primary].append(chunk)
+                    else:
+                        reading.remove(primary)
+            return [(children[primary].wait(timeout=60),
+                     b"".join(chunks[primary]).replace(b"\r\n", b"\n"))
+                    for primary in children]
         finally:
-            os.close(primary)
-            if secondary is not None:
-                os.close(secondary)
-        return status, b"".join(chunks).replace(b"\r\n", b"\n")
+            for primary in open_ends:
+                os.close(primary)
 
     def test_a_terminal_gets_the_text_mode_in_colour(self):
         status, text = self.on_pty(REGRESSION, {"TERM": "xterm"})
@@ -129,6 +145,18 @@ class PseudoTerminalTests(unittest.TestCase):
     def test_format_json_on_a_terminal_is_the_document(self):
         status, text = self.on_pty(REGRESSION + ["--format", "json"], {"TERM": "xterm"})
         self.assertEqual(json.loads(text.decode("ascii"))["action"], "BLOCK")
+
+    def test_every_command_says_a_usage_error_in_one_line_at_a_terminal(self):
+        # Every row of the registry, so that no command, a new one included, prints the
+        # CONTRACT_ERROR document where a person reads it (its error is on stderr).
+        names = [command.name for command in COMMANDS]
+        runs = self.on_ptys([([] if name == "gate" else [name]) + ["--no-such-option"]
+                             for name in names], {"TERM": "xterm"})
+        for name, (status, text) in zip(names, runs):
+            with self.subTest(command=name):
+                self.assertEqual((status, text), (2, b"CONTRACT_ERROR (exit 2): the command "
+                                                     b"line cannot run as given: no decision "
+                                                     b"was made; 1 error on stderr\n"))
 
 
 class TextModeTests(unittest.TestCase):
@@ -184,6 +212,23 @@ class TextModeTests(unittest.TestCase):
             self.assertLess(len(lines) - last, 12)
             for line in lines[last + 1:]:  # then only the grouped reasons
                 self.assertTrue(line.startswith(("BLOCK ", "REVIEW ", " " * 8)), line)
+
+    def test_the_decision_line_is_wrapped_as_its_reasons_are(self):
+        evaluation = evaluate_arguments(INCOMPARABLE)
+        document = evaluation.lazy_document
+        text = terminal.render(evaluation, width=60).decode("ascii")
+        coloured = terminal.render(evaluation, width=60, colour=True).decode("ascii")
+        self.assertEqual(re.sub(r"\x1b\[[0-9;]*m", "", coloured), text)  # painted, not moved
+        lines = text.splitlines()
+        first = next(index for index, line in enumerate(lines)
+                     if line.startswith("INCOMPARABLE  "))
+        for line in lines[first:]:
+            self.assertLessEqual(len(line), 60, line)
+        self.assertTrue(all(line.startswith(" " * 8) for line in lines[first + 1:]))
+        said = re.sub(" +", " ", " ".join(lines[first:]))  # whole, wherever it broke
+        self.assertTrue(said.startswith("INCOMPARABLE %s (candidate %s, baseline %s) " % (
+            action_words(document), document["candidate_system"],
+            document["baseline_system"])), said)
 
     def test_an_unmeasured_metric_is_not_judged_not_failed(self):
         temp = TempDir(self)
@@ -384,6 +429,7 @@ class TextAtATerminalTests(unittest.TestCase):
 
     def test_the_services_maintenance_commands_print_their_documents_lines(self):
         data = TempDir(self).path
+        database.open_database(data)  # as serve makes it
         status, out, err = run_on_terminal(["team", "add", "alpha", "--data", data])
         self.assertEqual((status, err), (0, ""))
         lines = out.decode("ascii").splitlines()
@@ -411,6 +457,39 @@ class TextAtATerminalTests(unittest.TestCase):
         self.assertTrue(out.startswith(b"CONTRACT_ERROR (exit 2): "), out)
         self.assertEqual(out.count(b"\n"), 1)
         self.assertIn("ERROR: ", err)
+
+    def test_every_command_says_its_contract_error_as_the_gate_does(self):
+        # Text at a terminal, the document with --format json: a usage error (its --format
+        # read leniently, as the gate reads it) and an error found once the options parsed.
+        folder = TempDir(self).path
+        missing = os.path.join(folder, "nodir")
+        for command in COMMANDS:
+            words = [] if command.name == "gate" else [command.name]
+            with self.subTest(command=command.name):
+                status, out, _err = run_on_terminal(words + ["--no-such-option", "--format",
+                                                             "json"])
+                self.assertEqual((status, json.loads(out)["action"]), (2, "CONTRACT_ERROR"))
+        for args in (["serve", "--spec", example_path("benchmark_spec.json"), "--cases",
+                      example_path("benchmark_cases.json"), "--baseline", "nope.json",
+                      "--data", os.path.join(folder, "sd2")],
+                     ["team", "list", "--data", missing],
+                     ["phase", "status", "--data", missing],
+                     ["backup", "--data", missing, "--to", os.path.join(folder, "x.sqlite3")],
+                     ["restore", "--from", os.path.join(folder, "nope.sqlite3"), "--data",
+                      os.path.join(folder, "restored")],
+                     ["plan"] + with_example(["--power", "2"])):
+            with self.subTest(command=args[0]):
+                status, out, err = run_on_terminal(args)
+                self.assertEqual(status, 2)
+                self.assertTrue(out.startswith(b"CONTRACT_ERROR (exit 2): "), out)
+                self.assertEqual(out.count(b"\n"), 1)
+                self.assertTrue(err.startswith("ERROR: "), err)
+                if args[0] != "serve":  # the only one of them without --format
+                    status, out, _err = run_on_terminal(args + ["--format", "json"])
+                    self.assertEqual(json.loads(out)["action"], "CONTRACT_ERROR")
+                    piped = run_cli(args + ["--format", "text"])
+                    self.assertTrue(piped.stdout.startswith(b"CONTRACT_ERROR (exit 2): "))
+        self.assertEqual(os.listdir(folder), [])  # nothing was made
 
     def test_next_steps_name_the_interpreter_that_ran_them(self):
         self.assertEqual(interpreter_word(""), "python")
@@ -456,7 +535,7 @@ class UsageErrorTests(unittest.TestCase):
                          "which only a CI job sets?)")
         with open(report, encoding="utf-8") as handle:
             page = handle.read()
-        self.assertIn("The command line cannot run as given (see --help)", page)
+        self.assertIn("The command line cannot run as given: no decision was made", page)
         self.assertIn("1. `command line`: ", page)
         self.assertNotIn("break the contract", page)
         self.assertEqual(run.document["errors"][0]["file"], "")  # the document is unchanged
@@ -485,6 +564,12 @@ class DidYouMeanTests(unittest.TestCase):
 
     def test_nothing_close_suggests_nothing(self):
         self.assertNotIn("did you mean", self.message(["--zzzzzz"]))
+
+    def test_an_option_is_near_by_its_name_not_by_the_dashes_all_share(self):
+        # With its dashes, --bogus came within the cutoff of --jobs.
+        self.assertNotIn("did you mean", self.message(["release", "--bogus"]))
+        self.assertIn("(did you mean --jobs?)", self.message(["release", "--jbos"]))
+        self.assertTrue(self.message(["init", "--bogus"]).endswith(" (see init --help)"))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ from .streams import (DocumentWriter, Interrupted, MessageWriter, OutputError, S
                       reserve_standard_descriptors)
 
 if TYPE_CHECKING:  # for annotations only
+    import argparse
+
     from ..errors import ContractError
     from ..jsonio import BytesLike
     from .report_files import Targets
@@ -231,21 +233,27 @@ def run_command(command: Command, session: Session,
                 others: Optional[Sequence[str]] = None) -> Outcome:
     """Parse ``session.arguments`` by the command's parser and run it (``others``: for the
     default command, the names of the others). A usage error, found while parsing or
-    later, is the one ``cli.usage`` outcome; a command that writes reports runs guarded
-    (:func:`~.report_files.guarded`)."""
-    from .report_files import Targets, guarded
+    later, is the one ``cli.usage`` outcome, pointing at the command's own help; a command
+    that writes reports runs guarded (:func:`~.report_files.guarded`), and every other
+    command's CONTRACT_ERROR is said as the gate says it (:func:`~.report_files.said`)."""
+    from .report_files import Targets, guarded, said
     from .usage import UsageError
     parser = command.parser(session.program, others)
     outputs = parser.outputs
     session.targets = Targets(session, *outputs) if outputs else Targets(session)
+    hint = "--help" if others is not None else command.name + " --help"
+    given: List[argparse.Namespace] = []  # the options, once they parsed
 
     def parsed() -> Outcome:
         try:
-            return command.load().run(parser.parse_args(session.arguments), session)
+            given.append(parser.parse_args(session.arguments))
+            return command.load().run(given[0], session)
         except UsageError as usage:
-            return usage_outcome(usage, command.hint)
+            return usage_outcome(usage, hint)
 
-    return guarded(session.arguments, session.targets, parsed) if outputs else parsed()
+    if outputs:  # its reports, its --output and stdout: Targets.contract_error says it
+        return guarded(session.arguments, session.targets, parsed)
+    return said(parsed(), given[0] if given else None, session)
 
 
 def usage_outcome(usage: UsageError, hint: str = "--help") -> Outcome:

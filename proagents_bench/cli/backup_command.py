@@ -12,7 +12,9 @@ from typing import Callable, Dict
 from ..errors import ContractError
 from ..jsonio.dump import document_bytes
 from ..service import backup
+from ..service.database import NoDatabase
 from . import Outcome, Session, contract_error_outcome
+from .data_folder import add_data_option, no_database
 from .report_files import add_format_option, for_people, text_wanted
 from .status import EXIT_PASS
 from .usage import Parser
@@ -23,8 +25,7 @@ BACKUP_ERROR_CODE = "cli.backup"
 def add_arguments(parser: Parser) -> None:
     parser.description = ("Copy the service's database, consistent at one instant, while the "
                           "service runs (SQLite's online backup API).")
-    parser.add_argument("--data", metavar="DIR", required=True,
-                        help="the service's data folder")
+    add_data_option(parser)
     parser.add_argument("--to", metavar="FILE", required=True,
                         help="the backup file to write (never overwritten)")
     add_format_option(parser, "what was copied")
@@ -41,4 +42,6 @@ def copied(copy: Callable[[], Dict[str, object]]) -> Outcome:
         done = copy()
     except backup.BackupError as problem:
         return contract_error_outcome([ContractError(BACKUP_ERROR_CODE, str(problem))])
+    except NoDatabase as problem:  # backup's --data
+        return no_database(problem)
     return Outcome(EXIT_PASS, document_bytes(done))

@@ -3,9 +3,10 @@
 A row holds the command's name (the first argument that asks for it; the gate, the
 default, runs when the first argument names no other), a loader (a small function that
 imports the command's module and returns it, typed by :class:`CommandModule`: mypy checks
-each module against it, and the layer test reads the ``from . import x`` inside), a one-line
-description (the list of commands), and where its usage errors point. A module is imported
-only when its command runs: the gate never compiles the service's.
+each module against it, and the layer test reads the ``from . import x`` inside) and a
+one-line description (the list of commands). Its usage errors point at its own help
+(``NAME --help``; the default command's: ``--help``). A module is imported only when its
+command runs: the gate never compiles the service's.
 
 Every command module offers ``add_arguments(parser)``, which declares its options, help
 text and epilog, and ``run(options, session)``, which the dispatcher
@@ -37,13 +38,12 @@ class CommandModule(Protocol):
 
 
 class Command(NamedTuple):
-    """One command: its ``name``, the ``load``er of its module, its one-line
-    ``description`` and the help its usage errors point to (``hint``)."""
+    """One command: its ``name``, the ``load``er of its module and its one-line
+    ``description``."""
 
     name: str
     load: Callable[[], CommandModule]
     description: str
-    hint: str = "--help"
 
     def parser(self, program: str, commands: Optional[Sequence[str]] = None) -> Parser:
         """The command's argument parser, for the command line ``program`` (as invoked);
@@ -149,16 +149,14 @@ COMMANDS: Tuple[Command, ...] = (
     Command("diff", _diff, "what a new cases file or spec changes, and which results stay "
                            "comparable"),
     Command("serve", _serve, "run the private-test service, which scores teams on hidden "
-                             "test cases", "serve --help"),
-    Command("team", _team, "add, rotate, revoke, configure or list the service's teams",
-            "team --help"),
-    Command("submit", _submit, "send a candidate's results to the private-test service",
-            "submit --help"),
+                             "test cases"),
+    Command("team", _team, "add, rotate, revoke, configure or list the service's teams"),
+    Command("submit", _submit, "send a candidate's results to the private-test service"),
     Command("phase", _phase, "open or close a phase of the service: a public board, then a "
-                             "private one", "phase --help"),
-    Command("backup", _backup, "copy the service's database while it runs", "backup --help"),
-    Command("restore", _restore, "make a new data folder from a backup", "restore --help"),
+                             "private one"),
+    Command("backup", _backup, "copy the service's database while it runs"),
+    Command("restore", _restore, "make a new data folder from a backup"),
     Command("completion", _completion, "print the shell's completion script: bash, zsh or "
-                                       "PowerShell", "completion --help"),
+                                       "PowerShell"),
 )
 COMMAND_BY_NAME: Dict[str, Command] = {command.name: command for command in COMMANDS}

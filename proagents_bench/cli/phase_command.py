@@ -17,7 +17,8 @@ from ..errors import ContractError, ContractErrors
 from ..jsonio.dump import document_bytes
 from ..service import database, leaderboard, phases
 from . import Outcome, Session, contract_error_outcome
-from .serve_command import PHASE_ERROR_CODE, add_benchmark_arguments, load_benchmark, open_data
+from .data_folder import add_data_option, open_data
+from .serve_command import PHASE_ERROR_CODE, add_benchmark_arguments, load_benchmark
 from .report_files import add_format_option, for_people, text_wanted
 from .status import EXIT_PASS
 from .usage import Parser
@@ -51,8 +52,7 @@ def add_arguments(parser: Parser) -> None:
                                                "part and publish the final board")
     add_benchmark_arguments(closing)
     status = actions.add_parser("status", help="every phase, and what is published of it")
-    status.add_argument("--data", metavar="DIR", required=True,
-                        help="the service's data folder")
+    add_data_option(status)
     for action in (opening, closing, status):
         add_format_option(action, "the phase's document")
 

@@ -88,23 +88,37 @@ def add_format_option(parser: Parser, document: str,
                                                 if GITHUB in formats else ""))
 
 
-def text_wanted(options: argparse.Namespace, session: Session) -> bool:
-    """Whether stdout carries the text mode: ``--format text``, or ``auto`` at a terminal."""
-    return options.format == "text" or (options.format == "auto" and session.stdout.isatty())
+def text_wanted(options: Optional[argparse.Namespace], session: Session) -> bool:
+    """Whether stdout carries the text mode: ``--format text``, or ``auto`` (a command
+    without ``--format``, or ``options`` None: a command line that did not parse) at a
+    terminal."""
+    chosen = getattr(options, "format", None)
+    return chosen == "text" or (chosen in (None, "auto") and session.stdout.isatty())
+
+
+def said(outcome: Outcome, options: Optional[argparse.Namespace], session: Session) -> Outcome:
+    """A command that writes no reports: its CONTRACT_ERROR said as the gate says it
+    (:meth:`Targets.contract_error`), one line in the text mode (:func:`text_wanted`), its
+    errors being on stderr as always, and the JSON document everywhere else. ``options``
+    is None when the command line did not parse: its ``--format`` is then read leniently,
+    as the gate reads it (a usage error before it, or none: the terminal decides)."""
+    if outcome.status != EXIT_CONTRACT_ERROR or not outcome.errors or not text_wanted(
+            options if options is not None else _named_paths(session.arguments), session):
+        return outcome
+    return Outcome(outcome.status, no_decision_text().no_decision(
+        NoDecision(CONTRACT_ERROR, outcome.status, outcome.errors, outcome.omitted), None),
+        outcome.lines, errors=outcome.errors, omitted=outcome.omitted)
 
 
 def for_people(outcome: Outcome, text: bool, of_document: bool = False) -> Outcome:
     """A command whose summary is its lines (init, plan, import): in the text mode stdout
-    carries those lines and where the JSON document is, not the document (a contract error:
-    its one line, its errors being on stderr as always); else ``outcome`` as it is. With
-    ``of_document`` (a small document: team, phase, backup, restore), the lines are the
-    document's own (reports/document_text.py), and the outcome's stay on stderr."""
-    if not text:
+    carries those lines and where the JSON document is, not the document; else ``outcome``
+    as it is (and a CONTRACT_ERROR, which the dispatcher says: :func:`said`). With
+    ``of_document`` (a small document: team, phase, backup, restore, submit's answer), the
+    lines are the document's own (reports/document_text.py), and the outcome's stay on
+    stderr."""
+    if not text or (outcome.status == EXIT_CONTRACT_ERROR and outcome.errors):
         return outcome
-    if outcome.status == EXIT_CONTRACT_ERROR:
-        return Outcome(outcome.status, no_decision_text().no_decision(
-            NoDecision(CONTRACT_ERROR, outcome.status, outcome.errors, outcome.omitted), None),
-            outcome.lines, errors=outcome.errors, omitted=outcome.omitted)
     stderr: List[str] = []
     lines = outcome.lines
     if of_document:
@@ -192,8 +206,7 @@ class Targets(Generic[Reported]):
         self.reports = [(report, path) for report, path in usable
                         if isinstance(report, Report)]  # all but OUTPUT_OPTION
         self.output = next((path for report, path in usable if report is OUTPUT_OPTION), None)
-        self.text = options.format == "text" or (
-            options.format in (None, "auto") and self.session.stdout.isatty())
+        self.text = text_wanted(options, self.session)
         self.annotations = options.format == GITHUB
         self.summary = getattr(options, "summary", False)
         return problems

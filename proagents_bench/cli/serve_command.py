@@ -16,28 +16,30 @@ import os
 from typing import Union
 
 from ..errors import ContractError, ContractErrors
-from ..service import database, phases
+from ..service import phases
 from ..service.app import MAX_SUBMISSION_BYTES, ServiceApp
 from ..service.server import (DEFAULT_HOST, REQUEST_DEADLINE_SECONDS, SOCKET_TIMEOUT_SECONDS,
                               make_server)
 from ..service.benchmark import Benchmark
 from . import Outcome, Session, contract_error_outcome
+from .data_folder import add_data_option, open_data
 from .streams import Interrupted
 from .usage import Parser
 
 PHASE_ERROR_CODE = "cli.phase"
 
 
-def add_benchmark_arguments(parser: Parser) -> None:
-    """The maintainer's three files and the data folder (serve, phase open and close)."""
+def add_benchmark_arguments(parser: Parser, created: bool = False) -> None:
+    """The maintainer's three files and the data folder (serve, which ``created`` its
+    database, phase open and close)."""
     parser.add_argument("--spec", metavar="FILE", required=True, help="the frozen spec")
     parser.add_argument("--cases", metavar="FILE", required=True,
                         help="the cases, with the private test cases")
     parser.add_argument("--baseline", metavar="FILE", required=True,
                         help="a results package holding the maintainer's baseline (its "
                              "candidate is ignored)")
-    parser.add_argument("--data", metavar="DIR", required=True,
-                        help="folder of the service's database (made if missing)")
+    add_data_option(parser, "folder of the service's database (made if missing)" if created
+                    else None)
 
 
 def load_benchmark(options: argparse.Namespace) -> Union[Benchmark, Outcome]:
@@ -48,20 +50,11 @@ def load_benchmark(options: argparse.Namespace) -> Union[Benchmark, Outcome]:
         return contract_error_outcome(failure.errors, failure.omitted)
 
 
-def open_data(folder: str) -> Union[str, Outcome]:
-    """The database's path in ``folder`` (made or upgraded), or the exit-2 outcome."""
-    try:
-        return database.open_database(folder)
-    except database.DatabaseError as problem:
-        return contract_error_outcome([ContractError("file.unreadable", str(problem), (),
-                                                     folder)])
-
-
 def add_arguments(parser: Parser) -> None:
     parser.description = ("Run the private-test service: publish the spec, the grader and the "
                           "public cases; score teams' submissions against the private test "
                           "cases within their budgets.")
-    add_benchmark_arguments(parser)
+    add_benchmark_arguments(parser, created=True)
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help="address to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--port", type=int, default=8080, help="port (default 8080; 0: any "
@@ -86,7 +79,7 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
     benchmark = load_benchmark(options)
     if isinstance(benchmark, Outcome):
         return benchmark
-    path = open_data(options.data)
+    path = open_data(options.data, create=True)
     if isinstance(path, Outcome):
         return path
     try:

@@ -1,5 +1,6 @@
 """``run_benchmark.py submit --url URL --results FILE [--token-file F]``: send a team's
-submission to the private-test service and print its answer as JSON.
+submission to the private-test service and print its answer as JSON (at a terminal, as
+lines; a contract error as one line, its errors on stderr, placed in the file sent).
 
 The token comes from ``--token-file`` or the ``PROAGENTS_BENCH_TOKEN`` environment variable
 (never from the command line, where other users of the machine could read it). Exit status:
@@ -57,6 +58,14 @@ def _read(path: str) -> bytes:
 
 
 def run(options: argparse.Namespace, session: Session) -> Outcome:
+    outcome = _submitted(options)
+    if not outcome.output:  # the service was not reached: its line on stderr says why
+        return outcome
+    # At a terminal, the answer's lines (a contract error: one line, said by the dispatcher).
+    return for_people(outcome, text_wanted(options, session), of_document=True)
+
+
+def _submitted(options: argparse.Namespace) -> Outcome:
     try:
         token = (_read(options.token_file).decode("utf-8", "replace").strip()
                  if options.token_file else os.environ.get(client.TOKEN_VARIABLE, "").strip())
@@ -74,19 +83,24 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
         return Outcome(EXIT_UNREACHABLE, b"", ["ERROR: %s (exit %d)" % (problem,
                                                                         EXIT_UNREACHABLE)])
     document = answer.document
-    if answer.status == 200 and "action" in document:  # at a terminal, the answer's lines
-        return for_people(Outcome(EXIT_PASS if document["action"] == PASS else EXIT_DECISION,
-                                  document_bytes(document)), text_wanted(options, session),
-                          of_document=True)
+    if answer.status == 200 and "action" in document:
+        return Outcome(EXIT_PASS if document["action"] == PASS else EXIT_DECISION,
+                       document_bytes(document))
     if answer.status == 429:
         return Outcome(EXIT_OVER_BUDGET, document_bytes(document), [
             "ERROR: over budget: %s" % document.get("detail", "")])
     if answer.status == 422 and isinstance(document.get("errors"), list):
-        lines = [ContractError(error.get("code", ""), error.get("message", ""), (),
-                               error.get("file"), error.get("line"), error.get("column")
-                               ).stderr_line().replace(": $: ", ": %s: " % error.get("path"), 1)
-                 for error in document["errors"] if isinstance(error, dict)]
-        return Outcome(EXIT_CONTRACT_ERROR, document_bytes(document), lines)
+        # The service names the team's file submission.json: it is the file sent, --results.
+        entries = [entry for entry in document["errors"] if isinstance(entry, dict)]
+        errors = [ContractError(entry.get("code", ""), entry.get("message", ""), (),
+                                options.results if entry.get("file") == client.SUBMISSION_NAME
+                                else entry.get("file"), entry.get("line"), entry.get("column"))
+                  for entry in entries]
+        lines = [error.stderr_line().replace(": $: ", ": %s: " % entry.get("path"), 1)
+                 for error, entry in zip(errors, entries)]
+        omitted = document.get("omitted_error_count")
+        return Outcome(EXIT_CONTRACT_ERROR, document_bytes(document), lines, errors=errors,
+                       omitted=omitted if isinstance(omitted, int) else 0)
     if 400 <= answer.status < 500 and "code" in document:
         return Outcome(EXIT_CONTRACT_ERROR, document_bytes(document), [
             "ERROR: the service refused the request: %s (%s)" % (

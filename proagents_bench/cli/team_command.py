@@ -11,6 +11,7 @@ from ..jsonio.dump import document_bytes
 from ..service import database, teams
 from ..service.feedback import AUTOMATIC_STEPS, LEVELS, step_text
 from . import Outcome, Session, contract_error_outcome
+from .data_folder import add_data_option, no_database
 from .report_files import add_format_option, for_people, text_wanted
 from .status import EXIT_PASS
 from .usage import Parser
@@ -47,8 +48,7 @@ def add_arguments(parser: Parser) -> None:
                                      "allows"
                                      % (teams.AUTOMATIC, ", ".join(
                                          step_text(step) for step in AUTOMATIC_STEPS)))
-        action.add_argument("--data", metavar="DIR", required=True,
-                            help="the service's data folder")
+        add_data_option(action)
         add_format_option(action, "the team's document")
 
 
@@ -59,7 +59,7 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
 def _done(options: argparse.Namespace) -> Outcome:
     lines = []
     try:
-        path = database.open_database(options.data)
+        path = database.open_database(options.data, create=False)
         if options.action in ("add", "set") and teams.step_unchecked(
                 path, options.name, options.level, options.step):
             lines.append("WARNING: the rounding step could not be checked against the test "
@@ -82,6 +82,8 @@ def _done(options: argparse.Namespace) -> Outcome:
                                      options.level, options.step).as_dict()
         else:
             result = {"teams": teams.listing(path)}
+    except database.NoDatabase as problem:
+        return no_database(problem)
     except (teams.TeamError, database.DatabaseError) as problem:
         return contract_error_outcome([ContractError(TEAM_ERROR_CODE, str(problem))])
     return Outcome(EXIT_PASS, document_bytes(result), lines)

@@ -24,17 +24,20 @@ class UsageError(Exception):
 
 
 def did_you_mean(word: str, known: Iterable[str], what: str = "") -> str:
-    """`` (did you mean --results?)`` for the known word closest to ``word``, or "".
+    """`` (did you mean --results?)`` for the known word closest to ``word``, or "". Options
+    are compared without their dashes, which every option shares: with them ``--bogus``
+    came within the cutoff of ``--jobs``.
 
     >>> did_you_mean("--resluts", ["--results", "--spec"])
     ' (did you mean --results?)'
     >>> did_you_mean("serv", ["serve", "submit"], "the command ")
     ' (did you mean the command serve?)'
-    >>> did_you_mean("--xyz", ["--results"])
-    ''
+    >>> did_you_mean("--xyz", ["--results"]), did_you_mean("--bogus", ["--jobs"])
+    ('', '')
     """
-    found = nearest(word, known)
-    return " (did you mean %s%s?)" % (what, found) if found else ""
+    bare = {name.lstrip("-"): name for name in sorted(set(known))}
+    found = nearest(word.lstrip("-"), bare)
+    return " (did you mean %s%s?)" % (what, bare[found]) if found else ""
 
 
 class Parser(argparse.ArgumentParser):

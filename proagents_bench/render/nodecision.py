@@ -27,8 +27,9 @@ MEANINGS = {
     INTERRUPTED: "the run was stopped before it decided: no decision was made",
 }
 
-# A CONTRACT_ERROR whose every error is the command line's (codes.USAGE_CODES).
-USAGE_MEANING = "the command line cannot run as given (see --help): no decision was made"
+# A CONTRACT_ERROR whose every error is the command line's (codes.USAGE_CODES). Which help
+# to see is said by each error (``(see init --help)``): the command's own.
+USAGE_MEANING = "the command line cannot run as given: no decision was made"
 
 # The most errors a page lists: as many as a CONTRACT_ERROR document holds.
 MAX_ERRORS = MAX_REPORTED_ERRORS

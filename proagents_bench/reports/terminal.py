@@ -105,12 +105,43 @@ def render(evaluation: "Evaluation", width: int = 100, colour: bool = False,
         _plain(document["dataset_version"], 80), _plain(document["evidence_fingerprint"])),
         DIM)]
     lines += [paint(hint, DIM) for hint in hints] + [""]
-    lines.append("%s  %s  (candidate %s, baseline %s)" % (
-        paint(action, BOLD, ACTION_COLOURS.get(action, BOLD)),
-        paint(action_words(document), BOLD), _plain(document["candidate_system"], 80),
-        _plain(document["baseline_system"], 80)))
+    lines += _headline(document, width, paint)
     lines += _groups(evaluation.decision, width, paint)
     return ("\n".join(lines) + "\n").encode("ascii", "backslashreplace")
+
+
+def _headline(document: JSONObject, width: int, paint: Painter) -> List[str]:
+    """The decision, its words and the two systems, wrapped as the reasons under it are
+    (the action and its words painted wherever the wrap puts them)."""
+    action, words = document["action"], action_words(document)
+    text = "%s  %s  (candidate %s, baseline %s)" % (
+        action, words, _plain(document["candidate_system"], 80),
+        _plain(document["baseline_system"], 80))
+    spans = [(0, len(action), (BOLD, ACTION_COLOURS.get(action, BOLD))),
+             (len(action) + 2, len(action) + 2 + len(words), (BOLD,))]
+    indent = " " * TAG_WIDTH  # the action is the first line's tag
+    lines: List[str] = []
+    position = 0
+    for line in textwrap.wrap(text, max(width, 20 + TAG_WIDTH), subsequent_indent=indent,
+                              break_long_words=False, break_on_hyphens=False):
+        line = line[len(indent):] if lines else line
+        start = text.index(line, position)  # the wrap only drops the spaces it breaks at
+        position = start + len(line)
+        lines.append((indent if lines else "") + _painted(line, start, spans, paint))
+    return lines
+
+
+def _painted(line: str, start: int, spans: Sequence[Tuple[int, int, Tuple[str, ...]]],
+             paint: Painter) -> str:
+    """``line``, found at ``start`` of a text, with the parts of the text's ``spans`` (start,
+    end, codes; in order, apart) that it holds painted."""
+    out, at, end = [], start, start + len(line)
+    for low, high, codes in spans:
+        low, high = max(low, at), min(high, end)
+        if low < high:
+            out += [line[at - start:low - start], paint(line[low - start:high - start], *codes)]
+            at = high
+    return "".join(out) + line[at - start:]
 
 
 def _groups(decision: "Decision", width: int, paint: Painter) -> List[str]:

@@ -127,11 +127,9 @@ def _refuse_existing(target: str) -> None:
 def backup(folder: str, target: str) -> Dict[str, object]:
     """Copy the database of the data folder ``folder`` to the new file ``target``; what was
     copied (size, SHA-256, schema version, row counts). The copy is checked
-    (:func:`verify`) before it takes the target's name."""
-    source = database.database_path(folder)
-    if not os.path.isfile(source):
-        raise BackupError("%s holds no service database (%s)" % (folder,
-                                                                 database.DATABASE_NAME))
+    (:func:`verify`) before it takes the target's name. A folder holding no database is
+    :class:`~.database.NoDatabase` (nothing is copied, nothing made)."""
+    source = database.require(folder)
     _refuse_existing(target)
     partial = _partial(target)
     try:

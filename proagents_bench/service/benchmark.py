@@ -34,8 +34,7 @@ from ..jsonio.canonical import evidence_fingerprint
 from ..jsonio.dump import document_bytes
 from ..text import quote
 from . import parts, public
-
-SUBMISSION_NAME = "submission.json"
+from .client import SUBMISSION_NAME
 SPEC_NAME = "spec.json"
 CASES_NAME = "cases.json"
 

@@ -17,6 +17,8 @@ if TYPE_CHECKING:  # for annotations only
 
 CLIENT_TIMEOUT_SECONDS = 60.0
 TOKEN_VARIABLE = "PROAGENTS_BENCH_TOKEN"
+# The name the service's errors give the team's file (the client says the file it sent).
+SUBMISSION_NAME = "submission.json"
 
 
 class Unreachable(Exception):

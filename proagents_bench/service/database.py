@@ -161,8 +161,32 @@ class DatabaseError(Exception):
     why in plain words."""
 
 
+class NoDatabase(DatabaseError):
+    """``folder`` holds no service database, so a command that works on one's refuses it
+    rather than make an empty one there (a mistyped ``--data``, most likely)."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder  # the message says what is wrong with it, not its name
+        if os.path.isdir(folder):
+            what = "no service database here (no %s)" % DATABASE_NAME
+        else:
+            what = "no such folder%s" % near_file(os.path.normpath(folder), folder)
+        super().__init__("%s: --data names the folder the service keeps its database in "
+                         "(serve --data DIR creates one, restore --from FILE --data DIR makes "
+                         "one from a backup); nothing was created" % what)
+
+
 def database_path(folder: str) -> str:
     return os.path.join(folder, DATABASE_NAME)
+
+
+def require(folder: str) -> str:
+    """The path of the service's database in ``folder``; :class:`NoDatabase` when there is
+    none (nothing is made)."""
+    path = database_path(folder)
+    if not os.path.isfile(path):
+        raise NoDatabase(folder)
+    return path
 
 
 def connect(path: str) -> sqlite3.Connection:
@@ -206,8 +230,12 @@ def transaction(opened: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         opened.execute("COMMIT")
 
 
-def open_database(folder: str) -> str:
-    """Create or upgrade the database in ``folder`` (made if missing); return its path."""
+def open_database(folder: str, create: bool = True) -> str:
+    """Create (``create``: the service's start) or upgrade the database in ``folder`` (made
+    if missing); return its path. Without ``create``, a folder holding no database is
+    :class:`NoDatabase`, and nothing is made."""
+    if not create:
+        require(folder)
     try:
         os.makedirs(folder, exist_ok=True)
         path = database_path(folder)

@@ -18,7 +18,8 @@ from ..errors import ContractError, ContractErrors
 from ..jsonio import load
 from ..text import quote
 from . import database
-from .benchmark import SUBMISSION_NAME, Benchmark
+from .benchmark import Benchmark
+from .client import SUBMISSION_NAME
 from .database import SCORED
 
 HEALTH_DATA_CODE = "cli.data"
