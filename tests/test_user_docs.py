@@ -17,7 +17,7 @@ from proagents_bench import cli
 from proagents_bench.cli.status import EXIT_BLOCK, EXIT_INCOMPARABLE, EXIT_REVIEW
 from proagents_bench.contract import publish
 from tests import source_tree
-from tests.support import EXAMPLES, ROOT, RUN_BENCHMARK, TempDir, run_cli
+from tests.support import EXAMPLES, ROOT, RUN_BENCHMARK, TempDir, run_cli, run_subprocess
 from tests.test_gitlab_report import gitlab_problems
 from tests.test_reports import report_text
 
@@ -408,6 +408,21 @@ class SourceFactTests(unittest.TestCase):
         self.assertIn("-r .ci/type-check-requirements.txt", ci)
         self.assertRegex(ci, r"-m %s\s+--cache-dir \S+ %s" % (re.escape(command),
                                                                 re.escape(targets)))
+
+    def test_the_documents_ci_compares_across_interpreters_are_made(self):
+        # .ci/run compares these documents under CPython and PyPy: each must be a decision
+        # (exit 0 or 1) here, so that a renamed example fails this suite, not only CI.
+        ci = read(".ci", "run").replace("\\\n", " ")
+        loop = re.search(r'^for args in (.*?); do$', ci, re.M)
+        self.assertIsNotNone(loop)
+        argument_lists = shlex.split(loop.group(1))
+        self.assertIn("", argument_lists)  # the shipped example itself
+        self.assertGreaterEqual(len(argument_lists), 10)
+        for arguments in argument_lists:
+            with self.subTest(arguments):
+                run = run_subprocess(shlex.split(arguments), cwd=ROOT)
+                self.assertIn(run.status, (0, 1), run.stderr)
+                self.assertTrue(run.stdout)
 
     def test_ci_fails_clearly_when_the_type_checker_cannot_be_installed(self):
         # Never a silent skip: a failed install (or venv) says so and exits 1 before the
