@@ -9,6 +9,7 @@ import ast
 import importlib
 import inspect
 import os
+import re
 import unittest
 
 from devtools import commands as development_commands
@@ -108,6 +109,37 @@ def runtime_imports(relative, tree):
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             nodes.append(node)
     return [name for node in nodes for name in imported(relative, node)]
+
+
+def drawn_layers(text):
+    """The layers the house drawing of docs/development.md names (its block that starts
+    ``proagents_bench/``), from the ground up, each floor's left to right; and whether it
+    draws the development code beside the package."""
+    block = re.search(r"```\nproagents_bench/.*?\n(.*?)```", text, re.S)
+    if block is None:
+        return [], False
+    floors = block.group(1).splitlines()[::-1]
+    names = [match.group(1) for floor in floors
+             for match in re.finditer(r"\b([a-z_]+)(?:/|\.py)", floor)]
+    beside = all(name in names for name in OUTSIDE_THE_PRODUCT)
+    return [name for name in names if name not in OUTSIDE_THE_PRODUCT], beside
+
+
+class HouseDrawingTests(unittest.TestCase):
+    ONCE_PER_INTERPRETER = "reads only the docs and the suite's own table"
+
+    def test_the_drawing_is_the_layer_order(self):
+        with open(os.path.join(ROOT, "docs", "development.md"), "rb") as handle:
+            text = handle.read().decode("utf-8")
+        layers, beside = drawn_layers(text)
+        self.assertEqual(layers, [name for name in LAYERS
+                                  if name not in ("__main__", "__init__")])
+        self.assertTrue(beside)
+
+    def test_the_check_sees_a_floor_out_of_place(self):  # the check above, checked
+        drawing = ("```\nproagents_bench/\n  cli/  x  devtools/\n  render/\n  pipeline.py\n"
+                   "  tests/\n```\n")
+        self.assertEqual(drawn_layers(drawing), (["pipeline", "render", "cli"], True))
 
 
 class LayerTests(unittest.TestCase):
