@@ -4,8 +4,9 @@ before the decision and the ledger with this look added made after it.
 :func:`evaluate` checks the three files as :func:`proagents_bench.pipeline.check` does, reads
 the ledger (a file that does not exist yet is a new ledger; one that exists must be a valid
 ledger, :mod:`proagents_bench.contract.ledger`), refuses a package that breaks its chain
-(contract errors, placed in the ledger, the spec or the results: see
-:mod:`proagents_bench.evaluation.ledger`), then decides with it. The returned
+(contract errors, placed in the ledger, the spec, the cases or the results: see
+:mod:`proagents_bench.evaluation.ledger`), then decides with it, refusing a package whose
+graded path disagrees with the looks recorded. The returned
 :class:`~proagents_bench.render.evaluation.Evaluation`'s ``ledger`` holds the bytes the
 ledger is to be replaced by (ASCII JSON, sorted keys, two-space indent), or None when this
 look adds nothing (an INCOMPARABLE look, or the ledger's last look judged again unchanged).
@@ -72,7 +73,12 @@ def evaluate(inputs: Sequence[InputFile], ledger: InputFile,
         described = dict(checked.inputs, ledger=pipeline.describe_file(
             ledger.shown, document.sha256 if document is not None else None,
             document.size if document is not None else None))
-        evaluation = checked.decide(inputs=described, ledger=state)
+        try:  # the graded path against the looks recorded (evaluation.ledger.check_path)
+            evaluation = checked.decide(inputs=described, ledger=state)
+        except LedgerRefused as refused:
+            documents = dict(checked.documents)
+            documents["ledger"] = document
+            raise ContractErrors(_placed(refused, documents, ledger.shown))
         if evaluation.looks is not None:
             value = evaluation.looks.ledger_value(evaluation.action, checked.fingerprint(),
                                                   VERSION)
