@@ -31,7 +31,7 @@ from .jsonio.gcpause import CollectorPaused
 from .version import VERSION
 
 if TYPE_CHECKING:  # for annotations only
-    from .pipeline import Evaluation, Fingerprinter, InputFile, Progress
+    from .pipeline import Checked, Evaluation, Fingerprinter, InputFile, Progress
 
 
 def read_ledger(ledger: InputFile) -> Optional[load.Document]:
@@ -63,10 +63,7 @@ def evaluate(inputs: Sequence[InputFile], ledger: InputFile,
                               design_of(checked.spec), checked.look)
             state = ledgered(facts, document.value if document is not None else None)
         except LedgerRefused as refused:
-            checked.abandon()
-            documents: Dict[str, Optional[load.Document]] = dict(checked.documents)
-            documents["ledger"] = document
-            raise ContractErrors(_placed(refused, documents, ledger.shown))
+            raise _refusal(refused, checked, document, ledger.shown)
         except BaseException:
             checked.abandon()
             raise
@@ -76,14 +73,21 @@ def evaluate(inputs: Sequence[InputFile], ledger: InputFile,
         try:  # the graded path against the looks recorded (evaluation.ledger.check_path)
             evaluation = checked.decide(inputs=described, ledger=state)
         except LedgerRefused as refused:
-            documents = dict(checked.documents)
-            documents["ledger"] = document
-            raise ContractErrors(_placed(refused, documents, ledger.shown))
+            raise _refusal(refused, checked, document, ledger.shown)
         if evaluation.looks is not None:
             value = evaluation.looks.ledger_value(evaluation.action, checked.fingerprint(),
                                                   VERSION)
             evaluation.ledger = None if value is None else dump.document_bytes(value)
         return evaluation
+
+
+def _refusal(refused: LedgerRefused, checked: Checked, document: Optional[load.Document],
+             shown: str) -> ContractErrors:
+    """The refusal as the contract errors to raise, no decision to follow."""
+    checked.abandon()
+    documents: Dict[str, Optional[load.Document]] = dict(checked.documents)
+    documents["ledger"] = document
+    return ContractErrors(_placed(refused, documents, shown))
 
 
 def _placed(refused: LedgerRefused, documents: Dict[str, Optional[load.Document]],

@@ -420,6 +420,20 @@ class ChainAttackTests(unittest.TestCase):
                               errors[0].message)
                 self.assertEqual(errors[0].file, "ledger.json")
 
+    def test_regraded_cases_with_the_ledger_rewritten_to_match_are_refused(self):
+        # the cases' digests in the ledger replaced and the chain made again: the earlier
+        # looks' path, recomputed under the new cases, is not the one recorded
+        cases = cases_regraded(self.design.cases, "regraded")
+        digest = hashlib.sha256(reference_text(cases).encode("utf-8")).hexdigest()
+        ledger = self.design.ledger()
+        for record in [ledger["design"]] + ledger["looks"]:
+            record["cases_sha256"] = digest
+        self.design.write_ledger(rechained(ledger))
+        errors = refusal(self, self.design, look=3, cases=cases)
+        self.assertEqual([error.code for error in errors], ["ledger.path_changed"])
+        self.assertIn("the ledger's look 1 recorded 10 units, 5 discordant, 5 won by the "
+                      "candidate; the package gives 10, 0 and 0", errors[0].message)
+
     def test_every_member_of_the_ledger_is_chained(self):
         edits = {
             "closed": lambda ledger: ledger.update(closed=True),
