@@ -415,7 +415,7 @@ class ChainAttackTests(unittest.TestCase):
             with self.subTest(look=look):
                 errors = refusal(self, self.design, look=look)
                 self.assertEqual([error.code for error in errors], ["ledger.path_changed"])
-                self.assertEqual(errors[0].path, ("looks", 0, "discordant"))
+                self.assertEqual(errors[0].path, ("looks", 0, "wins"))
                 self.assertIn("the ledger's look 1 recorded 10 units, 5 discordant, 4 won",
                               errors[0].message)
                 self.assertEqual(errors[0].file, "ledger.json")

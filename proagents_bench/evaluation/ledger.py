@@ -363,14 +363,15 @@ def check_path(value: JSONObject, earlier: List[Tuple[Tuple[int, int, int], bool
     there, whatever the ledger says (``ledger.closed``)."""
     recomputed = [counts for counts, _decided in earlier] + [this]
     for index, (look, counts) in enumerate(zip(value["looks"], recomputed)):
-        recorded = (look["units"], look["discordant"], look["wins"])
+        keys = ("units", "discordant", "wins")
+        recorded = tuple(look[key] for key in keys)
         if recorded != counts:
+            first = next(key for key, was, now in zip(keys, recorded, counts) if was != now)
             raise LedgerRefused([("ledger", ContractError(
                 "ledger.path_changed", "the ledger's look %d recorded %d units, %d discordant, "
                 "%d won by the candidate; the package gives %d, %d and %d: the trials it "
                 "judged are graded otherwise now, and a look already taken cannot be taken "
-                "again" % ((index + 1,) + recorded + counts), ("looks", index,
-                                                               "discordant")))])
+                "again" % ((index + 1,) + recorded + counts), ("looks", index, first)))])
     for index, (_counts, decided) in enumerate(earlier):
         if decided:
             raise LedgerRefused([("ledger", ContractError(
