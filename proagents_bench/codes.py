@@ -152,14 +152,17 @@ CODES: Tuple[Code, ...] = (
              "looks: its records name exactly the first `tasks` test cases of the frozen pool "
              "of a look whose `trials` is the candidate's `trial_count`"),
     # -- the ledger of looks (--ledger: contract/ledger.py, evaluation/ledger.py) -------------
-    contract("ledger.damaged", "the ledger's looks are numbered 1, 2, ... and their "
-             "`batch_sha256` and `chain_sha256` are those of their records (a ledger edited "
-             "by hand is refused)"),
+    contract("ledger.damaged", "the ledger's looks are numbered 1, 2, ..., their "
+             "`batch_sha256` is that of their records, their `chain_sha256` that of the "
+             "ledger's head and every look up to theirs (every member), and `closed` is what "
+             "the last look's `state` says (a ledger edited by hand is refused)"),
+    contract("ledger.design_kind", "a ledger's `design` is an object exactly when its `kind` "
+             "is `sequential` (null for `fixed`)"),
     contract("ledger.other_run", "a sequential design's ledger holds the looks of one "
              "benchmark, baseline and candidate; a fixed design's ledger those of one "
              "benchmark"),
-    contract("ledger.design_changed", "the spec, its sequential design and the boundary "
-             "rebuilt from it are those of the ledger's first look (or the ledger is of a "
+    contract("ledger.design_changed", "the spec, the cases file, the spec's sequential "
+             "design and the boundary rebuilt from it are those of the ledger's first look (or the ledger is of a "
              "fixed design and the spec has a sequential one, or the other way round)"),
     contract("ledger.closed", "no look after the one at which the sequential design decided "
              "(passed, stopped for futility, reached its last look, or blocked)"),
@@ -174,6 +177,8 @@ CODES: Tuple[Code, ...] = (
              "package"),
     contract("ledger.trial_changed", "every trial an earlier look recorded is unchanged (its "
              "record's digest)"),
+    contract("ledger.path_changed", "each earlier look's units, discordant units and the "
+             "candidate's wins, recomputed from the package, are those the ledger recorded"),
     contract("ledger.trial_reordered", "no trial an earlier look recorded has moved to "
              "another trial id of its task and system"),
     # -- the command line --------------------------------------------------------------------

@@ -4,8 +4,9 @@ before the decision and the ledger with this look added made after it.
 :func:`evaluate` checks the three files as :func:`proagents_bench.pipeline.check` does, reads
 the ledger (a file that does not exist yet is a new ledger; one that exists must be a valid
 ledger, :mod:`proagents_bench.contract.ledger`), refuses a package that breaks its chain
-(contract errors, placed in the ledger, the spec or the results: see
-:mod:`proagents_bench.evaluation.ledger`), then decides with it. The returned
+(contract errors, placed in the ledger, the spec, the cases or the results: see
+:mod:`proagents_bench.evaluation.ledger`), then decides with it, refusing a package whose
+graded path disagrees with the looks recorded. The returned
 :class:`~proagents_bench.render.evaluation.Evaluation`'s ``ledger`` holds the bytes the
 ledger is to be replaced by (ASCII JSON, sorted keys, two-space indent), or None when this
 look adds nothing (an INCOMPARABLE look, or the ledger's last look judged again unchanged).
@@ -30,7 +31,7 @@ from .jsonio.gcpause import CollectorPaused
 from .version import VERSION
 
 if TYPE_CHECKING:  # for annotations only
-    from .pipeline import Evaluation, Fingerprinter, InputFile, Progress
+    from .pipeline import Checked, Evaluation, Fingerprinter, InputFile, Progress
 
 
 def read_ledger(ledger: InputFile) -> Optional[load.Document]:
@@ -62,22 +63,31 @@ def evaluate(inputs: Sequence[InputFile], ledger: InputFile,
                               design_of(checked.spec), checked.look)
             state = ledgered(facts, document.value if document is not None else None)
         except LedgerRefused as refused:
-            checked.abandon()
-            documents: Dict[str, Optional[load.Document]] = dict(checked.documents)
-            documents["ledger"] = document
-            raise ContractErrors(_placed(refused, documents, ledger.shown))
+            raise _refusal(refused, checked, document, ledger.shown)
         except BaseException:
             checked.abandon()
             raise
         described = dict(checked.inputs, ledger=pipeline.describe_file(
             ledger.shown, document.sha256 if document is not None else None,
             document.size if document is not None else None))
-        evaluation = checked.decide(inputs=described, ledger=state)
+        try:  # the graded path against the looks recorded (evaluation.ledger.check_path)
+            evaluation = checked.decide(inputs=described, ledger=state)
+        except LedgerRefused as refused:
+            raise _refusal(refused, checked, document, ledger.shown)
         if evaluation.looks is not None:
             value = evaluation.looks.ledger_value(evaluation.action, checked.fingerprint(),
                                                   VERSION)
             evaluation.ledger = None if value is None else dump.document_bytes(value)
         return evaluation
+
+
+def _refusal(refused: LedgerRefused, checked: Checked, document: Optional[load.Document],
+             shown: str) -> ContractErrors:
+    """The refusal as the contract errors to raise, no decision to follow."""
+    checked.abandon()
+    documents: Dict[str, Optional[load.Document]] = dict(checked.documents)
+    documents["ledger"] = document
+    return ContractErrors(_placed(refused, documents, shown))
 
 
 def _placed(refused: LedgerRefused, documents: Dict[str, Optional[load.Document]],

@@ -55,9 +55,10 @@ class Design:
     def package(self, look):
         return look_package(self.spec, self.run, look)
 
-    def judge(self, look=None, package=None, spec=None, ledger=True, write=True):
+    def judge(self, look=None, package=None, spec=None, ledger=True, write=True, cases=None):
         package = package if package is not None else self.package(look)
-        files = inputs(spec if spec is not None else self.spec, self.cases, package)
+        files = inputs(spec if spec is not None else self.spec,
+                       cases if cases is not None else self.cases, package)
         if not ledger:
             return pipeline.evaluate(files)
         evaluation = ledgered.evaluate(files, pipeline.InputFile("ledger", self.ledger_path,

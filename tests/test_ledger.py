@@ -13,12 +13,13 @@ from fractions import Fraction
 
 from proagents_bench.contract.ledger import LEDGER_V1_SHAPE
 from proagents_bench.errors import ContractErrors
-from proagents_bench.evaluation.ledger import record_digest
+from proagents_bench.evaluation.ledger import (batch_sha256, chain_sha256, head_sha256,
+                                               record_digest)
 from proagents_bench.jsonio.canonical_reference import reference_text
 from proagents_bench.stats.sequential_fixed import repeated_look_false_pass
 from proagents_bench import ledgered, pipeline
 from tests.sequential_support import Design, controlled_run, even, inputs, strong
-from tests.support import TempDir, load_example
+from tests.support import TempDir, load_example, run_cli
 
 ODD = 1  # a pool position whose task is discordant in the ``strong`` run
 
@@ -336,6 +337,254 @@ class FixedLedgerTests(unittest.TestCase):
         self.judge(self.design.package(1))
         errors = refusal(self, self.design, look=1)
         self.assertEqual([error.code for error in errors], ["ledger.design_changed"])
+
+
+def rechained(ledger):
+    """``ledger`` (edited) with every digest and ``closed`` made consistent again, as
+    someone who edits a ledger with this module's functions at hand would: what the ledger
+    cannot catch, the gate's other checks must."""
+    chain = head_sha256(ledger)
+    for look in ledger["looks"]:
+        look["batch_sha256"] = batch_sha256(look["records"])
+        chain = look["chain_sha256"] = chain_sha256(chain, look)
+    return ledger
+
+
+def cases_regraded(cases, final_state):
+    """``cases`` with every test case's expected final state ``final_state``, every tool
+    allowed and nothing forbidden; ids, splits and versions unchanged."""
+    cases = copy.deepcopy(cases)
+    tools = sorted({tool for case in cases["cases"] for tool in case["allowed_tools"]})
+    for case in cases["cases"]:
+        if case["split"] == "test":
+            case.update(expected_final_state=final_state, allowed_tools=tools,
+                        forbidden_side_effects=[])
+    return cases
+
+
+class ChainAttackTests(unittest.TestCase):
+    """What a reviewer did to a chain of looks, each refused (exit 2), never a decision."""
+
+    def setUp(self):
+        cases, run = controlled_run(100, 3, strong)
+        self.design = Design(TempDir(self).path, cases, run)
+        self.design.judge(1)
+        self.design.judge(2)
+
+    def test_cases_changed_between_looks_are_refused(self):
+        ledger = self.design.ledger()
+        self.assertEqual(ledger["design"]["cases_sha256"], hashlib.sha256(
+            reference_text(self.design.cases).encode("utf-8")).hexdigest())
+        self.assertEqual(ledger["looks"][1]["cases_sha256"], ledger["design"]["cases_sha256"])
+        cases = cases_regraded(self.design.cases, "regraded")
+        errors = refusal(self, self.design, look=3, cases=cases)
+        self.assertEqual([error.code for error in errors], ["ledger.design_changed"])
+        self.assertEqual(errors[0].file, "cases.json")
+        self.assertIn("the cases file changed after the first look", errors[0].message)
+
+    def test_the_shipped_design_with_regraded_cases_is_refused(self):
+        # the reviewer's repro: looks 1 and 2 of the shipped design, then look 3 with every
+        # test case expecting the candidate's most common final state
+        folder = TempDir(self)
+        shipped = ["--spec", "examples/sequential_spec.json",
+                   "--ledger", os.path.join(folder.path, "ledger.json")]
+        for look in (1, 2):
+            self.assertEqual(run_cli(shipped + [
+                "--cases", "examples/sequential_cases.json",
+                "--results", "examples/sequential_look%d.json" % look]).status, 1)
+        results = load_example("sequential_look3.json")
+        states = [record["final_state"] for record in results["systems"][1]["records"]
+                  if record["final_state"] is not None]
+        cases = cases_regraded(load_example("sequential_cases.json"),
+                               max(sorted(set(states)), key=states.count))
+        before = read(os.path.join(folder.path, "ledger.json"))
+        run = run_cli(shipped + ["--cases", folder.write_json("cases.json", cases),
+                                 "--results", "examples/sequential_look3.json"])
+        self.assertEqual(run.status, 2, run.stderr)
+        self.assertIn("cases.json:1:1: $: the cases file changed after the first look",
+                      run.stderr)
+        self.assertEqual(read(os.path.join(folder.path, "ledger.json")), before)
+
+    def test_an_earlier_looks_path_other_than_recorded_is_refused(self):
+        # the chain made consistent over changed counts: the package's path is not the one
+        # the ledger recorded
+        ledger = self.design.ledger()
+        ledger["looks"][0]["wins"] -= 1
+        self.design.write_ledger(rechained(ledger))
+        for look in (2, 3):  # the last look again, and the next
+            with self.subTest(look=look):
+                errors = refusal(self, self.design, look=look)
+                self.assertEqual([error.code for error in errors], ["ledger.path_changed"])
+                self.assertEqual(errors[0].path, ("looks", 0, "wins"))
+                self.assertIn("the ledger's look 1 recorded 10 units, 5 discordant, 4 won",
+                              errors[0].message)
+                self.assertEqual(errors[0].file, "ledger.json")
+
+    def test_regraded_cases_with_the_ledger_rewritten_to_match_are_refused(self):
+        # the cases' digests in the ledger replaced and the chain made again: the earlier
+        # looks' path, recomputed under the new cases, is not the one recorded
+        cases = cases_regraded(self.design.cases, "regraded")
+        digest = hashlib.sha256(reference_text(cases).encode("utf-8")).hexdigest()
+        ledger = self.design.ledger()
+        for record in [ledger["design"]] + ledger["looks"]:
+            record["cases_sha256"] = digest
+        self.design.write_ledger(rechained(ledger))
+        errors = refusal(self, self.design, look=3, cases=cases)
+        self.assertEqual([error.code for error in errors], ["ledger.path_changed"])
+        self.assertIn("the ledger's look 1 recorded 10 units, 5 discordant, 5 won by the "
+                      "candidate; the package gives 10, 0 and 0", errors[0].message)
+
+    def test_every_member_of_the_ledger_is_chained(self):
+        edits = {
+            "closed": lambda ledger: ledger.update(closed=True),
+            "design": lambda ledger: ledger["design"].update(alpha="1/20"),
+            "benchmark": lambda ledger: ledger.update(benchmark_id="other"),
+            "action": lambda ledger: ledger["looks"][0].update(action="PASS"),
+            "state": lambda ledger: ledger["looks"][0].update(state="pass"),
+            "wins": lambda ledger: ledger["looks"][1].update(wins=0),
+            "spec digest": lambda ledger: ledger["looks"][1].update(spec_sha256="0" * 64),
+        }
+        original = self.design.ledger()
+        for name, edit in sorted(edits.items()):
+            with self.subTest(name):
+                ledger = copy.deepcopy(original)
+                edit(ledger)
+                self.design.write_ledger(ledger)
+                errors = refusal(self, self.design, look=3)
+                self.assertEqual([error.code for error in errors], ["ledger.damaged"])
+        self.design.write_ledger(original)  # the ledger as written reads back
+        self.assertEqual(self.design.judge(3).document["ledger"]["looks_before"], 2)
+
+    def test_a_closed_ledger_reopened_by_hand_is_refused(self):
+        self.design.judge(3)  # PASS: closed
+        ledger = self.design.ledger()
+        self.assertEqual((ledger["closed"], ledger["looks"][-1]["state"]), (True, "pass"))
+        ledger["closed"] = False
+        self.design.write_ledger(ledger)
+        errors = refusal(self, self.design, look=4)
+        self.assertEqual([error.code for error in errors], ["ledger.damaged"])
+        self.assertEqual(errors[0].path, ("closed",))
+        # reopened consistently (its state too, every digest made again): the path the
+        # package gives crossed the pass boundary at look 3
+        ledger["looks"][-1]["state"] = "continue"
+        self.design.write_ledger(rechained(ledger))
+        errors = refusal(self, self.design, look=4)
+        self.assertEqual([error.code for error in errors], ["ledger.closed"])
+        self.assertEqual(errors[0].path, ("looks", 2, "state"))
+        self.assertIn("crossed a boundary at look 3", errors[0].message)
+
+    def test_the_spec_and_its_recorded_digest_swapped_together_are_refused(self):
+        spec = copy.deepcopy(self.design.spec)
+        spec["claim"] = "another claim"
+        ledger = self.design.ledger()
+        ledger["design"]["spec_sha256"] = hashlib.sha256(
+            reference_text(spec).encode("utf-8")).hexdigest()
+        self.design.write_ledger(ledger)
+        errors = refusal(self, self.design, look=3, spec=spec)
+        self.assertEqual([error.code for error in errors], ["ledger.damaged"])
+
+    def test_a_sequential_ledger_without_its_design_is_a_contract_error(self):
+        ledger = self.design.ledger()
+        ledger["design"] = None
+        path = self.design.write_ledger(rechained(ledger)) or self.design.ledger_path
+        errors = refusal(self, self.design, look=3)
+        self.assertEqual([(error.code, error.path) for error in errors],
+                         [("ledger.design_kind", ("design",))])
+        self.assertIn("design must be an object in a ledger of kind sequential",
+                      errors[0].message)
+        spec = os.path.join(self.design.folder, "spec.json")
+        cases = os.path.join(self.design.folder, "cases.json")
+        results = os.path.join(self.design.folder, "look3.json")
+        for name, value in ((spec, self.design.spec), (cases, self.design.cases),
+                            (results, self.design.package(3))):
+            with open(name, "w") as handle:
+                json.dump(value, handle)
+        run = run_cli(["--spec", spec, "--cases", cases, "--results", results,
+                       "--ledger", path])
+        self.assertEqual(run.status, 2, run.stderr)
+        self.assertIn("ledger.json:4:13: $.design: design must be an object", run.stderr)
+
+    def test_an_earlier_look_without_records_is_a_contract_error(self):
+        ledger = self.design.ledger()
+        ledger["looks"][1]["records"] = []
+        self.design.write_ledger(rechained(ledger))
+        errors = refusal(self, self.design, look=1)
+        self.assertEqual([(error.code, error.path) for error in errors],
+                         [("schema.too_few_items", ("looks", 1, "records"))])
+
+
+class UnledgeredLookTests(unittest.TestCase):
+    """A look after the first judged without --ledger: REVIEW at most, said."""
+
+    def setUp(self):
+        cases, run = controlled_run(100, 3, strong)
+        self.design = Design(TempDir(self).path, cases, run)
+
+    def test_a_passing_look_without_its_ledger_is_a_review(self):
+        document = self.design.judge(3, ledger=False).document
+        self.assertEqual((document["action"], document["sequential"]["state"]),
+                         ("REVIEW", "pass"))
+        self.assertTrue(document["primary_reason"].startswith(
+            "no ledger: the package is look 3 of 10: the first 30 tasks of the frozen pool, "
+            "trial ids 1-3 of each, judged without --ledger"), document["primary_reason"])
+        finding = [finding for finding in document["findings"]
+                   if finding["code"] == "sequential_unledgered"]
+        self.assertEqual([(item["observed"], item["severity"]) for item in finding],
+                         [(3, "review")])
+        # with its ledger the same look passes
+        self.assertEqual([self.design.judge(look).action for look in (1, 2, 3)],
+                         ["REVIEW", "REVIEW", "PASS"])
+
+    def test_a_continuing_look_says_so_too_and_look_1_is_as_ever(self):
+        second = self.design.judge(2, ledger=False).document
+        self.assertEqual(second["action"], "REVIEW")
+        self.assertIn("sequential_unledgered", [item["code"] for item in second["findings"]])
+        first = self.design.judge(1, ledger=False).document
+        self.assertNotIn("sequential_unledgered", [item["code"] for item in first["findings"]])
+        self.assertNotIn("no ledger", " ".join(first["reasons"]))
+
+
+class FixedRejudgedTests(unittest.TestCase):
+    """A fixed design's package judged again under another spec or cases file."""
+
+    def test_the_same_trials_under_a_loosened_spec_are_a_repeated_look(self):
+        folder = TempDir(self)
+        ledger = os.path.join(folder.path, "ledger.json")
+        package = ["--cases", "examples/benchmark_cases.json",
+                   "--results", "examples/benchmark_results_pass.json", "--ledger", ledger,
+                   "--output", os.path.join(folder.path, "decision.json")]
+
+        def judged(spec):
+            run = run_cli(["--spec", spec] + package)
+            with open(os.path.join(folder.path, "decision.json"), "rb") as handle:
+                return run.status, json.loads(handle.read().decode("utf-8"))
+
+        status, strict = judged("examples/benchmark_spec_v3_strict.json")
+        self.assertEqual((status, strict["action"], strict["ledger"]["recorded"]),
+                         (1, "REVIEW", True))
+        status, loose = judged("examples/benchmark_spec.json")
+        self.assertEqual((status, loose["action"]), (1, "REVIEW"))
+        self.assertEqual(loose["ledger"]["recorded"], True)
+        repeated = loose["ledger"]["repeated_look"]
+        self.assertEqual((repeated["looks"], repeated["method"]), (2, "bonferroni"))
+        self.assertIn("repeated_look", [item["code"] for item in loose["findings"]])
+        # the same spec, cases and trials again: no new look
+        status, again = judged("examples/benchmark_spec.json")
+        self.assertEqual(again["ledger"]["recorded"], False)
+        self.assertEqual(again["ledger"]["repeated_look"]["looks"], 2)
+
+    def test_the_same_trials_under_other_cases_are_a_repeated_look(self):
+        cases, run = controlled_run(30, 3, strong)
+        design = Design(TempDir(self).path, cases, run, looks=[(30, 3)])
+        spec = copy.deepcopy(design.spec)
+        spec["schema_version"] = "agent-benchmark-spec-v4"
+        del spec["sequential"]
+        self.assertEqual(design.judge(package=run, spec=spec).action, "PASS")
+        other = copy.deepcopy(cases)
+        other["cases"][0]["task_type"] += "-renamed"
+        document = design.judge(package=run, spec=spec, cases=other).document
+        self.assertEqual(document["action"], "REVIEW")
+        self.assertEqual(document["ledger"]["repeated_look"]["looks"], 2)
 
 
 if __name__ == "__main__":

@@ -372,9 +372,13 @@ class DecisionTests(unittest.TestCase):
         design = Design(folder.path, cases, run)
         arguments = ["--spec", folder.write_json("spec.json", design.spec),
                      "--cases", folder.write_json("cases.json", cases)]
-        statuses = [run_cli(arguments + ["--results", folder.write_json(
-            "look%d.json" % look, design.package(look))]).status for look in (1, 2, 3)]
+        looks = [["--results", folder.write_json("look%d.json" % look, design.package(look))]
+                 for look in (1, 2, 3)]
+        ledger = ["--ledger", os.path.join(folder.path, "ledger.json")]
+        statuses = [run_cli(arguments + look + ledger).status for look in looks]
         self.assertEqual(statuses, [1, 1, 0])
+        # the passing look without its ledger: REVIEW at most (exit 1)
+        self.assertEqual(run_cli(arguments + looks[2]).status, 1)
 
 
 if __name__ == "__main__":

@@ -5,28 +5,40 @@ can be checked against the looks before it, and a fixed design judged again is s
 A ledger is of one kind (``kind``):
 
 - ``sequential``: the looks of one sequential design, for one benchmark, baseline and
-  candidate; ``design`` holds what the design and its boundary were at the first look (their
-  digests and numbers), ``closed`` is true once it decided;
+  candidate; ``design`` (an object exactly for this kind) holds what the spec, the cases
+  file, the design and its boundary were at the first look (their digests, the design's
+  numbers), ``closed`` is true once it decided;
 - ``fixed``: every judgment of a fixed design (spec v1-v4, or v5 with ``sequential`` null)
   of one benchmark, each with its baseline and candidate, so that a candidate judged again
-  on a subset of the same trials, or on fresh ones, is named (docs/statistics.md, "A fixed
-  design looked at again").
+  on a subset of the same trials, on fresh ones, or on the same ones under another spec or
+  cases file (each look records both digests), is named (docs/statistics.md, "A fixed design
+  looked at again").
 
 Every look keeps the digest of each of its new trial records: SHA-256 of the record's RFC 8785
 canonical JSON without its ``trial_id`` (the trial id is where the digest sits, so a trial
 moved to another id is told apart from one changed). ``batch_sha256`` hashes the look's
-record digests in the order they are listed, one per line; ``chain_sha256`` is SHA-256 of the
-previous look's chain (nothing for the first) followed by this batch's digest, both as hex
-text. The gate writes the file atomically (ASCII JSON, sorted keys), only after a decision,
-and never after a contract error or an INCOMPARABLE look.
+record digests in the order they are listed, one per line. The chain covers the whole file
+but itself: the head is SHA-256 of the canonical JSON of ``schema_version``, ``kind``,
+``benchmark_id`` and ``design``; each look's ``chain_sha256`` is SHA-256 of the previous
+look's chain (the head's, for the first) followed by the SHA-256 of the look's canonical JSON
+without its ``chain_sha256`` (every other member, its records included), both as hex text;
+``closed`` is what the last look's ``state`` says (a state other than ``continue``). The
+gate writes the file atomically (ASCII JSON, sorted keys), only after a decision, and never
+after a contract error or an INCOMPARABLE look.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Iterator
+
 from .containers import Array, Field, Nullable, Object
-from .shapes import Boolean, Integer, String
+from .shapes import Boolean, Integer, Rule, String
 from .vocabulary import (ACTIONS, LEDGER_V1, ROLES, SEQUENTIAL_METHODS, SEQUENTIAL_UNITS,
                          SHA256_HEX)
+
+if TYPE_CHECKING:  # for annotations only
+    from ..errors import ContractError
+    from ..jsonio import JSONObject
 
 SEQUENTIAL_KIND = "sequential"
 FIXED_KIND = "fixed"
@@ -69,6 +81,7 @@ TRIALS = Object("trials", [
 
 DESIGN = Object("design", [
     Field("spec_sha256", _digest(), "SHA-256 of the spec's RFC 8785 canonical JSON"),
+    Field("cases_sha256", _digest(), "SHA-256 of the cases file's RFC 8785 canonical JSON"),
     Field("design_sha256", _digest(), "SHA-256 of the `sequential` block's canonical JSON"),
     Field("boundary_sha256", _digest(), "SHA-256 of the boundary's canonical text"),
     Field("method", String(enum=SEQUENTIAL_METHODS)),
@@ -92,7 +105,8 @@ LOOK_RECORD = Object("look", [
     Field("dataset_version", String()),
     Field("baseline_system_id", String()),
     Field("candidate_system_id", String()),
-    Field("spec_sha256", _digest()),
+    Field("spec_sha256", _digest(), "SHA-256 of the spec's RFC 8785 canonical JSON"),
+    Field("cases_sha256", _digest(), "SHA-256 of the cases file's RFC 8785 canonical JSON"),
     Field("tasks", _count(1), "the test tasks the look judged"),
     Field("trials", _count(1), "the candidate's trials per task"),
     Field("units", _count(1), "a sequential design's units up to this look (tasks or "
@@ -110,9 +124,21 @@ LOOK_RECORD = Object("look", [
     Field("tool_version", String(), "the proagents-bench version that judged the look"),
     Field("batch_sha256", _digest()),
     Field("chain_sha256", _digest()),
-    Field("records", Array(TRIALS), "the digests of the trials the look added (a fixed "
-          "design: every trial it judged), task by task, baseline first"),
+    Field("records", Array(TRIALS, min_items=1), "the digests of the trials the look added "
+          "(a fixed design: every trial it judged), task by task, baseline first; a look adds "
+          "at least one"),
 ], title="Ledger look")
+
+
+
+def _design_exactly_when_sequential(ledger: JSONObject) -> Iterator[ContractError]:
+    sequential = ledger["kind"] == SEQUENTIAL_KIND
+    if (ledger["design"] is not None) != sequential:
+        yield DESIGN_OF_KIND.error("design must be %s in a ledger of kind %s" % (
+            "an object" if sequential else "null", ledger["kind"]), ("design",))
+
+
+DESIGN_OF_KIND = Rule("ledger.design_kind", _design_exactly_when_sequential)
 
 LEDGER_V1_SHAPE = Object("ledger", [
     Field("schema_version", String(enum=[LEDGER_V1])),
@@ -121,8 +147,9 @@ LEDGER_V1_SHAPE = Object("ledger", [
     Field("benchmark_id", String()),
     Field("design", Nullable(DESIGN), "a sequential design as at its first look; null for "
                                       "`fixed`"),
-    Field("closed", Boolean(), "the sequential design decided: no further look"),
+    Field("closed", Boolean(), "the sequential design decided: no further look (what the "
+          "last look's `state` says: any but `continue`)"),
     Field("looks", Array(LOOK_RECORD, min_items=1)),
-], root=True, title="Ledger")
+], rules=[DESIGN_OF_KIND], root=True, title="Ledger")
 
 LEDGER_KINDS_BY_VERSION = {LEDGER_V1: LEDGER_V1_SHAPE}

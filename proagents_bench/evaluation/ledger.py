@@ -5,19 +5,24 @@ Before a decision, :func:`examine` refuses (:class:`LedgerRefused`, exit 2) a pa
 breaks the chain: under a sequential design, a trial an earlier look recorded that is
 missing (``ledger.trial_dropped``), changed (``ledger.trial_changed``) or moved to another
 trial id (``ledger.trial_reordered``), a look other than the next (``ledger.look_not_allowed``),
-a design changed since the first look (``ledger.design_changed``), a look after the design
-decided (``ledger.closed``), another benchmark, baseline or candidate (``ledger.other_run``),
-a ledger whose digests disagree with its records (``ledger.damaged``), or, under either kind
+a spec, cases file or design changed since the first look (``ledger.design_changed``), a look
+after the design decided (``ledger.closed``), another benchmark, baseline or candidate
+(``ledger.other_run``), a ledger whose digests disagree with its contents (``ledger.damaged``:
+the chain covers the ledger's head and every member of every look), or, under either kind
 of design, a package none of whose new trials was measured (``ledger.look_unmeasured``: every
 one ``unknown``, as init's results template; it carries no outcome, so it is no look, and not
 counting it cannot raise the false pass). The package that is
-the ledger's last look itself, unchanged, is judged again and adds nothing.
+the ledger's last look itself, unchanged, is judged again and adds nothing. Once the package
+is graded, :func:`check_path` refuses it when an earlier look's units, discordant units or
+wins, recomputed, are not those the ledger recorded (``ledger.path_changed``): whatever
+changed the grading of the recorded trials, they were judged otherwise at their look.
 
 Under a fixed design it finds the earlier judgments of the same candidate and baseline
 (:class:`Earlier`), which :func:`repeated_look` turns into what the decision must say: the
 gate's one-sided alpha holds for one look, and a candidate judged again on a subset of the
-same trials, or on fresh ones, has a larger chance of passing with no improvement
-(docs/statistics.md, "A fixed design looked at again").
+same trials, on fresh ones, or on the same trials under another spec or cases file, has a
+larger chance of passing with no improvement (docs/statistics.md, "A fixed design looked at
+again"). Only the same trials under the same spec and cases file are no new look.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import json
 from collections import Counter
 from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Set, Tuple
 
-from ..contract.ledger import FIXED_KIND, SEQUENTIAL_KIND
+from ..contract.ledger import CONTINUE, FIXED_KIND, SEQUENTIAL_KIND
 from ..contract.sequential import boundary_sha256, pool_order, value_sha256
 from ..contract.vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, LEDGER_V1, UNKNOWN
 from ..errors import ContractError, PathStep
@@ -77,6 +82,7 @@ class LookFacts:
                          "baseline_system_id": baseline["system_id"],
                          "candidate_system_id": candidate["system_id"]}
         self.spec_sha256 = value_sha256(spec)
+        self.cases_sha256 = value_sha256(cases)
         self.design = design
         self.look = look
         self.tasks = len(test_cases)
@@ -142,16 +148,32 @@ def batch_sha256(entries: List[JSONObject]) -> str:
     return hashlib.sha256("\n".join(lines).encode("ascii")).hexdigest()
 
 
-def chain_sha256(previous: str, batch: str) -> str:
-    return hashlib.sha256((previous + batch).encode("ascii")).hexdigest()
+def head_sha256(value: JSONObject) -> str:
+    """SHA-256 of the ledger's head: the canonical JSON of what it is of (its version, kind,
+    benchmark and design); the first link of the chain."""
+    return value_sha256({key: value[key] for key in ("schema_version", "kind", "benchmark_id",
+                                                     "design")})
+
+
+def chain_sha256(previous: str, look: JSONObject) -> str:
+    """The chain up to ``look``: SHA-256 of the previous link followed by the SHA-256 of the
+    look's canonical JSON without its ``chain_sha256`` (every other member), as hex text."""
+    whole = value_sha256({key: item for key, item in look.items() if key != "chain_sha256"})
+    return hashlib.sha256((previous + whole).encode("ascii")).hexdigest()
+
+
+def is_closed(looks: List[JSONObject]) -> bool:
+    """Whether the sequential design decided: the last look's state is not ``continue``
+    (a fixed design's looks have none: never closed)."""
+    return looks[-1]["state"] not in (None, CONTINUE)
 
 
 class Earlier(NamedTuple):
     """What the ledger holds before this package: its ``value`` (None: a new ledger), whether
     the package is a look already recorded, unchanged (``repeat``: nothing to add), and under
     a fixed design the earlier judgments of the same candidate and baseline (each look
-    record, with how its trials relate to the package's: ``subset``, ``disjoint`` or
-    ``overlap``)."""
+    record, with how its trials relate to the package's: ``same`` (under another spec or
+    cases file), ``subset``, ``disjoint`` or ``overlap``)."""
     value: Optional[JSONObject]
     repeat: bool
     same_candidate: List[Tuple[JSONObject, str]]
@@ -203,26 +225,34 @@ def _measured(facts: LookFacts) -> None:
 
 
 def _intact(value: JSONObject) -> None:
-    """The ledger's looks numbered 1, 2, ... and their digests those of their records."""
-    chain = ""
+    """The ledger's looks numbered 1, 2, ..., their batch digests those of their records,
+    their chain that of the head and every look up to theirs, and ``closed`` what the last
+    look's state says."""
+    chain = head_sha256(value)
     for index, look in enumerate(value["looks"]):
-        batch = batch_sha256(look["records"])
-        chain = chain_sha256(chain, batch)
-        for key, expected in (("look", index + 1), ("batch_sha256", batch),
+        chain = chain_sha256(chain, look)
+        for key, expected in (("look", index + 1), ("batch_sha256",
+                                                    batch_sha256(look["records"])),
                               ("chain_sha256", chain)):
             if look[key] != expected:
                 raise LedgerRefused([("ledger", ContractError(
-                    "ledger.damaged", "the ledger's look %d has %s %s, but its records (and "
-                    "the looks before) give %s: the ledger was edited" % (
+                    "ledger.damaged", "the ledger's look %d has %s %s, but its contents (its "
+                    "head's and the looks' up to it) give %s: the ledger was edited" % (
                         index + 1, key, json.dumps(look[key]), json.dumps(expected)),
                     ("looks", index, key)))])
+    closed = is_closed(value["looks"])
+    if value["closed"] != closed:
+        raise LedgerRefused([("ledger", ContractError(
+            "ledger.damaged", "the ledger has closed %s, but its last look's state %s gives "
+            "%s: the ledger was edited" % (json.dumps(value["closed"]), json.dumps(
+                value["looks"][-1]["state"]), json.dumps(closed)), ("closed",)))])
 
 
 def design_record(facts: LookFacts, design: SequentialDesign) -> JSONObject:
     """The ledger's ``design``: what the design and its boundary are at the first look."""
     statistics = design.statistics
     record: JSONObject = {
-        "spec_sha256": facts.spec_sha256,
+        "spec_sha256": facts.spec_sha256, "cases_sha256": facts.cases_sha256,
         "design_sha256": value_sha256(design.block),
         "boundary_sha256": boundary_sha256(design.boundary()),
         "method": design.block["method"], "unit": design.unit,
@@ -247,14 +277,15 @@ def _sequential(value: JSONObject, facts: LookFacts, design: SequentialDesign) -
     for key, what in (("design_sha256", "the spec's sequential design"),
                       ("boundary_sha256", "the boundary rebuilt from the design (another "
                                           "version of proagents-bench computes it otherwise)"),
-                      ("spec_sha256", "the spec")):
+                      ("spec_sha256", "the spec"), ("cases_sha256", "the cases file")):
         if recorded[key] != current[key]:
-            raise LedgerRefused([("spec", ContractError(
+            raise LedgerRefused([("cases" if key == "cases_sha256" else "spec", ContractError(
                 "ledger.design_changed", "%s changed after the first look (the ledger's %s "
-                "is %s, now %s): a design is frozen before its first look; a new design "
-                "starts a new ledger and a new pool of trials" % (
+                "is %s, now %s): a design is frozen before its first look, and the earlier "
+                "looks' trials are graded against the cases they were judged with; a new "
+                "design starts a new ledger and a new pool of trials" % (
                     what, key, recorded[key], current[key]),
-                ("sequential",) if key != "spec_sha256" else ()))])
+                ("sequential",) if key in ("design_sha256", "boundary_sha256") else ()))])
     looks = value["looks"]
     number = facts.look + 1 if facts.look is not None else 1
     if number > len(looks) + 1:
@@ -263,7 +294,7 @@ def _sequential(value: JSONObject, facts: LookFacts, design: SequentialDesign) -
             "the next is %s" % (design.describe_look(number - 1), len(looks),
                                 design.describe_look(len(looks))), ("systems",)))])
     if number < len(looks):
-        entry = looks[number]["records"][0]
+        entry = looks[number]["records"][0]  # a look has records (the ledger's shape)
         raise LedgerRefused([("ledger", ContractError(
             "ledger.trial_dropped", "the package is %s, but the ledger already holds look "
             "%d: its trials are missing, the first of them task %s's %s %s" % (
@@ -272,7 +303,7 @@ def _sequential(value: JSONObject, facts: LookFacts, design: SequentialDesign) -
     _same_trials(looks, facts)
     if number == len(looks):
         return Earlier(value, True, [])
-    if value["closed"]:
+    if is_closed(looks):
         last = looks[-1]
         raise LedgerRefused([("ledger", ContractError(
             "ledger.closed", "the design decided at look %d (%s, state %s): no look after it; "
@@ -321,9 +352,40 @@ def _same_trials(looks: List[JSONObject], facts: LookFacts) -> None:
                 where))])
 
 
+def check_path(value: JSONObject, earlier: List[Tuple[Tuple[int, int, int], bool]],
+               this: Tuple[int, int, int]) -> None:
+    """The ledger's looks' (units, discordant, wins) against those recomputed from the
+    package (a sequential design's path): ``earlier``, each look before this one with
+    whether the path decided at it, then ``this`` look's; or :class:`LedgerRefused`. The
+    chain's trials unchanged and the same spec and cases file give the same path, so a
+    difference (``ledger.path_changed``) means the recorded trials are graded otherwise now
+    than at their look; a path that crossed a boundary at an earlier look closed the design
+    there, whatever the ledger says (``ledger.closed``)."""
+    recomputed = [counts for counts, _decided in earlier] + [this]
+    for index, (look, counts) in enumerate(zip(value["looks"], recomputed)):
+        keys = ("units", "discordant", "wins")
+        recorded = tuple(look[key] for key in keys)
+        if recorded != counts:
+            first = next(key for key, was, now in zip(keys, recorded, counts) if was != now)
+            raise LedgerRefused([("ledger", ContractError(
+                "ledger.path_changed", "the ledger's look %d recorded %d units, %d discordant, "
+                "%d won by the candidate; the package gives %d, %d and %d: the trials it "
+                "judged are graded otherwise now, and a look already taken cannot be taken "
+                "again" % ((index + 1,) + recorded + counts), ("looks", index, first)))])
+    for index, (_counts, decided) in enumerate(earlier):
+        if decided:
+            raise LedgerRefused([("ledger", ContractError(
+                "ledger.closed", "the path of the looks recorded crossed a boundary at look "
+                "%d: the design decided there, and no look comes after it (the ledger's look "
+                "%d says %s)" % (index + 1, index + 1, json.dumps(
+                    value["looks"][index]["state"])), ("looks", index, "state")))])
+
+
 def _fixed(value: JSONObject, facts: LookFacts) -> Earlier:
     """The earlier judgments of the same candidate and baseline on this benchmark (of any
-    version), up to one identical to this package (then a repeat)."""
+    version), up to one identical to this package (the same trials, spec and cases file:
+    then a repeat). The same trials under another spec or cases file are the same question
+    asked again (``same``)."""
     current = facts.trials_set()
     same: List[Tuple[JSONObject, str]] = []
     for look in value["looks"]:
@@ -331,38 +393,42 @@ def _fixed(value: JSONObject, facts: LookFacts) -> Earlier:
                                                             "candidate_system_id")):
             continue
         trials = {trial for entry in look["records"] for trial in entry_trials(entry)}
-        if trials == current:
+        if trials == current and (look["spec_sha256"], look["cases_sha256"]) == (
+                facts.spec_sha256, facts.cases_sha256):
             return Earlier(value, True, same)
-        relation = ("subset" if trials < current else "disjoint" if not trials & current
-                    else "overlap")
+        relation = ("same" if trials == current else "subset" if trials < current
+                    else "disjoint" if not trials & current else "overlap")
         same.append((look, relation))
     return Earlier(value, False, same)
 
 
 def appended(earlier: Earlier, facts: LookFacts, action: str, state: Optional[str],
-             closed: bool, counts: Tuple[int, int, int], decided_at: Optional[int],
+             counts: Tuple[int, int, int], decided_at: Optional[int],
              fingerprint: str, version: str) -> JSONObject:
-    """The ledger with this look added (``counts``: units, discordant, wins)."""
+    """The ledger with this look added (``counts``: units, discordant, wins); ``closed``
+    is what its ``state`` says."""
     previous = earlier.value
     looks = list(previous["looks"]) if previous is not None else []
     entries = facts.batch()
     batch = batch_sha256(entries)
     units, discordant, wins = counts
     look: JSONObject = {
-        "look": len(looks) + 1, "spec_sha256": facts.spec_sha256, "tasks": facts.tasks,
+        "look": len(looks) + 1, "spec_sha256": facts.spec_sha256,
+        "cases_sha256": facts.cases_sha256, "tasks": facts.tasks,
         "trials": facts.trials, "units": units, "discordant": discordant, "wins": wins,
         "action": action, "state": state, "decided_at": decided_at,
         "evidence_fingerprint": fingerprint, "tool_version": version,
-        "batch_sha256": batch,
-        "chain_sha256": chain_sha256(looks[-1]["chain_sha256"] if looks else "", batch),
-        "records": entries}
+        "batch_sha256": batch, "records": entries}
     look.update(facts.identity)
     design = facts.design
-    return {
+    value: JSONObject = {
         "schema_version": LEDGER_V1, "kind": facts.kind, "benchmark_id": facts.benchmark_id,
         "design": (previous["design"] if previous is not None else
                    design_record(facts, design) if design is not None else None),
-        "closed": closed, "looks": looks + [look]}
+        "closed": is_closed([look]), "looks": looks + [look]}
+    look["chain_sha256"] = chain_sha256(looks[-1]["chain_sha256"] if looks else
+                                        head_sha256(value), look)
+    return value
 
 
 def nested_by_tasks(same: List[Tuple[JSONObject, str]], facts: LookFacts) -> bool:
@@ -372,7 +438,7 @@ def nested_by_tasks(same: List[Tuple[JSONObject, str]], facts: LookFacts) -> boo
     :func:`~proagents_bench.stats.sequential_fixed.repeated_look_false_pass`'s)."""
     tasks: List[Set[str]] = []
     for look, relation in same:
-        if relation != "subset":
+        if relation != "subset" or look["spec_sha256"] != facts.spec_sha256:
             return False
         for entry in look["records"]:
             if entry["sha256"] != facts.digests.get((entry["case_id"], entry["role"])):

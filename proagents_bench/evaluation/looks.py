@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, NamedTuple, Optional, Tuple
 
 from ..contract.sequential import design_of, pool_order
-from ..contract.vocabulary import INCOMPARABLE, TEST_SPLIT, TRIAL_UNIT
+from ..contract.vocabulary import (INCOMPARABLE, PASS, REVIEW, REVIEWING, TEST_SPLIT,
+                                   TRIAL_UNIT)
+from .decision import Decision, Finding
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
     from .comparison import Comparison
-    from .decision import Decision
     from .ledger import Earlier, LookFacts
     from .metrics import SystemMetrics
     from .repeated_looks import RepeatedLook
@@ -35,6 +36,25 @@ def ledgered(facts: LookFacts, value: Optional[JSONObject]) -> Ledgered:
     :class:`~.ledger.LedgerRefused` when the package breaks its chain."""
     from .ledger import examine
     return Ledgered(facts, examine(value, facts))
+
+
+UNLEDGERED = "sequential_unledgered"
+
+
+def unledgered(decision: Decision, look: int, look_words: str) -> Decision:
+    """A look after a sequential design's first judged without ``--ledger``: REVIEW at most
+    (a BLOCK stays), with the ``sequential_unledgered`` finding and its reason. Without the
+    ledger the gate cannot tell whether the earlier looks' trials were rerun, dropped or
+    regraded, a look skipped, or the design decided before; look 1 has nothing before it."""
+    text = ("no ledger: the package is %s, judged without --ledger, so the gate cannot check "
+            "it against the looks before (their trials unchanged, no look skipped or taken "
+            "again, the design not already decided): REVIEW at most; judge every look after "
+            "the first with the --ledger file the looks before it wrote" % look_words)
+    findings = decision.findings + [Finding(UNLEDGERED, REVIEWING, "looks", look + 1, 1, [],
+                                            text)]
+    if decision.action == PASS:
+        return Decision(REVIEW, [text] + decision.reasons, findings)
+    return Decision(decision.action, decision.reasons + [text], findings)
 
 
 class Looks:
@@ -75,7 +95,14 @@ class Looks:
             point = path.points[-1]
             self.counts = (point.units, self.judgment.where.discordant,
                            self.judgment.where.wins)
-            return self.judgment.decide(decision)
+            if self.ledger is not None and self.ledger.earlier.value is not None:
+                from .ledger import check_path
+                check_path(self.ledger.earlier.value, self.judgment.earlier_looks(),
+                           self.counts)
+            decided = self.judgment.decide(decision)
+            if self.ledger is None and look > 0:
+                return unledgered(decided, look, design.describe_look(look))
+            return decided
         statistics = comparison.statistics
         self.counts = (candidate.task_count,
                        statistics["candidate_only"] + statistics["baseline_only"],
@@ -145,7 +172,6 @@ class Looks:
         judgment = self.judgment
         return appended(
             ledger.earlier, ledger.facts, action,
-            judgment.state if judgment is not None else None,
-            judgment.closed if judgment is not None else False, self.counts,
+            judgment.state if judgment is not None else None, self.counts,
             judgment.document()["decided_at"] if judgment is not None else None,
             fingerprint, version)

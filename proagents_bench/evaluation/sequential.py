@@ -157,6 +157,17 @@ class LookJudgment:
     def closed(self) -> bool:
         return self.state != CONTINUE
 
+    def earlier_looks(self) -> List[Tuple[Tuple[int, int, int], bool]]:
+        """Each look before this one as its judgment recorded it: (units, discordant, wins)
+        on the path up to its decision, and whether the path crossed a boundary there (an
+        earlier look is never the design's last)."""
+        found = []
+        for point in self.path.points[:-1]:
+            where = path_state(self.boundary, self.path.outcomes[:point.discordant])
+            found.append(((point.units, where.discordant, where.wins),
+                          where.state in (PATH_PASS, FUTILITY)))
+        return found
+
     def replaced_gates(self) -> List[str]:
         """The interval gate the boundary replaces: its level's, unless its margin is above
         0 (then it stays a condition of a PASS)."""
