@@ -26,7 +26,7 @@ HEIGHT = 900
 MEASURING_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"></head>
 <body style="margin:0">%s<pre id="measured"></pre>
 <script>
-var frames = document.querySelectorAll("iframe"), loaded = 0, found = {};
+var frames = document.querySelectorAll("iframe"), found = {};
 function measure(frame) {
   var page = frame.contentDocument, root = page.documentElement, view = root.clientWidth;
   var shown = {width: view, page_width: root.scrollWidth, cut: [], charts: 0};
@@ -51,12 +51,11 @@ function measure(frame) {
   });
   return shown;
 }
-frames.forEach(function (frame) {
-  frame.addEventListener("load", function () {
-    found[frame.id] = measure(frame);
-    if (++loaded == frames.length)
-      document.getElementById("measured").textContent = JSON.stringify(found);
-  });
+/* Measured at the page's own load, which comes after every frame's: a listener on a frame
+   added after that frame had loaded (a race under load) would never be called. */
+window.addEventListener("load", function () {
+  frames.forEach(function (frame) { found[frame.id] = measure(frame); });
+  document.getElementById("measured").textContent = JSON.stringify(found);
 });
 </script></body></html>"""
 FRAME = '<iframe id="%s" width="%d" height="%d" style="border:0" srcdoc="%s"></iframe>'

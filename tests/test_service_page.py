@@ -30,9 +30,12 @@ MEASURING_PAGE = """<!DOCTYPE html><html><head><meta charset="utf-8"></head>
 <body style="margin:0"><iframe id="page" width="%d" height="%d" style="border:0"
 srcdoc="%s"></iframe><pre id="measured"></pre>
 <script>
-document.getElementById("page").addEventListener("load", function () {
-  var frame = this.contentDocument, root = frame.documentElement;
-  var shown = {width: root.clientWidth, height: this.contentWindow.innerHeight};
+/* Measured at the page's own load, which comes after the frame's: a listener on the frame
+   added after it had loaded (a race under load) would never be called. */
+window.addEventListener("load", function () {
+  var page = document.getElementById("page");
+  var frame = page.contentDocument, root = frame.documentElement;
+  var shown = {width: root.clientWidth, height: page.contentWindow.innerHeight};
   (function (frame, shown) { %s })(frame, shown);
   shown.page_width = root.scrollWidth;
   document.getElementById("measured").textContent = JSON.stringify(shown);
