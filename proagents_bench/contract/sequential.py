@@ -45,6 +45,8 @@ MIN_DISCORDANT = 6
 MAX_LOOKS = 100
 # The interval gate whose margin each level's design tests, and which its boundary replaces.
 LEVEL_GATES = {TASK_UNIT: PAIRED_INTERVAL_GATE, "trial": TRIAL_INTERVAL_GATE}
+# What a unit of each level is called in a reason or a report: (one, several).
+UNIT_WORDS = {TASK_UNIT: ("task", "tasks"), "trial": ("trial pair", "trial pairs")}
 # The canonical text of a boundary, whose SHA-256 the ledger keeps (``boundary_sha256``).
 BOUNDARY_TEXT = "sequential-boundary-v1\n%s\n%s\n"
 
@@ -165,6 +167,11 @@ def named_tasks(case_ids: Sequence[str]) -> str:
     if len(case_ids) <= NAMED_TASKS:
         return listed(list(case_ids))
     return "%s and %d more" % (", ".join(case_ids[:SHOWN_TASKS]), len(case_ids) - SHOWN_TASKS)
+
+
+def number_span(first: int, last: int) -> str:
+    """A batch's run of task positions or trial ids: ``3`` or ``3-5``."""
+    return str(first) if first == last else "%d-%d" % (first, last)
 
 
 def pool_sha256(ordered: Sequence[str]) -> str:
