@@ -108,6 +108,11 @@ class SequentialDesign:
         """The boundary rebuilt from the design (computed once per process and design)."""
         return _boundary(self.statistics)
 
+    def replaced_gates(self) -> List[str]:
+        """The interval gate the boundary replaces: its level's, unless its margin is above
+        0 (then it stays a condition of a PASS)."""
+        return [] if self.margin > 0 else [self.gate.key]
+
     def look_of(self, tasks: int, trials: int) -> Optional[int]:
         """The index (0-based) of the look of ``tasks`` tasks and ``trials`` trials, or
         None."""

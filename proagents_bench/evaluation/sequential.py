@@ -167,11 +167,6 @@ class LookJudgment:
                           where.state in (PATH_PASS, FUTILITY)))
         return found
 
-    def replaced_gates(self) -> List[str]:
-        """The interval gate the boundary replaces: its level's, unless its margin is above
-        0 (then it stays a condition of a PASS)."""
-        return [] if self.design.margin > 0 else [self.design.gate.key]
-
     # -- words ---------------------------------------------------------------------------
 
     def _units(self, count: int) -> str:
@@ -266,7 +261,7 @@ class LookJudgment:
 
     def decide(self, decision: Decision) -> Decision:
         """The gate's ``decision`` (its interval gate of the design's level left out, see
-        :meth:`replaced_gates`) made the design's; sets :attr:`state`."""
+        :meth:`SequentialDesign.replaced_gates`) made the design's; sets :attr:`state`."""
         findings = list(decision.findings)
         findings.append(self._estimates_note())
         if decision.action == BLOCK:
@@ -331,7 +326,7 @@ class LookJudgment:
     def _estimates_note(self) -> Finding:
         gate = self.design.gate.key
         decides = ("the boundary decides in place of the interval gate %s" % gate
-                   if self.replaced_gates() else
+                   if self.design.replaced_gates() else
                    "the boundary decides, and the interval gate %s (margin above 0) must "
                    "hold too" % gate)
         return Finding(
@@ -370,7 +365,7 @@ class LookJudgment:
             "exact_false_pass_fraction": "%d/%d" % (self.false_pass.numerator,
                                                     self.false_pass.denominator),
             "boundary_sha256": boundary_sha256(self.boundary),
-            "replaces": self.replaced_gates()[0] if self.replaced_gates() else None,
+            "replaces": next(iter(self.design.replaced_gates()), None),
             "path": [dict(point._asdict()) for point in self.path.points],
             "next_batch": self.next_batch(),
         }
