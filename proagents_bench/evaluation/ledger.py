@@ -141,11 +141,6 @@ def entry_trials(entry: JSONObject) -> List[Trial]:
             for offset, digest in enumerate(entry["sha256"])]
 
 
-def look_trials(look: JSONObject) -> Set[Trial]:
-    """Every trial a ledger look recorded."""
-    return {trial for entry in look["records"] for trial in entry_trials(entry)}
-
-
 def batch_sha256(entries: List[JSONObject]) -> str:
     """SHA-256 of a look's trials, one line each: the JSON array [case id, role, trial id,
     digest]."""
@@ -397,7 +392,7 @@ def _fixed(value: JSONObject, facts: LookFacts) -> Earlier:
         if any(look[key] != facts.identity[key] for key in ("baseline_system_id",
                                                             "candidate_system_id")):
             continue
-        trials = look_trials(look)
+        trials = {trial for entry in look["records"] for trial in entry_trials(entry)}
         if trials == current and (look["spec_sha256"], look["cases_sha256"]) == (
                 facts.spec_sha256, facts.cases_sha256):
             return Earlier(value, True, same)

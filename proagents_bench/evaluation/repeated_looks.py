@@ -33,7 +33,7 @@ from ..contract.vocabulary import PASS, REVIEW, REVIEWING, STRICT
 from ..stats.sequential_fixed import repeated_look_false_pass
 from ..text import listed
 from .decision import Decision, Finding, claims_improvement
-from .ledger import look_trials, nested_by_tasks
+from .ledger import entry_trials, nested_by_tasks
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -78,7 +78,8 @@ def repeated_look(earlier: Earlier, facts: LookFacts, spec: JSONObject,
         sizes = sorted({look["discordant"] for look in records} | {discordant} - {0})
         bound = repeated_look_false_pass(sizes, alpha) if sizes else Fraction(0)
         return RepeatedLook(looks, records, NESTED, bound, alpha, sizes)
-    trial_sets = [look_trials(look) for look in records]
+    trial_sets = [{trial for entry in look["records"] for trial in entry_trials(entry)}
+                  for look in records]
     if exact and all(relation == "disjoint" for _look, relation in same) and all(
             not first & second for first, second in combinations(trial_sets, 2)):
         return RepeatedLook(looks, records, BEST_OF_K, 1 - (1 - alpha) ** looks, alpha, [])
