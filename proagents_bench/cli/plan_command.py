@@ -22,7 +22,7 @@ from fractions import Fraction
 from typing import List, Optional, Tuple
 
 from .. import pipeline
-from ..contract.sequential import LEVEL_GATES, MAX_LOOKS, SequentialDesign, design_of
+from ..contract.sequential import MAX_LOOKS, SequentialDesign, design_of
 from ..contract.sequential_proposal import SequentialPlanError, with_design
 from ..contract.vocabulary import SEQUENTIAL_UNITS, TASK_UNIT, TEST_SPLIT
 from ..jsonio.atomic import AtomicWriteError, write_files_atomically
@@ -265,9 +265,7 @@ def _sequential(options: Namespace, evaluation: pipeline.Evaluation, cases: JSON
     document = proposal_document(proposal, found, per_trial, options.cost_per_task,
                                  notes + ([other] if other else []))
     document["proposed"] = bool(options.sequential or own is None)
-    # The interval gate the boundary replaces (its level's, unless its margin is above 0).
-    replaced = LEVEL_GATES[unit].key
-    document["replaces"] = replaced if Fraction(str(spec["gates"][replaced])) <= 0 else None
+    document["replaces"] = next(iter(SequentialDesign(spec).replaced_gates()), None)
     document["measured_discordance"] = {"discordant": discordant, "units": units}
     if options.budget is not None and Fraction(str(document["worst"]["cost"])) > \
             options.budget:

@@ -45,6 +45,8 @@ MIN_DISCORDANT = 6
 MAX_LOOKS = 100
 # The interval gate whose margin each level's design tests, and which its boundary replaces.
 LEVEL_GATES = {TASK_UNIT: PAIRED_INTERVAL_GATE, "trial": TRIAL_INTERVAL_GATE}
+# What a unit of each level is called in a reason or a report: (one, several).
+UNIT_WORDS = {TASK_UNIT: ("task", "tasks"), "trial": ("trial pair", "trial pairs")}
 # The canonical text of a boundary, whose SHA-256 the ledger keeps (``boundary_sha256``).
 BOUNDARY_TEXT = "sequential-boundary-v1\n%s\n%s\n"
 
@@ -106,6 +108,11 @@ class SequentialDesign:
         """The boundary rebuilt from the design (computed once per process and design)."""
         return _boundary(self.statistics)
 
+    def replaced_gates(self) -> List[str]:
+        """The interval gate the boundary replaces: its level's, unless its margin is above
+        0 (then it stays a condition of a PASS)."""
+        return [] if self.margin > 0 else [self.gate.key]
+
     def look_of(self, tasks: int, trials: int) -> Optional[int]:
         """The index (0-based) of the look of ``tasks`` tasks and ``trials`` trials, or
         None."""
@@ -165,6 +172,11 @@ def named_tasks(case_ids: Sequence[str]) -> str:
     if len(case_ids) <= NAMED_TASKS:
         return listed(list(case_ids))
     return "%s and %d more" % (", ".join(case_ids[:SHOWN_TASKS]), len(case_ids) - SHOWN_TASKS)
+
+
+def number_span(first: int, last: int) -> str:
+    """A batch's run of task positions or trial ids: ``3`` or ``3-5``."""
+    return str(first) if first == last else "%d-%d" % (first, last)
 
 
 def pool_sha256(ordered: Sequence[str]) -> str:

@@ -79,9 +79,7 @@ class Looks:
     def replaced(self) -> List[str]:
         """The interval gate the boundary replaces (its level's, unless its margin is above
         0)."""
-        if self.design is None or self.design.margin > 0:
-            return []
-        return [self.design.gate.key]
+        return self.design.replaced_gates() if self.design is not None else []
 
     def decide(self, decision: Decision, baseline: SystemMetrics, candidate: SystemMetrics,
                comparison: Comparison) -> Decision:

@@ -31,6 +31,7 @@ from ..contract.inputs import small_sample_rules
 from ..contract.ledger import BEST_OF_K, BONFERRONI, NESTED_MCNEMAR as NESTED
 from ..contract.vocabulary import PASS, REVIEW, REVIEWING, STRICT
 from ..stats.sequential_fixed import repeated_look_false_pass
+from ..text import listed
 from .decision import Decision, Finding, claims_improvement
 from .ledger import entry_trials, nested_by_tasks
 
@@ -91,7 +92,7 @@ def _percent(value: Fraction) -> str:
 
 def reason(repeated: RepeatedLook, candidate_id: str) -> str:
     """The decision's reason for a repeated look."""
-    listed = "; ".join("look %d: %d tasks x %d trials, %s" % (
+    earlier = "; ".join("look %d: %d tasks x %d trials, %s" % (
         look["look"], look["tasks"], look["trials"], look["action"])
         for look in repeated.earlier)
     single = "the gate's one-sided %s holds for a single look" % _percent(repeated.alpha)
@@ -99,23 +100,19 @@ def reason(repeated: RepeatedLook, candidate_id: str) -> str:
         return ("repeated look: candidate %s was already judged on a subset of these trials "
                 "(%s); %s; with these %d nested looks its false pass is up to %s (exact for "
                 "McNemar's test at each look's %s discordant tasks, which a PASS needs)" % (
-                    candidate_id, listed, single, repeated.looks,
-                    _percent(repeated.false_pass), _listed(repeated.sizes)))
+                    candidate_id, earlier, single, repeated.looks,
+                    _percent(repeated.false_pass),
+                    listed([str(size) for size in repeated.sizes]) or "0"))
     if repeated.method == BEST_OF_K:
         return ("repeated look: candidate %s was already judged on other trials of this "
                 "benchmark (%s); %s; the best of %d independent runs passes with no "
                 "improvement with chance up to %s (1 - (1 - %s)^%d)" % (
-                    candidate_id, listed, single, repeated.looks,
+                    candidate_id, earlier, single, repeated.looks,
                     _percent(repeated.false_pass), _percent(repeated.alpha), repeated.looks))
     return ("repeated look: candidate %s was already judged on this benchmark (%s); %s; with "
             "%d looks its false pass is up to %s (Bonferroni: %d times a single look's)" % (
-                candidate_id, listed, single, repeated.looks, _percent(repeated.false_pass),
+                candidate_id, earlier, single, repeated.looks, _percent(repeated.false_pass),
                 repeated.looks))
-
-
-def _listed(numbers: List[int]) -> str:
-    words = [str(number) for number in numbers]
-    return " and ".join(filter(None, (", ".join(words[:-1]), words[-1]))) if words else "0"
 
 
 def with_repeated_look(decision: Decision, repeated: RepeatedLook,

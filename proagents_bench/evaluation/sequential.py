@@ -27,7 +27,8 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, List, NamedTuple, Optional, Tuple
 
 from ..contract.ledger import BLOCKED, CONTINUE, EXHAUSTED, FUTILE, PASSED
-from ..contract.sequential import NAMED_TASKS, boundary_sha256, named_tasks, pool_order
+from ..contract.sequential import (NAMED_TASKS, UNIT_WORDS, boundary_sha256, named_tasks,
+                                   number_span, pool_order)
 from ..contract.vocabulary import (BLOCK, INFORMATIONAL, PASS, REVIEW, REVIEWING, TASK_UNIT,
                                    UNKNOWN)
 from ..stats.discordant_paths import HALF, ever_crossing
@@ -41,8 +42,6 @@ if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
     from .metrics import SystemMetrics
 
-# What a unit of each level is called in a reason: (one, several).
-UNIT_WORDS = {TASK_UNIT: ("task", "tasks"), "trial": ("trial pair", "trial pairs")}
 # The findings a sequential look adds (their codes), by the design's state after it.
 STATE_FINDINGS = {CONTINUE: "sequential_continue", FUTILE: "sequential_futility",
                   EXHAUSTED: "sequential_exhausted"}
@@ -168,11 +167,6 @@ class LookJudgment:
                           where.state in (PATH_PASS, FUTILITY)))
         return found
 
-    def replaced_gates(self) -> List[str]:
-        """The interval gate the boundary replaces: its level's, unless its margin is above
-        0 (then it stays a condition of a PASS)."""
-        return [] if self.design.margin > 0 else [self.design.gate.key]
-
     # -- words ---------------------------------------------------------------------------
 
     def _units(self, count: int) -> str:
@@ -252,12 +246,12 @@ class LookJudgment:
             trials = batch["new_trials"]
             parts.append("trial%s %s of tasks 1-%d of the frozen pool" % (
                 "s" if trials["last"] > trials["first"] else "",
-                _span(trials["first"], trials["last"]), trials["tasks"]))
+                number_span(trials["first"], trials["last"]), trials["tasks"]))
         if batch["new_tasks"] is not None:
             tasks = batch["new_tasks"]
             ids = tasks["case_ids"]
             parts.append("tasks %s of the frozen pool (%s%s), each with trials 1-%d" % (
-                _span(tasks["first"], tasks["last"]), named_tasks(ids),
+                number_span(tasks["first"], tasks["last"]), named_tasks(ids),
                 "; sequential.next_batch lists them all" if len(ids) > NAMED_TASKS else "",
                 batch["trials"]))
         return ("Next batch, look %d: %s, for both systems; then run the gate again with the "
@@ -267,7 +261,7 @@ class LookJudgment:
 
     def decide(self, decision: Decision) -> Decision:
         """The gate's ``decision`` (its interval gate of the design's level left out, see
-        :meth:`replaced_gates`) made the design's; sets :attr:`state`."""
+        :meth:`SequentialDesign.replaced_gates`) made the design's; sets :attr:`state`."""
         findings = list(decision.findings)
         findings.append(self._estimates_note())
         if decision.action == BLOCK:
@@ -332,7 +326,7 @@ class LookJudgment:
     def _estimates_note(self) -> Finding:
         gate = self.design.gate.key
         decides = ("the boundary decides in place of the interval gate %s" % gate
-                   if self.replaced_gates() else
+                   if self.design.replaced_gates() else
                    "the boundary decides, and the interval gate %s (margin above 0) must "
                    "hold too" % gate)
         return Finding(
@@ -371,11 +365,7 @@ class LookJudgment:
             "exact_false_pass_fraction": "%d/%d" % (self.false_pass.numerator,
                                                     self.false_pass.denominator),
             "boundary_sha256": boundary_sha256(self.boundary),
-            "replaces": self.replaced_gates()[0] if self.replaced_gates() else None,
+            "replaces": next(iter(self.design.replaced_gates()), None),
             "path": [dict(point._asdict()) for point in self.path.points],
             "next_batch": self.next_batch(),
         }
-
-
-def _span(first: int, last: int) -> str:
-    return str(first) if first == last else "%d-%d" % (first, last)

@@ -13,7 +13,7 @@ from fractions import Fraction
 from math import ceil
 from typing import TYPE_CHECKING, List, NamedTuple, Optional, Tuple
 
-from ..contract.sequential import LEVEL_GATES, boundary_sha256
+from ..contract.sequential import LEVEL_GATES, UNIT_WORDS, boundary_sha256
 from ..contract.sequential_proposal import Proposal, as_written
 from ..contract.vocabulary import TASK_UNIT, TRIAL_UNIT
 from ..evaluation.grading import ALL_CHECKS
@@ -163,7 +163,7 @@ def proposal_notes(proposal: Proposal, found: Costs, asked_looks: int,
 def summary_lines(document: JSONObject, unit: str) -> List[str]:
     """The plan summary's lines for a proposed design."""
     design = document["design"]
-    one = "task" if unit == TASK_UNIT else "trial pair"
+    one = UNIT_WORDS[unit][0]
     lines = [
         "sequential design (truncated SPRT, exact): the candidate wins %s of discordant %ss "
         "(discordance %s); alpha %s, power %s" % (

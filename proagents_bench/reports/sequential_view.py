@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, List, NamedTuple, Optional, Tuple
 
-from ..contract.sequential import NAMED_TASKS, named_tasks
+from ..contract.sequential import NAMED_TASKS, UNIT_WORDS, named_tasks, number_span
 from .words import show
 
 if TYPE_CHECKING:  # for annotations only
@@ -25,7 +25,6 @@ STATE_WORDS = {
     "exhausted": "the last look came without a decision: the design is closed",
     "blocked": "a hard gate blocked: the design is closed",
 }
-UNIT_WORDS = {"task": ("task", "tasks"), "trial": ("trial pair", "trial pairs")}
 # The next batch's task ids the HTML report and the Markdown summary list (the JSON document
 # has them all; the text lists fewer: contract.sequential.named_tasks).
 MAX_NEXT_IDS = 40
@@ -120,11 +119,11 @@ class SequentialView:
             trials = batch["new_trials"]
             parts.append("trial%s %s of tasks 1-%d" % (
                 "s" if trials["last"] > trials["first"] else "",
-                _span(trials["first"], trials["last"]), trials["tasks"]))
+                number_span(trials["first"], trials["last"]), trials["tasks"]))
         if batch["new_tasks"] is not None:
             tasks = batch["new_tasks"]
             parts.append("tasks %s of the frozen pool with trials 1-%d" % (
-                _span(tasks["first"], tasks["last"]), batch["trials"]))
+                number_span(tasks["first"], tasks["last"]), batch["trials"]))
         return "look %d: %s (%d %s), for both systems" % (
             batch["look"], " and ".join(parts), batch["units"],
             self.one if batch["units"] == 1 else self.several)
@@ -154,10 +153,6 @@ class SequentialView:
                     named_tasks(ids), " (sequential.next_batch lists them all)"
                     if len(ids) > NAMED_TASKS else ""))
         return lines
-
-
-def _span(first: int, last: int) -> str:
-    return str(first) if first == last else "%d-%d" % (first, last)
 
 
 def sequential_view(evaluation: Evaluation) -> Optional[SequentialView]:
