@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from ..contract.explanation import EXPLAINED
 from ..evaluation.decision import Decided, Decision
-from ..contract.vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, INCOMPARABLE, TEST_SPLIT
+from ..contract.vocabulary import INCOMPARABLE, ROLES, TEST_SPLIT
 from ..evaluation.grading import grade_system
 from ..evaluation.metrics import SystemMetrics
 from ..importers.trace import Trace, TraceProblem
@@ -29,8 +29,6 @@ if TYPE_CHECKING:  # for annotations only
     from ..jsonio import BytesLike, JSONObject
     from ..pipeline import Checked
     from ..render.evaluation import Evaluation
-
-ROLES = (BASELINE_ROLE, CANDIDATE_ROLE)
 
 
 class Explained(Decided[Decision]):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Sequence
 
+from ..contract.vocabulary import ROLES
 from . import html
 from .html_parts import escaped, scrolling_table
 
@@ -36,7 +37,6 @@ STYLE = """<style>
 </style>
 """
 MARKS = {"same": "=", "changed": "~", "baseline_only": "&minus;", "candidate_only": "+"}
-ROLES = ("baseline", "candidate")
 
 
 def anchor(case_id: str) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
+from ..contract.vocabulary import ROLES
 from .terminal import ACTION_COLOURS, BOLD, DIM, RED, Painter
 from .words import clean
 
@@ -26,7 +27,6 @@ if TYPE_CHECKING:  # for annotations only
 # What each alignment row is marked with: the same call, another, the baseline's alone, the
 # candidate's alone.
 MARKS = {"same": "=", "changed": "~", "baseline_only": "-", "candidate_only": "+"}
-ROLES = ("baseline", "candidate")
 
 
 def render(explained: Explained, width: int = 100, colour: bool = False,
