@@ -25,11 +25,11 @@ from typing import (TYPE_CHECKING, BinaryIO, Callable, Dict, Iterator, List, Seq
 
 from . import zstd
 from .json_excerpt import ExcerptError, Want, chunks_of, excerpt, want_of
+from .source import LogSource, manifest_line
 from .trace import Trace, TraceProblem
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSON, JSONObject
-    from .source import LogSource
 
 CHUNK_BYTES = 1 << 20
 # The largest entry decoded whole (zstd): the import's own limit for one sample.
@@ -346,9 +346,9 @@ class FolderFiles:
     def check(self, order: Sequence[str], expected: str) -> None:
         """``trace.log_changed`` unless the manifest of the files read, in ``order``, is
         ``expected``."""
-        manifest = hashlib.sha256("".join("%s  %s\n" % (self.digests[name], name)
-                                          for name in order if name in self.digests
-                                          ).encode("utf-8")).hexdigest()
+        manifest = hashlib.sha256(b"".join(manifest_line(self.digests[name], name)
+                                           for name in order if name in self.digests
+                                           )).hexdigest()
         if manifest != expected:
             raise changed("its files", manifest, expected, self.where)
 
