@@ -20,8 +20,8 @@ import os
 import struct
 import zipfile
 import zlib
-from typing import (TYPE_CHECKING, BinaryIO, Callable, Dict, Iterator, List, Sequence, Tuple,
-                    Union)
+from typing import (IO, TYPE_CHECKING, BinaryIO, Callable, Dict, Iterator, List, Sequence,
+                    Tuple, Union)
 
 from . import zstd
 from .json_excerpt import ExcerptError, Want, chunks_of, excerpt, want_of
@@ -88,11 +88,12 @@ def changed(what: str, found: str, expected: str, where: str) -> TraceProblem:
 def file_chunks(path: str, where: str) -> Iterator[bytes]:
     """A file's bytes, a chunk at a time."""
     with open_log(path, where) as stream:
-        while True:
-            chunk = stream.read(CHUNK_BYTES)
-            if not chunk:
-                return
-            yield chunk
+        yield from _stream_chunks(stream)
+
+
+def _stream_chunks(stream: IO[bytes]) -> Iterator[bytes]:
+    """An open stream's bytes to its end, a chunk at a time."""
+    return iter(lambda: stream.read(CHUNK_BYTES), b"")
 
 
 def zip_entries(path: str, names: Sequence[str], where: str) -> Dict[str, EntryInfo]:
@@ -241,11 +242,7 @@ def _through_zipfile(path: str, name: str, where: str) -> Iterator[bytes]:
     """An entry of another compression (bzip2, lzma), as zipfile reads it."""
     try:
         with zipfile.ZipFile(path) as archive, archive.open(name) as stream:
-            while True:
-                chunk = stream.read(CHUNK_BYTES)
-                if not chunk:
-                    return
-                yield chunk
+            yield from _stream_chunks(stream)
     except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError, KeyError,
             NotImplementedError, RuntimeError) as problem:
         raise _damaged("the entry cannot be read: %s" % problem, where) from None
