@@ -19,6 +19,7 @@ import argparse
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from .. import pipeline
+from ..contract.vocabulary import ROLES
 from ..errors import ContractError, ContractErrors
 from ..explain.explanation import Explained, explain
 from ..importers.source import LogSource
@@ -32,8 +33,6 @@ from .usage import Parser
 
 if TYPE_CHECKING:  # for annotations only
     from .report_paths import Input
-
-ROLES = ("baseline", "candidate")
 
 
 def add_arguments(parser: Parser) -> None:

@@ -7,6 +7,7 @@ import argparse
 from ..service import backup
 from . import Outcome, Session
 from .backup_command import copied
+from .data_folder import add_data_option
 from .report_files import add_format_option, for_people, text_wanted
 from .usage import Parser
 
@@ -16,8 +17,7 @@ def add_arguments(parser: Parser) -> None:
                           "--data DIR.")
     parser.add_argument("--from", dest="source", metavar="FILE", required=True,
                         help="a file written by the backup command")
-    parser.add_argument("--data", metavar="DIR", required=True,
-                        help="the new data folder (it must hold no database)")
+    add_data_option(parser, "the new data folder (it must hold no database)")
     add_format_option(parser, "what was copied")
 
 

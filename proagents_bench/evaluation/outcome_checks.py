@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # for annotations only
 # The final states the importers write for an agent that produced nothing to grade (SWE-bench's
 # empty patch): a case that expects one accepts an agent that did nothing.
 EMPTY_OUTCOMES = ("empty_patch",)
-# The tasks a note names in its reason before it says "and N more".
+# The tasks a note or a reason names before it says "and N more".
 LISTED = 5
 
 
@@ -108,7 +108,11 @@ def gate_findings(systems: Sequence[SystemGrades]) -> List[Finding]:
                     "%s: %s" % (check.meaning, _listed(ids))) for check, ids in named if ids]
 
 
-def _listed(ids: Sequence[str]) -> str:
+def named_tasks(ids: Sequence[str]) -> str:
+    """Task ids for a reason: the first :data:`LISTED`, then how many more."""
     more = len(ids) - LISTED
-    return "task%s %s%s" % ("" if len(ids) == 1 else "s", ", ".join(ids[:LISTED]),
-                            " and %d more" % more if more > 0 else "")
+    return ", ".join(ids[:LISTED]) + (" and %d more" % more if more > 0 else "")
+
+
+def _listed(ids: Sequence[str]) -> str:
+    return "task%s %s" % ("" if len(ids) == 1 else "s", named_tasks(ids))

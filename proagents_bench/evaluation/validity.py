@@ -42,7 +42,7 @@ from ..contract.vocabulary import (BASELINE_ROLE, CANDIDATE_ROLE, INCOMPARABLE, 
                                    INFRASTRUCTURE_NOT_MEASURED, ORIGIN_RESULTS, REVIEWING,
                                    SCORE_ABOVE_FLOOR, TRIALS_LOST_TO_INFRASTRUCTURE)
 from .decision import Decision, Finding
-from .outcome_checks import gate_findings
+from .outcome_checks import gate_findings, named_tasks
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSONObject
@@ -55,8 +55,6 @@ MAX_GAP = "max_infrastructure_rate_gap"
 FLOOR = "floor"
 # The record field that says whose a failure is (results v6).
 FAILURE_ORIGIN = "failure_origin"
-# The tasks a reason names before it says "and N more".
-LISTED_TASKS = 5
 
 
 class InfrastructureShare:
@@ -83,12 +81,6 @@ class InfrastructureShare:
         return "%d of %d trials (%s) of %s %s%s" % (
             self.lost, self.trials, _decimal(self.share), self.role, self.system_id,
             " (tasks %s)" % named_tasks(self.tasks) if self.tasks else "")
-
-
-def named_tasks(tasks: Sequence[str]) -> str:
-    shown = ", ".join(tasks[:LISTED_TASKS])
-    more = len(tasks) - LISTED_TASKS
-    return shown + (" and %d more" % more if more > 0 else "")
 
 
 def _decimal(value: Fraction) -> str:

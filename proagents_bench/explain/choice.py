@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
 
 from ..contract.explanation import VERDICTS
-from ..contract.vocabulary import CHECKS, INFORMATIONAL
+from ..contract.vocabulary import BLOCKING, CHECKS, INFORMATIONAL
 from ..evaluation.grading import ALL_CHECKS, CHECK_BITS, SIDE_EFFECTS_SAFE, TOOLS_ALLOWED
 
 if TYPE_CHECKING:  # for annotations only
@@ -75,7 +75,7 @@ def chosen_tasks(baseline: SystemMetrics, candidate: SystemMetrics, decision: De
                        "passes it (%d of %d)" % (mine.passing_trials, trials,
                                                  theirs.passing_trials, trials))
         named = [finding for finding in deciding if mine.case["id"] in finding.case_ids]
-        why.extend("the %s gate %s names it" % ("hard" if finding.severity == "block" else
+        why.extend("the %s gate %s names it" % ("hard" if finding.severity == BLOCKING else
                                                 "soft", finding.code) for finding in named)
         for bit, words in ((SIDE_EFFECTS_SAFE, "performed a forbidden side effect"),
                            (TOOLS_ALLOWED, "called a tool outside the allowed set")):

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
 
 from ..contract.explanation import EXPLAINED
 from ..evaluation.decision import Decided, Decision
-from ..contract.vocabulary import BASELINE_ROLE, CANDIDATE_ROLE, INCOMPARABLE, TEST_SPLIT
+from ..contract.vocabulary import INCOMPARABLE, ROLES, TEST_SPLIT
 from ..evaluation.grading import grade_system
 from ..evaluation.metrics import SystemMetrics
 from ..importers.trace import Trace, TraceProblem
@@ -29,8 +29,6 @@ if TYPE_CHECKING:  # for annotations only
     from ..jsonio import BytesLike, JSONObject
     from ..pipeline import Checked
     from ..render.evaluation import Evaluation
-
-ROLES = (BASELINE_ROLE, CANDIDATE_ROLE)
 
 
 class Explained(Decided[Decision]):
@@ -71,9 +69,10 @@ def explain(checked: Checked, evaluation: Evaluation,
         return document
     tasks = [case for case in checked.cases["cases"] if case["split"] == TEST_SPLIT]
     ordered = dict(zip(ROLES, systems.in_order()))
+    by_role = dict(zip(ROLES, (systems.baseline, systems.candidate)))
     gates = checked.spec["gates"]
     metrics = {role: SystemMetrics(grade_system(system, tasks, ordered[role]), gates)
-               for role, system in zip(ROLES, (systems.baseline, systems.candidate))}
+               for role, system in by_role.items()}
     chosen = chosen_tasks(metrics["baseline"], metrics["candidate"], decision, asked)
     trials = metrics["candidate"].grades.trial_count
     records: Dict[TrialKey, JSONObject] = {}
@@ -81,8 +80,7 @@ def explain(checked: Checked, evaluation: Evaluation,
         for role, trial in zip(ROLES, (task.baseline_trial, task.candidate_trial)):
             records[(role, task.case["id"], trial)] = ordered[role][
                 task.position * trials + trial - 1]
-    found = read_traces({"baseline": systems.baseline, "candidate": systems.candidate},
-                        records, logs)
+    found = read_traces(by_role, records, logs)
     problems: Dict[str, JSONObject] = {}
     for task in chosen:
         keys = [(role, task.case["id"], trial) for role, trial in

@@ -230,6 +230,12 @@ def nested_deeper_than(value: object, limit: int) -> bool:
 
 # -- folder logs (a file per trial) -------------------------------------------------------
 
+def manifest_line(sha256: str, entry: str) -> bytes:
+    """A folder log's manifest line for one file, as ``sha256sum`` writes it: ``<SHA-256>
+    <file>`` (two spaces) and a newline, in UTF-8."""
+    return ("%s  %s\n" % (sha256, entry)).encode("utf-8")
+
+
 def measure_folder(source: LogSource, entries: List[str]) -> Dict[str, str]:
     """A folder log's digest: the SHA-256 of its manifest, one line per file of ``entries``
     (paths inside it, in the order given) as ``sha256sum`` writes it (``<SHA-256>  <file>``);
@@ -247,7 +253,7 @@ def measure_folder(source: LogSource, entries: List[str]) -> Dict[str, str]:
                 digest.update(chunk)
                 size += len(chunk)
         files[entry] = digest.hexdigest()
-        manifest.update(("%s  %s\n" % (files[entry], entry)).encode("utf-8"))
+        manifest.update(manifest_line(files[entry], entry))
     source.sha256 = manifest.hexdigest()
     source.size = size
     return files
@@ -277,8 +283,7 @@ class Manifest:
         self.size = 0
 
     def add(self, entry: str, data: bytes) -> None:
-        self.digest.update(("%s  %s\n" % (hashlib.sha256(data).hexdigest(), entry)).encode(
-            "utf-8"))
+        self.digest.update(manifest_line(hashlib.sha256(data).hexdigest(), entry))
         self.size += len(data)
 
     def seal(self, source: LogSource) -> None:

@@ -20,16 +20,16 @@ import os
 import struct
 import zipfile
 import zlib
-from typing import (TYPE_CHECKING, BinaryIO, Callable, Dict, Iterator, List, Sequence, Tuple,
-                    Union)
+from typing import (IO, TYPE_CHECKING, BinaryIO, Callable, Dict, Iterator, List, Sequence,
+                    Tuple, Union)
 
 from . import zstd
 from .json_excerpt import ExcerptError, Want, chunks_of, excerpt, want_of
+from .source import LogSource, manifest_line
 from .trace import Trace, TraceProblem
 
 if TYPE_CHECKING:  # for annotations only
     from ..jsonio import JSON, JSONObject
-    from .source import LogSource
 
 CHUNK_BYTES = 1 << 20
 # The largest entry decoded whole (zstd): the import's own limit for one sample.
@@ -88,11 +88,12 @@ def changed(what: str, found: str, expected: str, where: str) -> TraceProblem:
 def file_chunks(path: str, where: str) -> Iterator[bytes]:
     """A file's bytes, a chunk at a time."""
     with open_log(path, where) as stream:
-        while True:
-            chunk = stream.read(CHUNK_BYTES)
-            if not chunk:
-                return
-            yield chunk
+        yield from _stream_chunks(stream)
+
+
+def _stream_chunks(stream: IO[bytes]) -> Iterator[bytes]:
+    """An open stream's bytes to its end, a chunk at a time."""
+    return iter(lambda: stream.read(CHUNK_BYTES), b"")
 
 
 def zip_entries(path: str, names: Sequence[str], where: str) -> Dict[str, EntryInfo]:
@@ -241,11 +242,7 @@ def _through_zipfile(path: str, name: str, where: str) -> Iterator[bytes]:
     """An entry of another compression (bzip2, lzma), as zipfile reads it."""
     try:
         with zipfile.ZipFile(path) as archive, archive.open(name) as stream:
-            while True:
-                chunk = stream.read(CHUNK_BYTES)
-                if not chunk:
-                    return
-                yield chunk
+            yield from _stream_chunks(stream)
     except (zipfile.BadZipFile, zlib.error, EOFError, ValueError, OSError, KeyError,
             NotImplementedError, RuntimeError) as problem:
         raise _damaged("the entry cannot be read: %s" % problem, where) from None
@@ -346,9 +343,9 @@ class FolderFiles:
     def check(self, order: Sequence[str], expected: str) -> None:
         """``trace.log_changed`` unless the manifest of the files read, in ``order``, is
         ``expected``."""
-        manifest = hashlib.sha256("".join("%s  %s\n" % (self.digests[name], name)
-                                          for name in order if name in self.digests
-                                          ).encode("utf-8")).hexdigest()
+        manifest = hashlib.sha256(b"".join(manifest_line(self.digests[name], name)
+                                           for name in order if name in self.digests
+                                           )).hexdigest()
         if manifest != expected:
             raise changed("its files", manifest, expected, self.where)
 

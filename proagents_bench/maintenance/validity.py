@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Sequence, Set
 
 from ..evaluation.grading import FINAL_STATE_CORRECT
 from ..evaluation.outcome_checks import (EMPTY_ACCEPTED, NEVER_CALLED, UNCHANGED, Check,
-                                         expects_empty, expects_initial)
+                                         called_allowed, expects_empty, expects_initial)
 
 if TYPE_CHECKING:  # for annotations only
     from ..evaluation.grading import SystemGrades
@@ -60,17 +60,14 @@ class Evidence:
 
     def __init__(self, grades: SystemGrades) -> None:
         trials = grades.trial_count
-        self.called_allowed = bytearray(len(grades.tasks))
+        self.called_allowed = called_allowed(grades)
         self.final_state_met = [0] * len(grades.tasks)
         self.effects: Dict[str, Set[FrozenSet[str]]] = {}
-        for position, case in enumerate(grades.tasks):
-            allowed = frozenset(case["allowed_tools"])
+        for position in range(len(grades.tasks)):
             start = position * trials
             for index in range(start, start + trials):
                 record = grades.records[index]
                 tools = frozenset(record["tools_used"])
-                if not allowed.isdisjoint(tools):
-                    self.called_allowed[position] = 1
                 if grades.outcomes[index] & FINAL_STATE_CORRECT:
                     self.final_state_met[position] += 1
                 for effect in record["side_effects"]:

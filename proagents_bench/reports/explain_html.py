@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Dict, List, Sequence
 
+from ..contract.vocabulary import ROLES
 from . import html
+from .explain_text import NOT_READ, NOTHING_TO_EXPLAIN
 from .html_parts import escaped, scrolling_table
 
 if TYPE_CHECKING:  # for annotations only
@@ -36,7 +38,6 @@ STYLE = """<style>
 </style>
 """
 MARKS = {"same": "=", "changed": "~", "baseline_only": "&minus;", "candidate_only": "+"}
-ROLES = ("baseline", "candidate")
 
 
 def anchor(case_id: str) -> str:
@@ -74,17 +75,15 @@ def section(document: JSONObject) -> str:
     parts = [STYLE, '<section id="why">\n<h2>Why: each task explained from the traces '
              '(%d)</h2>\n' % len(document["tasks"])]
     if not document["tasks"]:
-        parts.append("<p>No task to explain: none is worse for the candidate, named by a "
-                     "failed gate, or broke a rule.</p>\n")
+        parts.append("<p>No task to explain: %s.</p>\n" % NOTHING_TO_EXPLAIN)
     for task in document["tasks"]:
         parts.append(_task(task))
     if document["problems"]:
-        parts.append('<p>Traces not read (the decision stands without them):</p>\n<ul>\n%s\n'
-                     '</ul>\n' % "\n".join(
-                         "<li><code>%s</code> %s: %s</li>" % (
-                             escaped(problem["code"]), escaped(problem["where"]),
-                             escaped(problem["message"], 600))
-                         for problem in document["problems"]))
+        parts.append('<p>%s:</p>\n<ul>\n%s\n</ul>\n' % (NOT_READ, "\n".join(
+            "<li><code>%s</code> %s: %s</li>" % (
+                escaped(problem["code"]), escaped(problem["where"]),
+                escaped(problem["message"], 600))
+            for problem in document["problems"])))
     parts.append('<p class="pos">Tasks: %s. Trials: %s.</p>\n</section>\n' % (
         escaped(document["task_rule"], 1000), escaped(document["trial_rule"], 1000)))
     return "".join(parts)

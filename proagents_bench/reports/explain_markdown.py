@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List
 
 from . import markdown
+from .explain_text import NOT_READ, NOTHING_TO_EXPLAIN
 from .words import counted
 
 if TYPE_CHECKING:  # for annotations only
@@ -38,11 +39,10 @@ def section(explained: Explained) -> List[str]:
     if more:
         lines.append("- %d more tasks explained in the JSON document and the HTML report" % more)
     if not document["tasks"]:
-        lines.append("No task to explain: none is worse for the candidate, named by a failed "
-                     "gate, or broke a rule.")
+        lines.append("No task to explain: %s." % NOTHING_TO_EXPLAIN)
     problems, rest = counted(document["problems"], MAX_PROBLEMS)
     if problems:
-        lines += ["", "Traces not read (the decision stands without them):", ""]
+        lines += ["", NOT_READ + ":", ""]
         lines += ["- `%s` %s: %s" % (problem["code"], markdown.text(problem["where"]),
                                      markdown.text(problem["message"], 300))
                   for problem in problems]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
+from ..contract.vocabulary import INCOMPARABLE, ROLES
 from .terminal import ACTION_COLOURS, BOLD, DIM, RED, Painter
 from .words import clean
 
@@ -26,7 +27,10 @@ if TYPE_CHECKING:  # for annotations only
 # What each alignment row is marked with: the same call, another, the baseline's alone, the
 # candidate's alone.
 MARKS = {"same": "=", "changed": "~", "baseline_only": "-", "candidate_only": "+"}
-ROLES = ("baseline", "candidate")
+# The words every explain report says where it explains no task, and over the traces it could
+# not read.
+NOTHING_TO_EXPLAIN = "none is worse for the candidate, named by a failed gate, or broke a rule"
+NOT_READ = "Traces not read (the decision stands without them)"
 
 
 def render(explained: Explained, width: int = 100, colour: bool = False,
@@ -41,10 +45,9 @@ def render(explained: Explained, width: int = 100, colour: bool = False,
     if not document["tasks"]:
         lines += ["No task to explain: %s." % (
             "the systems are not comparable (the reasons below)"
-            if decision["action"] == "INCOMPARABLE" else "none is worse for the candidate, "
-            "named by a failed gate, or broke a rule"), ""]
+            if decision["action"] == INCOMPARABLE else NOTHING_TO_EXPLAIN), ""]
     if document["problems"]:
-        lines.append("Traces not read (the decision stands without them)")
+        lines.append(NOT_READ)
         for problem in document["problems"]:
             lines += _wrapped("%s: %s: %s" % (problem["code"], problem["where"],
                                               problem["message"]), width, "  - ", "    ")

@@ -16,13 +16,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, List, Optional, Sequence
 
 from ..contract.vocabulary import BLOCKING, INCOMPARABLE, REVIEWING
+from ..version import NAME
 from .view import placed_reasons
 
 if TYPE_CHECKING:  # for annotations only
     from ..errors import ContractError
     from ..render.evaluation import Evaluation, Place
 
-TITLE = "proagents-bench"
 LEVELS = {BLOCKING: "error", REVIEWING: "warning"}
 
 
@@ -34,7 +34,7 @@ def _property(text: str) -> str:
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(level: str, message: str, title: str = TITLE,
+def annotation(level: str, message: str, title: str = NAME,
                place: Optional[Place] = None) -> str:
     """One workflow command: ``::error file=F,line=L,col=C,title=T::MESSAGE``."""
     properties = []
@@ -53,14 +53,14 @@ def render(evaluation: Evaluation) -> bytes:
     for reason in placed_reasons(evaluation):
         finding = reason.finding
         lines.append(annotation(LEVELS[finding.severity], finding.reason, "%s %s: %s" % (
-            TITLE, evaluation.action, finding.code), reason.place))
+            NAME, evaluation.action, finding.code), reason.place))
     if evaluation.action == INCOMPARABLE:  # its reasons have no finding
-        lines += [annotation("error", reason, "%s %s" % (TITLE, evaluation.action))
+        lines += [annotation("error", reason, "%s %s" % (NAME, evaluation.action))
                   for reason in evaluation.decision.reasons]
     primary = evaluation.decision.reasons[0] if evaluation.decision.reasons else \
         "every gate held"
     lines.append(annotation("notice", "%s: %s" % (evaluation.action, primary),
-                            "%s %s" % (TITLE, evaluation.action)))
+                            "%s %s" % (NAME, evaluation.action)))
     return _joined(lines)
 
 
@@ -70,10 +70,10 @@ def render_errors(errors: Sequence[ContractError], omitted: int = 0) -> bytes:
     for error in errors:
         place = (error.file, error.line or 1, error.column or 1) if error.file else None
         lines.append(annotation("error", "%s: %s" % (error.as_dict()["path"], error.message),
-                                "%s CONTRACT_ERROR: %s" % (TITLE, error.code), place))
+                                "%s CONTRACT_ERROR: %s" % (NAME, error.code), place))
     if omitted:
         lines.append(annotation("error", "%d more errors not shown" % omitted,
-                                "%s CONTRACT_ERROR" % TITLE))
+                                "%s CONTRACT_ERROR" % NAME))
     return _joined(lines)
 
 
