@@ -135,6 +135,24 @@ class ExplainCommandTests(unittest.TestCase):
                  "--html", gate_page])
         self.assertNotIn("why-", read_bytes(gate_page).decode("utf-8"))
 
+    @unittest.skipUnless(hasattr(os, "mkfifo") and os.path.exists(os.devnull),
+                         "POSIX FIFOs and devices")
+    def test_a_log_that_is_a_fifo_or_a_device_is_refused_before_it_blocks(self):
+        # The results hold trace references, so each log would be opened: a FIFO's open
+        # would block for ever, a device read as a log of no bytes.
+        fifo = os.path.join(self.folder.path, "log.fifo")
+        os.mkfifo(fifo)
+        for role, path in (("--baseline", fifo), ("--candidate", fifo),
+                           ("--baseline", os.devnull)):
+            with self.subTest(role=role, path=path):
+                arguments = ["--baseline", BASELINE, "--candidate", CANDIDATE]
+                arguments[arguments.index(role) + 1] = path
+                run = self.explain(*arguments, logs=False)
+                self.assertEqual(run.status, 2, run.stderr)
+                error = run.document["errors"][0]
+                self.assertEqual((error["code"], error["file"]), ("import.unreadable", path))
+                self.assertIn("not a regular file or a folder", error["message"])
+
     def test_logs_not_given_or_changed_are_said_and_the_decision_stands(self):
         run = self.explain(logs=False)
         self.assertEqual(run.status, 1)

@@ -264,6 +264,27 @@ class PlanTests(unittest.TestCase):
         self.assertFalse([note for note in within.document["sequential"]["notes"]
                           if "budget" in note])
 
+    def test_the_fixed_plans_limits_and_costs_hold_under_sequential_too(self):
+        # Each was once taken silently (or overflowed, exit 3) by plan --sequential.
+        for arguments, message in (
+                (["--confidence", "0"], "the confidence lies strictly between 0 and 1"),
+                (["--confidence", "-1"], "the confidence lies strictly between 0 and 1"),
+                (["--confidence", "1e308"], "the confidence lies strictly between 0 and 1"),
+                (["--gate", "1e308"], "the gate lies in -1..1"),
+                (["--gate", "-1.5"], "the gate lies in -1..1"),
+                (["--budget", "0"], "the budget is above 0"),
+                (["--budget", "-1"], "the budget is above 0"),
+                (["--cost-per-task", "-1"], "the cost per task at least 0"),
+                (["--cost-per-task", "1e308"], "beyond the largest number"),
+                (["--max-tasks", str(10 ** 30)], "2..1000000000 tasks"),
+                (["--max-tasks", "1"], "2..1000000000 tasks"),
+                (["--max-trials", str(10 ** 30)], "and 2..100 trials")):
+            with self.subTest(arguments=arguments):
+                run = run_cli(["plan", "--sequential", "--format", "json"] + arguments)
+                self.assertEqual(run.status, 2, run.stderr)
+                self.assertEqual(run.document["errors"][0]["code"], "cli.plan")
+                self.assertIn(message, run.document["errors"][0]["message"])
+
 
 class DocsTests(unittest.TestCase):
     def test_the_docs_show_exactly_what_plan_sequential_prints(self):

@@ -78,6 +78,12 @@ def run(options: argparse.Namespace, session: Session) -> Outcome:
     empty += [ContractError("cli.usage", "--%s was given an empty value" % option)
               for option in ROLES + ("case",) for value in getattr(options, option) or []
               if not value.strip()]
+    # A log that is a FIFO or a device is refused before anything is read: its open would
+    # block (a trace that cannot be read is said; a log that is no file is a usage error).
+    empty += [source.error("import.unreadable", "cannot read the log: it is not a regular "
+                           "file or a folder")
+              for role in ROLES for source in _logs(getattr(options, role)) or []
+              if source.path.strip() and not source.openable(folder=True)]
     if empty or problems:
         return contract_error_outcome(empty + problems)
     inputs = [pipeline.InputFile(kind, getattr(options, kind)) for kind in pipeline.KINDS]

@@ -222,6 +222,9 @@ def _design_plan(options: Namespace, evaluation: pipeline.Evaluation, cases: JSO
     spec's own): the design decides, so no fixed plan of the trial-level gate is made; the
     design's costs beside the fixed design of its hypotheses and power. And the spec v5 to
     write (``--write-spec``)."""
+    # The fixed plan's limits and costs hold here too (--effect and --power are the design's).
+    planner.check_limits(None, options.confidence, options.gate, options.max_tasks,
+                         options.max_trials, options.budget, options.cost_per_task)
     per_trial, counted = planner.cost_per_trial(measured)
     found, written = _sequential(options, evaluation, cases, per_trial, own)
     answer: JSONObject = {

@@ -88,17 +88,23 @@ class LogSource:
              entry: Optional[str] = None) -> None:
         raise ContractErrors([self.error(code, message, path, entry)])
 
+    def openable(self, folder: bool) -> bool:
+        """False when the log is there and is neither a regular file nor (``folder``) a
+        folder: a FIFO or a device would block the open or never end. A log that is not
+        there is openable here: the open says why it cannot be read."""
+        try:
+            mode = os.stat(self.path).st_mode
+        except (OSError, ValueError):
+            return True
+        return stat.S_ISREG(mode) or (folder and stat.S_ISDIR(mode))
+
     def measure(self) -> bytes:
         """Hash the whole file in chunks (a large .eval log is never read whole here); return
         its first bytes, which tell its format."""
         digest = hashlib.sha256()
         size = 0
         head = b""
-        try:
-            regular = stat.S_ISREG(os.stat(self.path).st_mode)
-        except (OSError, ValueError):
-            regular = True  # the open below says why it cannot be read
-        if not regular:  # a FIFO or a device would block the open or never end
+        if not self.openable(folder=False):
             self.fail("import.unreadable", "cannot read the log: it is not a regular file")
         try:
             with open(self.path, "rb") as stream:

@@ -36,22 +36,10 @@ class Settings:
                  gate: Fraction, strict: bool, small_sample: bool, max_tasks: int,
                  max_trials: int, budget: Optional[Fraction], cost_per_task: Fraction,
                  like: str) -> None:
-        if not 0 < power < 1:
-            raise PlanError("the power lies strictly between 0 and 1")
-        if not 0 < confidence < 1:
-            raise PlanError("the confidence lies strictly between 0 and 1")
-        if not -1 <= gate <= 1:
-            raise PlanError("the gate lies in -1..1")
+        check_limits(power, confidence, gate, max_tasks, max_trials, budget, cost_per_task)
         if effect <= gate:
             raise PlanError("the effect (%s) must be above the gate (%s): no number of tasks "
                             "detects it" % (shown(effect), shown(gate)))
-        if not 2 <= max_tasks <= MAX_PLANNED_TASKS or not 2 <= max_trials <= MAX_TRIALS:
-            raise PlanError("2..%d tasks, and 2..%d trials" % (MAX_PLANNED_TASKS, MAX_TRIALS))
-        if (budget is not None and budget <= 0) or cost_per_task < 0:
-            raise PlanError("the budget is above 0 and the cost per task at least 0")
-        for name, value in (("budget", budget), ("cost per task", cost_per_task)):
-            if value is not None:
-                amount(value, "the %s" % name)
         self.effect = effect
         self.power = power
         self.confidence = confidence
@@ -67,6 +55,27 @@ class Settings:
         self.rule = Rule(gate, strict, tail, normal_quantile(1 - tail), small_sample,
                          claims_improvement(gate, strict))
         self.z_power = normal_quantile(power)
+
+
+def check_limits(power: Optional[Fraction], confidence: Optional[Fraction],
+                 gate: Optional[Fraction], max_tasks: Optional[int], max_trials: int,
+                 budget: Optional[Fraction], cost_per_task: Fraction) -> None:
+    """A PlanError for a setting outside its range (one not given, None, is not checked):
+    the fixed plan's and ``plan --sequential``'s, which takes the same limits and costs."""
+    if power is not None and not 0 < power < 1:
+        raise PlanError("the power lies strictly between 0 and 1")
+    if confidence is not None and not 0 < confidence < 1:
+        raise PlanError("the confidence lies strictly between 0 and 1")
+    if gate is not None and not -1 <= gate <= 1:
+        raise PlanError("the gate lies in -1..1")
+    if (max_tasks is not None and not 2 <= max_tasks <= MAX_PLANNED_TASKS) or \
+            not 2 <= max_trials <= MAX_TRIALS:
+        raise PlanError("2..%d tasks, and 2..%d trials" % (MAX_PLANNED_TASKS, MAX_TRIALS))
+    if (budget is not None and budget <= 0) or cost_per_task < 0:
+        raise PlanError("the budget is above 0 and the cost per task at least 0")
+    for name, value in (("budget", budget), ("cost per task", cost_per_task)):
+        if value is not None:
+            amount(value, "the %s" % name)
 
 
 def amount(value: Fraction, what: str) -> float:

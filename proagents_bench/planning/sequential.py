@@ -21,6 +21,7 @@ from ..stats.exact import to_float
 from ..stats.sequential_fixed import fixed_units
 from ..stats.sequential_plan import Cost, expected_cost, look_units
 from ..text import show_number
+from .planner import amount
 
 # How far below the power asked the looks may reach for the fixed design to be held to their
 # own power (the closing look's discreteness); further, the fixed design has the power asked.
@@ -105,7 +106,7 @@ def proposal_document(proposal: Proposal, found: Costs, per_trial: Fraction,
                       per_task: Fraction, notes: List[str]) -> JSONObject:
     """The plan document's ``sequential`` object."""
     def cost(tasks: Fraction, trials: Fraction) -> float:
-        return to_float(tasks * per_task + trials * per_trial)
+        return amount(tasks * per_task + trials * per_trial, "a design's cost")
 
     def expected(value: Cost) -> JSONObject:
         return {"tasks": to_float(value.tasks), "trials": to_float(value.trials),
